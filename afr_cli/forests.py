@@ -1,0 +1,140 @@
+"""Fitted tree ensembles and their leaf statistics: the keys A_k(x) and values B_k(x).
+
+Leaf statistics come from the training rows the forest was fit on (all of them, not only
+each tree's bootstrap sample), as the papers' authors' code does (design.md section 2).
+Everything is vectorised over (rows, trees): leaves get global ids (node id + the tree's
+offset), and a sparse leaf-by-row membership matrix gives means and member lists at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.ensemble import ExtraTreesRegressor, RandomForestRegressor
+
+FOREST_KINDS = ("rf", "ert")
+
+
+@dataclass(frozen=True)
+class ForestSpec:
+    """What to fit: RF or ERT, tree count, leaf size and features per split (papers' defaults)."""
+
+    kind: str = "rf"
+    n_estimators: int = 100
+    min_samples_leaf: int = 10
+    max_features: float | int | str | None = 1.0
+
+    def build(self, random_state: int | None = None):
+        """An unfitted scikit-learn ensemble with this spec (single-threaded: we parallelise reps)."""
+        if self.kind not in FOREST_KINDS:
+            raise ValueError(f"forest kind must be one of {FOREST_KINDS}, got {self.kind!r}")
+        cls = RandomForestRegressor if self.kind == "rf" else ExtraTreesRegressor
+        return cls(n_estimators=self.n_estimators, min_samples_leaf=self.min_samples_leaf,
+                   max_features=self.max_features, random_state=random_state, n_jobs=1)
+
+    def fit(self, X: np.ndarray, y: np.ndarray, random_state: int | None = None):
+        return self.build(random_state).fit(X, y)
+
+
+class LeafStatistics:
+    """Per-leaf mean feature vector, mean target, count and member rows of a fitted forest."""
+
+    def __init__(self, forest, X: np.ndarray, y: np.ndarray):
+        self.forest = forest
+        self.X = np.asarray(X, dtype=float)
+        self.y = np.asarray(y, dtype=float)
+        node_counts = np.array([est.tree_.node_count for est in forest.estimators_])
+        self.offsets = np.concatenate([[0], np.cumsum(node_counts)[:-1]])
+        self.n_nodes = int(node_counts.sum())
+        self.train_leaves = self.leaf_ids(self.X)
+        n, T = self.train_leaves.shape
+        rows = np.tile(np.arange(n), T)
+        # membership[leaf, row] = 1 when training row `row` falls into global leaf `leaf`
+        self.membership = sp.csr_matrix(
+            (np.ones(n * T), (self.train_leaves.T.ravel(), rows)), shape=(self.n_nodes, n))
+        self.counts = np.asarray(self.membership.sum(axis=1)).ravel()
+        safe = np.maximum(self.counts, 1)[:, None]
+        self.mean_x = np.asarray(self.membership @ self.X) / safe
+        self.mean_y = np.asarray(self.membership @ self.y[:, None]).ravel() / safe.ravel()
+
+    @property
+    def n_trees(self) -> int:
+        return len(self.offsets)
+
+    def leaf_ids(self, X: np.ndarray) -> np.ndarray:
+        """Global leaf id of every (row, tree) of X, shape (n, T)."""
+        return self.forest.apply(np.asarray(X, dtype=float)) + self.offsets
+
+    def members(self, leaf: int) -> np.ndarray:
+        """Training rows in one global leaf."""
+        m = self.membership
+        return m.indices[m.indptr[leaf]:m.indptr[leaf + 1]]
+
+    def padded_members(self) -> tuple[np.ndarray, np.ndarray]:
+        """(members, mask), shape (n_nodes, max_count): member rows of every leaf, padded with 0."""
+        m = self.membership
+        width = int(self.counts.max())
+        lengths = np.diff(m.indptr)
+        mask = np.arange(width)[None, :] < lengths[:, None]
+        members = np.zeros((self.n_nodes, width), dtype=np.int64)
+        members[mask] = m.indices
+        return members, mask
+
+    def rows(self, X: np.ndarray | None = None) -> "RowTensors":
+        """Keys, values and distances for query rows X (None = the training rows)."""
+        if X is None:
+            return RowTensors(self, self.X, self.train_leaves)
+        X = np.asarray(X, dtype=float)
+        return RowTensors(self, X, self.leaf_ids(X))
+
+
+class RowTensors:
+    """For a set of query rows: leaf ids (n, T), keys A (n, T, m), values B (n, T), distances.
+
+    Families share one instance per (fold, row set), so the tensors are built once and reused
+    by every model and every grid point.
+    """
+
+    def __init__(self, stats: LeafStatistics, X: np.ndarray, leaves: np.ndarray):
+        self.stats = stats
+        self.X = X
+        self.leaves = leaves
+        self._cache: dict = {}
+
+    @property
+    def n_rows(self) -> int:
+        return self.X.shape[0]
+
+    @cached_property
+    def keys(self) -> np.ndarray:
+        """A_k(x): mean training feature vector of x's leaf in tree k, (n, T, m)."""
+        return self.stats.mean_x[self.leaves]
+
+    @cached_property
+    def values(self) -> np.ndarray:
+        """B_k(x): mean training target of x's leaf in tree k, (n, T)."""
+        return self.stats.mean_y[self.leaves]
+
+    @cached_property
+    def key_sqdist(self) -> np.ndarray:
+        """||x - A_k(x)||^2, (n, T)."""
+        diff = self.keys - self.X[:, None, :]
+        return np.einsum("ntm,ntm->nt", diff, diff)
+
+    def memo(self, key, build):
+        """Cache a derived tensor (a family's features) on this row set."""
+        if key not in self._cache:
+            self._cache[key] = build()
+        return self._cache[key]
+
+
+def softmax_neg(d: np.ndarray, tau: float, axis: int = -1) -> np.ndarray:
+    """softmax(-d / tau) along ``axis`` (papers' convention: tau divides), numerically stable."""
+    z = -np.asarray(d, dtype=float) / tau
+    z -= z.max(axis=axis, keepdims=True)
+    np.exp(z, out=z)
+    z /= z.sum(axis=axis, keepdims=True)
+    return z

@@ -1,0 +1,48 @@
+"""Model families (the papers' models) and their scikit-learn estimators."""
+
+from __future__ import annotations
+
+from afr_cli.errors import AfrInputError
+from afr_cli.models.abrf import EpsABRFFamily
+from afr_cli.models.base import Family, Param
+from afr_cli.models.estimator import AttentionForestRegressor
+from afr_cli.models.forest import ForestFamily
+from afr_cli.solve import DEFAULT_SOLVER
+
+
+class EpsABRF(AttentionForestRegressor):
+    """eps-ABRF: alpha_k = (1-eps) softmax_k(-||x - A_k(x)||^2 / tau) + eps w_k over a RF or ERT.
+
+    ``w_`` (length T) is trained on the simplex by the shared solver (QP for loss="l2", LP
+    for "l1"); eps = 0 is the "Softmax" model and leaves ``w_`` uniform and unused.
+    """
+
+    family = EpsABRFFamily()
+
+    def __init__(self, base: str = "rf", n_estimators: int = 100, min_samples_leaf: int = 10,
+                 max_features: float = 1.0, eps: float = 0.5, tau: float = 1.0, loss: str = "l2",
+                 solver: str = DEFAULT_SOLVER, random_state=None):
+        self.base = base
+        self.n_estimators = n_estimators
+        self.min_samples_leaf = min_samples_leaf
+        self.max_features = max_features
+        self.eps = eps
+        self.tau = tau
+        self.loss = loss
+        self.solver = solver
+        self.random_state = random_state
+
+
+# Registered families, by the name configs use in `family:`.
+FAMILIES: dict[str, Family] = {f.name: f for f in (ForestFamily(), EpsABRFFamily())}
+
+
+def get_family(name: str, where: str = "family") -> Family:
+    """The family called ``name`` or an AfrInputError listing the registered ones."""
+    try:
+        return FAMILIES[name]
+    except KeyError:
+        raise AfrInputError(f"{where}: unknown model family {name!r}; allowed: {', '.join(FAMILIES)}") from None
+
+
+__all__ = ["EpsABRF", "FAMILIES", "Family", "Param", "get_family"]

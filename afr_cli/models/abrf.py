@@ -1,0 +1,63 @@
+"""eps-ABRF (LARF paper's w-ARF): softmax tree attention contaminated by trained weights w.
+
+alpha_k(x) = (1 - eps) softmax_k(-||x - A_k(x)||^2 / tau) + eps w_k,  yhat = sum_k alpha_k B_k(x).
+Training is linear in w:  r = (1 - eps) sum_k s_k B_k,  Phi = eps B,  w on the simplex.
+eps = 0 is the tables' "Softmax" model (w unused); eps = 1 a statically weighted forest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+from afr_cli.forests import RowTensors, softmax_neg
+from afr_cli.models.base import EPS, TAU, Family, uniform
+from afr_cli.solve import LinearAttentionProblem, simplex_constraints
+
+
+@dataclass(frozen=True)
+class SoftmaxFeatures:
+    """Per row set: tree values B (n, T) and their softmax-weighted sum (n,)."""
+
+    values: np.ndarray
+    softmax_sum: np.ndarray
+
+
+def softmax_features(rows: RowTensors, tau: float) -> SoftmaxFeatures:
+    """The softmax tree attention of every row, cached on the rows per tau."""
+    def build() -> SoftmaxFeatures:
+        s = softmax_neg(rows.key_sqdist, tau)
+        return SoftmaxFeatures(rows.values, np.einsum("nt,nt->n", s, rows.values))
+    return rows.memo(("softmax", float(tau)), build)
+
+
+class EpsABRFFamily(Family):
+    name = "eps-abrf"
+    summary = "attention-based RF with Huber eps-contamination (SAT-RF paper sec. 5; = w-ARF)"
+    params = (EPS, TAU)
+
+    def features(self, rows: RowTensors, design: Mapping[str, float]) -> SoftmaxFeatures:
+        return softmax_features(rows, design["tau"])
+
+    def training_problem(self, feats: SoftmaxFeatures, y: np.ndarray,
+                         mixing: Mapping[str, float]) -> LinearAttentionProblem | None:
+        eps = mixing["eps"]
+        if eps == 0.0:
+            return None
+        T = feats.values.shape[1]
+        return LinearAttentionProblem(y, (1.0 - eps) * feats.softmax_sum, eps * feats.values,
+                                      simplex_constraints(T))
+
+    def predict(self, feats: SoftmaxFeatures, mixing: Mapping[str, float],
+                theta: np.ndarray | None) -> np.ndarray:
+        eps = mixing["eps"]
+        w = self.weights(feats, theta)
+        return (1.0 - eps) * feats.softmax_sum + eps * (feats.values @ w)
+
+    def weights(self, feats: SoftmaxFeatures, theta: np.ndarray | None) -> np.ndarray:
+        return uniform(feats.values.shape[1]) if theta is None else theta
+
+    def fitted_attributes(self, feats, mixing, theta):
+        return {"w_": self.weights(feats, theta)}
