@@ -17,7 +17,10 @@ app = typer.Typer(
 
 # Each module defines register(app) and adds its commands; the order is the help order.
 _COMMAND_MODULES = (
+    "run",
     "datasets",
+    "table",
+    "stats",
 )
 
 
@@ -31,22 +34,33 @@ def _register_all() -> None:
 _register_all()
 
 
+def _is_usage_error(err: Exception) -> bool:
+    """Click's usage errors (typer may vendor its own click, so match by shape, not class)."""
+    return callable(getattr(err, "show", None)) and isinstance(getattr(err, "exit_code", None), int)
+
+
 def main() -> None:
-    """Console entry point: run the app, turning input errors into one line and exit code 2."""
+    """Console entry point: input errors become one line on stderr and exit code 2, no traceback."""
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)
     except AfrInputError as err:
         print(f"error: {err}", file=sys.stderr)
         sys.exit(err.exit_code)
-    except typer.Exit as err:
-        sys.exit(err.exit_code)
-    except typer.Abort:
-        print("aborted", file=sys.stderr)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
         sys.exit(130)
-    except Exception as err:  # click usage errors carry their own exit code
-        import click
-
-        if isinstance(err, click.ClickException):
+    except Exception as err:
+        if type(err).__name__ == "Abort":
+            print("aborted", file=sys.stderr)
+            sys.exit(130)
+        if type(err).__name__ == "Exit":
+            sys.exit(getattr(err, "exit_code", 0))
+        if _is_usage_error(err):
             err.show()
             sys.exit(err.exit_code)
         raise
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+if __name__ == "__main__":
+    main()

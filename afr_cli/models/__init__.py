@@ -7,6 +7,7 @@ from afr_cli.models.abrf import EpsABRFFamily
 from afr_cli.models.base import Family, Param
 from afr_cli.models.estimator import AttentionForestRegressor
 from afr_cli.models.forest import ForestFamily
+from afr_cli.models.larf import LARF, LARF_FAMILIES
 from afr_cli.solve import DEFAULT_SOLVER
 
 
@@ -35,6 +36,7 @@ class EpsABRF(AttentionForestRegressor):
 
 # Registered families, by the name configs use in `family:`.
 FAMILIES: dict[str, Family] = {f.name: f for f in (ForestFamily(), EpsABRFFamily())}
+FAMILIES.update(LARF_FAMILIES)  # the ten LARF variants: eps-arf ... em-w-larf
 
 
 def get_family(name: str, where: str = "family") -> Family:
@@ -45,4 +47,4 @@ def get_family(name: str, where: str = "family") -> Family:
         raise AfrInputError(f"{where}: unknown model family {name!r}; allowed: {', '.join(FAMILIES)}") from None
 
 
-__all__ = ["EpsABRF", "FAMILIES", "Family", "Param", "get_family"]
+__all__ = ["EpsABRF", "FAMILIES", "Family", "LARF", "LARF_FAMILIES", "Param", "get_family"]

@@ -1,0 +1,116 @@
+"""``afr datasets``: list the registry, fetch UCI files into the cache, verify them, show a record."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from afr_cli.errors import AfrInputError
+
+
+LIST_FORMATS = ("table", "csv")
+
+
+def _list(
+    fmt: str = typer.Option("table", "--format", help="table (with licence) or csv."),
+) -> None:
+    """List the 11 datasets: m features, n rows, source and whether they can be loaded now."""
+    from afr_cli.data import DATASETS, dataset_available
+
+    if fmt not in LIST_FORMATS:
+        raise AfrInputError(f"--format: {fmt!r} is not one of {', '.join(LIST_FORMATS)}")
+
+    rows = [(s.name, s.m, s.n, s.source, dataset_available(s.name), s.licence) for s in DATASETS.values()]
+    if fmt == "csv":
+        typer.echo("name,m,n,source,available")
+        for name, m, n, source, available, _ in rows:
+            typer.echo(f"{name},{m},{n},{source},{str(available).lower()}")
+        return
+    from tabulate import tabulate
+
+    table = [(name, m, n, source, "yes" if ok else "no", licence) for name, m, n, source, ok, licence in rows]
+    typer.echo(tabulate(table, headers=["name", "m", "n", "source", "available", "licence"]))
+
+
+def _fetch(
+    names: Optional[List[str]] = typer.Argument(None, help="Datasets to fetch (default: every UCI set)."),
+    source_dir: Optional[Path] = typer.Option(
+        None, "--from", help="Copy from this directory (e.g. ../shared/datasets) instead of UCI."
+    ),
+) -> None:
+    """Fetch UCI files into the cache from --from DIR, AFR_DATA_MIRROR or the UCI archive, checked by sha256."""
+    from afr_cli.data import fetch_all
+
+    for result in fetch_all(names, source_dir):
+        if result.action == "builtin":
+            typer.echo(f"{result.name}: {result.origin}")
+        elif result.action == "present":
+            typer.echo(f"{result.name}: {result.file} already present in {result.path.parent} (sha256 ok)")
+        else:
+            verb = "replaced a corrupted copy," if result.action == "replaced" else "fetched"
+            typer.echo(f"{result.name}: {result.file} {verb} from {result.origin} -> {result.path}")
+
+
+def _verify(
+    names: Optional[List[str]] = typer.Argument(None, help="Datasets to verify (default: every UCI set)."),
+) -> None:
+    """Check the sha256 and size of every cached UCI file; exit 2 naming each missing or bad file."""
+    from afr_cli.data import verify_all
+
+    results = verify_all(names)
+    for result in results:
+        typer.echo(f"{result.status:8} {result.name:9} {result.detail}")
+    failed = [r for r in results if not r.ok]
+    if failed:
+        details = "; ".join(f"{r.file} {r.status} ({r.detail})" for r in failed)
+        raise AfrInputError(
+            f"{len(failed)} of {len(results)} dataset files failed verification: {details}; "
+            "run `afr datasets fetch` to fetch them again"
+        )
+
+
+def _info(name: str = typer.Argument(..., help="Dataset name, e.g. wine or 'Friedman 1'.")) -> None:
+    """Show the full registry record of one dataset, including its citation and cache state."""
+    from afr_cli.data import DEFAULT_DATA_SEED, get_spec, verify_dataset
+
+    spec = get_spec(name)
+    lines = [
+        ("name", spec.name),
+        ("m (features)", spec.m),
+        ("n (rows)", spec.n),
+        ("source", spec.source),
+        ("licence", spec.licence),
+        ("citation", spec.citation),
+    ]
+    if spec.note:
+        lines.append(("note", spec.note))
+    if spec.file is None:
+        params = ", ".join(f"{k}={v}" for k, v in spec.params.items())
+        lines.append(("generator", f"sklearn.datasets.{spec.generator}({params})"))
+        if spec.source == "synthetic":
+            lines.append(("random_state", f"the data seed (default {DEFAULT_DATA_SEED}, set per experiment)"))
+    else:
+        state = verify_dataset(spec.name)
+        lines += [
+            ("file", spec.file.name),
+            ("url", spec.file.url),
+            ("sha256", spec.file.sha256),
+            ("size (bytes)", spec.file.size),
+            ("format", spec.file.format),
+            ("cache", f"{state.path} ({state.status})"),
+        ]
+    width = max(len(key) for key, _ in lines)
+    for key, value in lines:
+        typer.echo(f"{key:<{width}}  {value}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``datasets`` command group to the afr app."""
+    ds = typer.Typer(help="The papers' 11 datasets: list, fetch and verify the UCI files, show a record.")
+    ds.command("list")(_list)
+    ds.command("fetch")(_fetch)
+    ds.command("verify")(_verify)
+    ds.command("info")(_info)
+    app.add_typer(ds, name="datasets")

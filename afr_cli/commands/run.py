@@ -1,0 +1,62 @@
+"""``afr run``, ``afr validate`` and ``afr models``: experiments from YAML configs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from tabulate import tabulate
+
+from afr_cli.config import families_help, load_experiment
+from afr_cli.errors import AfrInputError
+from afr_cli.runner import RunOptions, run_experiment
+
+
+def _overrides(reps: int | None, datasets: str | None, sets: list[str]) -> list[str]:
+    """--reps and --datasets as --set overrides, so one code path validates them all."""
+    out = list(sets)
+    if reps is not None:
+        out.append(f"protocol.reps={reps}")
+    if datasets:
+        names = [d.strip() for d in datasets.split(",") if d.strip()]
+        out.append("datasets=[" + ", ".join(f"'{n}'" for n in names) + "]")
+    return out
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def run(
+        config: Path = typer.Argument(..., help="experiment YAML, e.g. configs/quickstart.yaml"),
+        reps: Optional[int] = typer.Option(None, "--reps", help="repetitions (protocol.reps)"),
+        jobs: int = typer.Option(-1, "--jobs", "-j", help="parallel workers (-1 = all cores)"),
+        datasets: Optional[str] = typer.Option(None, "--datasets", help="comma-separated subset, e.g. Diabetes,Yacht"),
+        out: Optional[Path] = typer.Option(None, "--out", help="store directory (default results/<name>/)"),
+        set_: list[str] = typer.Option([], "--set", help="override a config key: protocol.reps=10"),
+        fresh: bool = typer.Option(False, "--fresh", help="discard an existing store first"),
+        backend: str = typer.Option("loky", "--backend", help="loky (this machine) or dask"),
+        scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address"),
+        quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
+    ) -> None:
+        """Run an experiment (resumes: only units missing from the store are computed)."""
+        if jobs == 0 or jobs < -1:
+            raise AfrInputError(f"--jobs: {jobs} is not allowed; a positive count or -1 for all cores")
+        exp = load_experiment(config, _overrides(reps, datasets, set_), out)
+        run_experiment(exp, RunOptions(jobs, backend, scheduler, fresh, not quiet), echo=typer.echo)
+
+    @app.command()
+    def validate(
+        config: Path = typer.Argument(..., help="experiment YAML"),
+        set_: list[str] = typer.Option([], "--set", help="override a config key: protocol.reps=10"),
+    ) -> None:
+        """Check a config without running it (exit 0, or exit 2 with one line naming the key)."""
+        exp = load_experiment(config, set_)
+        points = sum(len(m.grid_points()) for m in exp.models if not m.best_of)
+        typer.echo(f"{config}: ok ({exp.name}: {len(exp.datasets)} datasets, {len(exp.bases)} bases, "
+                   f"{len(exp.models)} models, {points} grid points, {exp.protocol.reps} reps)")
+
+    @app.command()
+    def models() -> None:
+        """The registered model families and their hyperparameters."""
+        typer.echo(tabulate(families_help(), headers=["family", "what it is", "hyperparameters"],
+                            tablefmt="simple", maxcolwidths=[14, 40, 60]))

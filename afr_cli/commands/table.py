@@ -1,0 +1,97 @@
+"""``afr table``: our results as the papers' tables, optionally beside a published table and
+with a B-against-A test over datasets."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import List, Optional, Tuple
+
+import typer
+
+from afr_cli.errors import AfrInputError
+
+STORE_FILE = "store.sqlite"
+
+
+def _stores_under(root: Path) -> list[str]:
+    if not root.is_dir():
+        return []
+    return sorted(str(d) for d in root.iterdir() if (d / STORE_FILE).is_file())
+
+
+def _load(dirs: list[Path]):
+    """Concatenate the results of every store given with --results."""
+    if not dirs:
+        stores = _stores_under(Path("results"))
+        raise AfrInputError(
+            "--results DIR is required; stores under ./results: " + (", ".join(stores) or "none")
+        )
+    for d in dirs:
+        if not (d / STORE_FILE).is_file():
+            stores = _stores_under(Path("results"))
+            raise AfrInputError(
+                f"--results: {d} is not a results store (no {STORE_FILE}); stores under ./results: "
+                + (", ".join(stores) or "none")
+            )
+    import pandas as pd
+
+    from afr_cli.store import load_results
+
+    results = pd.concat([load_results(d) for d in dirs], ignore_index=True)
+    if results.empty:
+        raise AfrInputError(f"--results: no results in {', '.join(str(d) for d in dirs)}")
+    return results
+
+
+def _table(
+    results_dirs: Optional[List[Path]] = typer.Option(
+        None, "--results", help="A results store directory; repeat to concatenate several."
+    ),
+    metric: Optional[str] = typer.Option(
+        None, "--metric", help="r2, mae or rmse (md/latex default r2; csv and --paper default all)."
+    ),
+    fmt: str = typer.Option("md", "--format", help="md, latex or csv."),
+    with_std: bool = typer.Option(False, "--std", help="Show mean ± std (ddof=1) over reps."),
+    paper: Optional[str] = typer.Option(
+        None, "--paper", help="Compare with a published table, e.g. satrf:9 or agboost:II."
+    ),
+    tol: Optional[float] = typer.Option(
+        None, "--tol",
+        help="With --paper: one absolute tolerance for |ours − paper| (default 0.02 on R², 5 % of the paper's MAE/RMSE).",
+    ),
+    compare: Optional[Tuple[str, str]] = typer.Option(
+        None, "--compare", help="A B: per base, B − A per dataset with a paired t-test and Wilcoxon."
+    ),
+) -> None:
+    """Summarise results per dataset and model, or set them beside a published table."""
+    from afr_cli import tables
+    from afr_cli.paper import published_table
+
+    if fmt not in tables.FORMATS:
+        raise AfrInputError(f"--format: {fmt!r} is not one of {', '.join(tables.FORMATS)}")
+    if metric is not None and metric not in tables.METRICS:
+        raise AfrInputError(f"--metric: {metric!r} is not one of {', '.join(tables.METRICS)}")
+    if paper is not None:
+        published_table(paper)  # reject an unknown spec before loading results
+    results = _load(results_dirs or [])
+    note = tables.selection_note(results)
+    if paper is not None:
+        comparison = tables.paper_comparison(results, paper, tol)
+        if metric is not None:
+            comparison = comparison[~comparison["metric"].isin(tables.METRICS) | (comparison["metric"] == metric)]
+        typer.echo(tables.render_paper_comparison(comparison, paper, fmt, tol, note), nl=False)
+    else:
+        typer.echo(tables.render_summary(results, metric, fmt, with_std), nl=False)
+    if compare is not None:
+        a, b = compare
+        result = tables.compare_models(results, a, b, metric or "r2")
+        typer.echo("")
+        typer.echo(tables.render_model_comparison(result, fmt), nl=False)
+    if fmt == "csv" and note:
+        print(note, file=sys.stderr)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``table`` command to the afr app."""
+    app.command("table")(_table)

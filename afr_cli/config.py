@@ -1,0 +1,345 @@
+"""Experiment configs: YAML -> a validated ``Experiment``; every error names the file, key and what is allowed.
+
+An experiment is one YAML file: name, seed, protocol, datasets, preprocessing, base
+ensembles, models (fixed hyperparameters and grids), solver, results directory. Unknown
+keys are errors, in the file and in ``--set`` overrides alike: a typo must never pass.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import itertools
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from afr_cli.errors import AfrInputError
+from afr_cli.forests import FOREST_KINDS, ForestSpec
+from afr_cli.models import FAMILIES, get_family
+from afr_cli.solve import LOSSES, SOLVERS
+
+SELECTIONS = ("inner-cv", "best-test")
+SELECT_BY = ("r2", "mae")
+SCALES = ("standard", "none")
+METRICS = ("r2", "mae", "rmse")
+
+_TOP_KEYS = {"name", "description", "seed", "data_seed", "protocol", "datasets", "preprocess",
+             "bases", "models", "solver", "results"}
+_PROTOCOL_KEYS = {"reps", "test_fraction", "inner_folds", "selection", "select_by"}
+_PREPROCESS_KEYS = {"scale"}
+_BASE_KEYS = {"id", "kind", "n_estimators", "min_samples_leaf", "max_features"}
+_MODEL_KEYS = {"id", "family", "params", "grid", "loss", "solver", "best_of"}
+
+
+@dataclass(frozen=True)
+class Protocol:
+    reps: int = 100
+    test_fraction: float = 0.2
+    inner_folds: int = 3
+    selection: str = "inner-cv"
+    select_by: str = "r2"
+
+
+@dataclass(frozen=True)
+class Base:
+    """A base ensemble of the experiment; ``id`` labels it in the store and tables (RF, ERT, RF@400)."""
+
+    id: str
+    spec: ForestSpec
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """A model of the experiment: a family with fixed values and grids, or the best of other models."""
+
+    id: str
+    family: str | None
+    grid: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    loss: str = "l2"
+    solver: str = "ECOS"
+    best_of: tuple[str, ...] = ()
+
+    def grid_points(self) -> list[dict[str, float]]:
+        """Every combination of the model's hyperparameter values, design ones varying slowest."""
+        if not self.grid:
+            return [{}]
+        names = list(self.grid)
+        return [dict(zip(names, combo)) for combo in itertools.product(*(self.grid[n] for n in names))]
+
+
+@dataclass(frozen=True)
+class Experiment:
+    name: str
+    seed: int
+    data_seed: int
+    protocol: Protocol
+    datasets: tuple[str, ...]
+    scale: str
+    bases: tuple[Base, ...]
+    models: tuple[ModelConfig, ...]
+    solver: str
+    results: Path
+    source: str
+    raw: dict
+
+    def unit_hash(self) -> str:
+        """Hash of everything that changes a unit's numbers (not reps or the dataset list)."""
+        keep = {k: v for k, v in self.raw.items() if k not in ("datasets", "description", "results")}
+        keep["protocol"] = {k: v for k, v in dict(keep.get("protocol") or {}).items() if k != "reps"}
+        text = json.dumps(keep, sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def load_experiment(path: str | Path, overrides: list[str] | None = None,
+                    results_dir: str | Path | None = None) -> Experiment:
+    """Read, override (``key.sub=value``) and validate a config file."""
+    path = Path(path)
+    src = str(path)
+    if not path.is_file():
+        raise AfrInputError(f"{src}: no such config file")
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        raise AfrInputError(f"{src}: malformed YAML{where}: {getattr(err, 'problem', err)}") from None
+    if not isinstance(raw, dict):
+        raise AfrInputError(f"{src}: the top level must be a mapping with keys {sorted(_TOP_KEYS)}")
+    for item in overrides or []:
+        apply_override(raw, item, src)
+    return validate(raw, src, results_dir)
+
+
+def apply_override(raw: dict, item: str, src: str) -> None:
+    """Apply one ``--set a.b.c=value`` (value parsed as YAML) to the raw config, in place."""
+    if "=" not in item:
+        raise AfrInputError(f"--set {item!r}: expected KEY=VALUE, e.g. protocol.reps=10")
+    key, text = item.split("=", 1)
+    value = yaml.safe_load(text)
+    parts = key.strip().split(".")
+    node: Any = raw
+    for depth, part in enumerate(parts):
+        last = depth == len(parts) - 1
+        where = ".".join(parts[:depth + 1])
+        if isinstance(node, list):
+            if not part.isdigit() or int(part) >= len(node):
+                raise AfrInputError(f"{src}: --set {key}: {where} is not an index of a list of {len(node)}")
+            if last:
+                node[int(part)] = value
+            else:
+                node = node[int(part)]
+            continue
+        if not isinstance(node, dict):
+            raise AfrInputError(f"{src}: --set {key}: {'.'.join(parts[:depth])} is not a mapping")
+        allowed = _allowed_keys(parts[:depth], node)
+        if allowed is not None and part not in allowed:
+            raise AfrInputError(f"{src}: --set {key}: unknown key {where!r}; allowed: {', '.join(sorted(allowed))}")
+        if last:
+            node[part] = value
+        else:
+            node = node.setdefault(part, {})
+
+
+def _allowed_keys(path: list[str], node: dict) -> set[str] | None:
+    """Keys allowed at a config path (None where any name is allowed, e.g. under a grid)."""
+    if not path:
+        return _TOP_KEYS
+    if path == ["protocol"]:
+        return _PROTOCOL_KEYS
+    if path == ["preprocess"]:
+        return _PREPROCESS_KEYS
+    if len(path) == 2 and path[0] == "bases":
+        return _BASE_KEYS
+    if len(path) == 2 and path[0] == "models":
+        return _MODEL_KEYS
+    return None
+
+
+def validate(raw: dict, src: str, results_dir: str | Path | None = None) -> Experiment:
+    """Check every key and value of a raw config; the first problem raises AfrInputError."""
+    _no_unknown(raw, _TOP_KEYS, src, "")
+    name = _require(raw, "name", src, "")
+    if not isinstance(name, str) or not name.strip() or "/" in name:
+        raise AfrInputError(f"{src}: name: must be a non-empty string without '/'")
+    seed = _int(raw.get("seed", 0), src, "seed", low=0)
+    data_seed = _int(raw.get("data_seed", 0), src, "data_seed", low=0)
+    protocol = _protocol(raw.get("protocol") or {}, src)
+    datasets = _datasets(_require(raw, "datasets", src, ""), src)
+    pre = raw.get("preprocess") or {}
+    _no_unknown(pre, _PREPROCESS_KEYS, src, "preprocess")
+    scale = _choice(pre.get("scale", "standard"), SCALES, src, "preprocess.scale")
+    solver = _choice(str(raw.get("solver", "ECOS")).upper(), SOLVERS, src, "solver")
+    bases = _bases(_require(raw, "bases", src, ""), src)
+    models = _models(_require(raw, "models", src, ""), src, solver)
+    out = Path(results_dir) if results_dir else Path(raw.get("results") or Path("results") / name)
+    return Experiment(name, seed, data_seed, protocol, datasets, scale, bases, models, solver, out,
+                      src, copy.deepcopy(raw))
+
+
+def _no_unknown(node: Any, allowed: set[str], src: str, where: str) -> None:
+    if not isinstance(node, dict):
+        raise AfrInputError(f"{src}: {where or 'top level'}: must be a mapping with keys {', '.join(sorted(allowed))}")
+    for key in node:
+        if key not in allowed:
+            at = f"{where}.{key}" if where else str(key)
+            raise AfrInputError(f"{src}: {at}: unknown key; allowed: {', '.join(sorted(allowed))}")
+
+
+def _require(node: dict, key: str, src: str, where: str) -> Any:
+    if key not in node or node[key] is None:
+        raise AfrInputError(f"{src}: {where + '.' if where else ''}{key}: missing (required)")
+    return node[key]
+
+
+def _int(value: Any, src: str, where: str, low: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or (low is not None and value < low):
+        bound = f" >= {low}" if low is not None else ""
+        raise AfrInputError(f"{src}: {where}: {value!r} is not allowed; must be an integer{bound}")
+    return value
+
+
+def _choice(value: Any, allowed: tuple[str, ...], src: str, where: str) -> str:
+    if value not in allowed:
+        raise AfrInputError(f"{src}: {where}: {value!r} is not allowed; allowed: {', '.join(allowed)}")
+    return value
+
+
+def _protocol(node: dict, src: str) -> Protocol:
+    _no_unknown(node, _PROTOCOL_KEYS, src, "protocol")
+    reps = _int(node.get("reps", 100), src, "protocol.reps", low=1)
+    frac = node.get("test_fraction", 0.2)
+    if isinstance(frac, bool) or not isinstance(frac, (int, float)) or not 0 < frac < 1:
+        raise AfrInputError(f"{src}: protocol.test_fraction: {frac!r} is not allowed; must be in (0, 1)")
+    folds = _int(node.get("inner_folds", 3), src, "protocol.inner_folds", low=2)
+    selection = _choice(node.get("selection", "inner-cv"), SELECTIONS, src, "protocol.selection")
+    select_by = _choice(node.get("select_by", "r2"), SELECT_BY, src, "protocol.select_by")
+    return Protocol(reps, float(frac), folds, selection, select_by)
+
+
+def _datasets(node: Any, src: str) -> tuple[str, ...]:
+    from afr_cli.data import DATASETS, canonical_name
+
+    if not isinstance(node, list) or not node:
+        raise AfrInputError(f"{src}: datasets: must be a non-empty list of dataset names")
+    names = []
+    for i, item in enumerate(node):
+        try:
+            names.append(canonical_name(str(item)))
+        except AfrInputError:
+            raise AfrInputError(f"{src}: datasets[{i}]: unknown dataset {item!r}; allowed: {', '.join(DATASETS)}") from None
+    if len(set(names)) != len(names):
+        raise AfrInputError(f"{src}: datasets: a dataset is listed twice")
+    return tuple(names)
+
+
+def _bases(node: Any, src: str) -> tuple[Base, ...]:
+    if not isinstance(node, list) or not node:
+        raise AfrInputError(f"{src}: bases: must be a non-empty list of base ensembles (kind: rf | ert)")
+    bases = []
+    for i, item in enumerate(node):
+        where = f"bases[{i}]"
+        _no_unknown(item, _BASE_KEYS, src, where)
+        kind = _choice(_require(item, "kind", src, where), FOREST_KINDS, src, f"{where}.kind")
+        n_est = _int(item.get("n_estimators", 100), src, f"{where}.n_estimators", low=1)
+        leaf = _int(item.get("min_samples_leaf", 10), src, f"{where}.min_samples_leaf", low=1)
+        feats = item.get("max_features", 1.0)
+        ok = (feats in ("sqrt", "log2") or (isinstance(feats, float) and 0 < feats <= 1)
+              or (isinstance(feats, int) and not isinstance(feats, bool) and feats >= 1))
+        if not ok:
+            raise AfrInputError(f"{src}: {where}.max_features: {feats!r} is not allowed; "
+                                "a fraction in (0, 1], an integer >= 1, sqrt or log2")
+        default_id = kind.upper() if n_est == 100 else f"{kind.upper()}@{n_est}"
+        bases.append(Base(str(item.get("id", default_id)), ForestSpec(kind, n_est, leaf, feats)))
+    ids = [b.id for b in bases]
+    if len(set(ids)) != len(ids):
+        raise AfrInputError(f"{src}: bases: two bases share the id {ids}; give each an id")
+    return tuple(bases)
+
+
+def _models(node: Any, src: str, solver: str) -> tuple[ModelConfig, ...]:
+    if not isinstance(node, list) or not node:
+        raise AfrInputError(f"{src}: models: must be a non-empty list of models")
+    models: list[ModelConfig] = []
+    for i, item in enumerate(node):
+        where = f"models[{i}]"
+        _no_unknown(item, _MODEL_KEYS, src, where)
+        mid = _require(item, "id", src, where)
+        if not isinstance(mid, str) or not mid:
+            raise AfrInputError(f"{src}: {where}.id: must be a non-empty string")
+        if "best_of" in item:
+            models.append(_best_of(item, models, src, where, mid))
+            continue
+        family = get_family(_require(item, "family", src, where), f"{src}: {where}.family")
+        loss = _choice(item.get("loss", "l2"), LOSSES, src, f"{where}.loss")
+        msolver = _choice(str(item.get("solver", solver)).upper(), SOLVERS, src, f"{where}.solver")
+        if loss == "l1" and msolver == "OSQP":
+            raise AfrInputError(f"{src}: {where}.solver: OSQP solves QPs only; loss l1 needs ECOS, CLARABEL or SCS")
+        grid = _grid(item, family, src, where)
+        models.append(ModelConfig(mid, family.name, grid, loss, msolver))
+    ids = [m.id for m in models]
+    dup = sorted({x for x in ids if ids.count(x) > 1})
+    if dup:
+        raise AfrInputError(f"{src}: models: duplicate model id {dup[0]!r}")
+    return tuple(models)
+
+
+def _grid(item: dict, family, src: str, where: str) -> dict[str, tuple[float, ...]]:
+    """Fixed ``params`` and ``grid`` lists merged into one grid; every family parameter gets values."""
+    names = [p.name for p in family.params]
+    params = item.get("params") or {}
+    grid = item.get("grid") or {}
+    for key, node in (("params", params), ("grid", grid)):
+        if not isinstance(node, dict):
+            raise AfrInputError(f"{src}: {where}.{key}: must be a mapping of {family.name} hyperparameters")
+        for name in node:
+            if name not in names:
+                allowed = ", ".join(names) if names else "none (this family has no hyperparameters)"
+                raise AfrInputError(f"{src}: {where}.{key}.{name}: unknown hyperparameter of {family.name}; allowed: {allowed}")
+    both = set(params) & set(grid)
+    if both:
+        raise AfrInputError(f"{src}: {where}: {sorted(both)[0]} is given in both params and grid")
+    out: dict[str, tuple[float, ...]] = {}
+    for p in family.params:  # design parameters first: the grid varies them slowest
+        at = f"{where}.grid.{p.name}"
+        if p.name in grid:
+            values = grid[p.name]
+            if not isinstance(values, list) or not values:
+                raise AfrInputError(f"{src}: {at}: must be a non-empty list of values ({p.name} {p.allowed()})")
+            checked = tuple(p.check(v, f"{src}: {at}[{j}]") for j, v in enumerate(values))
+            if len(set(checked)) != len(checked):
+                raise AfrInputError(f"{src}: {at}: a value is listed twice")
+        elif p.name in params:
+            checked = (p.check(params[p.name], f"{src}: {where}.params.{p.name}"),)
+        else:
+            checked = (p.default,)
+        out[p.name] = checked
+    order = [p.name for p in sorted(family.params, key=lambda p: p.kind != "design")]
+    return {n: out[n] for n in order}
+
+
+def _best_of(item: dict, previous: list[ModelConfig], src: str, where: str, mid: str) -> ModelConfig:
+    extra = set(item) - {"id", "best_of"}
+    if extra:
+        raise AfrInputError(f"{src}: {where}.{sorted(extra)[0]}: not allowed with best_of (only id and best_of)")
+    parts = item["best_of"]
+    known = {m.id: m for m in previous}
+    if not isinstance(parts, list) or len(parts) < 2:
+        raise AfrInputError(f"{src}: {where}.best_of: must list at least two model ids defined above it")
+    for j, part in enumerate(parts):
+        if part not in known or known[part].best_of:
+            raise AfrInputError(f"{src}: {where}.best_of[{j}]: {part!r} is not a model defined above; "
+                                f"allowed: {', '.join(m.id for m in previous if not m.best_of)}")
+    return ModelConfig(mid, None, best_of=tuple(parts))
+
+
+def families_help() -> list[tuple[str, str, str]]:
+    """(family, summary, hyperparameters) rows for ``afr models``."""
+    rows = []
+    for fam in FAMILIES.values():
+        params = "; ".join(f"{p.name} ({p.kind}, {p.allowed()}, default {p.default:g})" for p in fam.params)
+        rows.append((fam.name, fam.summary, params or "none"))
+    return rows

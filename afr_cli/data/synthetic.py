@@ -1,0 +1,23 @@
+"""Draw the scikit-learn datasets: the bundled Diabetes set and the five seeded synthetic sets.
+
+The generator and its parameters (noise levels included) come from the registry; the data seed is
+passed as ``random_state`` so one seed always gives the same draw.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from afr_cli.data.registry import DatasetSpec
+
+
+def draw(spec: DatasetSpec, data_seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """X, y from ``spec.generator``; synthetic sets use ``random_state=data_seed``, Diabetes ignores it."""
+    import sklearn.datasets
+
+    function = getattr(sklearn.datasets, spec.generator)
+    if spec.source == "sklearn":
+        X, y = function(return_X_y=True, **spec.params)
+    else:
+        X, y = function(random_state=data_seed, **spec.params)
+    return np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)

@@ -1,0 +1,234 @@
+"""LARF (Konstantinov, Utkin, Muliukha 2023): ten variants of a mixture of contamination models.
+
+Second level: M heads with tau_j = 10^linspace(-(M-1)/2, (M-1)/2, M) over keys A_k and values
+B_k (plain leaf means for *-ARF, the leaf attention of ``larf_leaf`` for *-LARF). With
+S_j(x) = sum_k softmax_k(-||x - A_k(x)||^2 / tau_j) B_k(x), every variant predicts
+
+    yhat(x) = (1/M) sum_j (1 - eps_j) S_j(x) + mean(eps) sum_k w_k B_k(x)
+
+and differs only in what is trained: w- trains w (eps fixed, eq 16), eps- trains eps (w = 1/T,
+eq 17), eps-w- trains both (eqs 18-20), epsM-/epsM-w- the same with M heads (eqs 33-35).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Mapping
+
+import numpy as np
+
+from afr_cli.errors import AfrInputError
+from afr_cli.forests import RowTensors, softmax_neg
+from afr_cli.models.base import DESIGN, EPS, MIXING, Family, Param, uniform
+from afr_cli.models.estimator import AttentionForestRegressor
+from afr_cli.models.larf_leaf import leaf_attention
+from afr_cli.solve import DEFAULT_SOLVER, ConstraintBuilder, LinearAttentionProblem, simplex_constraints
+
+TAU0 = Param("tau0", DESIGN, 1.0, 0.0, None, low_open=True,
+             doc="temperature of the leaf attention mu = softmax(-||x - x_j||^2 / tau0)")
+HEADS = Param("M", DESIGN, 1, 1.0, None, integer=True,
+              doc="number of contamination models, tau_j = 10^linspace(-(M-1)/2, (M-1)/2, M)")
+VARSIGMA = Param("varsigma", MIXING, 1e-3, 0.0, 1.0, low_open=True,
+                 doc="floor of the trained eps_j (paper's varsigma; fixed, not tuned)")
+TRAINS = ("w", "eps", "eps-w")
+
+
+def head_taus(M: int) -> np.ndarray:
+    """The M second-level temperatures 10^-(M-1)/2, ..., 10^(M-1)/2 (M = 1 gives tau = 1)."""
+    return 10.0 ** _exponents(M)
+
+
+def _exponents(M: int) -> np.ndarray:
+    return np.arange(M) - (M - 1) / 2.0
+
+
+@dataclass(frozen=True)
+class MixtureFeatures:
+    """Values B (n, T), head sums S (n, M) with S[:, j] = sum_k softmax_k(.. / tau_j) B_k, taus (M,)."""
+
+    values: np.ndarray
+    head_sums: np.ndarray
+    taus: np.ndarray
+
+
+def mixture_features(rows: RowTensors, tau0: float | None, M: int) -> MixtureFeatures:
+    """Features of M heads over plain leaf means (tau0 None) or the leaf attention with tau0.
+
+    Each head's sum is cached on the rows per (tau0, tau_j), so the sweep over M reuses them.
+    """
+    if tau0 is None:
+        sqdist, values = rows.key_sqdist, rows.values
+    else:
+        level = leaf_attention(rows, tau0)
+        sqdist, values = level.key_sqdist, level.values
+
+    def head(exponent: float) -> np.ndarray:
+        return rows.memo(("larf-head", tau0, exponent),
+                         lambda: np.einsum("nt,nt->n", softmax_neg(sqdist, 10.0 ** exponent), values))
+
+    sums = np.column_stack([head(float(e)) for e in _exponents(M)])
+    return MixtureFeatures(values, sums, head_taus(M))
+
+
+class LARFFamily(Family):
+    """One LARF variant; subclasses pass ``leaf``, ``trains`` and ``mixture`` as class keywords.
+
+    theta layout: w- (w_1..w_T) on the simplex; eps- (eps_1..eps_M) in boxes; eps-w-
+    (G_1..G_T, eps_1..eps_M) with G = sum_j gamma^(j) >= 0 and sum_k G_k = sum_j eps_j.
+    """
+
+    leaf: ClassVar[bool]
+    trains: ClassVar[str]
+    mixture: ClassVar[bool]
+    eps_floor: ClassVar[bool]
+
+    def __init_subclass__(cls, *, leaf: bool, trains: str, mixture: bool, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if trains not in TRAINS:
+            raise ValueError(f"trains must be one of {TRAINS}, got {trains!r}")
+        cls.leaf, cls.trains, cls.mixture = leaf, trains, mixture
+        # eq 17 (eps-) keeps eps in [0, 1]; eqs 20 and 35 put a floor varsigma under eps_j.
+        cls.eps_floor = trains == "eps-w" or (trains == "eps" and mixture)
+        used = ((EPS, trains == "w"), (VARSIGMA, cls.eps_floor), (HEADS, mixture), (TAU0, leaf))
+        cls.params = tuple(p for p, on in used if on)
+
+    def features(self, rows: RowTensors, design: Mapping[str, float]) -> MixtureFeatures:
+        return mixture_features(rows, design["tau0"] if self.leaf else None,
+                                int(design["M"]) if self.mixture else 1)
+
+    def training_problem(self, feats: MixtureFeatures, y: np.ndarray,
+                         mixing: Mapping[str, float]) -> LinearAttentionProblem | None:
+        B, S = feats.values, feats.head_sums
+        (n, T), M = B.shape, S.shape[1]
+        if self.trains == "w":                      # eq 16: r = (1-eps) C, Phi = eps D, w in simplex
+            eps = mixing["eps"]
+            if eps == 0.0:
+                return None
+            return LinearAttentionProblem(y, (1.0 - eps) * S[:, 0], eps * B, simplex_constraints(T))
+        floor = mixing["varsigma"] if self.eps_floor else 0.0
+        r = S.mean(axis=1)
+        if self.trains == "eps":                    # eqs 17, 33 with w = 1/T
+            Phi = (B.mean(axis=1)[:, None] - S) / M
+            return LinearAttentionProblem(y, r, Phi, ConstraintBuilder(M).bounds(slice(None), floor, 1.0).build())
+        # eqs 18-20 / 33-35: every head's gamma^(j) meets the same column block B / M, so the
+        # loss depends on gamma only through G = sum_j gamma^(j); any G >= 0 summing to
+        # sum_j eps_j splits back as gamma^(j) = G eps_j / sum(eps), i.e. w_k eps_j.
+        eps_block = slice(T, T + M)
+        cons = (ConstraintBuilder(T + M).linked_sum(slice(0, T), eps_block)
+                .bounds(eps_block, floor, 1.0).build())
+        return LinearAttentionProblem(y, r, np.hstack([B, -S]) / M, cons)
+
+    def parameters(self, feats: MixtureFeatures, mixing: Mapping[str, float],
+                   theta: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """(eps_1..eps_M, w on the simplex) of the trained (or untrained, eps = 0) model."""
+        T = feats.values.shape[1]
+        if self.trains == "w":
+            return np.array([mixing["eps"]]), uniform(T) if theta is None else theta
+        if self.trains == "eps":
+            return theta, uniform(T)
+        G = theta[:T]
+        return theta[T:], G / G.sum()
+
+    def predict(self, feats: MixtureFeatures, mixing: Mapping[str, float],
+                theta: np.ndarray | None) -> np.ndarray:
+        eps, w = self.parameters(feats, mixing, theta)
+        return feats.head_sums @ (1.0 - eps) / len(eps) + eps.mean() * (feats.values @ w)
+
+    def fitted_attributes(self, feats, mixing, theta):
+        eps, w = self.parameters(feats, mixing, theta)
+        return {"taus_": feats.taus, "eps_": eps, "w_": w}
+
+
+class EpsARFFamily(LARFFamily, leaf=False, trains="eps", mixture=False):
+    name = "eps-arf"
+    summary = "LARF eps-ARF: trained eps, w = 1/T, plain leaf means (eq 17)"
+
+
+class WARFFamily(LARFFamily, leaf=False, trains="w", mixture=False):
+    name = "w-arf"
+    summary = "LARF w-ARF: trained w, fixed eps, plain leaf means (eq 16; = eps-ABRF, tau = 1)"
+
+
+class EpsWARFFamily(LARFFamily, leaf=False, trains="eps-w", mixture=False):
+    name = "eps-w-arf"
+    summary = "LARF eps-w-ARF: trained eps and w, plain leaf means (eqs 18-20)"
+
+
+class EpsMARFFamily(LARFFamily, leaf=False, trains="eps", mixture=True):
+    name = "em-arf"
+    summary = "LARF epsM-ARF: M heads, trained eps_1..eps_M, w = 1/T, plain leaf means (eqs 33-35)"
+
+
+class EpsMWARFFamily(LARFFamily, leaf=False, trains="eps-w", mixture=True):
+    name = "em-w-arf"
+    summary = "LARF epsM-w-ARF: M heads, trained eps_1..eps_M and w, plain leaf means (eqs 33-35)"
+
+
+class EpsLARFFamily(LARFFamily, leaf=True, trains="eps", mixture=False):
+    name = "eps-larf"
+    summary = "LARF eps-LARF: trained eps, w = 1/T, leaf attention tau0 (eqs 15, 17)"
+
+
+class WLARFFamily(LARFFamily, leaf=True, trains="w", mixture=False):
+    name = "w-larf"
+    summary = "LARF w-LARF: trained w, fixed eps, leaf attention tau0 (eqs 15-16)"
+
+
+class EpsWLARFFamily(LARFFamily, leaf=True, trains="eps-w", mixture=False):
+    name = "eps-w-larf"
+    summary = "LARF eps-w-LARF: trained eps and w, leaf attention tau0 (eqs 15, 18-20)"
+
+
+class EpsMLARFFamily(LARFFamily, leaf=True, trains="eps", mixture=True):
+    name = "em-larf"
+    summary = "LARF epsM-LARF: M heads, trained eps_1..eps_M, w = 1/T, leaf attention (eqs 33-35)"
+
+
+class EpsMWLARFFamily(LARFFamily, leaf=True, trains="eps-w", mixture=True):
+    name = "em-w-larf"
+    summary = "LARF epsM-w-LARF: M heads, trained eps_1..eps_M and w, leaf attention (eqs 33-35)"
+
+
+LARF_FAMILIES: dict[str, LARFFamily] = {f.name: f for f in (
+    EpsARFFamily(), WARFFamily(), EpsWARFFamily(), EpsMARFFamily(), EpsMWARFFamily(),
+    EpsLARFFamily(), WLARFFamily(), EpsWLARFFamily(), EpsMLARFFamily(), EpsMWLARFFamily())}
+
+
+def larf_family(variant: str, where: str = "variant") -> LARFFamily:
+    """The LARF variant called ``variant`` or an AfrInputError listing the ten names."""
+    try:
+        return LARF_FAMILIES[variant]
+    except (KeyError, TypeError):
+        raise AfrInputError(f"{where}: unknown LARF variant {variant!r}; "
+                            f"allowed: {', '.join(LARF_FAMILIES)}") from None
+
+
+class LARF(AttentionForestRegressor):
+    """LARF over a RF or ERT; ``variant`` picks one of the ten models of the paper's Section 5.
+
+    Parameters a variant does not use are ignored: tau0 (ARF variants), M (all but em-),
+    eps (all but w-: the others train it), varsigma (w-, eps-). Fitted: ``taus_``, ``eps_``
+    and ``w_`` with yhat = mean_j (1-eps_j) S_j + mean(eps_) sum_k w_k B_k for every variant.
+    """
+
+    def __init__(self, variant: str = "em-w-larf", base: str = "rf", tau0: float = 1.0, M: int = 1,
+                 eps: float = 0.5, varsigma: float = 1e-3, loss: str = "l2", solver: str = DEFAULT_SOLVER,
+                 n_estimators: int = 100, min_samples_leaf: int = 10, max_features: float = 1.0,
+                 random_state=None):
+        self.variant = variant
+        self.base = base
+        self.tau0 = tau0
+        self.M = M
+        self.eps = eps
+        self.varsigma = varsigma
+        self.loss = loss
+        self.solver = solver
+        self.n_estimators = n_estimators
+        self.min_samples_leaf = min_samples_leaf
+        self.max_features = max_features
+        self.random_state = random_state
+
+    @property
+    def family(self) -> LARFFamily:
+        """The variant's family (the base class reads ``self.family``)."""
+        return larf_family(self.variant, "LARF.variant")

@@ -1,0 +1,245 @@
+"""SAT-RF: softmax tree attention (eps) stacked with self-attention between tree predictions (gamma).
+
+    yhat(x) = sum_i sum_k alpha_i(x) beta_ik(x) y_k(x),  y_k(x) = B_k(x)           (paper eq 13)
+    alpha_i = (1 - eps) softmax_i(-||x - A_i(x)||^2 / tau) + eps w_i               (eq 19)
+    beta_ik = (1 - gamma) softmax_k(-s_ik / kappa) + gamma v_k                     (eq 20)
+    s_ik = (y_i - y_k)^2 (-y),  ||A_i - A_k||^2 (-x),  (y_i - y_k)^2 / ||A_i - A_k||^2 (-yx)
+
+Convention (design.md section 2): softmax(-d / kappa), kappa divides. The paper's printed eqs
+19-20, 22-23 and 35 drop the minus sign (a typo: attention must fall with dissimilarity) and
+eqs 16-17 divide by 2 kappa; we use kappa alone (the same family under kappa -> 2 kappa).
+
+-yx zero denominator: ||A_i - A_k||^2 is floored at YX_FLOOR (1 + ||A_i||^2 + ||A_k||^2), the
+rounding level of the Gram form it is computed in. So identical keys with identical values (i = k
+always, or two trees with the same leaf) give s = 0, maximal similarity (0/0 := 0), and identical
+keys with different values give s ~ 1e12 (y_i - y_k)^2, a zero weight (the limit of c / d, d -> 0).
+
+Training is linear in theta (eqs 21-25). Write S_j = softmax_k(-s / kappa_j) (n, T, T), the chain
+Z_t = y, Z_{j-1} = S_j Z_j, a = the alpha softmax, c_j = prod_{l > j} (1 - gamma_l). Then
+
+    yhat = (1 - eps) c_0 a.Z_0  +  eps c_0 w.Z_0  +  sum_j gamma_j c_j v_j.Z_j
+
+(one head: R = (1-eps)(1-gamma) a.Sy, H = eps (1-gamma) Sy, G = gamma y, as eq 25 with
+sum_i D_si = 1 - eps). A block whose coefficient is 0 (w when eps = 0 or some gamma = 1, v_j when
+gamma_j = 0 or a later gamma = 1) cannot change a prediction: it is left out of the problem and
+reported uniform. theta = the remaining blocks in the order (w, v_1, ..., v_t), each on a simplex.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import cache
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from afr_cli.errors import AfrInputError
+from afr_cli.forests import RowTensors, softmax_neg
+from afr_cli.models.base import DESIGN, EPS, MIXING, TAU, Family, Param, uniform
+from afr_cli.models.estimator import AttentionForestRegressor
+from afr_cli.solve import DEFAULT_SOLVER, ConstraintBuilder, LinearAttentionProblem
+
+VARIANTS = ("y", "x", "yx")
+YX_FLOOR = 1e-12
+GAMMA = Param("gamma", MIXING, 0.5, 0.0, 1.0, doc="Huber contamination of the softmax self-attention")
+KAPPA = Param("kappa", DESIGN, 1.0, 0.0, None, low_open=True,
+              doc="self-attention temperature: softmax(-s / kappa)")
+
+
+def pair_dissimilarity(values: np.ndarray, keys: np.ndarray, variant: str) -> np.ndarray:
+    """s_ik of every row, (n, T, T), for values y (n, T) and keys A (n, T, m); see module doc."""
+    if variant == "y":
+        diff = values[:, :, None] - values[:, None, :]
+        return np.square(diff, out=diff)
+    sq = np.einsum("ntm,ntm->nt", keys, keys)
+    norms = sq[:, :, None] + sq[:, None, :]
+    dist = np.matmul(keys, keys.transpose(0, 2, 1))
+    dist *= -2.0
+    dist += norms
+    np.maximum(dist, 0.0, out=dist)
+    diag = np.arange(keys.shape[1])
+    dist[:, diag, diag] = 0.0
+    if variant == "x":
+        return dist
+    norms += 1.0
+    norms *= YX_FLOOR
+    np.maximum(dist, norms, out=dist)
+    del norms
+    num = values[:, :, None] - values[:, None, :]
+    np.square(num, out=num)
+    return np.divide(num, dist, out=num)
+
+
+def attention_chain(rows: RowTensors, variant: str, kappas: tuple[float, ...]) -> tuple[np.ndarray, ...]:
+    """(Z_0, ..., Z_{t-1}), Z_{j-1} = S_j Z_j, Z_t = B: self-attention applied to the values.
+
+    Each T x T tensor S_j (n, T, T) is built vectorised from one dissimilarity tensor, used once
+    and freed; only the (n, T) products are cached on the rows, per (variant, kappas).
+    """
+    def build() -> tuple[np.ndarray, ...]:
+        s = pair_dissimilarity(rows.values, rows.keys, variant)
+        z = rows.values
+        chain = []
+        for kappa in reversed(kappas):
+            z = np.matmul(softmax_neg(s, kappa, axis=2), z[:, :, None])[:, :, 0]
+            chain.append(z)
+        return tuple(reversed(chain))
+    return rows.memo(("sat-rf", "chain", variant, tuple(float(k) for k in kappas)), build)
+
+
+def tree_attention(rows: RowTensors, tau: float) -> np.ndarray:
+    """softmax_i(-||x - A_i(x)||^2 / tau), (n, T), cached on the rows per tau."""
+    return rows.memo(("sat-rf", "alpha", float(tau)), lambda: softmax_neg(rows.key_sqdist, tau))
+
+
+@dataclass(frozen=True)
+class SATFeatures:
+    """Per row set and design: the alpha softmax a (n, T) and the chain (Z_0, ..., Z_t = B)."""
+
+    attention: np.ndarray
+    chain: tuple[np.ndarray, ...]
+
+
+class SATRFFamily(Family):
+    """SAT-RF with ``heads`` stacked self-attentions (paper Section 6, eqs 34-35).
+
+    Two heads: yhat = sum_i sum_k1 sum_k2 alpha_i beta1_{i k1} beta2_{k1 k2} y_k2 (eq 34, t = 2;
+    eq 33's beta2(y_i, y_k2) would let beta1 sum out, so eq 34-35 is the form meant), with
+    beta_j = (1 - gamma_j) softmax(-s / kappa_j) + gamma_j v^(j) (eq 35). Linear in (w, v1, v2)
+    (Proposition 1): the products w_i v1_k1, w_i v2_k2, v1_k1 v2_k2 each meet a factor that sums
+    to one (sum_i alpha_i = 1, sum_k1 beta1_{i k1} = 1), e.g. eps gamma2 (1 - gamma1)
+    sum_i w_i v2_k y_k = eps gamma2 (1 - gamma1) v2_k y_k; collected, this is the module doc's
+    yhat = (1-eps)(1-g1)(1-g2) a.S1S2y + eps (1-g1)(1-g2) w.S1S2y + g1 (1-g2) v1.S2y + g2 v2.y.
+    """
+
+    variant: str
+    heads: int
+
+    @classmethod
+    def gamma_names(cls) -> tuple[str, ...]:
+        return ("gamma",) if cls.heads == 1 else tuple(f"gamma{j}" for j in range(1, cls.heads + 1))
+
+    @classmethod
+    def kappa_names(cls) -> tuple[str, ...]:
+        return ("kappa",) if cls.heads == 1 else tuple(f"kappa{j}" for j in range(1, cls.heads + 1))
+
+    def features(self, rows: RowTensors, design: Mapping[str, float]) -> SATFeatures:
+        kappas = tuple(design[k] for k in self.kappa_names())
+        chain = attention_chain(rows, self.variant, kappas) + (rows.values,)
+        return SATFeatures(tree_attention(rows, design["tau"]), chain)
+
+    def coefficients(self, mixing: Mapping[str, float]) -> tuple[float, np.ndarray]:
+        """Scale of R and of each block's column (w, v_1, ..., v_t): the c_j of the module doc."""
+        eps = mixing["eps"]
+        gammas = np.array([mixing[g] for g in self.gamma_names()])
+        tail = np.append(np.cumprod((1.0 - gammas)[::-1])[::-1], 1.0)  # c_0, ..., c_t
+        return (1.0 - eps) * tail[0], np.concatenate([[eps * tail[0]], gammas * tail[1:]])
+
+    def training_problem(self, feats: SATFeatures, y: np.ndarray,
+                         mixing: Mapping[str, float]) -> LinearAttentionProblem | None:
+        r_scale, scales = self.coefficients(mixing)
+        active = np.flatnonzero(scales > 0.0)
+        if not len(active):
+            return None
+        T = feats.attention.shape[1]
+        Phi = np.hstack([scales[j] * feats.chain[j] for j in active])
+        builder = ConstraintBuilder(len(active) * T)
+        for b in range(len(active)):
+            builder.simplex(slice(b * T, (b + 1) * T))
+        r = r_scale * np.einsum("nt,nt->n", feats.attention, feats.chain[0])
+        return LinearAttentionProblem(y, r, Phi, builder.build())
+
+    def blocks(self, feats: SATFeatures, mixing: Mapping[str, float],
+               theta: np.ndarray | None) -> list[np.ndarray]:
+        """(w, v_1, ..., v_t) from theta; blocks left out of training are uniform."""
+        T = feats.attention.shape[1]
+        scales = self.coefficients(mixing)[1]
+        out = [uniform(T) for _ in scales]
+        for b, j in enumerate(np.flatnonzero(scales > 0.0)):
+            out[j] = theta[b * T:(b + 1) * T]
+        return out
+
+    def predict(self, feats: SATFeatures, mixing: Mapping[str, float],
+                theta: np.ndarray | None) -> np.ndarray:
+        r_scale, scales = self.coefficients(mixing)
+        pred = r_scale * np.einsum("nt,nt->n", feats.attention, feats.chain[0])
+        for scale, z, block in zip(scales, feats.chain, self.blocks(feats, mixing, theta)):
+            pred += scale * (z @ block)
+        return pred
+
+    def fitted_attributes(self, feats, mixing, theta):
+        w, *vs = self.blocks(feats, mixing, theta)
+        return {"w_": w, "v_": vs[0] if self.heads == 1 else np.vstack(vs)}
+
+
+def satrf_family(variant: str = "y", heads: int = 1) -> SATRFFamily:
+    """The SAT-RF family for a variant ('y', 'x', 'yx') and head count (names sat-rf-y, sat-rf-y2, ...)."""
+    if variant not in VARIANTS:
+        raise AfrInputError(f"SAT-RF variant: {variant!r} is not allowed; allowed: {', '.join(VARIANTS)}")
+    if isinstance(heads, bool) or not isinstance(heads, (int, np.integer)) or heads < 1:
+        raise AfrInputError(f"SAT-RF heads: {heads!r} is not allowed; heads must be an integer >= 1")
+    return _family(variant, int(heads))
+
+
+@cache
+def _family(variant: str, heads: int) -> SATRFFamily:
+    suffix = "" if heads == 1 else str(heads)
+    if heads == 1:
+        head_params = (GAMMA, KAPPA)
+    else:
+        head_params = tuple(replace(p, name=f"{p.name}{j}", doc=f"{p.doc} (head {j})")
+                            for p in (GAMMA, KAPPA) for j in range(1, heads + 1))
+    attrs = {"name": f"sat-rf-{variant}{suffix}", "variant": variant, "heads": heads,
+             "summary": f"SAT-RF-{variant}: tree attention with {heads} stacked self-attention(s) "
+                        "(SAT-RF paper sec. 4-6)",
+             "params": (EPS, TAU) + head_params}
+    return type(f"SATRF{variant.upper()}{suffix}Family", (SATRFFamily,), attrs)()
+
+
+class SATRF(AttentionForestRegressor):
+    """SAT-RF-y / -x / -yx over a RF or ERT; ``heads`` stacked self-attentions (Section 6).
+
+    With heads = 1 ``gamma`` and ``kappa`` are numbers; with heads = h they are h-tuples (head 1
+    first). Fitted: ``w_`` (T,), ``v_`` ((T,) for one head, (h, T) otherwise), trained jointly on
+    simplices by the shared solver (QP for loss="l2", LP for "l1"); eps = gamma = 0 is the
+    tables' "Softmax" model and trains nothing.
+    """
+
+    def __init__(self, variant: str = "y", base: str = "rf", eps: float = 0.5,
+                 gamma: float | Sequence[float] = 0.5, tau: float = 1.0,
+                 kappa: float | Sequence[float] = 1.0, loss: str = "l2", solver: str = DEFAULT_SOLVER,
+                 n_estimators: int = 100, min_samples_leaf: int = 10, max_features: float = 1.0,
+                 random_state=None, heads: int = 1):
+        self.variant = variant
+        self.base = base
+        self.eps = eps
+        self.gamma = gamma
+        self.tau = tau
+        self.kappa = kappa
+        self.loss = loss
+        self.solver = solver
+        self.n_estimators = n_estimators
+        self.min_samples_leaf = min_samples_leaf
+        self.max_features = max_features
+        self.random_state = random_state
+        self.heads = heads
+
+    @property
+    def family(self) -> SATRFFamily:
+        return satrf_family(self.variant, self.heads)
+
+    def _values(self, names: tuple[str, ...]) -> dict[str, float]:
+        given = {"eps": ("eps", self.eps), "tau": ("tau", self.tau)}
+        for param, value, names_h in (("gamma", self.gamma, self.family.gamma_names()),
+                                      ("kappa", self.kappa, self.family.kappa_names())):
+            given.update(zip(names_h, self._per_head(param, value)))
+        return {n: self.family.param(n).check(given[n][1], f"SATRF.{given[n][0]}") for n in names}
+
+    def _per_head(self, param: str, value) -> list[tuple[str, object]]:
+        """(label, value) per head: the number itself for one head, else the tuple's items."""
+        if self.heads == 1:
+            return [(param, value)]
+        if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) or len(value) != self.heads:
+            raise AfrInputError(f"SATRF.{param}: {value!r} is not allowed; with heads={self.heads} "
+                                f"give {self.heads} numbers, one per head")
+        return [(f"{param}[{j}]", v) for j, v in enumerate(value)]

@@ -1,0 +1,194 @@
+"""The papers' protocol for one unit (dataset, base, repetition), shared by every model.
+
+Per repetition: an 80/20 split from a seed derived from (seed, dataset, rep); on the 80 %,
+k-fold CV over each model's grid; then the 80 % is refit and every grid point is scored on
+the 20 %. A forest is fitted once per (rep, fold, base) and shared by all models and grid
+points; each family's features are built once per design point and reused across the
+mixing sweep (eps, gamma). Seeds depend only on names and indices, never on scheduling, so
+results are identical whatever the number of workers.
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.model_selection import KFold
+from sklearn.preprocessing import StandardScaler
+
+from afr_cli.config import Base, Experiment, ModelConfig
+from afr_cli.errors import SolverError
+from afr_cli.forests import LeafStatistics
+from afr_cli.models import get_family
+from afr_cli.solve import solve
+from afr_cli.store import UnitRecord
+
+REFIT = -1  # the stage index of "fit on the whole 80 %, score on the 20 %"
+
+
+def derive_seed(*parts: int | str) -> int:
+    """A 32-bit seed from names and indices (stable across runs, machines and worker counts)."""
+    words = [zlib.crc32(p.encode()) if isinstance(p, str) else int(p) % 2**32 for p in parts]
+    return int(np.random.SeedSequence(words).generate_state(1)[0])
+
+
+def split_indices(n: int, test_fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(train, test) row indices of one repetition's split."""
+    perm = np.random.default_rng(seed).permutation(n)
+    n_test = max(1, int(round(test_fraction * n)))
+    return np.sort(perm[n_test:]), np.sort(perm[:n_test])
+
+
+def metrics(y: np.ndarray, pred: np.ndarray) -> dict[str, float]:
+    """R^2, MAE and RMSE of predictions."""
+    res = y - pred
+    ss_tot = float(((y - y.mean()) ** 2).sum())
+    r2 = 1.0 - float(res @ res) / ss_tot if ss_tot > 0 else float("nan")
+    return {"r2": r2, "mae": float(np.abs(res).mean()), "rmse": float(np.sqrt((res @ res) / len(y)))}
+
+
+@dataclass
+class _Stage:
+    """One fit-and-score stage: a CV fold or the final refit."""
+
+    index: int
+    train: np.ndarray
+    query: np.ndarray
+
+
+class _PointScores:
+    """Scores of one model's grid points over the stages, and its solver log."""
+
+    def __init__(self, points: list[dict]):
+        self.points = points
+        self.cv = [[] for _ in points]      # per point: metrics of each CV fold
+        self.test: list[dict | None] = [None] * len(points)
+        self.status: Counter = Counter()
+        self.seconds = 0.0
+
+    def cv_mean(self, i: int, metric: str) -> float:
+        vals = [m[metric] for m in self.cv[i]]
+        return float(np.mean(vals)) if vals and all(np.isfinite(vals)) else float("nan")
+
+
+def run_unit(exp: Experiment, dataset: str, base: Base, rep: int,
+             X: np.ndarray, y: np.ndarray) -> UnitRecord:
+    """All models of the experiment on one (dataset, base, repetition); nothing is written here."""
+    t_unit = time.perf_counter()
+    split_seed = derive_seed(exp.seed, dataset, rep)
+    train, test = split_indices(len(y), exp.protocol.test_fraction, split_seed)
+    folds = KFold(exp.protocol.inner_folds, shuffle=True, random_state=derive_seed(exp.seed, dataset, rep, "folds"))
+    stages = [_Stage(i, train[tr], train[va]) for i, (tr, va) in enumerate(folds.split(train))]
+    stages.append(_Stage(REFIT, train, test))
+
+    trainable = [m for m in exp.models if m.best_of == ()]
+    scores = {m.id: _PointScores(m.grid_points()) for m in trainable}
+    forest_seconds = 0.0
+    for stage in stages:
+        Xtr, ytr, Xq, yq = X[stage.train], y[stage.train], X[stage.query], y[stage.query]
+        if exp.scale == "standard":
+            scaler = StandardScaler().fit(Xtr)
+            Xtr, Xq = scaler.transform(Xtr), scaler.transform(Xq)
+        t0 = time.perf_counter()
+        forest = base.spec.fit(Xtr, ytr, derive_seed(exp.seed, dataset, rep, stage.index, base.id))
+        stats = LeafStatistics(forest, Xtr, ytr)
+        forest_seconds += time.perf_counter() - t0
+        train_rows, query_rows = stats.rows(), stats.rows(Xq)
+        for model in trainable:
+            _score_model(model, scores[model.id], stage, train_rows, query_rows, ytr, yq)
+
+    results, grid = [], []
+    for model in exp.models:
+        if model.best_of:
+            results.append(_best_of_row(model, results, exp))
+            continue
+        s = scores[model.id]
+        results.append(_selected_row(model, s, exp))
+        grid.extend(_grid_rows(model, s))
+    return UnitRecord(dataset, base.id, rep, split_seed, len(train), len(test), forest_seconds,
+                      time.perf_counter() - t_unit, results, grid)
+
+
+def _score_model(model: ModelConfig, s: _PointScores, stage: _Stage, train_rows, query_rows,
+                 ytr: np.ndarray, yq: np.ndarray) -> None:
+    """Every grid point of one model on one stage; features are reused across mixing values."""
+    t0 = time.perf_counter()
+    family = get_family(model.family)
+    design_names = family.design_names()
+    for i, point in enumerate(s.points):
+        design = {k: point[k] for k in design_names}
+        mixing = {k: v for k, v in point.items() if k not in design_names}
+        feats_train = family.features(train_rows, design)
+        feats_query = family.features(query_rows, design)
+        problem = family.training_problem(feats_train, ytr, mixing)
+        theta = None
+        if problem is not None:
+            try:
+                result = solve(problem, loss=model.loss, solver=model.solver)
+            except SolverError:
+                s.status["failed"] += 1
+                _record(s, i, stage, None)
+                continue
+            theta = result.theta
+            s.status[f"{result.solver}:{result.status}"] += 1
+            if result.fell_back:
+                s.status["fallbacks"] += 1
+        _record(s, i, stage, metrics(yq, family.predict(feats_query, mixing, theta)))
+    s.seconds += time.perf_counter() - t0
+
+
+def _record(s: _PointScores, i: int, stage: _Stage, m: dict | None) -> None:
+    nan = {"r2": float("nan"), "mae": float("nan"), "rmse": float("nan")}
+    if stage.index == REFIT:
+        s.test[i] = m or nan
+    else:
+        s.cv[i].append(m or nan)
+
+
+def _better(metric: str):
+    """Key whose minimum is the best score (R^2 larger is better, errors smaller)."""
+    return (lambda v: -v) if metric == "r2" else (lambda v: v)
+
+
+def _select(s: _PointScores, exp: Experiment) -> int:
+    """Index of the chosen grid point: best mean inner-CV score, or best test score (best-test)."""
+    metric = exp.protocol.select_by
+    key = _better(metric)
+    if exp.protocol.selection == "best-test":
+        values = [t[metric] if t else float("nan") for t in s.test]
+    else:
+        values = [s.cv_mean(i, metric) for i in range(len(s.points))]
+    finite = [i for i, v in enumerate(values) if np.isfinite(v)]
+    if not finite:
+        raise SolverError("every grid point of a model failed to solve")
+    return min(finite, key=lambda i: (key(values[i]), i))
+
+
+def _selected_row(model: ModelConfig, s: _PointScores, exp: Experiment) -> dict:
+    i = _select(s, exp)
+    return {"model": model.id, **s.test[i], "params": s.points[i], "selection": exp.protocol.selection,
+            "cv_score": s.cv_mean(i, exp.protocol.select_by), "solver_status": dict(s.status),
+            "seconds": s.seconds}
+
+
+def _best_of_row(model: ModelConfig, rows: list[dict], exp: Experiment) -> dict:
+    """The component with the best inner-CV score (or test score under best-test), copied."""
+    metric = exp.protocol.select_by
+    key = _better(metric)
+    parts = [r for r in rows if r["model"] in model.best_of]
+    use_test = exp.protocol.selection == "best-test"
+    best = min(parts, key=lambda r: key(r[metric] if use_test else r["cv_score"]))
+    status = Counter()
+    for r in parts:
+        status.update(r["solver_status"])
+    return {**best, "model": model.id, "params": {"component": best["model"], **best["params"]},
+            "solver_status": dict(status), "seconds": sum(r["seconds"] for r in parts)}
+
+
+def _grid_rows(model: ModelConfig, s: _PointScores) -> list[dict]:
+    return [{"model": model.id, "point": point, "cv_r2": s.cv_mean(i, "r2"), "cv_mae": s.cv_mean(i, "mae"),
+             "test_r2": s.test[i]["r2"], "test_mae": s.test[i]["mae"], "test_rmse": s.test[i]["rmse"]}
+            for i, point in enumerate(s.points)]

@@ -1,0 +1,151 @@
+"""``afr run``: schedule the missing units of an experiment in parallel and store each as it ends.
+
+Units run in joblib workers (loky locally, or a Dask cluster through joblib's dask backend);
+the parent process is the only writer of the store, one transaction per finished unit.
+"""
+
+from __future__ import annotations
+
+import platform
+import subprocess
+import sys
+import time
+from collections import Counter
+from contextlib import nullcontext
+from dataclasses import dataclass
+from importlib import metadata
+
+import numpy as np
+from joblib import Parallel, delayed, parallel_config
+
+from afr_cli.config import Experiment
+from afr_cli.data import load_dataset
+from afr_cli.errors import AfrInputError
+from afr_cli.paths import PROJECT_ROOT
+from afr_cli.protocol import run_unit
+from afr_cli.store import ResultsStore, UnitRecord
+
+BACKENDS = ("loky", "dask")
+
+
+@dataclass
+class RunOptions:
+    jobs: int = -1
+    backend: str = "loky"
+    scheduler: str | None = None
+    fresh: bool = False
+    progress: bool = True
+
+
+def manifest_for(exp: Experiment) -> dict:
+    """Config, its hash, package versions and git commit: enough to repeat the run."""
+    versions = {}
+    for pkg in ("numpy", "scipy", "scikit-learn", "cvxpy", "ecos", "clarabel", "osqp", "pandas", "joblib"):
+        try:
+            versions[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            versions[pkg] = None
+    versions["python"] = platform.python_version()
+    return {"experiment": exp.name, "config": exp.raw, "config_source": exp.source,
+            "config_hash": exp.unit_hash(), "versions": versions, "git_commit": _git_commit()}
+
+
+def _git_commit() -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=PROJECT_ROOT, capture_output=True,
+                             text=True, timeout=5)
+        return out.stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def prepare_store(exp: Experiment, fresh: bool) -> ResultsStore:
+    """Open the experiment's store; refuse a store made by a different config unless ``fresh``."""
+    store = ResultsStore(exp.results)
+    if store.exists() and not fresh:
+        old = store.manifest().get("config_hash")
+        if old != exp.unit_hash():
+            raise AfrInputError(
+                f"{exp.source}: the store {store.path} was made by a different config (hash {old} != "
+                f"{exp.unit_hash()}); use --fresh to discard it or --out DIR for a new store")
+    if fresh:
+        store.delete()
+    store.create(manifest_for(exp))
+    return store
+
+
+def _run_one(exp: Experiment, dataset: str, base_index: int, rep: int, X: np.ndarray, y: np.ndarray) -> UnitRecord:
+    return run_unit(exp, dataset, exp.bases[base_index], rep, X, y)
+
+
+def run_experiment(exp: Experiment, options: RunOptions, echo=print) -> ResultsStore:
+    """Run every unit not yet in the store; return the store."""
+    if options.backend not in BACKENDS:
+        raise AfrInputError(f"--backend: {options.backend!r} is not allowed; allowed: {', '.join(BACKENDS)}")
+    if options.backend == "dask" and not options.scheduler:
+        raise AfrInputError("--backend dask needs --scheduler ADDRESS (e.g. tcp://127.0.0.1:8786)")
+    data = {name: load_dataset(name, exp.data_seed) for name in exp.datasets}
+    store = prepare_store(exp, options.fresh)
+    done = store.done_units()
+    todo = [(d, b, r) for d in exp.datasets for b in range(len(exp.bases)) for r in range(exp.protocol.reps)
+            if (d, exp.bases[b].id, r) not in done]
+    total = len(exp.datasets) * len(exp.bases) * exp.protocol.reps
+    echo(f"{exp.name}: {total} units ({len(exp.datasets)} datasets x {len(exp.bases)} bases x "
+         f"{exp.protocol.reps} reps), {total - len(todo)} already stored, {len(todo)} to run -> {store.path}")
+    if not todo:
+        return store
+    remaining = Counter((d, exp.bases[b].id) for d, b, _ in todo)
+    with _backend(options), _progress(len(todo), options.progress) as bar:
+        jobs = Parallel(n_jobs=options.jobs, return_as="generator_unordered")
+        started = time.perf_counter()
+        for unit in jobs(delayed(_run_one)(exp, d, b, r, *data[d]) for d, b, r in todo):
+            store.write_unit(unit)
+            bar.update(1)
+            key = (unit.dataset, unit.base)
+            remaining[key] -= 1
+            if remaining[key] == 0:
+                bar.write(dataset_summary(store, exp, *key))
+        bar.write(f"done in {time.perf_counter() - started:.1f} s")
+    return store
+
+
+def dataset_summary(store: ResultsStore, exp: Experiment, dataset: str, base: str) -> str:
+    """One line: mean test R^2 of every model on a dataset and base, over the stored reps."""
+    df = store.frame("results")
+    df = df[(df.dataset == dataset) & (df.base == base)]
+    parts = [f"{m} {df[df.model == m].r2.mean():.3f}" for m in [m.id for m in exp.models] if (df.model == m).any()]
+    return f"{dataset} / {base} ({df.rep.nunique()} reps): R2 " + ", ".join(parts)
+
+
+def _backend(options: RunOptions):
+    if options.backend == "dask":
+        try:
+            from distributed import Client
+        except ImportError:
+            raise AfrInputError("--backend dask needs the dask extra: pip install 'afr[dask]'") from None
+        client = Client(options.scheduler, timeout="20s")
+        return _DaskContext(client)
+    return nullcontext()
+
+
+class _DaskContext:
+    """joblib's dask backend bound to a client, closed on exit."""
+
+    def __init__(self, client):
+        self.client = client
+        self.cfg = parallel_config(backend="dask")
+
+    def __enter__(self):
+        self.cfg.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self.cfg.__exit__(*exc)
+        self.client.close()
+
+
+def _progress(total: int, enabled: bool):
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="unit", disable=not enabled, file=sys.stderr, dynamic_ncols=True,
+                bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} units [{elapsed}<{remaining}, {rate_fmt}]")

@@ -1,0 +1,174 @@
+"""Demšar paired t-test, Wilcoxon, the recomputation of the papers' printed t-tests, `afr stats`."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from afr_cli.commands.stats import _published
+from afr_cli.commands.table import _table
+from afr_cli.errors import AfrInputError
+from afr_cli.paper import available_tables, load_published, load_ttests, published_table
+from afr_cli.stats import (
+    RECOMPUTE_COLUMNS,
+    TTEST_SOURCES,
+    matches_printed,
+    paired_ttest,
+    recompute_published_ttests,
+    wilcoxon_test,
+)
+
+AFR = Path(sys.executable).parent / "afr"
+
+
+def test_paired_ttest_matches_scipy_ttest_rel():
+    rng = np.random.default_rng(1)
+    a, b = rng.normal(0.5, 0.1, 11), rng.normal(0.48, 0.1, 11)
+    ours = paired_ttest(a, b)
+    ref = sps.ttest_rel(a, b)
+    assert ours.n == 11
+    assert ours.t == pytest.approx(ref.statistic)
+    assert ours.p == pytest.approx(ref.pvalue)
+    assert ours.mean_diff == pytest.approx(np.mean(a - b))
+
+
+def test_paired_ttest_by_hand():
+    # d = a - b = [1, 0, 2, 3]: mean 1.5, sd sqrt(5/3), se sqrt(5/3)/2, t_{0.975,3} = 3.182446
+    result = paired_ttest([1, 2, 3, 4], [0, 2, 1, 1])
+    se = math.sqrt(5 / 3) / 2
+    assert result.mean_diff == pytest.approx(1.5)
+    assert result.t == pytest.approx(1.5 / se)
+    assert result.ci_low == pytest.approx(1.5 - 3.182446 * se, abs=1e-5)
+    assert result.ci_high == pytest.approx(1.5 + 3.182446 * se, abs=1e-5)
+    assert (result.ci_low + result.ci_high) / 2 == pytest.approx(result.mean_diff)
+
+
+def test_paired_ttest_degenerate_cases():
+    same = paired_ttest([0.4, 0.5, 0.6], [0.4, 0.5, 0.6])
+    assert (same.t, same.p) == (0.0, 1.0)
+    shifted = paired_ttest([0.5, 0.6, 0.7], [0.4, 0.5, 0.6])
+    assert shifted.p == 0.0 and shifted.t == math.inf
+    single = paired_ttest([0.5], [0.4])
+    assert single.n == 1 and math.isnan(single.p)
+
+
+def test_wilcoxon_matches_scipy_and_handles_zero_differences():
+    a = [0.50, 0.61, 0.72, 0.43, 0.94, 0.35]
+    b = [0.40, 0.50, 0.70, 0.45, 0.80, 0.30]
+    ref = sps.wilcoxon(np.subtract(a, b))
+    assert wilcoxon_test(a, b) == pytest.approx((ref.statistic, ref.pvalue))
+    assert wilcoxon_test([0.1, 0.2, 0.3], [0.1, 0.2, 0.3]) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize(
+    "printed, value, expected",
+    [("0.0085", 0.0085454, True), ("0.00067", 0.000665345, True), ("0.100", 0.09988, True),
+     ("0.024", 0.0246364, False), ("0.00029", 0.007481, False), ("0.0219", 0.02187, True)],
+)
+def test_matches_printed_rounds_to_the_printed_decimals(printed, value, expected):
+    assert matches_printed(printed, value) is expected
+
+
+def test_paper_loader():
+    satrf = load_published("satrf")
+    assert list(satrf.columns[:8]) == ["paper", "table", "base", "dataset", "model", "metric", "value_str", "value"]
+    assert len(satrf) == 638 and len(load_published()) == 638 + 396 + 176 + 54
+    assert len(load_ttests()) == 9
+    assert available_tables()[:2] == ["satrf:2", "satrf:3"] and "agboost:II" in available_tables()
+    cell = published_table("satrf:9").query("base == 'RF' and dataset == 'Diabetes' and model == 'eps-abrf'")
+    assert cell["value_str"].item() == "0.424" and cell["value"].item() == 0.424
+    assert len(published_table("AGBOOST:ii")) == 88
+    with pytest.raises(AfrInputError, match="allowed: satrf:2"):
+        published_table("foo:1")
+
+
+@pytest.fixture(scope="module")
+def recomputed():
+    return recompute_published_ttests()
+
+
+def _row(frame, paper, comparison, base):
+    rows = frame[(frame["paper"] == paper) & (frame["comparison"] == comparison) & (frame["base"] == base)]
+    assert len(rows) == 1
+    return rows.iloc[0]
+
+
+def test_every_printed_ttest_is_recomputed(recomputed):
+    assert list(recomputed.columns) == RECOMPUTE_COLUMNS
+    tests = load_ttests()
+    assert len(recomputed) == len(tests) == len(TTEST_SOURCES)
+    assert set(zip(recomputed["paper"], recomputed["comparison"], recomputed["base"])) == set(
+        zip(tests["paper"], tests["comparison"], tests["base"]))
+
+
+def test_satrf_ttests_reproduce(recomputed):
+    rf = _row(recomputed, "satrf", "sat-rf vs eps-abrf", "RF")
+    assert rf["table"] == "9"
+    assert f"{rf['recomputed_mean']:.4f}" == "0.0085" and f"{rf['recomputed_p']:.3f}" == "0.032"
+    assert rf["agrees"]
+    assert _row(recomputed, "satrf", "sat-rf vs eps-abrf", "ERT")["agrees"]  # "0219" read as 0.0219
+
+
+def test_larf_ttests(recomputed):
+    ert = _row(recomputed, "larf", "larf vs eps-abrf", "ERT")
+    assert ert["published_p"] == "0.00029"
+    assert ert["recomputed_p"] == pytest.approx(0.0075, abs=1e-4)
+    assert not ert["agrees"]  # known not to reproduce (README, LARF point 9)
+    rf = _row(recomputed, "larf", "larf vs eps-abrf", "RF")
+    assert rf["table"] == "10" and rf["agrees"]
+    assert f"{rf['recomputed_p']:.5f}" == "0.00067"
+    table7 = _row(recomputed, "larf", "larf(ERT) vs larf(RF)", "RF/ERT")
+    assert table7["table"] == "7" and table7["agrees"]
+
+
+def test_agboost_ttests(recomputed):
+    agboost = recomputed[recomputed["paper"] == "agboost"]
+    for _, row in agboost.iterrows():
+        assert matches_printed(row["published_p"], row["recomputed_p"])
+        assert matches_printed(row["published_ci_low"], row["recomputed_ci_low"])
+        assert matches_printed(row["published_ci_high"], row["recomputed_ci_high"])
+    # The DT AGBoost − GBM mean recomputes to 0.02464 but is printed 0.024 (README, AGBoost point 3):
+    # at the printed precision that is 0.025, so that one test does not fully agree.
+    dt_gbm = _row(recomputed, "agboost", "agboost vs gbm", "DT")
+    assert dt_gbm["recomputed_mean"] == pytest.approx(0.02464, abs=1e-5) and not dt_gbm["agrees"]
+    assert agboost["agrees"].sum() == 3
+    assert recomputed["agrees"].sum() == 7
+
+
+def test_cli_stats_published_csv():
+    proc = subprocess.run([str(AFR), "stats", "published", "--format", "csv"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert lines[0] == ("paper,table,comparison,base,metric,published_mean,recomputed_mean,"
+                        "published_p,recomputed_p,agrees")
+    assert len(lines) == 1 + 9
+
+
+def test_stats_published_table_form(capsys):
+    _published(fmt="table")
+    out = capsys.readouterr().out
+    assert "[0.0036, 0.0219]" in out and "NO: p" in out
+    assert out.strip().splitlines()[-1] == "7 of 9 published t-tests reproduce to the printed precision"
+
+
+def test_cli_unknown_paper_table_is_a_one_line_error():
+    proc = subprocess.run([str(AFR), "table", "--paper", "foo:1"], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert proc.stderr.startswith("error: unknown paper table 'foo:1'; allowed: satrf:2")
+    assert "Traceback" not in proc.stderr
+
+
+def test_bad_command_inputs_name_what_is_allowed():
+    with pytest.raises(AfrInputError, match="not one of table, csv"):
+        _published(fmt="xml")
+    with pytest.raises(AfrInputError, match="--results DIR is required"):
+        _table(results_dirs=None, metric=None, fmt="md", with_std=False, paper=None, tol=None, compare=None)
+    with pytest.raises(AfrInputError, match="not one of md, latex, csv"):
+        _table(results_dirs=None, metric=None, fmt="pdf", with_std=False, paper=None, tol=None, compare=None)

@@ -1,0 +1,175 @@
+"""Summaries, rendering, published-table comparison and B-against-A tests on small built frames."""
+
+from __future__ import annotations
+
+import io
+import math
+
+import pandas as pd
+import pytest
+
+from afr_cli.errors import AfrInputError
+from afr_cli.stats import paired_ttest, wilcoxon_test
+from afr_cli.tables import (
+    BEST_TEST_NOTE,
+    compare_models,
+    mode_value,
+    paper_comparison,
+    render_model_comparison,
+    render_paper_comparison,
+    render_summary,
+    summary_long,
+    summary_wide,
+)
+
+# (dataset, model) -> r2 per rep; mae is 100 × (1 − r2) so lower error goes with higher r2.
+R2 = {
+    ("Wine", "rf"): [0.43, 0.44, 0.45],
+    ("Wine", "eps-abrf"): [0.42, 0.42, 0.42],
+    ("Diabetes", "rf"): [0.40, 0.41, 0.42],
+    ("Diabetes", "eps-abrf"): [0.42, 0.43, 0.44],
+}
+EPS = [0.25, 0.5, 0.25]
+TAU = [10.0, 1.0, 0.1]
+
+
+def _results(base: str = "RF", selection: str = "inner-cv", r2=R2) -> pd.DataFrame:
+    rows = []
+    for (dataset, model), values in r2.items():
+        for rep, value in enumerate(values):
+            params = {"eps": EPS[rep], "tau": TAU[rep]} if model != "rf" else {}
+            rows.append({"dataset": dataset, "base": base, "model": model, "rep": rep, "r2": value,
+                         "mae": 100 * (1 - value), "rmse": 120 * (1 - value),
+                         "params": params, "selection": selection})
+    return pd.DataFrame(rows)
+
+
+def _csv(text: str) -> pd.DataFrame:
+    return pd.read_csv(io.StringIO(text), keep_default_na=False)
+
+
+def test_summary_long_values_and_order():
+    long = summary_long(_results())
+    assert list(long.columns) == ["dataset", "base", "model", "metric", "mean", "std", "n_reps"]
+    assert list(long["dataset"].unique()) == ["Diabetes", "Wine"]  # paper order, not input order
+    assert list(long["model"].unique()) == ["rf", "eps-abrf"]
+    row = long[(long["dataset"] == "Diabetes") & (long["model"] == "rf") & (long["metric"] == "r2")].iloc[0]
+    assert row["mean"] == pytest.approx(0.41) and row["std"] == pytest.approx(0.01) and row["n_reps"] == 3
+    assert len(long) == 2 * 2 * 3
+
+
+def test_unknown_datasets_sort_after_known_alphabetically():
+    r2 = {("Zeta", "rf"): [0.1], ("Airfoil", "rf"): [0.2], ("Alpha", "rf"): [0.3], ("Diabetes", "rf"): [0.4]}
+    assert list(summary_wide(_results(r2=r2), "r2")["dataset"]) == ["Diabetes", "Airfoil", "Alpha", "Zeta"]
+
+
+def test_mode_ties_go_to_the_smallest():
+    assert mode_value([0.25, 0.5, 0.25]) == 0.25
+    assert mode_value([10.0, 1.0, 0.1]) == 0.1
+
+
+def test_summary_wide_columns_and_params():
+    wide = summary_wide(_results(), "r2")
+    assert list(wide.columns) == ["dataset", "rf", "eps-abrf", "eps_opt (eps-abrf)", "tau_opt (eps-abrf)"]
+    diabetes = wide[wide["dataset"] == "Diabetes"].iloc[0]
+    assert diabetes["eps-abrf"] == pytest.approx(0.43)
+    assert diabetes["eps_opt (eps-abrf)"] == 0.25 and diabetes["tau_opt (eps-abrf)"] == 0.1
+    with_std = summary_wide(_results(), "r2", with_std=True)
+    assert with_std.loc[with_std["dataset"] == "Diabetes", "rf"].item() == "0.410 ± 0.010"
+
+
+def test_summary_wide_groups_columns_by_base():
+    both = pd.concat([_results("RF"), _results("ERT")], ignore_index=True)
+    columns = list(summary_wide(both, "r2").columns)
+    assert columns[:5] == ["dataset", "rf (RF)", "eps-abrf (RF)", "eps_opt (eps-abrf, RF)", "tau_opt (eps-abrf, RF)"]
+    assert columns[5] == "rf (ERT)"
+
+
+def test_render_bolds_the_best_per_row():
+    md = render_summary(_results(), "r2", "md")
+    diabetes = next(line for line in md.splitlines() if line.startswith("| Diabetes"))
+    assert "**0.430**" in diabetes and "**0.410**" not in diabetes and "0.410" in diabetes
+    wine = next(line for line in md.splitlines() if line.startswith("| Wine"))
+    assert "**0.440**" in wine
+    mae = render_summary(_results(), "mae", "md")  # lower is better: eps-abrf on Diabetes
+    assert "**57.00**" in next(line for line in mae.splitlines() if line.startswith("| Diabetes"))
+    latex = render_summary(_results(), "r2", "latex")
+    assert r"\textbf{0.430}" in latex and r"\begin{tabular}" in latex
+
+
+def test_best_test_selection_is_noted():
+    assert BEST_TEST_NOTE not in render_summary(_results(), "r2", "md")
+    assert BEST_TEST_NOTE in render_summary(_results(selection="best-test"), "r2", "md")
+
+
+def test_summary_csv_is_the_long_form():
+    csv = render_summary(_results(), None, "csv")
+    assert csv.splitlines()[0] == "dataset,base,model,metric,mean,std,n_reps"
+    assert len(_csv(csv)) == 12
+    assert set(_csv(render_summary(_results(), "mae", "csv"))["metric"]) == {"mae"}
+
+
+def _satrf9_results() -> pd.DataFrame:
+    r2 = {("Diabetes", "eps-abrf"): [0.42, 0.43, 0.44], ("Wine", "eps-abrf"): [0.39, 0.40, 0.41]}
+    return pd.concat([_results("RF", r2=r2), _results("ERT", r2={("Diabetes", "eps-abrf"): [0.44]})],
+                     ignore_index=True)
+
+
+def test_paper_comparison_cells():
+    comparison = paper_comparison(_satrf9_results(), "satrf:9")
+    assert list(comparison.columns) == ["dataset", "model", "metric", "ours", "published", "diff", "within_tol"]
+    assert len(comparison) == 44
+    cell = comparison[(comparison["dataset"] == "Diabetes") & (comparison["model"] == "eps-abrf (RF)")].iloc[0]
+    assert cell["published"] == 0.424 and cell["ours"] == pytest.approx(0.43)
+    assert cell["diff"] == pytest.approx(0.006) and cell["within_tol"] is True
+    wine = comparison[(comparison["dataset"] == "Wine") & (comparison["model"] == "eps-abrf (RF)")].iloc[0]
+    assert wine["diff"] == pytest.approx(0.40 - 0.423) and wine["within_tol"] is False
+    missing = comparison[(comparison["dataset"] == "Diabetes") & (comparison["model"] == "sat-rf (RF)")].iloc[0]
+    assert math.isnan(missing["ours"]) and math.isnan(missing["diff"]) and missing["within_tol"] is None
+    assert paper_comparison(_satrf9_results(), "satrf:9", tol=0.05).loc[wine.name, "within_tol"] is True
+
+
+def test_paper_comparison_csv_and_wide_views():
+    comparison = paper_comparison(_satrf9_results(), "satrf:9")
+    csv = render_paper_comparison(comparison, "satrf:9", "csv")
+    assert csv.splitlines()[0] == "dataset,model,metric,ours,published,diff,within_tol"
+    missing = _csv(csv).query("dataset == 'Diabetes' and model == 'sat-rf (RF)'").iloc[0]
+    assert (missing["ours"], missing["diff"], missing["within_tol"]) == ("", "", "")
+    md = render_paper_comparison(comparison, "satrf:9", "md")
+    wine = next(line for line in md.splitlines() if line.startswith("| Wine"))
+    assert "-0.023*" in wine and "0.423" in wine and "n/a" in wine
+
+
+def test_paper_comparison_params_and_relative_error_tolerance():
+    r2 = {("Diabetes", "sat-rf-y"): [0.42, 0.43, 0.44], ("Diabetes", "rf"): [0.5507, 0.5508, 0.5509]}
+    comparison = paper_comparison(_results(r2=r2), "satrf:2").set_index(["dataset", "model", "metric"])
+    eps = comparison.loc[("Diabetes", "sat-rf-y", "eps_opt")]  # published 0: ours is the mode 0.25
+    assert eps["ours"] == 0.25 and eps["published"] == 0.0 and eps["within_tol"] is False
+    mae = comparison.loc[("Diabetes", "rf", "mae")]  # ours 44.92, published 44.92
+    assert mae["ours"] == pytest.approx(44.92) and mae["within_tol"] is True
+    wrong = _results(r2={("Diabetes", "rf"): [0.50]})  # mae 50.0: 11 % above 44.92
+    assert paper_comparison(wrong, "satrf:2").set_index(["dataset", "model", "metric"]).loc[
+        ("Diabetes", "rf", "mae"), "within_tol"] is False
+
+
+def test_paper_comparison_tree_count_columns():
+    ours = _results("RF@400", r2={("Diabetes", "rf"): [0.418]})
+    comparison = paper_comparison(ours, "larf:8")
+    cell = comparison[(comparison["dataset"] == "Diabetes") & (comparison["model"] == "rf@400")].iloc[0]
+    assert cell["ours"] == pytest.approx(0.418) and cell["diff"] == pytest.approx(0.0)
+
+
+def test_compare_models_numbers():
+    result = compare_models(_results(), "rf", "eps-abrf")
+    assert [c.base for c in result.bases] == ["RF"]
+    block = result.bases[0]
+    diffs = block.per_dataset.set_index("dataset")["eps-abrf − rf"]
+    assert diffs["Diabetes"] == pytest.approx(0.02) and diffs["Wine"] == pytest.approx(-0.02)
+    expected = paired_ttest([0.43, 0.42], [0.41, 0.44])
+    assert block.ttest.mean_diff == pytest.approx(0.0) and block.ttest.p == pytest.approx(expected.p)
+    assert block.wilcoxon == pytest.approx(wilcoxon_test([0.43, 0.42], [0.41, 0.44]))
+    csv = render_model_comparison(result, "csv")
+    assert csv.splitlines()[0] == "base,metric,a,b,n,mean_diff,t,p,ci_low,ci_high,wilcoxon_stat,wilcoxon_p"
+    assert "eps-abrf against rf" in render_model_comparison(result, "md")
+    with pytest.raises(AfrInputError, match="unknown model 'nope'"):
+        compare_models(_results(), "rf", "nope")
