@@ -106,7 +106,7 @@ def _tex(text: str) -> str:
             out.append("\\" + ch)
         else:
             out.append({"\\": r"\textbackslash{}", "~": r"\textasciitilde{}", "^": r"\^{}",
-                        "±": r"$\pm$", "Δ": r"$\Delta$", "−": r"$-$", "²": r"$^2$"}.get(ch, ch))
+                        "±": r"$\pm$", "š": r"\v{s}", "Δ": r"$\Delta$", "−": r"$-$", "²": r"$^2$"}.get(ch, ch))
     return "".join(out)
 
 
@@ -161,14 +161,14 @@ def summary_long(results: pd.DataFrame) -> pd.DataFrame:
     return _sorted(out, ["dataset", "base", "model", "metric"])
 
 
-def mode_value(values: list):
+def mode_value(values: list) -> object:
     """The value chosen most often; ties go to the smallest."""
     counts = Counter(values)
     top = max(counts.values())
     return min((v for v, c in counts.items() if c == top), key=lambda v: (str(type(v)), v))
 
 
-def param_modes(results: pd.DataFrame, params=DEFAULT_PARAMS) -> pd.DataFrame:
+def param_modes(results: pd.DataFrame, params: tuple[str, ...] = DEFAULT_PARAMS) -> pd.DataFrame:
     """Per dataset, base and model: the most often selected value of each hyperparameter."""
     rows = []
     for (dataset, base, model), group in results.groupby(["dataset", "base", "model"], sort=False):
@@ -208,12 +208,13 @@ def _wide_columns(results: pd.DataFrame, modes: pd.DataFrame, params) -> list[_C
 
 
 def _cell_lookup(frame: pd.DataFrame, value: str) -> dict:
+    """``value`` keyed by the frame's (dataset, base, model[, param]) tuples."""
     keys = [c for c in ("dataset", "base", "model", "param") if c in frame.columns]
     return {tuple(k): v for k, v in zip(frame[keys].itertuples(index=False), frame[value])}
 
 
 def summary_wide(results: pd.DataFrame, metric: str, with_std: bool = False,
-                 params=DEFAULT_PARAMS) -> pd.DataFrame:
+                 params: tuple[str, ...] = DEFAULT_PARAMS) -> pd.DataFrame:
     """Datasets as rows, one column per model (grouped by base), then ``<param>_opt (<model>)``
     columns with the mode of the selected values. Cells are mean floats, or 'mean ± std' strings."""
     long = summary_long(results)
@@ -243,7 +244,7 @@ def _mean_std(mean, std, metric: str) -> str:
 
 
 def render_summary(results: pd.DataFrame, metric: str | None = "r2", fmt: str = "md",
-                   with_std: bool = False, params=DEFAULT_PARAMS) -> str:
+                   with_std: bool = False, params: tuple[str, ...] = DEFAULT_PARAMS) -> str:
     """The summary table: csv is the long form (all metrics when ``metric`` is None); md/latex
     the wide form of one metric (R² when None) with the best model per row and base in bold."""
     _check_format(fmt)
@@ -330,7 +331,7 @@ def paper_comparison(results: pd.DataFrame, spec: str, tol: float | None = None)
     must be equal. Without a value of ours, ours/diff are NaN and within_tol is None.
     Tables with several bases name the model ``model (BASE)``.
     """
-    published = published_table(spec)
+    published = _sorted(published_table(spec), ["dataset"])
     dataset_labels, model_labels = _labels(published)
     extras = [k for k in EXTRA_KEYS if k in published.columns]
     matched = [k for k in extras if k in results.columns]
@@ -362,8 +363,7 @@ def paper_comparison(results: pd.DataFrame, spec: str, tol: float | None = None)
         })
     frame = pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
     frame["within_tol"] = frame["within_tol"].astype(object)
-    order = [_dataset_key(label.split(" [")[0]) for label in frame["dataset"]]
-    return frame.iloc[sorted(range(len(frame)), key=order.__getitem__)].reset_index(drop=True)
+    return frame
 
 
 def _tolerance_legend(tol: float | None) -> str:
@@ -446,6 +446,8 @@ class ModelComparison:
 def compare_models(results: pd.DataFrame, a: str, b: str, metric: str = "r2") -> ModelComparison:
     """Per base holding both models: the per-dataset means of A and B and B − A, with the paired
     t-test and Wilcoxon test of B − A over the datasets both have."""
+    if a == b:
+        raise AfrInputError(f"--compare: needs two different models, got {a!r} twice")
     known = sorted(results["model"].unique(), key=_model_key)
     for model in (a, b):
         if model not in known:
@@ -468,6 +470,13 @@ def compare_models(results: pd.DataFrame, a: str, b: str, metric: str = "r2") ->
     return ModelComparison(a, b, metric, bases)
 
 
+def _format_diff(diff: float, reference: float, metric: str) -> str:
+    """A signed difference: 4 decimals on R², the reference value's decimals on errors."""
+    if _missing(diff):
+        return ""
+    return f"{diff:+.4f}" if metric == "r2" else f"{diff:+.{_decimals(reference, metric)}f}"
+
+
 def render_model_comparison(comparison: ModelComparison, fmt: str = "md") -> str:
     """csv: the tests, one row per base; md/latex: per base the per-dataset table and test lines."""
     _check_format(fmt)
@@ -476,9 +485,8 @@ def render_model_comparison(comparison: ModelComparison, fmt: str = "md") -> str
     a, b, metric = comparison.a, comparison.b, comparison.metric
     parts = []
     for c in comparison.bases:
-        rows = [[row["dataset"], *(format_value(row[col], metric) for col in (a, b)),
-                 "" if _missing(row[f"{b} − {a}"]) else f"{row[f'{b} − {a}']:+.4f}"]
-                for row in c.per_dataset.to_dict("records")]
+        rows = [[row["dataset"], format_value(row[a], metric), format_value(row[b], metric),
+                 _format_diff(row[f"{b} − {a}"], row[b], metric)] for row in c.per_dataset.to_dict("records")]
         t = c.ttest
         notes = [
             f"paired t-test (Demšar) of {b} − {a} over n = {t.n} datasets: mean {t.mean_diff:.4g},"

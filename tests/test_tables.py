@@ -173,3 +173,36 @@ def test_compare_models_numbers():
     assert "eps-abrf against rf" in render_model_comparison(result, "md")
     with pytest.raises(AfrInputError, match="unknown model 'nope'"):
         compare_models(_results(), "rf", "nope")
+    with pytest.raises(AfrInputError, match="two different models"):
+        compare_models(_results(), "rf", "rf")
+
+
+def _write_store(directory, frame: pd.DataFrame) -> None:
+    from afr_cli.store import ResultsStore, UnitRecord
+
+    store = ResultsStore(directory)
+    store.create({"name": "test"})
+    for (dataset, base, rep), unit in frame.groupby(["dataset", "base", "rep"]):
+        rows = [{"model": r["model"], "r2": r["r2"], "mae": r["mae"], "rmse": r["rmse"], "params": r["params"],
+                 "selection": r["selection"], "cv_score": None, "solver_status": {}, "seconds": 0.0}
+                for r in unit.to_dict("records")]
+        store.write_unit(UnitRecord(dataset, base, int(rep), 0, 10, 5, 0.0, 0.0, rows, []))
+
+
+def test_table_command_on_stores(tmp_path, capsys):
+    from afr_cli.commands.table import _table
+
+    _write_store(tmp_path / "rf", _results("RF"))
+    _write_store(tmp_path / "ert", _results("ERT"))
+    dirs = [tmp_path / "rf", tmp_path / "ert"]
+    _table(results_dirs=dirs, metric=None, fmt="csv", with_std=False, paper="satrf:9", tol=None,
+           compare=("rf", "eps-abrf"))
+    comparison, tests = capsys.readouterr().out.split("\n\n")
+    assert comparison.splitlines()[0] == "dataset,model,metric,ours,published,diff,within_tol"
+    assert "Diabetes,eps-abrf (ERT),r2,0.43,0.441,-0.011,True" in comparison
+    assert tests.splitlines()[0].startswith("base,metric,a,b,n,mean_diff")
+    assert [line.split(",")[0] for line in tests.splitlines()[1:]] == ["RF", "ERT"]
+
+    _table(results_dirs=dirs, metric=None, fmt="md", with_std=True, paper=None, tol=None, compare=None)
+    md = capsys.readouterr().out
+    assert "| eps-abrf (RF)" in md and "0.430 ± 0.010" in md

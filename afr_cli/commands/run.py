@@ -1,4 +1,8 @@
-"""``afr run``, ``afr validate`` and ``afr models``: experiments from YAML configs."""
+"""``afr run``, ``afr validate`` and ``afr models``: experiments from YAML configs.
+
+Heavy modules (cvxpy, scikit-learn) are imported inside the commands, so ``afr --help``
+and every other command start fast.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +10,8 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from tabulate import tabulate
 
-from afr_cli.config import families_help, load_experiment
 from afr_cli.errors import AfrInputError
-from afr_cli.runner import RunOptions, run_experiment
 
 
 def _overrides(reps: int | None, datasets: str | None, sets: list[str]) -> list[str]:
@@ -39,6 +40,9 @@ def register(app: typer.Typer) -> None:
         quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
     ) -> None:
         """Run an experiment (resumes: only units missing from the store are computed)."""
+        from afr_cli.config import load_experiment
+        from afr_cli.runner import RunOptions, run_experiment
+
         if jobs == 0 or jobs < -1:
             raise AfrInputError(f"--jobs: {jobs} is not allowed; a positive count or -1 for all cores")
         exp = load_experiment(config, _overrides(reps, datasets, set_), out)
@@ -50,6 +54,8 @@ def register(app: typer.Typer) -> None:
         set_: list[str] = typer.Option([], "--set", help="override a config key: protocol.reps=10"),
     ) -> None:
         """Check a config without running it (exit 0, or exit 2 with one line naming the key)."""
+        from afr_cli.config import load_experiment
+
         exp = load_experiment(config, set_)
         points = sum(len(m.grid_points()) for m in exp.models if not m.best_of)
         typer.echo(f"{config}: ok ({exp.name}: {len(exp.datasets)} datasets, {len(exp.bases)} bases, "
@@ -58,5 +64,9 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def models() -> None:
         """The registered model families and their hyperparameters."""
+        from tabulate import tabulate
+
+        from afr_cli.config import families_help
+
         typer.echo(tabulate(families_help(), headers=["family", "what it is", "hyperparameters"],
                             tablefmt="simple", maxcolwidths=[14, 40, 60]))

@@ -11,10 +11,11 @@ import typer
 
 from afr_cli.errors import AfrInputError
 
-STORE_FILE = "store.sqlite"
-
 
 def _stores_under(root: Path) -> list[str]:
+    """Subdirectories of ``root`` holding a results store, for the error messages."""
+    from afr_cli.store import STORE_FILE
+
     if not root.is_dir():
         return []
     return sorted(str(d) for d in root.iterdir() if (d / STORE_FILE).is_file())
@@ -22,6 +23,10 @@ def _stores_under(root: Path) -> list[str]:
 
 def _load(dirs: list[Path]):
     """Concatenate the results of every store given with --results."""
+    import pandas as pd
+
+    from afr_cli.store import STORE_FILE, load_results
+
     if not dirs:
         stores = _stores_under(Path("results"))
         raise AfrInputError(
@@ -34,10 +39,6 @@ def _load(dirs: list[Path]):
                 f"--results: {d} is not a results store (no {STORE_FILE}); stores under ./results: "
                 + (", ".join(stores) or "none")
             )
-    import pandas as pd
-
-    from afr_cli.store import load_results
-
     results = pd.concat([load_results(d) for d in dirs], ignore_index=True)
     if results.empty:
         raise AfrInputError(f"--results: no results in {', '.join(str(d) for d in dirs)}")
@@ -75,6 +76,7 @@ def _table(
     if paper is not None:
         published_table(paper)  # reject an unknown spec before loading results
     results = _load(results_dirs or [])
+    model_comparison = None if compare is None else tables.compare_models(results, *compare, metric or "r2")
     note = tables.selection_note(results)
     if paper is not None:
         comparison = tables.paper_comparison(results, paper, tol)
@@ -83,11 +85,9 @@ def _table(
         typer.echo(tables.render_paper_comparison(comparison, paper, fmt, tol, note), nl=False)
     else:
         typer.echo(tables.render_summary(results, metric, fmt, with_std), nl=False)
-    if compare is not None:
-        a, b = compare
-        result = tables.compare_models(results, a, b, metric or "r2")
+    if model_comparison is not None:
         typer.echo("")
-        typer.echo(tables.render_model_comparison(result, fmt), nl=False)
+        typer.echo(tables.render_model_comparison(model_comparison, fmt), nl=False)
     if fmt == "csv" and note:
         print(note, file=sys.stderr)
 

@@ -8,6 +8,7 @@ from afr_cli.models.base import Family, Param
 from afr_cli.models.estimator import AttentionForestRegressor
 from afr_cli.models.forest import ForestFamily
 from afr_cli.models.larf import LARF, LARF_FAMILIES
+from afr_cli.models.satrf import SATRF, satrf_family
 from afr_cli.solve import DEFAULT_SOLVER
 
 
@@ -37,6 +38,8 @@ class EpsABRF(AttentionForestRegressor):
 # Registered families, by the name configs use in `family:`.
 FAMILIES: dict[str, Family] = {f.name: f for f in (ForestFamily(), EpsABRFFamily())}
 FAMILIES.update(LARF_FAMILIES)  # the ten LARF variants: eps-arf ... em-w-larf
+FAMILIES.update({f.name: f for f in (satrf_family("y"), satrf_family("x"), satrf_family("yx"),
+                                     satrf_family("y", heads=2))})  # sat-rf-y, -x, -yx, -y2
 
 
 def get_family(name: str, where: str = "family") -> Family:
@@ -47,4 +50,4 @@ def get_family(name: str, where: str = "family") -> Family:
         raise AfrInputError(f"{where}: unknown model family {name!r}; allowed: {', '.join(FAMILIES)}") from None
 
 
-__all__ = ["EpsABRF", "FAMILIES", "Family", "LARF", "LARF_FAMILIES", "Param", "get_family"]
+__all__ = ["EpsABRF", "FAMILIES", "Family", "LARF", "LARF_FAMILIES", "Param", "SATRF", "get_family"]

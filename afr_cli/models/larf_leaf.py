@@ -2,8 +2,9 @@
 
 mu(x, x_j) = softmax over the training rows j in x's leaf of -||x - x_j||^2 / tau0, then
 keys A_k(x) = sum_j mu x_j and values B_k(x) = sum_j mu y_j. Vectorised over rows, trees and
-leaf members (padded member lists, masked softmax, ||x - x_j||^2 = ||x||^2 + ||x_j||^2 - 2 x.x_j);
-rows go in chunks so the per-chunk gathers stay below ``CHUNK_ELEMENTS`` floats.
+leaf members with a ragged (CSR) layout: one entry per (row, tree, member), distances
+||x||^2 + ||x_j||^2 - 2 x.x_j computed once per row set, then per tau0 a segment softmax and
+two sparse products. No tensor is padded to the widest leaf or carries the feature axis.
 """
 
 from __future__ import annotations
@@ -11,11 +12,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
-from afr_cli.forests import RowTensors, softmax_neg
+from afr_cli.forests import RowTensors
 
-# Largest (rows, trees, leaf width, features) gather of one chunk: 4M floats = 32 MB.
+# Largest (query rows x training rows) block of x.x_j products computed at once: 32 MB.
 CHUNK_ELEMENTS = 4_000_000
+
+
+@dataclass(frozen=True)
+class LeafDistances:
+    """CSR over (row, tree) lines: ``members`` (nnz,) training rows, ``sqdist`` (nnz,) ||x - x_j||^2."""
+
+    indptr: np.ndarray
+    members: np.ndarray
+    sqdist: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -29,29 +40,47 @@ class LeafAttention:
 
 def leaf_attention(rows: RowTensors, tau0: float) -> LeafAttention:
     """The first level for every (row, tree) of ``rows``, computed once per tau0 and cached."""
-    return rows.memo(("larf-leaf", float(tau0)), lambda: _compute(rows, float(tau0)))
+    return rows.memo(("larf-leaf", float(tau0)), lambda: _attend(rows, float(tau0)))
 
 
-def _compute(rows: RowTensors, tau0: float) -> LeafAttention:
-    stats = rows.stats
-    members, mask = stats.padded_members()
-    X_train, y_train = stats.X, stats.y
+def leaf_distances(rows: RowTensors) -> LeafDistances:
+    """Squared distances from each row to the training rows of its leaf in every tree (cached)."""
+    return rows.memo(("larf-leaf-distances",), lambda: _distances(rows))
+
+
+def _distances(rows: RowTensors) -> LeafDistances:
+    stats, (n, T) = rows.stats, rows.leaves.shape
+    member_ptr, member_rows = stats.membership.indptr, stats.membership.indices
+    leaves = rows.leaves.ravel()                                  # line i*T + k
+    lengths = stats.counts[leaves].astype(np.int64)               # >= 1: a leaf holds a fit row
+    indptr = np.concatenate([[0], np.cumsum(lengths)])
+    offset = np.repeat(member_ptr[leaves] - indptr[:-1], lengths)
+    members = member_rows[np.arange(indptr[-1]) + offset]
+    X_train = stats.X
     train_sq = np.einsum("jm,jm->j", X_train, X_train)
     query_sq = np.einsum("im,im->i", rows.X, rows.X)
-    n, T = rows.leaves.shape
-    m, width = X_train.shape[1], members.shape[1]
-    keys = np.empty((n, T, m))
-    values = np.empty((n, T))
-    step = max(1, CHUNK_ELEMENTS // (T * width * max(m, 1)))
+    query = np.repeat(np.arange(n), np.diff(indptr[::T]))       # query row of each entry
+    sqdist = np.empty(len(members))
+    step = max(1, CHUNK_ELEMENTS // max(len(X_train), 1))
     for start in range(0, n, step):
-        part = slice(start, min(start + step, n))
-        leaves = rows.leaves[part]
-        mem = members[leaves]                                   # (c, T, width) training rows
-        cross = np.take_along_axis(rows.X[part] @ X_train.T, mem.reshape(len(leaves), -1), axis=1)
-        d = query_sq[part, None, None] + train_sq[mem] - 2.0 * cross.reshape(mem.shape)
-        d = np.where(mask[leaves], np.maximum(d, 0.0), np.inf)  # padding gets weight 0
-        mu = softmax_neg(d, tau0, axis=2)
-        values[part] = np.einsum("ctw,ctw->ct", mu, y_train[mem])
-        keys[part] = np.einsum("ctw,ctwm->ctm", mu, X_train[mem])
+        stop = min(start + step, n)
+        a, b = indptr[start * T], indptr[stop * T]
+        gram = rows.X[start:stop] @ X_train.T
+        cross = gram[query[a:b] - start, members[a:b]]
+        sqdist[a:b] = query_sq[query[a:b]] + train_sq[members[a:b]] - 2.0 * cross
+    return LeafDistances(indptr, members, np.maximum(sqdist, 0.0))
+
+
+def _attend(rows: RowTensors, tau0: float) -> LeafAttention:
+    dist, stats = leaf_distances(rows), rows.stats
+    n, T = rows.leaves.shape
+    starts, lengths = dist.indptr[:-1], np.diff(dist.indptr)
+    z = -dist.sqdist / tau0                                       # segment softmax per line
+    z -= np.repeat(np.maximum.reduceat(z, starts), lengths)
+    np.exp(z, out=z)
+    z /= np.repeat(np.add.reduceat(z, starts), lengths)
+    weights = sp.csr_matrix((z, dist.members, dist.indptr), shape=(n * T, len(stats.y)))
+    keys = (weights @ stats.X).reshape(n, T, -1)
+    values = (weights @ stats.y).reshape(n, T)
     diff = keys - rows.X[:, None, :]
     return LeafAttention(keys, values, np.einsum("ntm,ntm->nt", diff, diff))

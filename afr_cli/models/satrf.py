@@ -183,6 +183,7 @@ def satrf_family(variant: str = "y", heads: int = 1) -> SATRFFamily:
 
 @cache
 def _family(variant: str, heads: int) -> SATRFFamily:
+    """One instance per (variant, heads): a subclass fixing name, params (gamma1.., kappa1..), variant."""
     suffix = "" if heads == 1 else str(heads)
     if heads == 1:
         head_params = (GAMMA, KAPPA)
@@ -229,17 +230,16 @@ class SATRF(AttentionForestRegressor):
         return satrf_family(self.variant, self.heads)
 
     def _values(self, names: tuple[str, ...]) -> dict[str, float]:
-        given = {"eps": ("eps", self.eps), "tau": ("tau", self.tau)}
-        for param, value, names_h in (("gamma", self.gamma, self.family.gamma_names()),
-                                      ("kappa", self.kappa, self.family.kappa_names())):
-            given.update(zip(names_h, self._per_head(param, value)))
-        return {n: self.family.param(n).check(given[n][1], f"SATRF.{given[n][0]}") for n in names}
+        labelled = {"eps": ("eps", self.eps), "tau": ("tau", self.tau)}
+        labelled.update(zip(self.family.gamma_names(), self._per_head("gamma", self.gamma)))
+        labelled.update(zip(self.family.kappa_names(), self._per_head("kappa", self.kappa)))
+        return {n: self.family.param(n).check(labelled[n][1], f"SATRF.{labelled[n][0]}") for n in names}
 
     def _per_head(self, param: str, value) -> list[tuple[str, object]]:
         """(label, value) per head: the number itself for one head, else the tuple's items."""
         if self.heads == 1:
             return [(param, value)]
-        if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) or len(value) != self.heads:
+        if not isinstance(value, (list, tuple, np.ndarray)) or np.ndim(value) != 1 or len(value) != self.heads:
             raise AfrInputError(f"SATRF.{param}: {value!r} is not allowed; with heads={self.heads} "
                                 f"give {self.heads} numbers, one per head")
         return [(f"{param}[{j}]", v) for j, v in enumerate(value)]

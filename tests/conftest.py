@@ -1,0 +1,47 @@
+"""Shared test helpers: the installed ``afr`` console script and small fitted forests."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATASETS = ROOT.parent / "shared" / "datasets"
+
+
+def afr_bin() -> str:
+    return str(Path(sys.executable).parent / "afr")
+
+
+def run_afr(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
+    """Run the console script as a user would; returns the completed process (no check)."""
+    return subprocess.run([afr_bin(), *args], cwd=cwd or ROOT, env=env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+@pytest.fixture
+def small_data():
+    """A small regression problem (Friedman 1, 60 rows) split 45/15."""
+    from sklearn.datasets import make_friedman1
+
+    X, y = make_friedman1(n_samples=60, n_features=5, noise=0.5, random_state=3)
+    return X[:45], y[:45], X[45:], y[45:]
+
+
+def assert_one_line_error(proc: subprocess.CompletedProcess, *needles: str) -> None:
+    """Exit 2, a single line on stderr starting with 'error:', no traceback, containing needles."""
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("error: "), proc.stderr
+    assert "Traceback" not in proc.stderr
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+
+
+def random_simplex(rng: np.random.Generator, size: int, count: int) -> np.ndarray:
+    return rng.dirichlet(np.ones(size), size=count)

@@ -1,0 +1,113 @@
+"""Config validation: every bad input is one line naming file, key and what is allowed, exit 2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from afr_cli.config import load_experiment
+from afr_cli.errors import AfrInputError
+
+from conftest import ROOT, assert_one_line_error, run_afr
+
+GOOD = {
+    "name": "t", "seed": 1,
+    "protocol": {"reps": 2, "inner_folds": 3},
+    "datasets": ["Diabetes", "friedman 1"],
+    "bases": [{"kind": "rf", "n_estimators": 10}],
+    "models": [
+        {"id": "rf", "family": "forest"},
+        {"id": "eps-abrf", "family": "eps-abrf", "grid": {"eps": [0, 0.5], "tau": [1, 10]}},
+    ],
+}
+
+
+def _write(tmp_path: Path, cfg: dict | str) -> Path:
+    path = tmp_path / "exp.yaml"
+    path.write_text(cfg if isinstance(cfg, str) else yaml.safe_dump(cfg))
+    return path
+
+
+def _with(**changes) -> dict:
+    cfg = yaml.safe_load(yaml.safe_dump(GOOD))
+    for dotted, value in changes.items():
+        node = cfg
+        keys = dotted.split("__")
+        for k in keys[:-1]:
+            node = node[int(k)] if k.isdigit() else node[k]
+        last = keys[-1]
+        if value is KeyError:
+            del node[last]
+        elif last.isdigit():
+            node[int(last)] = value
+        else:
+            node[last] = value
+    return cfg
+
+
+def test_good_config_loads_with_canonical_names_and_grid_order(tmp_path):
+    exp = load_experiment(_write(tmp_path, GOOD))
+    assert exp.datasets == ("Diabetes", "Friedman1")
+    assert exp.bases[0].id == "RF@10"
+    abrf = exp.models[1]
+    assert list(abrf.grid) == ["tau", "eps"]  # design parameter varies slowest
+    assert len(abrf.grid_points()) == 4
+
+
+@pytest.mark.parametrize("cfg, needles", [
+    (_with(datasets=["Diabetes", "Atlantis"]), ["datasets[1]", "Atlantis", "Friedman1"]),
+    (_with(models__1__family="nope"), ["models[1].family", "nope", "eps-abrf"]),
+    (_with(models__1__grid={"eps": [0, 1.5]}), ["models[1].grid.eps[1]", "[0, 1]"]),
+    (_with(models__1__grid={"tau": [0]}), ["models[1].grid.tau[0]", "> 0"]),
+    (_with(models__1__grid={"tau": []}), ["models[1].grid.tau", "non-empty list"]),
+    (_with(models__1__grid={"kappa": [1]}), ["models[1].grid.kappa", "unknown hyperparameter"]),
+    (_with(protocol={"reps": 2, "folds": 3}), ["protocol.folds", "unknown key", "inner_folds"]),
+    (_with(protocol={"selection": "oracle"}), ["protocol.selection", "best-test"]),
+    (_with(bases=[{"kind": "gbm"}]), ["bases[0].kind", "rf, ert"]),
+    (_with(typo_key=1), ["typo_key", "unknown key"]),
+    (_with(models=[]), ["models", "non-empty"]),
+    (_with(datasets=KeyError), ["datasets", "missing"]),
+])
+def test_bad_configs_are_one_line_errors(tmp_path, cfg, needles):
+    path = _write(tmp_path, cfg)
+    with pytest.raises(AfrInputError) as err:
+        load_experiment(path)
+    message = str(err.value)
+    assert "\n" not in message and message.startswith(str(path))
+    for needle in needles:
+        assert needle in message
+
+
+def test_set_overrides_apply_and_reject_unknown_keys(tmp_path):
+    path = _write(tmp_path, GOOD)
+    exp = load_experiment(path, ["protocol.reps=7", "models.1.grid.eps=[0.25]"])
+    assert exp.protocol.reps == 7 and exp.models[1].grid["eps"] == (0.25,)
+    with pytest.raises(AfrInputError, match="protocol.repz"):
+        load_experiment(path, ["protocol.repz=3"])
+    with pytest.raises(AfrInputError, match="KEY=VALUE"):
+        load_experiment(path, ["protocol.reps"])
+
+
+def test_validate_cli_exit_codes(tmp_path):
+    ok = run_afr("validate", str(_write(tmp_path, GOOD)))
+    assert ok.returncode == 0 and "ok" in ok.stdout
+    bad = _write(tmp_path, _with(models__1__grid={"eps": [-0.1]}))
+    assert_one_line_error(run_afr("validate", str(bad)), str(bad), "eps", "[0, 1]")
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("name: x\nmodels: [unclosed\n")
+    assert_one_line_error(run_afr("validate", str(broken)), str(broken), "malformed YAML")
+    assert_one_line_error(run_afr("validate", str(tmp_path / "missing.yaml")), "missing.yaml", "no such config file")
+    assert_one_line_error(run_afr("validate", str(_write(tmp_path, GOOD)), "--set", "nope=1"), "nope", "unknown key")
+
+
+def test_all_shipped_configs_validate():
+    for path in sorted((ROOT / "configs").glob("*.yaml")):
+        load_experiment(path)
+
+
+def test_models_command_lists_families():
+    proc = run_afr("models")
+    assert proc.returncode == 0
+    assert "eps-abrf" in proc.stdout and "forest" in proc.stdout and "tau" in proc.stdout

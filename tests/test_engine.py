@@ -1,0 +1,163 @@
+"""The experiment engine end to end: worker independence, kill-and-resume, config hash, Dask."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from afr_cli.config import load_experiment
+from afr_cli.protocol import derive_seed, run_unit, split_indices
+from afr_cli.store import load_grid, load_results
+
+from conftest import afr_bin, assert_one_line_error, run_afr
+
+CONFIG = {
+    "name": "engine-test", "seed": 11,
+    "protocol": {"reps": 4, "inner_folds": 3},
+    "datasets": ["Friedman1", "Sparse"],
+    "bases": [{"kind": "rf", "n_estimators": 10, "min_samples_leaf": 5}],
+    "models": [
+        {"id": "rf", "family": "forest"},
+        {"id": "softmax", "family": "eps-abrf", "params": {"eps": 0.0}, "grid": {"tau": [1, 10]}},
+        {"id": "eps-abrf", "family": "eps-abrf", "grid": {"eps": [0.0, 0.5, 1.0], "tau": [1, 10]}},
+        {"id": "best", "best_of": ["softmax", "eps-abrf"]},
+    ],
+}
+KEY = ["dataset", "base", "model", "rep"]
+
+
+@pytest.fixture(scope="module")
+def config_path(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("cfg") / "engine.yaml"
+    path.write_text(yaml.safe_dump(CONFIG))
+    return path
+
+
+@pytest.fixture(scope="module")
+def reference(config_path, tmp_path_factory) -> pd.DataFrame:
+    """An uninterrupted single-worker run: the rows every other run must reproduce exactly."""
+    out = tmp_path_factory.mktemp("ref")
+    proc = run_afr("run", str(config_path), "--jobs", "1", "--out", str(out), "-q")
+    assert proc.returncode == 0, proc.stderr
+    return _rows(out)
+
+
+def _rows(out: Path) -> pd.DataFrame:
+    df = load_results(out)
+    df["params"] = df["params"].map(lambda p: tuple(sorted(p.items())))
+    cols = KEY + ["r2", "mae", "rmse", "params", "selection", "cv_score"]
+    return df[cols].sort_values(KEY).reset_index(drop=True)
+
+
+def test_reference_run_is_complete_and_sensible(reference):
+    assert len(reference) == 2 * 4 * 4
+    assert not reference.duplicated(KEY).any()
+    assert reference.r2.between(-1, 1).all()
+
+
+def test_two_workers_give_identical_results(config_path, reference, tmp_path):
+    proc = run_afr("run", str(config_path), "--jobs", "2", "--out", str(tmp_path), "-q")
+    assert proc.returncode == 0, proc.stderr
+    pd.testing.assert_frame_equal(_rows(tmp_path), reference)
+
+
+def _units(out: Path) -> int:
+    db = out / "store.sqlite"
+    if not db.exists():
+        return 0
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as conn:
+            return conn.execute("SELECT COUNT(*) FROM units").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+
+
+def test_sigkill_mid_run_then_resume_loses_and_duplicates_nothing(config_path, reference, tmp_path):
+    proc = subprocess.Popen([afr_bin(), "run", str(config_path), "--jobs", "1", "--out", str(tmp_path), "-q"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.time() + 300
+    while _units(tmp_path) < 2 and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    done_before = _units(tmp_path)
+    assert 2 <= done_before < 8, "the kill must land mid-run"
+    resumed = run_afr("run", str(config_path), "--jobs", "1", "--out", str(tmp_path))
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{done_before} already stored, {8 - done_before} to run" in resumed.stdout
+    pd.testing.assert_frame_equal(_rows(tmp_path), reference)
+    grid = load_grid(tmp_path)
+    grid["point"] = grid["point"].map(lambda p: tuple(sorted(p.items())))
+    assert not grid.duplicated(KEY + ["point"]).any()
+    assert len(grid) == 8 * (1 + 2 + 6)
+
+
+def test_changed_config_is_refused_unless_fresh(config_path, tmp_path):
+    args = ["run", str(config_path), "--jobs", "1", "--out", str(tmp_path), "-q", "--reps", "1",
+            "--datasets", "Sparse"]
+    assert run_afr(*args).returncode == 0
+    changed = run_afr(*args, "--set", "models.2.grid.tau=[1]")
+    assert_one_line_error(changed, "different config", "--fresh")
+    assert run_afr(*args, "--set", "models.2.grid.tau=[1]", "--fresh").returncode == 0
+    assert set(load_results(tmp_path).model) == {"rf", "softmax", "eps-abrf", "best"}
+
+
+def test_more_reps_extend_an_existing_store(config_path, tmp_path):
+    base = ["run", str(config_path), "--jobs", "1", "--out", str(tmp_path), "--datasets", "Sparse"]
+    assert run_afr(*base, "--reps", "1", "-q").returncode == 0
+    more = run_afr(*base, "--reps", "2")
+    assert "1 already stored, 1 to run" in more.stdout
+    assert sorted(load_results(tmp_path).rep.unique()) == [0, 1]
+
+
+def test_dask_backend_matches_local_run(config_path, reference, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        proc = run_afr("run", str(config_path), "--backend", "dask", "--scheduler", cluster.scheduler_address,
+                       "--out", str(tmp_path), "-q")
+    assert proc.returncode == 0, proc.stderr
+    pd.testing.assert_frame_equal(_rows(tmp_path), reference)
+
+
+def test_protocol_selection_and_best_of(config_path):
+    from afr_cli.data import load_dataset
+
+    exp = load_experiment(config_path)
+    X, y = load_dataset("Sparse")
+    unit = run_unit(exp, "Sparse", exp.bases[0], 0, X, y)
+    rows = {r["model"]: r for r in unit.results}
+    grid = [g for g in unit.grid if g["model"] == "eps-abrf"]
+    best_cv = max(grid, key=lambda g: g["cv_r2"])
+    assert rows["eps-abrf"]["params"] == best_cv["point"]
+    assert rows["eps-abrf"]["r2"] == best_cv["test_r2"]
+    part = max(("softmax", "eps-abrf"), key=lambda m: rows[m]["cv_score"])
+    assert rows["best"]["params"]["component"] == part and rows["best"]["r2"] == rows[part]["r2"]
+    # eps = 0 points of eps-abrf are the Softmax model: identical test scores
+    soft = {g["point"]["tau"]: g["test_r2"] for g in unit.grid if g["model"] == "softmax"}
+    for g in grid:
+        if g["point"]["eps"] == 0.0:
+            assert g["test_r2"] == pytest.approx(soft[g["point"]["tau"]], abs=1e-12)
+    exp_bt = load_experiment(config_path, ["protocol.selection=best-test"])
+    unit_bt = run_unit(exp_bt, "Sparse", exp_bt.bases[0], 0, X, y)
+    bt = {r["model"]: r for r in unit_bt.results}
+    assert bt["eps-abrf"]["r2"] == max(g["test_r2"] for g in grid)
+    assert bt["eps-abrf"]["selection"] == "best-test"
+
+
+def test_splits_depend_only_on_seed_dataset_and_rep():
+    a = split_indices(100, 0.2, derive_seed(1, "Sparse", 3))
+    b = split_indices(100, 0.2, derive_seed(1, "Sparse", 3))
+    c = split_indices(100, 0.2, derive_seed(1, "Sparse", 4))
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert not np.array_equal(a[1], c[1])
+    assert len(a[1]) == 20 and len(np.intersect1d(*a)) == 0
