@@ -21,6 +21,7 @@ _COMMAND_MODULES = (
     "datasets",
     "table",
     "stats",
+    "regress",
     "bench",
 )
 

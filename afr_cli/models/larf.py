@@ -99,7 +99,7 @@ class LARFFamily(Family):
     def training_problem(self, feats: MixtureFeatures, y: np.ndarray,
                          mixing: Mapping[str, float]) -> LinearAttentionProblem | None:
         B, S = feats.values, feats.head_sums
-        (n, T), M = B.shape, S.shape[1]
+        T, M = B.shape[1], S.shape[1]
         if self.trains == "w":                      # eq 16: r = (1-eps) C, Phi = eps D, w in simplex
             eps = mixing["eps"]
             if eps == 0.0:
@@ -134,7 +134,8 @@ class LARFFamily(Family):
         eps, w = self.parameters(feats, mixing, theta)
         return feats.head_sums @ (1.0 - eps) / len(eps) + eps.mean() * (feats.values @ w)
 
-    def fitted_attributes(self, feats, mixing, theta):
+    def fitted_attributes(self, feats: MixtureFeatures, mixing: Mapping[str, float],
+                          theta: np.ndarray | None) -> dict[str, np.ndarray]:
         eps, w = self.parameters(feats, mixing, theta)
         return {"taus_": feats.taus, "eps_": eps, "w_": w}
 

@@ -1,0 +1,99 @@
+"""CI regression guard: a reduced protocol's numbers against committed golden numbers and the papers.
+
+Two checks, both printed as one diff table:
+- golden: every (dataset, base, model, metric) mean of the reduced run must not be worse than
+  the committed golden value by more than the metric's tolerance (a better value is reported,
+  not failed: a real improvement is a reason to refresh the golden file with ``--update``);
+- published: the plain forests' R^2 on the UCI datasets of the run must lie within a tolerance
+  of the papers' baseline columns (design.md: these reproduce to about the third decimal).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from afr_cli.errors import AfrInputError
+
+GOLDEN_COLUMNS = ["dataset", "base", "model", "metric", "mean"]
+# Allowed worsening against golden: absolute for R^2, relative for the error metrics.
+TOLERANCES = {"r2": ("abs", 0.01), "mae": ("rel", 0.02), "rmse": ("rel", 0.02)}
+BASELINE_TOLERANCE = 0.02
+# The papers' baseline columns (LARF Tables 3 and 5 = SAT-RF Tables 6 and 7).
+BASELINE_SOURCES = {"RF": ("larf:3", "rf"), "ERT": ("larf:5", "ert")}
+UCI = ("Wine", "Boston", "Concrete", "Yacht", "Airfoil")
+
+
+@dataclass
+class RegressReport:
+    table: pd.DataFrame
+
+    @property
+    def failed(self) -> bool:
+        return bool((self.table.status == "REGRESSED").any())
+
+
+def _worse_by(metric: str, ours: float, reference: float) -> float:
+    """How much worse ours is than the reference, in the tolerance's units (<= 0: not worse)."""
+    kind, _ = TOLERANCES[metric]
+    worse = (reference - ours) if metric == "r2" else (ours - reference)
+    return worse / abs(reference) if kind == "rel" and reference else worse
+
+
+def golden_rows(summary: pd.DataFrame, golden: pd.DataFrame) -> list[dict]:
+    """Compare a run's long summary with the golden one, cell by cell."""
+    merged = golden.merge(summary, on=["dataset", "base", "model", "metric"], how="left",
+                          suffixes=("_golden", ""))
+    rows = []
+    for r in merged.itertuples():
+        kind, tol = TOLERANCES[r.metric]
+        if pd.isna(r.mean):
+            status, worse = "MISSING", np.nan
+        else:
+            worse = _worse_by(r.metric, r.mean, r.mean_golden)
+            status = "REGRESSED" if worse > tol + 1e-12 else ("improved" if worse < -tol else "ok")
+        rows.append({"check": "golden", "dataset": r.dataset, "base": r.base, "model": r.model,
+                     "metric": r.metric, "reference": r.mean_golden, "ours": r.mean,
+                     "diff": r.mean - r.mean_golden, "tolerance": f"{tol:g}{' rel' if kind == 'rel' else ''}",
+                     "status": "REGRESSED" if status == "MISSING" else status})
+    return rows
+
+
+def baseline_rows(summary: pd.DataFrame, forest_model: str) -> list[dict]:
+    """Plain-forest R^2 on the UCI datasets against the papers' baseline columns."""
+    from afr_cli.paper import published_table
+
+    rows = []
+    ours = summary[(summary.model == forest_model) & (summary.metric == "r2") & summary.dataset.isin(UCI)]
+    for r in ours.itertuples():
+        if r.base not in BASELINE_SOURCES:
+            continue
+        spec, paper_model = BASELINE_SOURCES[r.base]
+        pub = published_table(spec)
+        hit = pub[(pub.dataset == r.dataset) & (pub.model == paper_model) & (pub.metric == "r2")]
+        if hit.empty:
+            continue
+        ref = float(hit.value.iloc[0])
+        diff = r.mean - ref
+        rows.append({"check": f"published {spec}", "dataset": r.dataset, "base": r.base, "model": r.model,
+                     "metric": "r2", "reference": ref, "ours": r.mean, "diff": diff,
+                     "tolerance": f"{BASELINE_TOLERANCE:g}",
+                     "status": "ok" if abs(diff) <= BASELINE_TOLERANCE else "REGRESSED"})
+    return rows
+
+
+def read_golden(path: Path) -> pd.DataFrame:
+    if not path.is_file():
+        raise AfrInputError(f"{path}: no golden results; create them with `afr regress --update`")
+    golden = pd.read_csv(path)
+    missing = set(GOLDEN_COLUMNS) - set(golden.columns)
+    if missing:
+        raise AfrInputError(f"{path}: missing columns {sorted(missing)}; expected {','.join(GOLDEN_COLUMNS)}")
+    return golden[GOLDEN_COLUMNS]
+
+
+def compare(summary: pd.DataFrame, golden: pd.DataFrame, forest_model: str) -> RegressReport:
+    return RegressReport(pd.DataFrame(golden_rows(summary, golden) + baseline_rows(summary, forest_model)))
