@@ -23,6 +23,7 @@ _COMMAND_MODULES = (
     "stats",
     "regress",
     "bench",
+    "plot",
 )
 
 

@@ -74,6 +74,11 @@ class _PointScores:
         return float(np.mean(vals)) if vals and all(np.isfinite(vals)) else float("nan")
 
 
+def needs_selection(exp: Experiment) -> bool:
+    """Whether any model chooses between grid points or components (else inner CV is skipped)."""
+    return any(m.best_of or len(m.grid_points()) > 1 for m in exp.models)
+
+
 def run_unit(exp: Experiment, dataset: str, base: Base, rep: int,
              X: np.ndarray, y: np.ndarray) -> UnitRecord:
     """All models of the experiment on one (dataset, base, repetition); nothing is written here."""
@@ -82,6 +87,8 @@ def run_unit(exp: Experiment, dataset: str, base: Base, rep: int,
     train, test = split_indices(len(y), exp.protocol.test_fraction, split_seed)
     folds = KFold(exp.protocol.inner_folds, shuffle=True, random_state=derive_seed(exp.seed, dataset, rep, "folds"))
     stages = [_Stage(i, train[tr], train[va]) for i, (tr, va) in enumerate(folds.split(train))]
+    if not needs_selection(exp):  # nothing to choose: inner CV would only cost forest fits
+        stages = []
     stages.append(_Stage(REFIT, train, test))
 
     trainable = [m for m in exp.models if m.best_of == ()]
@@ -157,7 +164,7 @@ def _select(s: _PointScores, exp: Experiment) -> int:
     """Index of the chosen grid point: best mean inner-CV score, or best test score (best-test)."""
     metric = exp.protocol.select_by
     key = _better(metric)
-    if exp.protocol.selection == "best-test":
+    if len(s.points) == 1 or exp.protocol.selection == "best-test":
         values = [t[metric] if t else float("nan") for t in s.test]
     else:
         values = [s.cv_mean(i, metric) for i in range(len(s.points))]

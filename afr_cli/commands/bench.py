@@ -39,3 +39,27 @@ def register(app: typer.Typer) -> None:
                  f"ratio: {r['ratio']:.1f}x", "",
                  tabulate(rows, headers=["solver (compiled)", "ms", "first solve ms", "status", "objective gap to ECOS"])]
         _emit(r, fmt, lines)
+
+    @bench.command("satrf")
+    def satrf(n: int = typer.Option(800, help="training rows (n/2 validation rows)"),
+              trees: int = typer.Option(100, "--trees", help="T"),
+              solver: str = typer.Option("ECOS", "--solver", help="QP solver: ECOS, CLARABEL, OSQP or SCS"),
+              fmt: str = typer.Option("table", "--format", help="table or json")) -> None:
+        """One SAT-RF-y fold, the 5 x 5 eps x gamma grid: shared tensors vs rebuilt at every point."""
+        from afr_cli.benchmarks.satrf import run
+        from afr_cli.solve import SOLVERS
+
+        if fmt not in FORMATS:
+            raise AfrInputError(f"--format: {fmt!r} is not allowed; allowed: {', '.join(FORMATS)}")
+        name = solver.upper()
+        if name not in SOLVERS:
+            raise AfrInputError(f"--solver: {solver!r} is not allowed; allowed: {', '.join(SOLVERS)}")
+        if n < 20 or trees < 1:
+            raise AfrInputError(f"--n {n} / --trees {trees}: not allowed; n must be >= 20 and trees >= 1")
+        r = run(n, trees, solver=name)
+        lines = [f"SAT-RF-y fold, {r['points']} grid points (eps x gamma), T = {r['T']}, n = {r['n']}, "
+                 f"solver {r['solver']}",
+                 f"naive (tensors rebuilt at every point): {r['naive_ms']:.1f} ms",
+                 f"shared (tensors built once per row set): {r['shared_ms']:.1f} ms",
+                 f"ratio: {r['ratio']:.1f}x"]
+        _emit(r, fmt, lines)

@@ -1,0 +1,66 @@
+"""``afr plot``: figures from a results store (the SAT-RF paper's Figures 1-4 surfaces)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from afr_cli.errors import AfrInputError
+
+
+def _stores_under(root: Path) -> list[str]:
+    from afr_cli.store import STORE_FILE
+
+    if not root.is_dir():
+        return []
+    return sorted(str(d) for d in root.iterdir() if (d / STORE_FILE).is_file())
+
+
+def register(app: typer.Typer) -> None:
+    plot = typer.Typer(help="Figures from a results store: score surfaces over two hyperparameters.",
+                       no_args_is_help=True)
+    app.add_typer(plot, name="plot")
+
+    @plot.command("surface")
+    def surface(
+        results: Path = typer.Option(..., "--results", help="a results store directory, e.g. results/satrf_surfaces"),
+        dataset: str = typer.Option(..., "--dataset", help="a dataset of the store, e.g. Sparse"),
+        model: str = typer.Option(..., "--model", help="a model id of the store, e.g. sat-rf-yx-tau-eps"),
+        x: str = typer.Option(..., "--x", help="hyperparameter across (columns), e.g. tau"),
+        y: str = typer.Option(..., "--y", help="hyperparameter up (rows), e.g. eps"),
+        out: Path = typer.Option(..., "--out", help="the PNG file to write"),
+        metric: str = typer.Option("r2", "--metric", help="r2 or mae"),
+        score: str = typer.Option("test", "--score", help="test (80/20 split) or cv (mean inner CV)"),
+        base: Optional[str] = typer.Option(None, "--base", help="base id (RF, ERT, ...) when the store has several"),
+    ) -> None:
+        """Heatmap of the mean (over reps) score of a model as a function of two hyperparameters."""
+        from afr_cli import plots
+        from afr_cli.store import STORE_FILE, load_grid
+
+        if metric not in plots.METRICS:
+            raise AfrInputError(f"--metric: {metric!r} is not allowed; allowed: {', '.join(plots.METRICS)}")
+        if score not in plots.SCORES:
+            raise AfrInputError(f"--score: {score!r} is not allowed; allowed: {', '.join(plots.SCORES)}")
+        if out.suffix.lower() != ".png":
+            raise AfrInputError(f"--out: {out} must name a .png file")
+        if not (results / STORE_FILE).is_file():
+            stores = _stores_under(Path("results"))
+            raise AfrInputError(f"--results: {results} is not a results store (no {STORE_FILE}); "
+                                f"stores under ./results: {', '.join(stores) or 'none'}")
+        s = plots.surface_table(load_grid(results), dataset, model, x, y, metric, score, base)
+        if not s.table.notna().to_numpy().any():
+            raise AfrInputError(f"{model} on {dataset}: every {s.column} value is missing (failed solves)")
+
+        import matplotlib
+
+        matplotlib.use("Agg")
+        fig = plots.surface_figure(s)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(out, dpi=120)
+        bx, by, best = s.best()
+        fixed = ", ".join(f"{k}={v:g}" for k, v in s.fixed.items()) or "none"
+        typer.echo(f"wrote {out}: {s.dataset} {s.model} on {s.base}, mean {s.column} over {s.reps} reps, "
+                   f"{len(s.table.index)} {y} x {len(s.table.columns)} {x} values (fixed: {fixed}); "
+                   f"best {best:.4g} at {x}={bx:g}, {y}={by:g}")

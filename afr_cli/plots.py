@@ -1,0 +1,158 @@
+"""Figures from a results store: grid frame -> 2-D table of mean scores -> matplotlib figure.
+
+``surface_table`` is pure pandas: the grid rows (``store.load_grid``) of one dataset, base and
+model, the mean over repetitions of one score column (test_r2, cv_mae, ...) at every value pair
+of two hyperparameters. Any other hyperparameter of the model must be constant over those rows:
+averaging a surface over a third varying parameter would silently mix models, so it is an error
+naming the parameter and its values. ``surface_figure`` draws the table as an annotated heatmap
+on a bare Agg figure (no pyplot, no GUI backend); matplotlib is imported only there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from afr_cli.errors import AfrInputError
+
+METRICS = ("r2", "mae")
+SCORES = ("test", "cv")
+_METRIC_LABEL = {"r2": "R²", "mae": "MAE"}
+_SCORE_LABEL = {"test": "test", "cv": "inner-CV"}
+
+
+@dataclass(frozen=True)
+class Surface:
+    """Mean score per (y value, x value): rows are y values, columns x values, both ascending."""
+
+    table: pd.DataFrame
+    dataset: str
+    model: str
+    base: str
+    x: str
+    y: str
+    metric: str
+    score: str
+    reps: int
+    fixed: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def column(self) -> str:
+        return f"{self.score}_{self.metric}"
+
+    def best(self) -> tuple[float, float, float]:
+        """(x value, y value, mean score) of the best cell: highest R², lowest MAE."""
+        values = self.table.to_numpy(dtype=float)
+        flat = np.nanargmax(values) if self.metric == "r2" else np.nanargmin(values)
+        i, j = np.unravel_index(flat, values.shape)
+        return float(self.table.columns[j]), float(self.table.index[i]), float(values[i, j])
+
+
+def _fmt(value: float) -> str:
+    return f"{value:g}"
+
+
+def surface_table(grid: pd.DataFrame, dataset: str, model: str, x: str, y: str,
+                  metric: str = "r2", score: str = "test", base: str | None = None) -> Surface:
+    """The mean (over reps) ``{score}_{metric}`` of ``model`` as a function of params ``x`` and ``y``.
+
+    Every problem is a one-line AfrInputError naming what is allowed: an unknown dataset, base,
+    model or parameter, x == y, or a third parameter that varies over the model's grid.
+    """
+    if metric not in METRICS:
+        raise AfrInputError(f"--metric: {metric!r} is not allowed; allowed: {', '.join(METRICS)}")
+    if score not in SCORES:
+        raise AfrInputError(f"--score: {score!r} is not allowed; allowed: {', '.join(SCORES)}")
+    if grid.empty:
+        raise AfrInputError("the results store has no grid rows yet; run the experiment first")
+    datasets = sorted(grid["dataset"].unique())
+    if dataset not in datasets:
+        raise AfrInputError(f"--dataset: {dataset!r} is not in the store; allowed: {', '.join(datasets)}")
+    rows = grid[grid["dataset"] == dataset]
+    models = sorted(rows["model"].unique())
+    if model not in models:
+        raise AfrInputError(f"--model: {model!r} has no grid rows for {dataset}; allowed: {', '.join(models)}")
+    rows = rows[rows["model"] == model]
+    bases = sorted(rows["base"].unique())
+    if base is None:
+        if len(bases) > 1:
+            raise AfrInputError(f"--base: {model} on {dataset} has several bases; choose one of {', '.join(bases)}")
+        base = bases[0]
+    elif base not in bases:
+        raise AfrInputError(f"--base: {base!r} is not a base of {model} on {dataset}; allowed: {', '.join(bases)}")
+    rows = rows[rows["base"] == base]
+
+    points = pd.DataFrame(list(rows["point"]), index=rows.index)
+    params = list(points.columns)
+    for flag, name in (("--x", x), ("--y", y)):
+        if name not in params:
+            allowed = ", ".join(params) if params else "none (this model has no hyperparameters)"
+            raise AfrInputError(f"{flag}: {name!r} is not a hyperparameter of {model}; allowed: {allowed}")
+    if x == y:
+        raise AfrInputError(f"--x and --y: both are {x!r}; choose two different hyperparameters of {model}")
+    fixed, varying = {}, {}
+    for name in params:
+        if name in (x, y):
+            continue
+        values = sorted(points[name].dropna().unique())
+        if len(values) == 1:
+            fixed[name] = float(values[0])
+        else:
+            varying[name] = values
+    if varying:
+        what = "; ".join(f"{n} takes {', '.join(_fmt(v) for v in vals)}" for n, vals in varying.items())
+        raise AfrInputError(f"{model} varies more than --x {x} and --y {y} ({what}); averaging over it "
+                            "would mix models: plot two of the varying parameters of a model whose other "
+                            "parameters are fixed")
+
+    column = f"{score}_{metric}"
+    frame = pd.DataFrame({"x": points[x].astype(float), "y": points[y].astype(float),
+                          "value": rows[column].astype(float)})
+    table = frame.groupby(["y", "x"])["value"].mean().unstack("x").sort_index().sort_index(axis=1)
+    table.index.name, table.columns.name = y, x
+    return Surface(table, dataset, model, base, x, y, metric, score, int(rows["rep"].nunique()), fixed)
+
+
+def surface_title(s: Surface) -> str:
+    fixed = ", ".join(f"{k} = {_fmt(v)}" for k, v in s.fixed.items())
+    return (f"{s.dataset}: {s.model} on {s.base}\n"
+            f"mean {_SCORE_LABEL[s.score]} {_METRIC_LABEL[s.metric]} over {s.reps} reps"
+            + (f" ({fixed})" if fixed else ""))
+
+
+def surface_figure(s: Surface):
+    """An annotated heatmap of the surface (x across, y up) on an Agg canvas; best cell outlined."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Rectangle
+
+    values = s.table.to_numpy(dtype=float)
+    ny, nx = values.shape
+    fig = Figure(figsize=(1.1 * nx + 3.2, 0.8 * ny + 2.4), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    cmap = "viridis" if s.metric == "r2" else "viridis_r"  # brighter is better for both metrics
+    image = ax.imshow(values, origin="lower", aspect="auto", cmap=cmap)
+    label = f"mean {_SCORE_LABEL[s.score]} {_METRIC_LABEL[s.metric]}"
+    fig.colorbar(image, ax=ax, label=label)
+    ax.set_xticks(range(nx), [_fmt(v) for v in s.table.columns])
+    ax.set_yticks(range(ny), [_fmt(v) for v in s.table.index])
+    ax.set_xlabel(s.x)
+    ax.set_ylabel(s.y)
+    ax.set_title(surface_title(s), fontsize=10)
+    finite = values[np.isfinite(values)]
+    low, high = (finite.min(), finite.max()) if finite.size else (0.0, 1.0)
+    for i in range(ny):
+        for j in range(nx):
+            v = values[i, j]
+            rel = 0.5 if high == low or not np.isfinite(v) else (v - low) / (high - low)
+            bright = rel > 0.6 if s.metric == "r2" else rel < 0.4
+            ax.text(j, i, "n/a" if not np.isfinite(v) else f"{v:.3f}" if abs(v) < 100 else f"{v:.4g}",
+                    ha="center", va="center", fontsize=8, color="black" if bright else "white")
+    if finite.size:
+        bx, by, _ = s.best()
+        j, i = list(s.table.columns).index(bx), list(s.table.index).index(by)
+        ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="red", linewidth=2))
+    return fig
