@@ -295,6 +295,16 @@ def _best_per_base(row: pd.Series, columns: list[_Column], metric: str) -> dict[
 
 # ---------------------------------------------------------------- ours against a published table
 
+def name_plain_forests(results: pd.DataFrame) -> pd.DataFrame:
+    """Rows of the generic plain-forest model ``forest`` renamed after their base kind (rf, ert),
+    as the papers name their baseline columns; a config with several bases can then use one id."""
+    is_forest = results["model"] == "forest"
+    if not is_forest.any():
+        return results
+    kinds = results["base"].str.split("@").str[0].str.lower()
+    return results.assign(model=results["model"].where(~is_forest, kinds))
+
+
 def _our_key(base: str, model: str) -> tuple[str, str]:
     """Published (base, model) -> ours; ``rf@400`` on base RF is our base ``RF@400``, model ``rf``."""
     name, _, trees = model.partition("@")
@@ -332,6 +342,7 @@ def paper_comparison(results: pd.DataFrame, spec: str, tol: float | None = None)
     Tables with several bases name the model ``model (BASE)``.
     """
     published = _sorted(published_table(spec), ["dataset"])
+    results = name_plain_forests(results)
     dataset_labels, model_labels = _labels(published)
     extras = [k for k in EXTRA_KEYS if k in published.columns]
     matched = [k for k in extras if k in results.columns]

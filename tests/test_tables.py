@@ -159,6 +159,17 @@ def test_paper_comparison_tree_count_columns():
     assert cell["ours"] == pytest.approx(0.418) and cell["diff"] == pytest.approx(0.0)
 
 
+def test_generic_forest_model_matches_the_papers_baseline_columns():
+    ours = pd.concat([_results("ERT@700", r2={("Diabetes", "forest"): [0.45]}),
+                      _results("RF", r2={("Diabetes", "forest"): [0.41]})])
+    trees = paper_comparison(ours, "larf:9")
+    cell = trees[(trees["dataset"] == "Diabetes") & (trees["model"] == "ert@700")].iloc[0]
+    assert cell["ours"] == pytest.approx(0.45)
+    base = paper_comparison(ours, "larf:3")
+    cell = base[(base["dataset"] == "Diabetes") & (base["model"] == "rf") & (base["metric"] == "r2")].iloc[0]
+    assert cell["ours"] == pytest.approx(0.41) and cell["published"] == pytest.approx(0.416)
+
+
 def test_compare_models_numbers():
     result = compare_models(_results(), "rf", "eps-abrf")
     assert [c.base for c in result.bases] == ["RF"]
