@@ -102,10 +102,10 @@ def surface_table(grid: pd.DataFrame, dataset: str, model: str, x: str, y: str,
         else:
             varying[name] = values
     if varying:
-        what = "; ".join(f"{n} takes {', '.join(_fmt(v) for v in vals)}" for n, vals in varying.items())
-        raise AfrInputError(f"{model} varies more than --x {x} and --y {y} ({what}); averaging over it "
-                            "would mix models: plot two of the varying parameters of a model whose other "
-                            "parameters are fixed")
+        what = "; ".join(f"{n} ({', '.join(_fmt(v) for v in vals)})" for n, vals in varying.items())
+        swept = [n for n in params if points[n].nunique() > 1]
+        raise AfrInputError(f"--x {x} --y {y}: {model} also varies {what}; a surface cannot average over "
+                            f"it: choose --x and --y among its varying parameters {', '.join(swept)}")
 
     column = f"{score}_{metric}"
     frame = pd.DataFrame({"x": points[x].astype(float), "y": points[y].astype(float),
@@ -119,7 +119,7 @@ def surface_title(s: Surface) -> str:
     fixed = ", ".join(f"{k} = {_fmt(v)}" for k, v in s.fixed.items())
     return (f"{s.dataset}: {s.model} on {s.base}\n"
             f"mean {_SCORE_LABEL[s.score]} {_METRIC_LABEL[s.metric]} over {s.reps} reps"
-            + (f" ({fixed})" if fixed else ""))
+            + (f" ({fixed})" if fixed else "") + "; red box: best")
 
 
 def surface_figure(s: Surface):

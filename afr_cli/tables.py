@@ -295,6 +295,15 @@ def _best_per_base(row: pd.Series, columns: list[_Column], metric: str) -> dict[
 
 # ---------------------------------------------------------------- ours against a published table
 
+# Published model ids that stand for a different model of ours in one table: SAT-RF Tables 2-7
+# each print the Softmax model (eps = gamma = 0) of their own variant under the one name.
+PAPER_MODEL_ALIASES: dict[str, dict[str, str]] = {
+    "satrf:2": {"softmax": "softmax-y"}, "satrf:3": {"softmax": "softmax-y"},
+    "satrf:4": {"softmax": "softmax-x"}, "satrf:5": {"softmax": "softmax-x"},
+    "satrf:6": {"softmax": "softmax-yx"}, "satrf:7": {"softmax": "softmax-yx"},
+}
+
+
 def name_plain_forests(results: pd.DataFrame) -> pd.DataFrame:
     """Rows of the generic plain-forest model ``forest`` renamed after their base kind (rf, ert),
     as the papers name their baseline columns; a config with several bases can then use one id."""
@@ -343,6 +352,7 @@ def paper_comparison(results: pd.DataFrame, spec: str, tol: float | None = None)
     """
     published = _sorted(published_table(spec), ["dataset"])
     results = name_plain_forests(results)
+    aliases = PAPER_MODEL_ALIASES.get(spec.lower(), {})
     dataset_labels, model_labels = _labels(published)
     extras = [k for k in EXTRA_KEYS if k in published.columns]
     matched = [k for k in extras if k in results.columns]
@@ -353,7 +363,7 @@ def paper_comparison(results: pd.DataFrame, spec: str, tol: float | None = None)
     modes = _cell_lookup(param_modes(results, tuple(PARAM_ROWS.values())), "value")
     rows = []
     for cell, dataset_label, model_label in zip(published.to_dict("records"), dataset_labels, model_labels):
-        base, model = _our_key(cell["base"], cell["model"])
+        base, model = _our_key(cell["base"], aliases.get(cell["model"], cell["model"]))
         extra_key = tuple(cell[k] for k in matched)
         if len(matched) < len(extras):
             ours = math.nan

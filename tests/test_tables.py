@@ -170,6 +170,15 @@ def test_generic_forest_model_matches_the_papers_baseline_columns():
     assert cell["ours"] == pytest.approx(0.41) and cell["published"] == pytest.approx(0.416)
 
 
+def test_satrf_softmax_columns_map_to_each_variants_softmax_model():
+    ours = pd.concat([_results(r2={("Diabetes", "softmax-y"): [0.5]}),
+                      _results(r2={("Diabetes", "softmax-yx"): [0.3]})])
+    for spec, expected in (("satrf:2", 0.5), ("satrf:6", 0.3)):
+        table = paper_comparison(ours, spec)
+        cell = table[(table["dataset"] == "Diabetes") & (table["model"] == "softmax") & (table["metric"] == "r2")]
+        assert cell.iloc[0]["ours"] == pytest.approx(expected)
+
+
 def test_compare_models_numbers():
     result = compare_models(_results(), "rf", "eps-abrf")
     assert [c.base for c in result.bases] == ["RF"]

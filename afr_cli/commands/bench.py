@@ -18,6 +18,19 @@ def _emit(result: dict, fmt: str, lines: list[str]) -> None:
     typer.echo(json.dumps(result, indent=2) if fmt == "json" else "\n".join(lines))
 
 
+def _checked(fmt: str, solver: str, n: int, trees: int) -> str:
+    """Validate the common options before any work; the solver's canonical name."""
+    from afr_cli.solve import SOLVERS
+
+    if fmt not in FORMATS:
+        raise AfrInputError(f"--format: {fmt!r} is not allowed; allowed: {', '.join(FORMATS)}")
+    if solver.upper() not in SOLVERS:
+        raise AfrInputError(f"--solver: {solver!r} is not allowed; allowed: {', '.join(SOLVERS)}")
+    if n < 20 or trees < 1:
+        raise AfrInputError(f"--n {n} / --trees {trees}: not allowed; n must be >= 20 and trees >= 1")
+    return solver.upper()
+
+
 def register(app: typer.Typer) -> None:
     bench = typer.Typer(help="Benchmarks: ratios against a naive path measured in the same run.",
                         no_args_is_help=True)
@@ -47,19 +60,34 @@ def register(app: typer.Typer) -> None:
               fmt: str = typer.Option("table", "--format", help="table or json")) -> None:
         """One SAT-RF-y fold, the 5 x 5 eps x gamma grid: shared tensors vs rebuilt at every point."""
         from afr_cli.benchmarks.satrf import run
-        from afr_cli.solve import SOLVERS
 
-        if fmt not in FORMATS:
-            raise AfrInputError(f"--format: {fmt!r} is not allowed; allowed: {', '.join(FORMATS)}")
-        name = solver.upper()
-        if name not in SOLVERS:
-            raise AfrInputError(f"--solver: {solver!r} is not allowed; allowed: {', '.join(SOLVERS)}")
-        if n < 20 or trees < 1:
-            raise AfrInputError(f"--n {n} / --trees {trees}: not allowed; n must be >= 20 and trees >= 1")
-        r = run(n, trees, solver=name)
+        r = run(n, trees, solver=_checked(fmt, solver, n, trees))
         lines = [f"SAT-RF-y fold, {r['points']} grid points (eps x gamma), T = {r['T']}, n = {r['n']}, "
                  f"solver {r['solver']}",
                  f"naive (tensors rebuilt at every point): {r['naive_ms']:.1f} ms",
                  f"shared (tensors built once per row set): {r['shared_ms']:.1f} ms",
                  f"ratio: {r['ratio']:.1f}x"]
+        _emit(r, fmt, lines)
+
+    @bench.command("larf")
+    def larf(n: int = typer.Option(800, help="training rows (n/2 validation rows)"),
+             trees: int = typer.Option(100, "--trees", help="T"),
+             solver: str = typer.Option("ECOS", "--solver", help="QP solver: ECOS, CLARABEL, OSQP or SCS"),
+             max_m: int = typer.Option(20, "--max-m", help="M runs over 1..max_m"),
+             fmt: str = typer.Option("table", "--format", help="table or json")) -> None:
+        """One LARF fold, 5 tau0 x M x 4 variants: vectorised leaf attention vs a per-row loop; peak memory."""
+        from afr_cli.benchmarks.larf import run
+
+        name = _checked(fmt, solver, n, trees)
+        if max_m < 1:
+            raise AfrInputError(f"--max-m: {max_m} is not allowed; an integer >= 1")
+        r = run(n, trees, solver=name, Ms=range(1, max_m + 1))
+        lines = [f"LARF fold: {r['grid_points']} grid points ({r['qp_solves']} distinct QPs), T = {trees}, n = {n}, "
+                 f"solver {name}",
+                 f"first level, per-row loop: {r['naive_first_level_ms']:.0f} ms",
+                 f"first level, vectorised:   {r['vectorised_first_level_ms']:.0f} ms "
+                 f"(max |diff| {r['first_level_max_abs_diff']:.1e})",
+                 f"ratio (first level): {r['ratio_first_level']:.1f}x",
+                 f"whole grid on shared features: {r['shared_ms']:.0f} ms, of which solver {r['solver_ms']:.0f} ms",
+                 f"peak memory: {r['peak_mb']:.0f} MB (tracemalloc), {r['maxrss_delta_mb']:.0f} MB (max RSS growth)"]
         _emit(r, fmt, lines)
