@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from afr_cli.errors import AfrInputError
+from afr_cli.errors import AfrInputError, SolverError
 
 app = typer.Typer(
     help="afr: reproduce the attention-based forest papers' experiments end to end.",
@@ -49,6 +49,9 @@ def main() -> None:
     except AfrInputError as err:
         print(f"error: {err}", file=sys.stderr)
         sys.exit(err.exit_code)
+    except SolverError as err:
+        print(f"error: {err}", file=sys.stderr)
+        sys.exit(1)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         sys.exit(130)

@@ -113,7 +113,7 @@ def run_unit(exp: Experiment, dataset: str, base: Base, rep: int,
             results.append(_best_of_row(model, results, exp))
             continue
         s = scores[model.id]
-        results.append(_selected_row(model, s, exp))
+        results.append(_selected_row(model, s, exp, f"{dataset} / {base.id} / rep {rep}"))
         grid.extend(_grid_rows(model, s))
     return UnitRecord(dataset, base.id, rep, split_seed, len(train), len(test), forest_seconds,
                       time.perf_counter() - t_unit, results, grid)
@@ -174,8 +174,11 @@ def _select(s: _PointScores, exp: Experiment) -> int:
     return min(finite, key=lambda i: (key(values[i]), i))
 
 
-def _selected_row(model: ModelConfig, s: _PointScores, exp: Experiment) -> dict:
-    i = _select(s, exp)
+def _selected_row(model: ModelConfig, s: _PointScores, exp: Experiment, where: str) -> dict:
+    try:
+        i = _select(s, exp)
+    except SolverError as err:
+        raise SolverError(f"{where}, model {model.id}: {err} ({dict(s.status)})") from None
     return {"model": model.id, **s.test[i], "params": s.points[i], "selection": exp.protocol.selection,
             "cv_score": s.cv_mean(i, exp.protocol.select_by), "solver_status": dict(s.status),
             "seconds": s.seconds}

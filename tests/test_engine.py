@@ -161,3 +161,18 @@ def test_splits_depend_only_on_seed_dataset_and_rep():
     assert all(np.array_equal(x, y) for x, y in zip(a, b))
     assert not np.array_equal(a[1], c[1])
     assert len(a[1]) == 20 and len(np.intersect1d(*a)) == 0
+
+
+def test_a_model_whose_every_solve_fails_is_an_error_naming_the_unit(config_path, monkeypatch):
+    import afr_cli.protocol as protocol
+    from afr_cli.data import load_dataset
+    from afr_cli.errors import SolverError
+
+    def failing(*args, **kwargs):
+        raise SolverError("no solver could fit the attention weights (ECOS: infeasible)")
+
+    monkeypatch.setattr(protocol, "solve", failing)
+    exp = load_experiment(config_path, ["models.2.grid.eps=[0.5]", "models.2.grid.tau=[1]"])
+    X, y = load_dataset("Sparse")
+    with pytest.raises(SolverError, match=r"Sparse / RF@10 / rep 0, model eps-abrf: every grid point"):
+        run_unit(exp, "Sparse", exp.bases[0], 0, X, y)
