@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/afr run configs/quickstart.yaml --out results/quickstart
+	$(BIN)/afr run configs/quickstart.yaml --out results/quickstart --fresh
 	$(BIN)/afr table --results results/quickstart --std
 
 test: $(STAMP)
