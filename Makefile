@@ -48,21 +48,6 @@ reference-larf: $(STAMP)
 	$(BIN)/afr run configs/larf_trees.yaml --reps $(REPS)
 	$(MAKE) tables
 
-# Summary tables of every store under results/, and ours beside the papers where both bases exist.
+# Summaries of every store and ours beside the papers' tables (afr_cli/reports.py says which).
 tables: $(STAMP)
-	@for d in results/*/; do \
-	  [ -f $$d/store.sqlite ] || continue; \
-	  $(BIN)/afr table --results $$d --format csv > $$d/summary.csv; \
-	  $(BIN)/afr table --results $$d --std > $$d/summary.md; \
-	  $(BIN)/afr table --results $$d --metric mae --std >> $$d/summary.md; \
-	  echo "wrote $$d/summary.csv and $$d/summary.md"; \
-	done
-	@if [ -f results/abrf_rf/store.sqlite ] && [ -f results/abrf_ert/store.sqlite ]; then \
-	  for t in satrf:9 larf:10 larf:3 larf:5; do \
-	    f=results/abrf/paper-$$(echo $$t | tr : -).md; mkdir -p results/abrf; \
-	    $(BIN)/afr table --results results/abrf_rf --results results/abrf_ert --paper $$t > $$f; \
-	    $(BIN)/afr table --results results/abrf_rf --results results/abrf_ert --paper $$t --format csv > $${f%.md}.csv; \
-	    echo "wrote $$f"; \
-	  done; \
-	fi
-
+	$(BIN)/afr report

@@ -61,6 +61,8 @@ def register(app: typer.Typer) -> None:
         typer.echo(f"{config}: ok ({exp.name}: {len(exp.datasets)} datasets, {len(exp.bases)} bases, "
                    f"{len(exp.models)} models, {points} grid points, {exp.protocol.reps} reps)")
 
+    register_report(app)
+
     @app.command()
     def models() -> None:
         """The registered model families and their hyperparameters."""
@@ -70,3 +72,16 @@ def register(app: typer.Typer) -> None:
 
         typer.echo(tabulate(families_help(), headers=["family", "what it is", "hyperparameters"],
                             tablefmt="simple", maxcolwidths=[14, 40, 60]))
+
+
+def register_report(app: typer.Typer) -> None:
+    """``afr report``: regenerate the committed summaries and paper comparisons under results/."""
+
+    @app.command()
+    def report(names: list[str] = typer.Argument(None, help="reports to write (default: all): abrf, satrf, larf, larf_trees"),
+               root: Path = typer.Option(Path("results"), "--root", help="directory holding the stores")) -> None:
+        """Write every store's summary and ours beside the papers' tables (results/<report>/)."""
+        from afr_cli.reports import write_all
+
+        for path in write_all(root, names or None):
+            typer.echo(f"wrote {path}")

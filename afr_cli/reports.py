@@ -1,0 +1,94 @@
+"""The committed reference reports: which stores, which published tables, which paired tests.
+
+``afr report`` writes, for every report whose stores exist under ``results/``, the summary of
+each store (``summary.md``, ``summary.csv``) and, in ``results/<report>/``, ours beside every
+published table of the report (``paper-<paper>-<table>.md`` / ``.csv``) and the paired tests
+(``compare.md``). Everything there is regenerated from the stores by this one command.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from afr_cli.store import STORE_FILE, load_results
+
+
+@dataclass(frozen=True)
+class Report:
+    name: str
+    stores: tuple[str, ...]
+    papers: tuple[str, ...]
+    compare: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+
+
+REPORTS = (
+    Report("abrf", ("abrf_rf", "abrf_ert"), ("satrf:9", "larf:10", "larf:3", "larf:5"),
+           (("softmax", "eps-abrf"),)),
+    Report("satrf", ("satrf_rf", "satrf_ert"),
+           ("satrf:2", "satrf:3", "satrf:4", "satrf:5", "satrf:6", "satrf:7", "satrf:8", "satrf:9"),
+           (("eps-abrf", "sat-rf"), ("softmax-y", "sat-rf-y"), ("sat-rf", "sat-rf-y2"))),
+    Report("larf", ("larf_rf", "larf_ert"), ("larf:3", "larf:4", "larf:5", "larf:6", "larf:7", "larf:10"),
+           (("eps-abrf", "larf"),)),
+    Report("larf_trees", ("larf_trees",), ("larf:8", "larf:9")),
+)
+
+
+def write_summary(store_dir: Path) -> list[Path]:
+    """summary.csv (long form) and summary.md (R² and MAE, mean ± std) of one store."""
+    from afr_cli.tables import render_summary
+
+    results = load_results(store_dir)
+    csv_path, md_path = store_dir / "summary.csv", store_dir / "summary.md"
+    csv_path.write_text(render_summary(results, None, "csv"))
+    md_path.write_text("\n\n".join(render_summary(results, m, "md", with_std=True) for m in ("r2", "mae")) + "\n")
+    return [csv_path, md_path]
+
+
+def write_report(report: Report, root: Path) -> list[Path]:
+    """The report's paper comparisons and paired tests, from the stores that exist."""
+    import pandas as pd
+
+    from afr_cli.tables import (compare_models, paper_comparison, render_model_comparison,
+                                render_paper_comparison, selection_note)
+
+    dirs = [root / s for s in report.stores if (root / s / STORE_FILE).is_file()]
+    if not dirs:
+        return []
+    results = pd.concat([load_results(d) for d in dirs], ignore_index=True)
+    out = root / report.name
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    note = selection_note(results)
+    for spec in report.papers:
+        comparison = paper_comparison(results, spec)
+        stem = out / f"paper-{spec.replace(':', '-')}"
+        Path(f"{stem}.md").write_text(render_paper_comparison(comparison, spec, "md", note=note) + "\n")
+        Path(f"{stem}.csv").write_text(render_paper_comparison(comparison, spec, "csv"))
+        written += [Path(f"{stem}.md"), Path(f"{stem}.csv")]
+    blocks = []
+    for a, b in report.compare:
+        if {a, b} <= set(results.model):
+            blocks.append(f"## {b} against {a}\n\n" + render_model_comparison(compare_models(results, a, b), "md"))
+    if blocks:
+        (out / "compare.md").write_text("\n\n".join(blocks) + "\n")
+        written.append(out / "compare.md")
+    return written
+
+
+def write_all(root: Path, names: list[str] | None = None) -> list[Path]:
+    """Every store's summary and every report under ``root``; returns the files written."""
+    from afr_cli.errors import AfrInputError
+
+    known = {r.name: r for r in REPORTS}
+    for name in names or []:
+        if name not in known:
+            raise AfrInputError(f"report {name!r} is unknown; allowed: {', '.join(known)}")
+    chosen = [known[n] for n in names] if names else list(REPORTS)
+    written = []
+    for report in chosen:
+        for store in report.stores:
+            if (root / store / STORE_FILE).is_file():
+                written += write_summary(root / store)
+        written += write_report(report, root)
+    return written

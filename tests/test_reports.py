@@ -1,0 +1,30 @@
+"""``afr report`` regenerates summaries and paper comparisons from the stores that exist."""
+
+from __future__ import annotations
+
+import pandas as pd
+import yaml
+
+from conftest import assert_one_line_error, run_afr
+
+
+def test_report_writes_summaries_comparisons_and_tests(tmp_path):
+    cfg = {"name": "abrf_rf", "seed": 3, "protocol": {"reps": 2}, "datasets": ["Sparse", "Friedman1", "Friedman2"],
+           "bases": [{"id": "RF", "kind": "rf", "n_estimators": 8, "min_samples_leaf": 5}],
+           "models": [{"id": "rf", "family": "forest"},
+                      {"id": "softmax", "family": "eps-abrf", "params": {"eps": 0.0}},
+                      {"id": "eps-abrf", "family": "eps-abrf", "grid": {"eps": [0.0, 1.0]}}]}
+    path = tmp_path / "abrf_rf.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    assert run_afr("run", str(path), "--out", str(tmp_path / "abrf_rf"), "-q", "--jobs", "1").returncode == 0
+    proc = run_afr("report", "abrf", "--root", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    summary = pd.read_csv(tmp_path / "abrf_rf" / "summary.csv")
+    assert list(summary.columns) == ["dataset", "base", "model", "metric", "mean", "std", "n_reps"]
+    assert set(summary.model) == {"rf", "softmax", "eps-abrf"}
+    table9 = pd.read_csv(tmp_path / "abrf" / "paper-satrf-9.csv")
+    cell = table9[(table9.dataset == "Sparse") & (table9.model == "eps-abrf (RF)")].iloc[0]
+    ours = summary[(summary.dataset == "Sparse") & (summary.model == "eps-abrf") & (summary.metric == "r2")]["mean"]
+    assert abs(cell["ours"] - ours.iloc[0]) < 1e-3 and cell["published"] == 0.529
+    assert "paired t-test" in (tmp_path / "abrf" / "compare.md").read_text()
+    assert_one_line_error(run_afr("report", "nope", "--root", str(tmp_path)), "nope", "abrf")
