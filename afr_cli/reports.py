@@ -2,7 +2,8 @@
 
 ``afr report`` writes, for every report whose stores exist under ``results/``, the summary of
 each store (``summary.md``, ``summary.csv``) and, in ``results/<report>/``, ours beside every
-published table of the report (``paper-<paper>-<table>.md`` / ``.csv``) and the paired tests
+published table of the report (``paper-<paper>-<table>.md`` / ``.csv``, and ``-best-test.md``: the same with every grid point
+chosen on the test set, the optimistic reading of the papers' "optimal" columns) and the paired tests
 (``compare.md``). Everything there is regenerated from the stores by this one command.
 """
 
@@ -49,13 +50,15 @@ def write_report(report: Report, root: Path) -> list[Path]:
     """The report's paper comparisons and paired tests, from the stores that exist."""
     import pandas as pd
 
-    from afr_cli.tables import (compare_models, paper_comparison, render_model_comparison,
+    from afr_cli.store import load_grid
+    from afr_cli.tables import (best_test_results, compare_models, paper_comparison, render_model_comparison,
                                 render_paper_comparison, selection_note)
 
     dirs = [root / s for s in report.stores if (root / s / STORE_FILE).is_file()]
     if not dirs:
         return []
     results = pd.concat([load_results(d) for d in dirs], ignore_index=True)
+    optimistic = pd.concat([best_test_results(load_results(d), load_grid(d)) for d in dirs], ignore_index=True)
     out = root / report.name
     out.mkdir(parents=True, exist_ok=True)
     written = []
@@ -65,7 +68,9 @@ def write_report(report: Report, root: Path) -> list[Path]:
         stem = out / f"paper-{spec.replace(':', '-')}"
         Path(f"{stem}.md").write_text(render_paper_comparison(comparison, spec, "md", note=note) + "\n")
         Path(f"{stem}.csv").write_text(render_paper_comparison(comparison, spec, "csv"))
-        written += [Path(f"{stem}.md"), Path(f"{stem}.csv")]
+        best = render_paper_comparison(paper_comparison(optimistic, spec), spec, "md", note=selection_note(optimistic))
+        Path(f"{stem}-best-test.md").write_text(best + "\n")
+        written += [Path(f"{stem}.md"), Path(f"{stem}.csv"), Path(f"{stem}-best-test.md")]
     blocks = []
     for a, b in report.compare:
         if {a, b} <= set(results.model):

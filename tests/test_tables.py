@@ -226,3 +226,19 @@ def test_table_command_on_stores(tmp_path, capsys):
     _table(results_dirs=dirs, metric=None, fmt="md", with_std=True, paper=None, tol=None, compare=None)
     md = capsys.readouterr().out
     assert "| eps-abrf (RF)" in md and "0.430 ± 0.010" in md
+
+
+def test_best_test_results_pick_the_point_with_the_best_mean_test_score():
+    from afr_cli.tables import best_test_results
+
+    rows = []
+    # point eps=0.5 wins on mean test R² (0.6 vs 0.55) although eps=0 wins rep 0
+    for rep, (a, b) in enumerate([(0.7, 0.6), (0.4, 0.6)]):
+        for eps, score in ((0.0, a), (0.5, b)):
+            rows.append({"dataset": "Wine", "base": "RF", "model": "eps-abrf", "rep": rep, "point": {"eps": eps},
+                         "cv_r2": 0.0, "cv_mae": 0.0, "test_r2": score, "test_mae": 1 - score, "test_rmse": 1.0})
+    out = best_test_results(pd.DataFrame(), pd.DataFrame(rows))
+    assert list(out.r2) == [0.6, 0.6] and all(p == {"eps": 0.5} for p in out.params)
+    assert set(out.selection) == {"best-test"}
+    by_mae = best_test_results(pd.DataFrame(), pd.DataFrame(rows), select_by="mae")
+    assert list(by_mae.mae) == pytest.approx([0.4, 0.4])

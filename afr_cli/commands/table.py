@@ -11,6 +11,8 @@ import typer
 
 from afr_cli.errors import AfrInputError
 
+SELECTIONS = ("stored", "best-test")
+
 
 def _stores_under(root: Path) -> list[str]:
     """Subdirectories of ``root`` holding a results store, for the error messages."""
@@ -21,11 +23,16 @@ def _stores_under(root: Path) -> list[str]:
     return sorted(str(d) for d in root.iterdir() if (d / STORE_FILE).is_file())
 
 
-def _load(dirs: list[Path]):
-    """Concatenate the results of every store given with --results."""
+def _load(dirs: list[Path], selection: str = "stored"):
+    """Concatenate the results of every store given with --results (re-selected from the grid
+    scores on the test set with ``selection == "best-test"``)."""
     import pandas as pd
 
-    from afr_cli.store import STORE_FILE, load_results
+    from afr_cli.store import STORE_FILE, load_grid, load_results
+    from afr_cli.tables import best_test_results
+
+    if selection not in SELECTIONS:
+        raise AfrInputError(f"--selection: {selection!r} is not allowed; allowed: {', '.join(SELECTIONS)}")
 
     if not dirs:
         stores = _stores_under(Path("results"))
@@ -39,7 +46,10 @@ def _load(dirs: list[Path]):
                 f"--results: {d} is not a results store (no {STORE_FILE}); stores under ./results: "
                 + (", ".join(stores) or "none")
             )
-    results = pd.concat([load_results(d) for d in dirs], ignore_index=True)
+    if selection == "best-test":
+        results = pd.concat([best_test_results(load_results(d), load_grid(d)) for d in dirs], ignore_index=True)
+    else:
+        results = pd.concat([load_results(d) for d in dirs], ignore_index=True)
     if results.empty:
         raise AfrInputError(f"--results: no results in {', '.join(str(d) for d in dirs)}")
     return results
@@ -61,6 +71,11 @@ def _table(
         None, "--tol",
         help="With --paper: one absolute tolerance for |ours − paper| (default 0.02 on R², 5 % of the paper's MAE/RMSE).",
     ),
+    selection: str = typer.Option(
+        "stored", "--selection",
+        help="stored (as the run selected, normally inner CV) or best-test: per model the grid point with "
+             "the best mean test score over reps, from the stored grid scores (optimistic; labelled).",
+    ),
     compare: Optional[Tuple[str, str]] = typer.Option(
         None, "--compare", help="A B: per base, B − A per dataset with a paired t-test and Wilcoxon."
     ),
@@ -75,7 +90,7 @@ def _table(
         raise AfrInputError(f"--metric: {metric!r} is not one of {', '.join(tables.METRICS)}")
     if paper is not None:
         published_table(paper)  # reject an unknown spec before loading results
-    results = _load(results_dirs or [])
+    results = _load(results_dirs or [], selection)
     model_comparison = None if compare is None else tables.compare_models(results, *compare, metric or "r2")
     note = tables.selection_note(results)
     if paper is not None:
