@@ -215,7 +215,7 @@ def test_table_command_on_stores(tmp_path, capsys):
     _write_store(tmp_path / "rf", _results("RF"))
     _write_store(tmp_path / "ert", _results("ERT"))
     dirs = [tmp_path / "rf", tmp_path / "ert"]
-    _table(results_dirs=dirs, metric=None, fmt="csv", with_std=False, paper="satrf:9", tol=None,
+    _table(results_dirs=dirs, metric=None, fmt="csv", with_std=False, paper="satrf:9", tol=None, selection="stored",
            compare=("rf", "eps-abrf"))
     comparison, tests = capsys.readouterr().out.split("\n\n")
     assert comparison.splitlines()[0] == "dataset,model,metric,ours,published,diff,within_tol"
@@ -223,7 +223,7 @@ def test_table_command_on_stores(tmp_path, capsys):
     assert tests.splitlines()[0].startswith("base,metric,a,b,n,mean_diff")
     assert [line.split(",")[0] for line in tests.splitlines()[1:]] == ["RF", "ERT"]
 
-    _table(results_dirs=dirs, metric=None, fmt="md", with_std=True, paper=None, tol=None, compare=None)
+    _table(results_dirs=dirs, metric=None, fmt="md", with_std=True, paper=None, tol=None, selection="stored", compare=None)
     md = capsys.readouterr().out
     assert "| eps-abrf (RF)" in md and "0.430 ± 0.010" in md
 
