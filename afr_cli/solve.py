@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import cvxpy as cp
@@ -26,7 +27,9 @@ LOSSES = ("l2", "l1")
 SOLVERS = ("ECOS", "CLARABEL", "OSQP", "SCS")
 # Solvers tried, in order, after the requested one fails (OSQP handles QPs only).
 _FALLBACKS = ("CLARABEL", "ECOS", "SCS")
-_GOOD_STATUSES = (cp.OPTIMAL, cp.OPTIMAL_INACCURATE)
+# Only a converged solve is accepted: an "optimal_inaccurate" answer (e.g. OSQP stopping at its
+# iteration limit) goes to the next solver, and the fallback is recorded.
+_GOOD_STATUSES = (cp.OPTIMAL,)
 
 
 @dataclass(frozen=True)
@@ -276,7 +279,9 @@ def _try_solver(problem: LinearAttentionProblem, loss: str, solver: str) -> tupl
     try:
         compiled = _compiled_for(problem, loss, solver)
         compiled.set_values(problem)
-        compiled.problem.solve(solver=solver, **_solver_options(solver))
+        with warnings.catch_warnings():  # the status says it; the attempt is recorded
+            warnings.simplefilter("ignore", UserWarning)
+            compiled.problem.solve(solver=solver, **_solver_options(solver))
     except (cp.error.SolverError, ValueError, ArithmeticError) as err:
         return f"error: {type(err).__name__}", None
     status = compiled.problem.status
