@@ -206,3 +206,9 @@ def test_bad_variant_and_heads_are_input_errors(data):
         LARF(variant="eps-m-arf", **SMALL).fit(X, y)
     with pytest.raises(AfrInputError, match="LARF.M: 0 is not allowed; M must be an integer >= 1"):
         LARF(variant="em-arf", M=0, **SMALL).fit(X, y)
+
+
+def test_larf_passes_sklearn_estimator_checks():
+    from sklearn.utils.estimator_checks import check_estimator
+
+    check_estimator(LARF(variant="em-w-larf", M=2, n_estimators=5, min_samples_leaf=1, random_state=0))
