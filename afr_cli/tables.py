@@ -215,8 +215,22 @@ class _Column:
     param: str | None
 
 
+def _varying_params(results: pd.DataFrame, params) -> set[tuple[str, str, str]]:
+    """(base, model, param) whose selected value differs somewhere in the results: the others
+    were fixed (or never moved) and get no ``_opt`` column."""
+    out = set()
+    for (base, model), group in results.groupby(["base", "model"], sort=False):
+        chosen = [p for p in group["params"] if isinstance(p, dict)]
+        for param in params:
+            if len({p[param] for p in chosen if p.get(param) is not None}) > 1:
+                out.add((base, model, param))
+    return out
+
+
 def _wide_columns(results: pd.DataFrame, modes: pd.DataFrame, params) -> list[_Column]:
-    """Columns grouped by base: the models' metric columns, then their selected parameters."""
+    """Columns grouped by base: the models' metric columns, then their selected parameters
+    (only those whose selected value varies: a fixed value is not a choice worth a column)."""
+    varying = _varying_params(results, params)
     pairs = results[["base", "model"]].drop_duplicates()
     multi_base = pairs["base"].nunique() > 1
     columns = []
@@ -225,7 +239,7 @@ def _wide_columns(results: pd.DataFrame, modes: pd.DataFrame, params) -> list[_C
         columns += [_Column(f"{m} ({base})" if multi_base else m, base, m, None) for m in models]
         for param in params:
             for m in models:
-                if ((modes["base"] == base) & (modes["model"] == m) & (modes["param"] == param)).any():
+                if (base, m, param) in varying:
                     label = f"{param}_opt ({m}, {base})" if multi_base else f"{param}_opt ({m})"
                     columns.append(_Column(label, base, m, param))
     return columns

@@ -242,3 +242,12 @@ def test_best_test_results_pick_the_point_with_the_best_mean_test_score():
     assert set(out.selection) == {"best-test"}
     by_mae = best_test_results(pd.DataFrame(), pd.DataFrame(rows), select_by="mae")
     assert list(by_mae.mae) == pytest.approx([0.4, 0.4])
+
+
+def test_fixed_parameters_get_no_opt_column():
+    frame = _results()
+    assert "tau_opt (eps-abrf)" in summary_wide(frame, "r2").columns
+    frame["params"] = [dict(p, tau=1.0) if p else p for p in frame["params"]]  # tau fixed at 1
+    wide = summary_wide(frame, "r2")
+    assert "eps_opt (eps-abrf)" in wide.columns
+    assert "tau_opt (eps-abrf)" not in wide.columns
