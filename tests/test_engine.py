@@ -67,7 +67,7 @@ def test_reference_run_is_complete_and_sensible(reference):
 def test_two_workers_give_identical_results(config_path, reference, tmp_path):
     proc = run_afr("run", str(config_path), "--jobs", "2", "--out", str(tmp_path), "-q")
     assert proc.returncode == 0, proc.stderr
-    pd.testing.assert_frame_equal(_rows(tmp_path), reference)
+    pd.testing.assert_frame_equal(_rows(tmp_path), reference, check_exact=True)
 
 
 def _units(out: Path) -> int:
@@ -94,7 +94,7 @@ def test_sigkill_mid_run_then_resume_loses_and_duplicates_nothing(config_path, r
     resumed = run_afr("run", str(config_path), "--jobs", "1", "--out", str(tmp_path))
     assert resumed.returncode == 0, resumed.stderr
     assert f"{done_before} already stored, {8 - done_before} to run" in resumed.stdout
-    pd.testing.assert_frame_equal(_rows(tmp_path), reference)
+    pd.testing.assert_frame_equal(_rows(tmp_path), reference, check_exact=True)
     grid = load_grid(tmp_path)
     grid["point"] = grid["point"].map(lambda p: tuple(sorted(p.items())))
     assert not grid.duplicated(KEY + ["point"]).any()
@@ -126,7 +126,7 @@ def test_dask_backend_matches_local_run(config_path, reference, tmp_path):
         proc = run_afr("run", str(config_path), "--backend", "dask", "--scheduler", cluster.scheduler_address,
                        "--out", str(tmp_path), "-q")
     assert proc.returncode == 0, proc.stderr
-    pd.testing.assert_frame_equal(_rows(tmp_path), reference)
+    pd.testing.assert_frame_equal(_rows(tmp_path), reference, check_exact=True)
 
 
 def test_protocol_selection_and_best_of(config_path):
