@@ -7,7 +7,6 @@ import pytest
 
 from afr_cli.forests import ForestSpec, LeafStatistics
 from afr_cli.models import EpsABRF
-from afr_cli.solve import LinearAttentionProblem, simplex_constraints
 
 from conftest import random_simplex
 
