@@ -27,9 +27,10 @@ SELECT_BY = ("r2", "mae")
 SCALES = ("standard", "none")
 METRICS = ("r2", "mae", "rmse")
 
-_TOP_KEYS = {"name", "description", "seed", "data_seed", "protocol", "datasets", "preprocess",
-             "bases", "models", "solver", "results"}
-_PROTOCOL_KEYS = {"reps", "test_fraction", "inner_folds", "selection", "select_by"}
+_TOP_KEYS = {"name", "description", "seed", "data_seed", "synthetic_noise", "protocol", "datasets",
+             "preprocess", "bases", "models", "solver", "results"}
+_PROTOCOL_KEYS = {"reps", "test_fraction", "inner_folds", "selection", "select_by", "seeding"}
+SEEDINGS = ("derived", "rep-index")
 _PREPROCESS_KEYS = {"scale"}
 _BASE_KEYS = {"id", "kind", "n_estimators", "min_samples_leaf", "max_features"}
 _MODEL_KEYS = {"id", "family", "params", "grid", "loss", "solver", "best_of"}
@@ -42,6 +43,7 @@ class Protocol:
     inner_folds: int = 3
     selection: str = "inner-cv"
     select_by: str = "r2"
+    seeding: str = "derived"
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,7 @@ class Experiment:
     name: str
     seed: int
     data_seed: int
+    synthetic_noise: str
     protocol: Protocol
     datasets: tuple[str, ...]
     scale: str
@@ -87,8 +90,8 @@ class Experiment:
     raw: dict
 
     def unit_hash(self) -> str:
-        """Hash of everything that changes a unit's numbers (not reps or the dataset list)."""
-        keep = {k: v for k, v in self.raw.items() if k not in ("datasets", "description", "results")}
+        """Hash of everything that changes a unit's numbers (not the name, reps or the dataset list)."""
+        keep = {k: v for k, v in self.raw.items() if k not in ("name", "datasets", "description", "results")}
         keep["protocol"] = {k: v for k, v in dict(keep.get("protocol") or {}).items() if k != "reps"}
         text = json.dumps(keep, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
@@ -167,6 +170,7 @@ def validate(raw: dict, src: str, results_dir: str | Path | None = None) -> Expe
         raise AfrInputError(f"{src}: name: must be a non-empty string without '/'")
     seed = _int(raw.get("seed", 0), src, "seed", low=0)
     data_seed = _int(raw.get("data_seed", 0), src, "data_seed", low=0)
+    noise = _choice(raw.get("synthetic_noise", "documented"), ("documented", "none"), src, "synthetic_noise")
     protocol = _protocol(raw.get("protocol") or {}, src)
     datasets = _datasets(_require(raw, "datasets", src, ""), src)
     pre = raw.get("preprocess") or {}
@@ -176,7 +180,7 @@ def validate(raw: dict, src: str, results_dir: str | Path | None = None) -> Expe
     bases = _bases(_require(raw, "bases", src, ""), src)
     models = _models(_require(raw, "models", src, ""), src, solver)
     out = Path(results_dir) if results_dir else Path(raw.get("results") or Path("results") / name)
-    return Experiment(name, seed, data_seed, protocol, datasets, scale, bases, models, solver, out,
+    return Experiment(name, seed, data_seed, noise, protocol, datasets, scale, bases, models, solver, out,
                       src, copy.deepcopy(raw))
 
 
@@ -217,7 +221,8 @@ def _protocol(node: dict, src: str) -> Protocol:
     folds = _int(node.get("inner_folds", 3), src, "protocol.inner_folds", low=2)
     selection = _choice(node.get("selection", "inner-cv"), SELECTIONS, src, "protocol.selection")
     select_by = _choice(node.get("select_by", "r2"), SELECT_BY, src, "protocol.select_by")
-    return Protocol(reps, float(frac), folds, selection, select_by)
+    seeding = _choice(node.get("seeding", "derived"), SEEDINGS, src, "protocol.seeding")
+    return Protocol(reps, float(frac), folds, selection, select_by, seeding)
 
 
 def _datasets(node: Any, src: str) -> tuple[str, ...]:

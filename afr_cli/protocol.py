@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.model_selection import KFold
+from sklearn.model_selection import KFold, train_test_split
 from sklearn.preprocessing import StandardScaler
 
 from afr_cli.config import Base, Experiment, ModelConfig
@@ -74,6 +74,24 @@ class _PointScores:
         return float(np.mean(vals)) if vals and all(np.isfinite(vals)) else float("nan")
 
 
+class UnitSeeds:
+    """The seeds of one unit. ``derived`` (default): every seed is derived from (seed, dataset,
+    rep[, stage, base]). ``rep-index``: the papers' code as identified from their baseline
+    columns: ``train_test_split(..., random_state=rep)`` and forests seeded with ``rep``
+    (the inner folds are not identifiable from the papers; they use ``rep`` too)."""
+
+    def __init__(self, exp: Experiment, dataset: str, base: Base, rep: int):
+        self.exp, self.dataset, self.base, self.rep = exp, dataset, base, rep
+        self.by_index = exp.protocol.seeding == "rep-index"
+        self.split = rep if self.by_index else derive_seed(exp.seed, dataset, rep)
+        self.folds = rep if self.by_index else derive_seed(exp.seed, dataset, rep, "folds")
+
+    def forest(self, stage: int) -> int:
+        if self.by_index:
+            return self.rep
+        return derive_seed(self.exp.seed, self.dataset, self.rep, stage, self.base.id)
+
+
 def needs_selection(exp: Experiment) -> bool:
     """Whether any model chooses between grid points or components (else inner CV is skipped)."""
     return any(m.best_of or len(m.grid_points()) > 1 for m in exp.models)
@@ -83,9 +101,12 @@ def run_unit(exp: Experiment, dataset: str, base: Base, rep: int,
              X: np.ndarray, y: np.ndarray) -> UnitRecord:
     """All models of the experiment on one (dataset, base, repetition); nothing is written here."""
     t_unit = time.perf_counter()
-    split_seed = derive_seed(exp.seed, dataset, rep)
-    train, test = split_indices(len(y), exp.protocol.test_fraction, split_seed)
-    folds = KFold(exp.protocol.inner_folds, shuffle=True, random_state=derive_seed(exp.seed, dataset, rep, "folds"))
+    seeds = UnitSeeds(exp, dataset, base, rep)
+    if exp.protocol.seeding == "rep-index":  # the papers' own code, as identified (README)
+        train, test = train_test_split(np.arange(len(y)), test_size=exp.protocol.test_fraction, random_state=rep)
+    else:
+        train, test = split_indices(len(y), exp.protocol.test_fraction, seeds.split)
+    folds = KFold(exp.protocol.inner_folds, shuffle=True, random_state=seeds.folds)
     stages = [_Stage(i, train[tr], train[va]) for i, (tr, va) in enumerate(folds.split(train))]
     if not needs_selection(exp):  # nothing to choose: inner CV would only cost forest fits
         stages = []
@@ -100,7 +121,7 @@ def run_unit(exp: Experiment, dataset: str, base: Base, rep: int,
             scaler = StandardScaler().fit(Xtr)
             Xtr, Xq = scaler.transform(Xtr), scaler.transform(Xq)
         t0 = time.perf_counter()
-        forest = base.spec.fit(Xtr, ytr, derive_seed(exp.seed, dataset, rep, stage.index, base.id))
+        forest = base.spec.fit(Xtr, ytr, seeds.forest(stage.index))
         stats = LeafStatistics(forest, Xtr, ytr)
         forest_seconds += time.perf_counter() - t0
         train_rows, query_rows = stats.rows(), stats.rows(Xq)
@@ -115,7 +136,7 @@ def run_unit(exp: Experiment, dataset: str, base: Base, rep: int,
         s = scores[model.id]
         results.append(_selected_row(model, s, exp, f"{dataset} / {base.id} / rep {rep}"))
         grid.extend(_grid_rows(model, s))
-    return UnitRecord(dataset, base.id, rep, split_seed, len(train), len(test), forest_seconds,
+    return UnitRecord(dataset, base.id, rep, seeds.split, len(train), len(test), forest_seconds,
                       time.perf_counter() - t_unit, results, grid)
 
 

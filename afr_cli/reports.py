@@ -26,6 +26,8 @@ class Report:
 REPORTS = (
     Report("abrf", ("abrf_rf", "abrf_ert"), ("satrf:9", "larf:10", "larf:3", "larf:5"),
            (("softmax", "eps-abrf"),)),
+    Report("abrf_derived", ("abrf_rf_derived", "abrf_ert_derived"), ("satrf:9", "larf:10", "larf:3", "larf:5"),
+           (("softmax", "eps-abrf"),)),
     Report("satrf", ("satrf_rf", "satrf_ert"),
            ("satrf:2", "satrf:3", "satrf:4", "satrf:5", "satrf:6", "satrf:7", "satrf:8", "satrf:9"),
            (("eps-abrf", "sat-rf"), ("softmax-y", "sat-rf-y"), ("sat-rf", "sat-rf-y2"))),

@@ -84,7 +84,7 @@ def run_experiment(exp: Experiment, options: RunOptions, echo=print) -> ResultsS
         raise AfrInputError(f"--backend: {options.backend!r} is not allowed; allowed: {', '.join(BACKENDS)}")
     if options.backend == "dask" and not options.scheduler:
         raise AfrInputError("--backend dask needs --scheduler ADDRESS (e.g. tcp://127.0.0.1:8786)")
-    data = {name: load_dataset(name, exp.data_seed) for name in exp.datasets}
+    data = {name: load_dataset(name, exp.data_seed, exp.synthetic_noise) for name in exp.datasets}
     store = prepare_store(exp, options.fresh)
     done = store.done_units()
     todo = [(d, b, r) for d in exp.datasets for b in range(len(exp.bases)) for r in range(exp.protocol.reps)

@@ -66,6 +66,8 @@ def test_good_config_loads_with_canonical_names_and_grid_order(tmp_path):
     (_with(protocol={"reps": 2, "folds": 3}), ["protocol.folds", "unknown key", "inner_folds"]),
     (_with(protocol={"selection": "oracle"}), ["protocol.selection", "best-test"]),
     (_with(bases=[{"kind": "gbm"}]), ["bases[0].kind", "rf, ert"]),
+    (_with(protocol={"seeding": "random"}), ["protocol.seeding", "derived, rep-index"]),
+    (_with(synthetic_noise="loud"), ["synthetic_noise", "documented, none"]),
     (_with(typo_key=1), ["typo_key", "unknown key"]),
     (_with(models=[]), ["models", "non-empty"]),
     (_with(datasets=KeyError), ["datasets", "missing"]),

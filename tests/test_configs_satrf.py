@@ -26,10 +26,12 @@ def test_satrf_reference_config(kind):
     exp = load_experiment(ROOT / "configs" / f"satrf_{kind}.yaml")
     abrf = load_experiment(ROOT / "configs" / f"abrf_{kind}.yaml")
     assert exp.name == f"satrf_{kind}"
-    assert (exp.seed, exp.data_seed) == (2023, 0) == (abrf.seed, abrf.data_seed)
+    assert (exp.seed, exp.data_seed, exp.synthetic_noise) == (2023, 1, "none")
+    assert (abrf.seed, abrf.data_seed, abrf.synthetic_noise) == (2023, 1, "none")
     assert exp.datasets == ALL_DATASETS
     assert exp.protocol == abrf.protocol
-    assert (exp.protocol.reps, exp.protocol.test_fraction, exp.protocol.inner_folds) == (100, 0.2, 3)
+    assert (exp.protocol.reps, exp.protocol.test_fraction, exp.protocol.inner_folds) == (20, 0.2, 3)
+    assert exp.protocol.seeding == "rep-index"
     assert (exp.protocol.selection, exp.protocol.select_by, exp.scale) == ("inner-cv", "r2", "standard")
     assert len(exp.bases) == 1
     spec = exp.bases[0].spec
@@ -60,7 +62,7 @@ def test_satrf_surfaces_config():
     exp = load_experiment(ROOT / "configs" / "satrf_surfaces.yaml")
     assert exp.datasets == ("Sparse", "Friedman1", "Boston", "Wine")
     assert exp.protocol.reps == 20 and exp.solver == "OSQP"
-    assert (exp.seed, exp.data_seed) == (2023, 0)
+    assert (exp.seed, exp.data_seed, exp.synthetic_noise, exp.protocol.seeding) == (2023, 1, "none", "rep-index")
     assert [b.spec.kind for b in exp.bases] == ["ert"]
     assert exp.bases[0].spec.n_estimators == 100 and exp.bases[0].spec.min_samples_leaf == 10
     models = {m.id: m for m in exp.models}

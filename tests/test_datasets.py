@@ -117,6 +117,20 @@ def test_synthetic_draw_is_fixed_by_the_seed(name: str) -> None:
     assert not np.array_equal(X0, X1) and not np.array_equal(y0, y1)
 
 
+def test_noise_none_keeps_the_generators_defaults() -> None:
+    from sklearn.datasets import make_friedman2, make_sparse_uncorrelated
+
+    X, y = load_dataset("Friedman2", 1, "none")
+    X0, y0 = make_friedman2(n_samples=100, random_state=1)
+    np.testing.assert_array_equal(X, X0)
+    np.testing.assert_array_equal(y, y0)
+    assert not np.array_equal(load_dataset("Friedman2", 1)[1], y0)  # documented noise differs
+    Xs, ys = make_sparse_uncorrelated(n_samples=100, n_features=10, random_state=1)
+    np.testing.assert_array_equal(load_dataset("Sparse", 1, "none")[1], ys)  # no noise parameter to drop
+    with pytest.raises(AfrInputError, match="noise 'loud'"):
+        load_dataset("Friedman2", 1, "loud")
+
+
 @pytest.mark.parametrize("seed", [-1, 2**32, 1.5, True, "0"])
 def test_bad_data_seed_is_rejected(seed: object) -> None:
     with pytest.raises(AfrInputError, match="data_seed"):

@@ -215,7 +215,7 @@ def test_table_command_on_stores(tmp_path, capsys):
     _write_store(tmp_path / "rf", _results("RF"))
     _write_store(tmp_path / "ert", _results("ERT"))
     dirs = [tmp_path / "rf", tmp_path / "ert"]
-    _table(results_dirs=dirs, metric=None, fmt="csv", with_std=False, paper="satrf:9", tol=None, selection="stored",
+    _table(results_dirs=dirs, metric=None, fmt="csv", with_std=False, paper="satrf:9", tol=None, selection="stored", reps=None,
            compare=("rf", "eps-abrf"))
     comparison, tests = capsys.readouterr().out.split("\n\n")
     assert comparison.splitlines()[0] == "dataset,model,metric,ours,published,diff,within_tol"
@@ -223,9 +223,15 @@ def test_table_command_on_stores(tmp_path, capsys):
     assert tests.splitlines()[0].startswith("base,metric,a,b,n,mean_diff")
     assert [line.split(",")[0] for line in tests.splitlines()[1:]] == ["RF", "ERT"]
 
-    _table(results_dirs=dirs, metric=None, fmt="md", with_std=True, paper=None, tol=None, selection="stored", compare=None)
+    _table(results_dirs=dirs, metric=None, fmt="md", with_std=True, paper=None, tol=None, selection="stored", reps=None, compare=None)
     md = capsys.readouterr().out
     assert "| eps-abrf (RF)" in md and "0.430 ± 0.010" in md
+
+    _table(results_dirs=dirs[:1], metric=None, fmt="csv", with_std=False, paper=None, tol=None, selection="stored",
+           reps=2, compare=None)
+    first_two = _csv(capsys.readouterr().out)
+    wine_rf = first_two[(first_two.dataset == "Wine") & (first_two.model == "rf") & (first_two.metric == "r2")]
+    assert wine_rf.iloc[0]["n_reps"] == 2 and wine_rf.iloc[0]["mean"] == pytest.approx(0.435)
 
 
 def test_best_test_results_pick_the_point_with_the_best_mean_test_score():

@@ -76,6 +76,8 @@ def _table(
         help="stored (as the run selected, normally inner CV) or best-test: per model the grid point with "
              "the best mean test score over reps, from the stored grid scores (optimistic; labelled).",
     ),
+    reps: Optional[int] = typer.Option(
+        None, "--reps", help="Use only repetitions 0..N-1 (e.g. 10: the papers' own number, README)."),
     compare: Optional[Tuple[str, str]] = typer.Option(
         None, "--compare", help="A B: per base, B − A per dataset with a paired t-test and Wilcoxon."
     ),
@@ -91,6 +93,10 @@ def _table(
     if paper is not None:
         published_table(paper)  # reject an unknown spec before loading results
     results = _load(results_dirs or [], selection)
+    if reps is not None:
+        if reps < 1:
+            raise AfrInputError(f"--reps: {reps} is not allowed; an integer >= 1")
+        results = results[results["rep"] < reps]
     model_comparison = None if compare is None else tables.compare_models(results, *compare, metric or "r2")
     note = tables.selection_note(results)
     if paper is not None:

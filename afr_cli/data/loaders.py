@@ -12,7 +12,7 @@ from afr_cli.data.fetch import fetch_dataset
 from afr_cli.data.readers import READERS
 from afr_cli.data.registry import DEFAULT_DATA_SEED, DatasetSpec, UciFile, get_spec
 from afr_cli.data.store import cached_path, read_verified, verify_dataset
-from afr_cli.data.synthetic import draw
+from afr_cli.data.synthetic import NOISES, draw
 from afr_cli.errors import AfrInputError
 from afr_cli.paths import data_mirror_dir
 
@@ -44,18 +44,22 @@ def _load_uci(spec: DatasetSpec, uci_file: UciFile) -> tuple[np.ndarray, np.ndar
     return np.ascontiguousarray(table[:, :-1]), np.ascontiguousarray(table[:, -1])
 
 
-def load_dataset(name: str, data_seed: int = DEFAULT_DATA_SEED) -> tuple[np.ndarray, np.ndarray]:
+def load_dataset(name: str, data_seed: int = DEFAULT_DATA_SEED,
+                 noise: str = "documented") -> tuple[np.ndarray, np.ndarray]:
     """X (n, m) and y (n,) as float64 for a registry dataset.
 
-    Synthetic sets are drawn with ``random_state=data_seed`` (default 0), so a seed fixes the draw;
-    Diabetes and the UCI sets are fixed data and ignore it.
+    Synthetic sets are drawn with ``random_state=data_seed`` (default 0), so a seed fixes the draw,
+    with the registry's noise level (``noise="documented"``) or none (``"none"``); Diabetes and the
+    UCI sets are fixed data and ignore both.
     """
+    if noise not in NOISES:
+        raise AfrInputError(f"noise {noise!r} is not allowed; allowed: {', '.join(NOISES)}")
     spec = get_spec(name)
     _check_seed(spec.name, data_seed)
     if spec.file is not None:
         X, y = _load_uci(spec, spec.file)
     else:
-        X, y = draw(spec, int(data_seed))
+        X, y = draw(spec, int(data_seed), noise)
     if X.shape != (spec.n, spec.m) or y.shape != (spec.n,):
         raise AfrInputError(
             f"{spec.name}: got X {X.shape} and y {y.shape}, the registry says n={spec.n}, m={spec.m}"
