@@ -11,7 +11,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-.PHONY: venv demo test regress bench clean tables reference-abrf reference-satrf reference-larf
+.PHONY: venv demo test regress bench clean tables reference-abrf reference-abrf-derived reference-satrf reference-larf
 venv: $(STAMP)
 
 demo: $(STAMP)
@@ -35,6 +35,11 @@ REPS ?= 20
 reference-abrf: $(STAMP)
 	$(BIN)/afr run configs/abrf_rf.yaml --reps $(REPS)
 	$(BIN)/afr run configs/abrf_ert.yaml --reps $(REPS)
+	$(MAKE) tables
+
+reference-abrf-derived: $(STAMP)
+	$(BIN)/afr run configs/abrf_rf_derived.yaml --reps $(REPS)
+	$(BIN)/afr run configs/abrf_ert_derived.yaml --reps $(REPS)
 	$(MAKE) tables
 
 reference-satrf: $(STAMP)
