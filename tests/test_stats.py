@@ -173,6 +173,8 @@ def test_bad_command_inputs_name_what_is_allowed():
     with pytest.raises(AfrInputError, match="not one of table, csv"):
         _published(fmt="xml")
     with pytest.raises(AfrInputError, match="--results DIR is required"):
-        _table(results_dirs=None, metric=None, fmt="md", with_std=False, paper=None, tol=None, compare=None)
+        _table(results_dirs=None, metric=None, fmt="md", with_std=False, paper=None, tol=None, selection="stored",
+               reps=None, compare=None)
     with pytest.raises(AfrInputError, match="not one of md, latex, csv"):
-        _table(results_dirs=None, metric=None, fmt="pdf", with_std=False, paper=None, tol=None, compare=None)
+        _table(results_dirs=None, metric=None, fmt="pdf", with_std=False, paper=None, tol=None, selection="stored",
+               reps=None, compare=None)
