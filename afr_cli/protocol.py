@@ -1,6 +1,7 @@
 """The papers' protocol for one unit (dataset, base, repetition), shared by every model.
 
-Per repetition: an 80/20 split from a seed derived from (seed, dataset, rep); on the 80 %,
+Per repetition: an 80/20 split (seeded by ``UnitSeeds``: derived from (seed, dataset, rep), or
+the papers' own rep-index seeding); on the 80 %,
 k-fold CV over each model's grid; then the 80 % is refit and every grid point is scored on
 the 20 %. A forest is fitted once per (rep, fold, base) and shared by all models and grid
 points; each family's features are built once per design point and reused across the
@@ -86,6 +87,13 @@ class UnitSeeds:
         self.split = rep if self.by_index else derive_seed(exp.seed, dataset, rep)
         self.folds = rep if self.by_index else derive_seed(exp.seed, dataset, rep, "folds")
 
+    def split_rows(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """(train, test) rows; rep-index keeps train_test_split's order, as the papers' code fit it."""
+        fraction = self.exp.protocol.test_fraction
+        if self.by_index:
+            return train_test_split(np.arange(n), test_size=fraction, random_state=self.rep)
+        return split_indices(n, fraction, self.split)
+
     def forest(self, stage: int) -> int:
         if self.by_index:
             return self.rep
@@ -102,10 +110,7 @@ def run_unit(exp: Experiment, dataset: str, base: Base, rep: int,
     """All models of the experiment on one (dataset, base, repetition); nothing is written here."""
     t_unit = time.perf_counter()
     seeds = UnitSeeds(exp, dataset, base, rep)
-    if exp.protocol.seeding == "rep-index":  # the papers' own code, as identified (README)
-        train, test = train_test_split(np.arange(len(y)), test_size=exp.protocol.test_fraction, random_state=rep)
-    else:
-        train, test = split_indices(len(y), exp.protocol.test_fraction, seeds.split)
+    train, test = seeds.split_rows(len(y))
     folds = KFold(exp.protocol.inner_folds, shuffle=True, random_state=seeds.folds)
     stages = [_Stage(i, train[tr], train[va]) for i, (tr, va) in enumerate(folds.split(train))]
     if not needs_selection(exp):  # nothing to choose: inner CV would only cost forest fits
