@@ -60,7 +60,7 @@ def write_report(report: Report, root: Path) -> list[Path]:
     if not dirs:
         return []
     results = pd.concat([load_results(d) for d in dirs], ignore_index=True)
-    optimistic = pd.concat([best_test_results(load_results(d), load_grid(d)) for d in dirs], ignore_index=True)
+    optimistic = pd.concat([best_test_results(load_grid(d)) for d in dirs], ignore_index=True)
     out = root / report.name
     out.mkdir(parents=True, exist_ok=True)
     written = []

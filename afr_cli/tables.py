@@ -151,7 +151,10 @@ def selection_note(results: pd.DataFrame) -> str | None:
 
 # ---------------------------------------------------------------- summaries
 
-def best_test_results(results: pd.DataFrame, grid: pd.DataFrame, select_by: str = "r2") -> pd.DataFrame:
+BEST_TEST_COLUMNS = ["dataset", "base", "model", "rep", "r2", "mae", "rmse", "params", "selection"]
+
+
+def best_test_results(grid: pd.DataFrame, select_by: str = "r2") -> pd.DataFrame:
     """Results re-selected on the test set: per (dataset, base, model) the grid point whose mean
     test score over the reps is best, and that point's test metrics in every rep.
 
@@ -161,7 +164,7 @@ def best_test_results(results: pd.DataFrame, grid: pd.DataFrame, select_by: str 
     same thing again.
     """
     if grid.empty:
-        return results.iloc[0:0].assign(selection="best-test")
+        return pd.DataFrame(columns=BEST_TEST_COLUMNS)
     grid = grid.assign(point_key=grid["point"].map(lambda p: tuple(sorted(p.items()))))
     keys = ["dataset", "base", "model"]
     means = grid.groupby(keys + ["point_key"])[f"test_{select_by}"].mean().reset_index()

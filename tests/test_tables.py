@@ -243,10 +243,11 @@ def test_best_test_results_pick_the_point_with_the_best_mean_test_score():
         for eps, score in ((0.0, a), (0.5, b)):
             rows.append({"dataset": "Wine", "base": "RF", "model": "eps-abrf", "rep": rep, "point": {"eps": eps},
                          "cv_r2": 0.0, "cv_mae": 0.0, "test_r2": score, "test_mae": 1 - score, "test_rmse": 1.0})
-    out = best_test_results(pd.DataFrame(), pd.DataFrame(rows))
+    out = best_test_results(pd.DataFrame(rows))
     assert list(out.r2) == [0.6, 0.6] and all(p == {"eps": 0.5} for p in out.params)
     assert set(out.selection) == {"best-test"}
-    by_mae = best_test_results(pd.DataFrame(), pd.DataFrame(rows), select_by="mae")
+    by_mae = best_test_results(pd.DataFrame(rows), select_by="mae")
+    assert list(best_test_results(pd.DataFrame()).columns) == list(out.columns)
     assert list(by_mae.mae) == pytest.approx([0.4, 0.4])
 
 

@@ -47,7 +47,7 @@ def _load(dirs: list[Path], selection: str = "stored"):
                 + (", ".join(stores) or "none")
             )
     if selection == "best-test":
-        results = pd.concat([best_test_results(load_results(d), load_grid(d)) for d in dirs], ignore_index=True)
+        results = pd.concat([best_test_results(load_grid(d)) for d in dirs], ignore_index=True)
     else:
         results = pd.concat([load_results(d) for d in dirs], ignore_index=True)
     if results.empty:
