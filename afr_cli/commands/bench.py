@@ -13,8 +13,7 @@ FORMATS = ("table", "json")
 
 
 def _emit(result: dict, fmt: str, lines: list[str]) -> None:
-    if fmt not in FORMATS:
-        raise AfrInputError(f"--format: {fmt!r} is not allowed; allowed: {', '.join(FORMATS)}")
+    """Print a benchmark's result (``fmt`` was checked by ``_checked`` before the run)."""
     typer.echo(json.dumps(result, indent=2) if fmt == "json" else "\n".join(lines))
 
 
@@ -42,7 +41,9 @@ def register(app: typer.Typer) -> None:
            fmt: str = typer.Option("table", "--format", help="table or json")) -> None:
         """Fresh n-form cvxpy+ECOS solve vs the compiled Gram form; every solver's time and gap."""
         from afr_cli.benchmarks.qp import run
+        from afr_cli.solve import DEFAULT_SOLVER
 
+        _checked(fmt, DEFAULT_SOLVER, n, trees)
         r = run(n, trees, repeats)
         rows = [(name, s["compiled_ms"], s["first_solve_ms"], s["status"], f"{s['objective_gap_to_ecos']:.2e}")
                 for name, s in r["solvers"].items()]
