@@ -73,16 +73,6 @@ class LeafStatistics:
         m = self.membership
         return m.indices[m.indptr[leaf]:m.indptr[leaf + 1]]
 
-    def padded_members(self) -> tuple[np.ndarray, np.ndarray]:
-        """(members, mask), shape (n_nodes, max_count): member rows of every leaf, padded with 0."""
-        m = self.membership
-        width = int(self.counts.max())
-        lengths = np.diff(m.indptr)
-        mask = np.arange(width)[None, :] < lengths[:, None]
-        members = np.zeros((self.n_nodes, width), dtype=np.int64)
-        members[mask] = m.indices
-        return members, mask
-
     def rows(self, X: np.ndarray | None = None) -> "RowTensors":
         """Keys, values and distances for query rows X (None = the training rows)."""
         if X is None:

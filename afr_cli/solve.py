@@ -140,10 +140,6 @@ class SolveResult:
     def fell_back(self) -> bool:
         return len(self.attempts) > 1
 
-    def summary(self) -> dict:
-        return {"solver": self.solver, "status": self.status, "objective": self.objective,
-                "seconds": round(self.seconds, 6), "fallback": self.fell_back}
-
 
 class _CompiledQP:
     """min ||R theta - z||^2 over the constraints, R upper triangular; R, z, bounds are parameters.
