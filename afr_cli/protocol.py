@@ -100,8 +100,11 @@ class UnitSeeds:
         return derive_seed(self.exp.seed, self.dataset, self.rep, stage, self.base.id)
 
 
-def needs_selection(exp: Experiment) -> bool:
-    """Whether any model chooses between grid points or components (else inner CV is skipped)."""
+def needs_inner_cv(exp: Experiment) -> bool:
+    """Whether a model chooses by inner CV: some choice to make, and selection is not best-test
+    (which reads the test scores every grid point gets anyway). Otherwise inner CV is skipped."""
+    if exp.protocol.selection == "best-test":
+        return False
     return any(m.best_of or len(m.grid_points()) > 1 for m in exp.models)
 
 
@@ -113,7 +116,7 @@ def run_unit(exp: Experiment, dataset: str, base: Base, rep: int,
     train, test = seeds.split_rows(len(y))
     folds = KFold(exp.protocol.inner_folds, shuffle=True, random_state=seeds.folds)
     stages = [_Stage(i, train[tr], train[va]) for i, (tr, va) in enumerate(folds.split(train))]
-    if not needs_selection(exp):  # nothing to choose: inner CV would only cost forest fits
+    if not needs_inner_cv(exp):  # inner CV would only cost forest fits and solves
         stages = []
     stages.append(_Stage(REFIT, train, test))
 

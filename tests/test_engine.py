@@ -152,6 +152,10 @@ def test_protocol_selection_and_best_of(config_path):
     bt = {r["model"]: r for r in unit_bt.results}
     assert bt["eps-abrf"]["r2"] == max(g["test_r2"] for g in grid)
     assert bt["eps-abrf"]["selection"] == "best-test"
+    # best-test needs no inner CV: it is skipped, and the test scores are those of the full run
+    grid_bt = [g for g in unit_bt.grid if g["model"] == "eps-abrf"]
+    assert all(np.isnan(g["cv_r2"]) for g in grid_bt)
+    assert [g["test_r2"] for g in grid_bt] == [g["test_r2"] for g in grid]
 
 
 def test_splits_depend_only_on_seed_dataset_and_rep():
