@@ -24,7 +24,7 @@ from afr_cli.solve import LOSSES, SOLVERS
 
 SELECTIONS = ("inner-cv", "best-test")
 SELECT_BY = ("r2", "mae")
-SCALES = ("standard", "none")
+SCALES = ("standard", "minmax", "none")
 METRICS = ("r2", "mae", "rmse")
 
 _TOP_KEYS = {"name", "description", "seed", "data_seed", "synthetic_noise", "protocol", "datasets",

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from sklearn.model_selection import KFold, train_test_split
-from sklearn.preprocessing import StandardScaler
+from sklearn.preprocessing import MinMaxScaler, StandardScaler
 
 from afr_cli.config import Base, Experiment, ModelConfig
 from afr_cli.errors import SolverError
@@ -28,6 +28,8 @@ from afr_cli.solve import solve
 from afr_cli.store import UnitRecord
 
 REFIT = -1  # the stage index of "fit on the whole 80 %, score on the 20 %"
+# preprocess.scale: feature scalers fitted on each stage's training rows (targets are never scaled)
+SCALERS = {"standard": StandardScaler, "minmax": MinMaxScaler}
 
 
 def derive_seed(*parts: int | str) -> int:
@@ -125,8 +127,8 @@ def run_unit(exp: Experiment, dataset: str, base: Base, rep: int,
     forest_seconds = 0.0
     for stage in stages:
         Xtr, ytr, Xq, yq = X[stage.train], y[stage.train], X[stage.query], y[stage.query]
-        if exp.scale == "standard":
-            scaler = StandardScaler().fit(Xtr)
+        if exp.scale != "none":
+            scaler = SCALERS[exp.scale]().fit(Xtr)
             Xtr, Xq = scaler.transform(Xtr), scaler.transform(Xq)
         t0 = time.perf_counter()
         forest = base.spec.fit(Xtr, ytr, seeds.forest(stage.index))

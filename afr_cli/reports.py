@@ -34,6 +34,10 @@ REPORTS = (
     Report("larf", ("larf_rf", "larf_ert"), ("larf:3", "larf:4", "larf:5", "larf:6", "larf:7", "larf:10"),
            (("eps-abrf", "larf"),)),
     Report("larf_trees", ("larf_trees",), ("larf:8", "larf:9")),
+    # The SAT-RF Softmax columns under each feature scaling (configs/satrf_softmax_scaling.yaml)
+    *(Report(f"satrf_softmax/{scale}", (f"satrf_softmax/{scale}",),
+             ("satrf:2", "satrf:3", "satrf:4", "satrf:5", "satrf:6", "satrf:7"))
+      for scale in ("standard", "minmax", "none")),
 )
 
 

@@ -459,7 +459,42 @@ def render_paper_comparison(comparison: pd.DataFrame, spec: str, fmt: str = "md"
         title = f"{spec}, {METRIC_NAMES.get(metric, metric)}: ours | paper | Δ"
         notes = [_tolerance_legend(tol)] + ([note] if note else [])
         parts.append(_document(title, _grid(headers, rows, fmt), notes, fmt))
+        agreement = agreement_summary(part, printed)
+        if len(agreement):
+            parts.append(_document(f"{spec}, {METRIC_NAMES.get(metric, metric)}: agreement per column",
+                                   _grid(list(agreement.columns), agreement.astype(str).values.tolist(), fmt),
+                                   [AGREEMENT_LEGEND], fmt))
     return "\n".join(parts)
+
+
+AGREEMENT_LEGEND = ("cells: published cells with a value of ours; as printed: ours rounded to the "
+                    "paper's printed digits equals it; within tol: as marked above; mean Δ: ours − paper")
+
+
+def agreement_summary(part: pd.DataFrame, printed: dict) -> pd.DataFrame:
+    """Per model column of one metric: how many cells we have, how many equal the printed value
+    to its digits, how many are within tolerance, and the mean difference."""
+    rows = []
+    for model, cells in part.groupby("model", sort=False):
+        cells = cells[cells["ours"].notna()]
+        if not len(cells):
+            continue
+        same = sum(_as_printed(c["ours"], printed.get((c["dataset"], model, c["metric"]), ""))
+                   for c in cells.to_dict("records"))
+        rows.append({"model": model, "cells": len(cells), "as printed": same,
+                     "within tol": int(cells["within_tol"].astype(bool).sum()),
+                     "mean Δ": f"{cells['diff'].mean():+.4f}"})
+    return pd.DataFrame(rows, columns=["model", "cells", "as printed", "within tol", "mean Δ"])
+
+
+def _as_printed(ours: float, printed: str) -> bool:
+    """Whether ``ours`` rounds to the published value at the digits the paper printed."""
+    try:
+        value = float(printed)
+    except ValueError:
+        return False
+    digits = len(printed.partition(".")[2])
+    return abs(round(ours, digits) - value) < 0.5 * 10.0 ** -digits
 
 
 def _comparison_cells(cell: dict | None, published: str) -> list[str]:

@@ -140,6 +140,16 @@ def test_paper_comparison_csv_and_wide_views():
     assert "-0.023*" in wine and "0.423" in wine and "n/a" in wine
 
 
+def test_paper_comparison_reports_agreement_per_column():
+    # Diabetes RF eps-abrf: ours 0.4243 rounds to the printed 0.424; Wine 0.40 vs 0.423 does not
+    r2 = {("Diabetes", "eps-abrf"): [0.4242, 0.4244], ("Wine", "eps-abrf"): [0.40]}
+    md = render_paper_comparison(paper_comparison(_results("RF", r2=r2), "satrf:9"), "satrf:9", "md")
+    block = md.split("R²: agreement per column")[1]
+    row = next(line for line in block.splitlines() if line.startswith("| eps-abrf (RF)"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1:] == ["2", "1", "1", f"{((0.4243 - 0.424) + (0.40 - 0.423)) / 2:+.4f}"]
+
+
 def test_paper_comparison_params_and_relative_error_tolerance():
     r2 = {("Diabetes", "sat-rf-y"): [0.42, 0.43, 0.44], ("Diabetes", "rf"): [0.5507, 0.5508, 0.5509]}
     comparison = paper_comparison(_results(r2=r2), "satrf:2").set_index(["dataset", "model", "metric"])

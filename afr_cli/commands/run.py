@@ -78,7 +78,7 @@ def register_report(app: typer.Typer) -> None:
     """``afr report``: regenerate the committed summaries and paper comparisons under results/."""
 
     @app.command()
-    def report(names: list[str] = typer.Argument(None, help="reports to write (default: all): abrf, satrf, larf, larf_trees"),
+    def report(names: list[str] = typer.Argument(None, help="reports to write (default: all): abrf, abrf_derived, satrf, larf, larf_trees, satrf_softmax/{standard,minmax,none}"),
                root: Path = typer.Option(Path("results"), "--root", help="directory holding the stores")) -> None:
         """Write every store's summary and ours beside the papers' tables (results/<report>/)."""
         from afr_cli.reports import write_all
