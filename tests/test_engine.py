@@ -218,3 +218,17 @@ def test_papers_protocol_reproduces_their_sparse_baseline():
     for base, published in zip(exp.bases, (0.470, 0.452)):
         r2 = np.mean([run_unit(exp, "Sparse", base, rep, X, y).results[0]["r2"] for rep in range(10)])
         assert round(r2, 3) == published
+
+
+def test_feature_scaling_moves_attention_but_not_forests(config_path):
+    from afr_cli.data import load_dataset
+
+    X, y = load_dataset("Friedman2")  # features on very different scales
+    r2 = {}
+    for scale in ("standard", "minmax", "none"):
+        exp = load_experiment(config_path, [f"preprocess.scale={scale}", "models.1.grid.tau=[1]"])
+        unit = run_unit(exp, "Friedman2", exp.bases[0], 0, X, y)
+        r2[scale] = {r["model"]: r["r2"] for r in unit.results}
+    assert r2["standard"]["rf"] == r2["minmax"]["rf"] == r2["none"]["rf"]
+    softmax = {scale: r2[scale]["softmax"] for scale in r2}
+    assert len(set(softmax.values())) == 3, softmax
