@@ -32,7 +32,7 @@ REPORTS = (
            ("satrf:2", "satrf:3", "satrf:4", "satrf:5", "satrf:6", "satrf:7", "satrf:8", "satrf:9"),
            (("eps-abrf", "sat-rf"), ("softmax-y", "sat-rf-y"), ("sat-rf", "sat-rf-y2"))),
     Report("larf", ("larf_rf", "larf_ert"), ("larf:3", "larf:4", "larf:5", "larf:6", "larf:7", "larf:10"),
-           (("eps-abrf", "larf"),)),
+           (("eps-abrf", "larf"), ("larf:RF", "larf:ERT"))),
     Report("larf_trees", ("larf_trees",), ("larf:8", "larf:9")),
     # The SAT-RF Softmax columns under each feature scaling (configs/satrf_softmax_scaling.yaml)
     *(Report(f"satrf_softmax/{scale}", (f"satrf_softmax/{scale}",),
@@ -79,7 +79,7 @@ def write_report(report: Report, root: Path) -> list[Path]:
         written += [Path(f"{stem}.md"), Path(f"{stem}.csv"), Path(f"{stem}-best-test.md")]
     blocks = []
     for a, b in report.compare:
-        if {a, b} <= set(results.model):
+        if {a.partition(":")[0], b.partition(":")[0]} <= set(results.model):
             blocks.append(f"## {b} against {a}\n\n" + render_model_comparison(compare_models(results, a, b), "md"))
     if blocks:
         (out / "compare.md").write_text("\n\n".join(blocks) + "\n")

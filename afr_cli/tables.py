@@ -545,6 +545,8 @@ def compare_models(results: pd.DataFrame, a: str, b: str, metric: str = "r2") ->
     t-test and Wilcoxon test of B − A over the datasets both have."""
     if a == b:
         raise AfrInputError(f"--compare: needs two different models, got {a!r} twice")
+    if ":" in a or ":" in b:
+        results = _across_bases(results, a, b)
     known = sorted(results["model"].unique(), key=_model_key)
     for model in (a, b):
         if model not in known:
@@ -565,6 +567,22 @@ def compare_models(results: pd.DataFrame, a: str, b: str, metric: str = "r2") ->
         bases.append(BaseComparison(base, table, paired_ttest(both[b], both[a]),
                                     wilcoxon_test(both[b], both[a])))
     return ModelComparison(a, b, metric, bases)
+
+
+def _across_bases(results: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
+    """``MODEL:BASE`` on both sides (e.g. larf:RF larf:ERT, LARF Table 7): the two models' rows
+    relabelled as models ``a`` and ``b`` on one pseudo-base ``BASE_A vs BASE_B``."""
+    sides = []
+    for spec in (a, b):
+        model, sep, base = spec.partition(":")
+        if not sep or not model or not base:
+            raise AfrInputError(f"--compare: {spec!r}: give both sides as MODEL:BASE (e.g. larf:RF larf:ERT)")
+        bases = sorted(results["base"].unique(), key=_base_key)
+        if base not in bases:
+            raise AfrInputError(f"--compare: unknown base {base!r} in {spec!r}; bases in the results: {', '.join(bases)}")
+        sides.append(results[(results["model"] == model) & (results["base"] == base)].assign(model=spec))
+    label = f"{a.partition(':')[2]} vs {b.partition(':')[2]}"
+    return pd.concat(sides, ignore_index=True).assign(base=label)
 
 
 def _format_diff(diff: float, reference: float, metric: str) -> str:

@@ -150,6 +150,19 @@ def test_paper_comparison_reports_agreement_per_column():
     assert cells[1:] == ["2", "1", "1", f"{((0.4243 - 0.424) + (0.40 - 0.423)) / 2:+.4f}"]
 
 
+def test_compare_one_model_across_bases():
+    rf = _results("RF", r2={("Diabetes", "larf"): [0.40, 0.42], ("Wine", "larf"): [0.30]})
+    ert = _results("ERT", r2={("Diabetes", "larf"): [0.45], ("Wine", "larf"): [0.36]})
+    comparison = compare_models(pd.concat([rf, ert], ignore_index=True), "larf:RF", "larf:ERT")
+    (only,) = comparison.bases
+    assert only.base == "RF vs ERT" and only.ttest.n == 2
+    assert only.ttest.mean_diff == pytest.approx(((0.45 - 0.41) + (0.36 - 0.30)) / 2)
+    with pytest.raises(AfrInputError, match="unknown base 'GBM'"):
+        compare_models(rf, "larf:RF", "larf:GBM")
+    with pytest.raises(AfrInputError, match="MODEL:BASE"):
+        compare_models(rf, "larf:RF", "larf")
+
+
 def test_paper_comparison_params_and_relative_error_tolerance():
     r2 = {("Diabetes", "sat-rf-y"): [0.42, 0.43, 0.44], ("Diabetes", "rf"): [0.5507, 0.5508, 0.5509]}
     comparison = paper_comparison(_results(r2=r2), "satrf:2").set_index(["dataset", "model", "metric"])

@@ -79,7 +79,7 @@ def _table(
     reps: Optional[int] = typer.Option(
         None, "--reps", help="Use only repetitions 0..N-1 (e.g. 10: the papers' own number, README)."),
     compare: Optional[Tuple[str, str]] = typer.Option(
-        None, "--compare", help="A B: per base, B − A per dataset with a paired t-test and Wilcoxon."
+        None, "--compare", help="A B: per base, B − A per dataset with a paired t-test and Wilcoxon; MODEL:BASE on both sides compares across bases."
     ),
 ) -> None:
     """Summarise results per dataset and model, or set them beside a published table."""
