@@ -11,7 +11,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-.PHONY: venv demo test regress bench clean tables reference-abrf reference-abrf-derived reference-satrf reference-larf
+.PHONY: venv demo test regress bench clean tables figures-satrf reference-abrf reference-abrf-derived reference-satrf reference-larf
 venv: $(STAMP)
 
 demo: $(STAMP)
@@ -42,10 +42,19 @@ reference-abrf-derived: $(STAMP)
 	$(BIN)/afr run configs/abrf_ert_derived.yaml --reps $(REPS)
 	$(MAKE) tables
 
+# The SAT-RF paper's Figures 1-4 (SAT-RF-yx on the ERT): run configs/satrf_surfaces.yaml first.
+figures-satrf: $(STAMP)
+	for d in Sparse Friedman1 Boston Wine; do \
+	  $(BIN)/afr plot surface --results results/satrf_surfaces --dataset $$d \
+	    --model sat-rf-yx-tau-eps --x tau --y eps --model sat-rf-yx-kappa-gamma --x kappa --y gamma \
+	    --out results/satrf/figures/$$d.png || exit 1; \
+	done
+
 reference-satrf: $(STAMP)
 	$(BIN)/afr run configs/satrf_rf.yaml --reps $(REPS)
 	$(BIN)/afr run configs/satrf_ert.yaml --reps $(REPS)
-	$(MAKE) tables
+	$(BIN)/afr run configs/satrf_surfaces.yaml
+	$(MAKE) tables figures-satrf
 
 reference-larf: $(STAMP)
 	$(BIN)/afr run configs/larf_rf.yaml --reps $(REPS)

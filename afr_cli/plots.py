@@ -122,17 +122,26 @@ def surface_title(s: Surface) -> str:
             + (f" ({fixed})" if fixed else "") + "; red box: best")
 
 
-def surface_figure(s: Surface):
-    """An annotated heatmap of the surface (x across, y up) on an Agg canvas; best cell outlined."""
+def surface_figure(*surfaces: Surface):
+    """Annotated heatmaps side by side, one panel per surface (x across, y up), on an Agg canvas;
+    each panel's best cell outlined. Two panels make one of the SAT-RF paper's Figures 1-4."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+
+    width = sum(1.1 * s.table.shape[1] + 3.2 for s in surfaces)
+    height = max(0.8 * s.table.shape[0] + 2.4 for s in surfaces)
+    fig = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    for k, s in enumerate(surfaces):
+        _draw_panel(fig, fig.add_subplot(1, len(surfaces), k + 1), s)
+    return fig
+
+
+def _draw_panel(fig, ax, s: Surface) -> None:
     from matplotlib.patches import Rectangle
 
     values = s.table.to_numpy(dtype=float)
     ny, nx = values.shape
-    fig = Figure(figsize=(1.1 * nx + 3.2, 0.8 * ny + 2.4), layout="constrained")
-    FigureCanvasAgg(fig)
-    ax = fig.add_subplot()
     cmap = "viridis" if s.metric == "r2" else "viridis_r"  # brighter is better for both metrics
     image = ax.imshow(values, origin="lower", aspect="auto", cmap=cmap)
     label = f"mean {_SCORE_LABEL[s.score]} {_METRIC_LABEL[s.metric]}"
@@ -155,4 +164,3 @@ def surface_figure(s: Surface):
         bx, by, _ = s.best()
         j, i = list(s.table.columns).index(bx), list(s.table.index).index(by)
         ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="red", linewidth=2))
-    return fig

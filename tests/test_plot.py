@@ -24,6 +24,7 @@ bases:
 models:
   - {id: rf, family: forest}
   - {id: yx, family: sat-rf-yx, params: {gamma: 0.0, kappa: 1.0}, grid: {tau: [0.5, 2.0], eps: [0.0, 1.0]}}
+  - {id: yx-kg, family: sat-rf-yx, params: {eps: 0.0, tau: 1.0}, grid: {kappa: [0.5, 2.0], gamma: [0.0, 1.0]}}
 solver: OSQP
 """
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -68,6 +69,25 @@ def test_surface_writes_png_and_table_is_the_mean_over_reps(store, tmp_path):
     assert len(fig.axes[0].texts) == 4  # one annotation per cell
 
 
+def test_two_panels_side_by_side_make_one_figure(store, tmp_path):
+    out = tmp_path / "fig.png"
+    proc = run_afr("plot", "surface", "--results", str(store), "--dataset", "Sparse",
+                   "--model", "yx", "--x", "tau", "--y", "eps",
+                   "--model", "yx-kg", "--x", "kappa", "--y", "gamma", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_bytes()[:8] == PNG_MAGIC
+    assert "yx on RF@5" in proc.stdout and "yx-kg on RF@5" in proc.stdout
+    grid = load_grid(store)
+    fig = surface_figure(surface_table(grid, "Sparse", "yx", "tau", "eps"),
+                         surface_table(grid, "Sparse", "yx-kg", "kappa", "gamma"))
+    panels = [ax for ax in fig.axes if ax.get_xlabel() in ("tau", "kappa")]
+    assert [ax.get_ylabel() for ax in panels] == ["eps", "gamma"]
+    proc = run_afr("plot", "surface", "--results", str(store), "--dataset", "Sparse", "--model", "yx",
+                   "--model", "yx-kg", "--x", "tau", "--y", "eps", "--out", str(tmp_path / "bad.png"))
+    assert_one_line_error(proc, "--model/--x/--y", "2 --model, 1 --x, 1 --y")
+    assert not (tmp_path / "bad.png").exists()
+
+
 def test_bad_param_is_one_line_error_naming_allowed(store, tmp_path):
     proc = run_afr("plot", "surface", "--results", str(store), "--dataset", "Sparse", "--model", "yx",
                    "--x", "kapa", "--y", "eps", "--out", str(tmp_path / "x.png"))
@@ -78,7 +98,7 @@ def test_bad_param_is_one_line_error_naming_allowed(store, tmp_path):
 def test_unknown_model_and_missing_store_are_one_line_errors(store, tmp_path):
     proc = run_afr("plot", "surface", "--results", str(store), "--dataset", "Sparse", "--model", "sat-rf",
                    "--x", "tau", "--y", "eps", "--out", str(tmp_path / "x.png"))
-    assert_one_line_error(proc, "--model", "sat-rf", "rf, yx")
+    assert_one_line_error(proc, "--model", "sat-rf", "rf, yx, yx-kg")
     proc = run_afr("plot", "surface", "--results", str(tmp_path / "nowhere"), "--dataset", "Sparse",
                    "--model", "yx", "--x", "tau", "--y", "eps", "--out", str(tmp_path / "x.png"))
     assert_one_line_error(proc, "--results", "nowhere", "not a results store")

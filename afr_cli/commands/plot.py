@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 import typer
 
@@ -27,9 +27,10 @@ def register(app: typer.Typer) -> None:
     def surface(
         results: Path = typer.Option(..., "--results", help="a results store directory, e.g. results/satrf_surfaces"),
         dataset: str = typer.Option(..., "--dataset", help="a dataset of the store, e.g. Sparse"),
-        model: str = typer.Option(..., "--model", help="a model id of the store, e.g. sat-rf-yx-tau-eps"),
-        x: str = typer.Option(..., "--x", help="hyperparameter across (columns), e.g. tau"),
-        y: str = typer.Option(..., "--y", help="hyperparameter up (rows), e.g. eps"),
+        model: List[str] = typer.Option(..., "--model", help="a model id of the store, e.g. sat-rf-yx-tau-eps; "
+                                        "repeat --model/--x/--y for panels side by side"),
+        x: List[str] = typer.Option(..., "--x", help="hyperparameter across (columns), e.g. tau; one per --model"),
+        y: List[str] = typer.Option(..., "--y", help="hyperparameter up (rows), e.g. eps; one per --model"),
         out: Path = typer.Option(..., "--out", help="the PNG file to write"),
         metric: str = typer.Option("r2", "--metric", help="r2 or mae"),
         score: str = typer.Option("test", "--score", help="test (80/20 split) or cv (mean inner CV)"),
@@ -49,18 +50,25 @@ def register(app: typer.Typer) -> None:
             stores = _stores_under(Path("results"))
             raise AfrInputError(f"--results: {results} is not a results store (no {STORE_FILE}); "
                                 f"stores under ./results: {', '.join(stores) or 'none'}")
-        s = plots.surface_table(load_grid(results), dataset, model, x, y, metric, score, base)
-        if not s.table.notna().to_numpy().any():
-            raise AfrInputError(f"{model} on {dataset}: every {s.column} value is missing (failed solves)")
+        if not len(model) == len(x) == len(y):
+            raise AfrInputError(f"--model/--x/--y: give one --x and one --y per --model "
+                                f"(got {len(model)} --model, {len(x)} --x, {len(y)} --y)")
+        grid = load_grid(results)
+        panels = [plots.surface_table(grid, dataset, m, px, py, metric, score, base) for m, px, py in zip(model, x, y)]
+        for s in panels:
+            if not s.table.notna().to_numpy().any():
+                raise AfrInputError(f"{s.model} on {dataset}: every {s.column} value is missing (failed solves)")
 
         import matplotlib
 
         matplotlib.use("Agg")
-        fig = plots.surface_figure(s)
+        fig = plots.surface_figure(*panels)
         out.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(out, dpi=120)
-        bx, by, best = s.best()
-        fixed = ", ".join(f"{k}={v:g}" for k, v in s.fixed.items()) or "none"
-        typer.echo(f"wrote {out}: {s.dataset} {s.model} on {s.base}, mean {s.column} over {s.reps} reps, "
-                   f"{len(s.table.index)} {y} x {len(s.table.columns)} {x} values (fixed: {fixed}); "
-                   f"best {best:.4g} at {x}={bx:g}, {y}={by:g}")
+        typer.echo(f"wrote {out}")
+        for s in panels:
+            bx, by, best = s.best()
+            fixed = ", ".join(f"{k}={v:g}" for k, v in s.fixed.items()) or "none"
+            typer.echo(f"  {s.dataset} {s.model} on {s.base}, mean {s.column} over {s.reps} reps, "
+                       f"{len(s.table.index)} {s.y} x {len(s.table.columns)} {s.x} values (fixed: {fixed}); "
+                       f"best {best:.4g} at {s.x}={bx:g}, {s.y}={by:g}")
