@@ -76,7 +76,7 @@ class LeafStatistics:
     def rows(self, X: np.ndarray | None = None) -> "RowTensors":
         """Keys, values and distances for query rows X (None = the training rows)."""
         if X is None:
-            return RowTensors(self, self.X, self.train_leaves)
+            return RowTensors(self, self.X, self.train_leaves, training=True)
         X = np.asarray(X, dtype=float)
         return RowTensors(self, X, self.leaf_ids(X))
 
@@ -88,10 +88,11 @@ class RowTensors:
     by every model and every grid point.
     """
 
-    def __init__(self, stats: LeafStatistics, X: np.ndarray, leaves: np.ndarray):
+    def __init__(self, stats: LeafStatistics, X: np.ndarray, leaves: np.ndarray, training: bool = False):
         self.stats = stats
         self.X = X
         self.leaves = leaves
+        self.training = training  # row i is training row i (it sits in its own leaves)
         self._cache: dict = {}
 
     @property

@@ -30,14 +30,17 @@ def stats(data):
     return LeafStatistics(ForestSpec("rf", 7, 5).fit(X, y, random_state=3), X, y)
 
 
-def brute_leaf(stats: LeafStatistics, X: np.ndarray, tau0: float):
-    """keys (n, T, m) and values (n, T) by a loop over rows and trees."""
+def brute_leaf(stats: LeafStatistics, X: np.ndarray, tau0: float, leave_self_out: bool = False):
+    """keys (n, T, m) and values (n, T) by a loop over rows and trees (``leave_self_out``: X is
+    the training set and row i leaves itself out of its leaves, unless alone there)."""
     leaves = stats.leaf_ids(X)
     n, T = leaves.shape
     keys, values = np.zeros((n, T, X.shape[1])), np.zeros((n, T))
     for i in range(n):
         for k in range(T):
             members = stats.members(leaves[i, k])
+            if leave_self_out and len(members) > 1:
+                members = members[members != i]
             d = ((stats.X[members] - X[i]) ** 2).sum(axis=1)
             mu = np.exp(-(d - d.min()) / tau0)
             mu /= mu.sum()
@@ -80,6 +83,21 @@ def test_leaf_attention_equals_brute_force_loop(stats, data):
         np.testing.assert_allclose(level.keys, keys, atol=1e-10)
         np.testing.assert_allclose(level.values, values, atol=1e-10)
         np.testing.assert_allclose(level.key_sqdist, ((keys - X[:, None]) ** 2).sum(axis=2), atol=1e-9)
+
+
+def test_leave_self_out_equals_brute_force_and_touches_training_rows_only(stats, data):
+    train, test = stats.rows(), stats.rows(data[2])
+    level = leaf_attention(train, 0.3, exclude_self=True)
+    keys, values = brute_leaf(stats, stats.X, 0.3, leave_self_out=True)
+    np.testing.assert_allclose(level.keys, keys, atol=1e-10)
+    np.testing.assert_allclose(level.values, values, atol=1e-10)
+    assert not np.allclose(level.values, leaf_attention(train, 0.3).values)
+    np.testing.assert_array_equal(leaf_attention(test, 0.3, exclude_self=True).values,
+                                  leaf_attention(test, 0.3).values)
+    # the experiment's families differ from the paper's only in that option
+    loo, paper = FAMILIES["em-w-larf-loo"], FAMILIES["em-w-larf"]
+    assert loo.leave_self_out and not paper.leave_self_out and loo.params == paper.params
+    np.testing.assert_array_equal(loo.features(test, DESIGN).head_sums, paper.features(test, DESIGN).head_sums)
 
 
 def test_leaf_distances_are_chunk_independent(stats, data, monkeypatch):

@@ -7,7 +7,7 @@ from afr_cli.models.abrf import EpsABRFFamily
 from afr_cli.models.base import Family, Param
 from afr_cli.models.estimator import AttentionForestRegressor
 from afr_cli.models.forest import ForestFamily
-from afr_cli.models.larf import LARF, LARF_FAMILIES
+from afr_cli.models.larf import LARF, LARF_FAMILIES, LEAVE_SELF_OUT_FAMILIES
 from afr_cli.models.satrf import SATRF, satrf_family
 from afr_cli.solve import DEFAULT_SOLVER
 
@@ -38,6 +38,7 @@ class EpsABRF(AttentionForestRegressor):
 # Registered families, by the name configs use in `family:`.
 FAMILIES: dict[str, Family] = {f.name: f for f in (ForestFamily(), EpsABRFFamily())}
 FAMILIES.update(LARF_FAMILIES)  # the ten LARF variants: eps-arf ... em-w-larf
+FAMILIES.update(LEAVE_SELF_OUT_FAMILIES)  # em-w-larf-loo, em-larf-loo (an experiment of ours)
 FAMILIES.update({f.name: f for f in (satrf_family("y"), satrf_family("x"), satrf_family("yx"),
                                      satrf_family("y", heads=2))})  # sat-rf-y, -x, -yx, -y2
 

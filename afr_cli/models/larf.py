@@ -51,19 +51,21 @@ class MixtureFeatures:
     taus: np.ndarray
 
 
-def mixture_features(rows: RowTensors, tau0: float | None, M: int) -> MixtureFeatures:
-    """Features of M heads over plain leaf means (tau0 None) or the leaf attention with tau0.
+def mixture_features(rows: RowTensors, tau0: float | None, M: int, exclude_self: bool = False) -> MixtureFeatures:
+    """Features of M heads over plain leaf means (tau0 None) or the leaf attention with tau0
+    (``exclude_self``: training rows do not attend to themselves, see ``leaf_attention``).
 
     Each head's sum is cached on the rows per (tau0, tau_j), so the sweep over M reuses them.
     """
+    exclude = bool(exclude_self and tau0 is not None and rows.training)
     if tau0 is None:
         sqdist, values = rows.key_sqdist, rows.values
     else:
-        level = leaf_attention(rows, tau0)
+        level = leaf_attention(rows, tau0, exclude)
         sqdist, values = level.key_sqdist, level.values
 
     def head(exponent: float) -> np.ndarray:
-        return rows.memo(("larf-head", tau0, exponent),
+        return rows.memo(("larf-head", tau0, exclude, exponent),
                          lambda: np.einsum("nt,nt->n", softmax_neg(sqdist, 10.0 ** exponent), values))
 
     sums = np.column_stack([head(float(e)) for e in _exponents(M)])
@@ -82,11 +84,12 @@ class LARFFamily(Family):
     mixture: ClassVar[bool]
     eps_floor: ClassVar[bool]
 
-    def __init_subclass__(cls, *, leaf: bool, trains: str, mixture: bool, **kwargs):
+    def __init_subclass__(cls, *, leaf: bool, trains: str, mixture: bool, leave_self_out: bool = False, **kwargs):
         super().__init_subclass__(**kwargs)
         if trains not in TRAINS:
             raise ValueError(f"trains must be one of {TRAINS}, got {trains!r}")
         cls.leaf, cls.trains, cls.mixture = leaf, trains, mixture
+        cls.leave_self_out = leave_self_out
         # eq 17 (eps-) keeps eps in [0, 1]; eqs 20 and 35 put a floor varsigma under eps_j.
         cls.eps_floor = trains == "eps-w" or (trains == "eps" and mixture)
         used = ((EPS, trains == "w"), (VARSIGMA, cls.eps_floor), (HEADS, mixture), (TAU0, leaf))
@@ -94,7 +97,7 @@ class LARFFamily(Family):
 
     def features(self, rows: RowTensors, design: Mapping[str, float]) -> MixtureFeatures:
         return mixture_features(rows, design["tau0"] if self.leaf else None,
-                                int(design["M"]) if self.mixture else 1)
+                                int(design["M"]) if self.mixture else 1, self.leave_self_out)
 
     def training_problem(self, feats: MixtureFeatures, y: np.ndarray,
                          mixing: Mapping[str, float]) -> LinearAttentionProblem | None:
@@ -188,6 +191,23 @@ class EpsMLARFFamily(LARFFamily, leaf=True, trains="eps", mixture=True):
 class EpsMWLARFFamily(LARFFamily, leaf=True, trains="eps-w", mixture=True):
     name = "em-w-larf"
     summary = "LARF epsM-w-LARF: M heads, trained eps_1..eps_M and w, leaf attention (eqs 33-35)"
+
+
+# Not in the paper: the two leaf-attention models LARF Table 10 picks from, with each training
+# row left out of its own leaves' attention (the paper does not say whether a training row
+# attends to itself; with small tau0 it then sees its own target). An experiment, not a variant.
+class EpsMWLARFLeaveSelfOutFamily(LARFFamily, leaf=True, trains="eps-w", mixture=True, leave_self_out=True):
+    name = "em-w-larf-loo"
+    summary = "epsM-w-LARF whose training rows do not attend to themselves in the leaf (ours, not the paper's)"
+
+
+class EpsMLARFLeaveSelfOutFamily(LARFFamily, leaf=True, trains="eps", mixture=True, leave_self_out=True):
+    name = "em-larf-loo"
+    summary = "epsM-LARF whose training rows do not attend to themselves in the leaf (ours, not the paper's)"
+
+
+LEAVE_SELF_OUT_FAMILIES: dict[str, LARFFamily] = {f.name: f for f in (
+    EpsMWLARFLeaveSelfOutFamily(), EpsMLARFLeaveSelfOutFamily())}
 
 
 LARF_FAMILIES: dict[str, LARFFamily] = {f.name: f for f in (

@@ -38,14 +38,36 @@ class LeafAttention:
     key_sqdist: np.ndarray
 
 
-def leaf_attention(rows: RowTensors, tau0: float) -> LeafAttention:
-    """The first level for every (row, tree) of ``rows``, computed once per tau0 and cached."""
-    return rows.memo(("larf-leaf", float(tau0)), lambda: _attend(rows, float(tau0)))
+def leaf_attention(rows: RowTensors, tau0: float, exclude_self: bool = False) -> LeafAttention:
+    """The first level for every (row, tree) of ``rows``, computed once per tau0 and cached.
+
+    ``exclude_self`` (training rows only): a row does not attend to itself in its own leaf
+    (leave-one-out), unless it is alone there. The paper does not say; an option to test.
+    """
+    exclude = bool(exclude_self and rows.training)
+    return rows.memo(("larf-leaf", float(tau0), exclude), lambda: _attend(rows, float(tau0), exclude))
 
 
-def leaf_distances(rows: RowTensors) -> LeafDistances:
+def leaf_distances(rows: RowTensors, exclude_self: bool = False) -> LeafDistances:
     """Squared distances from each row to the training rows of its leaf in every tree (cached)."""
-    return rows.memo(("larf-leaf-distances",), lambda: _distances(rows))
+    exclude = bool(exclude_self and rows.training)
+    if exclude:
+        return rows.memo(("larf-leaf-distances", True),
+                         lambda: _without_self(leaf_distances(rows), rows.leaves.shape[1]))
+    return rows.memo(("larf-leaf-distances", False), lambda: _distances(rows))
+
+
+def _without_self(dist: LeafDistances, T: int) -> LeafDistances:
+    """Drop training row i from its own leaf lines (i*T .. i*T+T-1); a line holding only row i
+    keeps it, so every line still has a member."""
+    lengths = np.diff(dist.indptr)
+    line_of_entry = np.repeat(np.arange(len(lengths)), lengths)
+    keep = dist.members != line_of_entry // T
+    kept = np.add.reduceat(keep.astype(np.int64), dist.indptr[:-1])
+    keep |= np.repeat(kept == 0, lengths)
+    new_lengths = np.add.reduceat(keep.astype(np.int64), dist.indptr[:-1])
+    indptr = np.concatenate([[0], np.cumsum(new_lengths)])
+    return LeafDistances(indptr, dist.members[keep], dist.sqdist[keep])
 
 
 def _distances(rows: RowTensors) -> LeafDistances:
@@ -71,8 +93,8 @@ def _distances(rows: RowTensors) -> LeafDistances:
     return LeafDistances(indptr, members, np.maximum(sqdist, 0.0))
 
 
-def _attend(rows: RowTensors, tau0: float) -> LeafAttention:
-    dist, stats = leaf_distances(rows), rows.stats
+def _attend(rows: RowTensors, tau0: float, exclude_self: bool) -> LeafAttention:
+    dist, stats = leaf_distances(rows, exclude_self), rows.stats
     n, T = rows.leaves.shape
     starts, lengths = dist.indptr[:-1], np.diff(dist.indptr)
     z = -dist.sqdist / tau0                                       # segment softmax per line
