@@ -41,19 +41,25 @@ REPORTS = (
 )
 
 
-def write_summary(store_dir: Path) -> list[Path]:
+def first_reps(frame, reps: int | None):
+    """Only repetitions 0..reps-1 (None: all), so stores being extended report a fixed count."""
+    return frame if reps is None else frame[frame["rep"] < reps]
+
+
+def write_summary(store_dir: Path, reps: int | None = None) -> list[Path]:
     """summary.csv (long form) and summary.md (R² and MAE, mean ± std) of one store."""
     from afr_cli.tables import render_summary
 
-    results = load_results(store_dir)
+    results = first_reps(load_results(store_dir), reps)
     csv_path, md_path = store_dir / "summary.csv", store_dir / "summary.md"
     csv_path.write_text(render_summary(results, None, "csv"))
     md_path.write_text("\n\n".join(render_summary(results, m, "md", with_std=True) for m in ("r2", "mae")) + "\n")
     return [csv_path, md_path]
 
 
-def write_report(report: Report, root: Path) -> list[Path]:
-    """The report's paper comparisons and paired tests, from the stores that exist."""
+def write_report(report: Report, root: Path, reps: int | None = None) -> list[Path]:
+    """The report's paper comparisons and paired tests, from the stores that exist
+    (repetitions 0..reps-1 only, when ``reps`` is given)."""
     import pandas as pd
 
     from afr_cli.store import load_grid
@@ -63,31 +69,34 @@ def write_report(report: Report, root: Path) -> list[Path]:
     dirs = [root / s for s in report.stores if (root / s / STORE_FILE).is_file()]
     if not dirs:
         return []
-    results = pd.concat([load_results(d) for d in dirs], ignore_index=True)
-    optimistic = pd.concat([best_test_results(load_grid(d)) for d in dirs], ignore_index=True)
+    results = first_reps(pd.concat([load_results(d) for d in dirs], ignore_index=True), reps)
+    optimistic = pd.concat([best_test_results(first_reps(load_grid(d), reps)) for d in dirs], ignore_index=True)
     out = root / report.name
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    note = selection_note(results)
+    counted = f"Repetitions 0-{reps - 1} of each dataset ({reps})." if reps is not None else None
+    note = " ".join(n for n in (selection_note(results), counted) if n) or None
     for spec in report.papers:
         comparison = paper_comparison(results, spec)
         stem = out / f"paper-{spec.replace(':', '-')}"
         Path(f"{stem}.md").write_text(render_paper_comparison(comparison, spec, "md", note=note) + "\n")
         Path(f"{stem}.csv").write_text(render_paper_comparison(comparison, spec, "csv"))
-        best = render_paper_comparison(paper_comparison(optimistic, spec), spec, "md", note=selection_note(optimistic))
+        best_note = " ".join(n for n in (selection_note(optimistic), counted) if n) or None
+        best = render_paper_comparison(paper_comparison(optimistic, spec), spec, "md", note=best_note)
         Path(f"{stem}-best-test.md").write_text(best + "\n")
         written += [Path(f"{stem}.md"), Path(f"{stem}.csv"), Path(f"{stem}-best-test.md")]
     blocks = []
     for a, b in report.compare:
         if {a.partition(":")[0], b.partition(":")[0]} <= set(results.model):
-            blocks.append(f"## {b} against {a}\n\n" + render_model_comparison(compare_models(results, a, b), "md"))
+            blocks.append(f"## {b} against {a}\n\n" + render_model_comparison(compare_models(results, a, b), "md")
+                          + (f"\n{counted}\n" if counted else ""))
     if blocks:
         (out / "compare.md").write_text("\n\n".join(blocks) + "\n")
         written.append(out / "compare.md")
     return written
 
 
-def write_all(root: Path, names: list[str] | None = None) -> list[Path]:
+def write_all(root: Path, names: list[str] | None = None, reps: int | None = None) -> list[Path]:
     """Every store's summary and every report under ``root``; returns the files written."""
     from afr_cli.errors import AfrInputError
 
@@ -100,6 +109,6 @@ def write_all(root: Path, names: list[str] | None = None) -> list[Path]:
     for report in chosen:
         for store in report.stores:
             if (root / store / STORE_FILE).is_file():
-                written += write_summary(root / store)
-        written += write_report(report, root)
+                written += write_summary(root / store, reps)
+        written += write_report(report, root, reps)
     return written

@@ -28,3 +28,9 @@ def test_report_writes_summaries_comparisons_and_tests(tmp_path):
     assert abs(cell["ours"] - ours.iloc[0]) < 1e-3 and cell["published"] == 0.529
     assert "paired t-test" in (tmp_path / "abrf" / "compare.md").read_text()
     assert_one_line_error(run_afr("report", "nope", "--root", str(tmp_path)), "nope", "abrf")
+    # --reps 1: every number from repetition 0 only, and the files say so
+    assert run_afr("report", "abrf", "--root", str(tmp_path), "--reps", "1").returncode == 0
+    first = pd.read_csv(tmp_path / "abrf_rf" / "summary.csv")
+    assert set(first.n_reps) == {1} and set(summary.n_reps) == {2}
+    assert "Repetitions 0-0 of each dataset (1)." in (tmp_path / "abrf" / "paper-satrf-9.md").read_text()
+    assert_one_line_error(run_afr("report", "abrf", "--root", str(tmp_path), "--reps", "0"), "--reps", ">= 1")

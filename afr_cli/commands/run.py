@@ -79,9 +79,13 @@ def register_report(app: typer.Typer) -> None:
 
     @app.command()
     def report(names: list[str] = typer.Argument(None, help="reports to write (default: all): abrf, abrf_derived, satrf, larf, larf_trees, satrf_softmax/{standard,minmax,none}"),
-               root: Path = typer.Option(Path("results"), "--root", help="directory holding the stores")) -> None:
+               root: Path = typer.Option(Path("results"), "--root", help="directory holding the stores"),
+               reps: Optional[int] = typer.Option(None, "--reps", help="use only repetitions 0..N-1 (e.g. 10, "
+                                                  "the papers' count, while a store is being extended)")) -> None:
         """Write every store's summary and ours beside the papers' tables (results/<report>/)."""
         from afr_cli.reports import write_all
 
-        for path in write_all(root, names or None):
+        if reps is not None and reps < 1:
+            raise AfrInputError(f"--reps: {reps} is not allowed; an integer >= 1")
+        for path in write_all(root, names or None, reps):
             typer.echo(f"wrote {path}")
