@@ -85,6 +85,7 @@ def _table(
     """Summarise results per dataset and model, or set them beside a published table."""
     from afr_cli import tables
     from afr_cli.paper import published_table
+    from afr_cli.reports import first_reps
 
     if fmt not in tables.FORMATS:
         raise AfrInputError(f"--format: {fmt!r} is not one of {', '.join(tables.FORMATS)}")
@@ -93,10 +94,9 @@ def _table(
     if paper is not None:
         published_table(paper)  # reject an unknown spec before loading results
     results = _load(results_dirs or [], selection)
-    if reps is not None:
-        if reps < 1:
-            raise AfrInputError(f"--reps: {reps} is not allowed; an integer >= 1")
-        results = results[results["rep"] < reps]
+    if reps is not None and reps < 1:
+        raise AfrInputError(f"--reps: {reps} is not allowed; an integer >= 1")
+    results = first_reps(results, reps)
     model_comparison = None if compare is None else tables.compare_models(results, *compare, metric or "r2")
     note = tables.selection_note(results)
     if paper is not None:
