@@ -62,6 +62,8 @@ reference-larf: $(STAMP)
 	$(BIN)/afr run configs/larf_trees.yaml --reps $(REPS)
 	$(MAKE) tables
 
-# Summaries of every store and ours beside the papers' tables (afr_cli/reports.py says which).
+# Summaries of every store and ours beside the papers' tables (afr_cli/reports.py says which):
+# every stored repetition, and the papers' own 10 (their splits) into results/<report>/reps10/.
 tables: $(STAMP)
 	$(BIN)/afr report
+	$(BIN)/afr report abrf satrf larf larf_trees --reps 10

@@ -5,6 +5,11 @@ each store (``summary.md``, ``summary.csv``) and, in ``results/<report>/``, ours
 published table of the report (``paper-<paper>-<table>.md`` / ``.csv``, and ``-best-test.md``: the same with every grid point
 chosen on the test set, the optimistic reading of the papers' "optimal" columns) and the paired tests
 (``compare.md``). Everything there is regenerated from the stores by this one command.
+
+With ``reps = N`` only repetitions 0..N-1 are used and the files go beside the all-repetition
+ones, never over them: ``summary-reps<N>.*`` in the store and ``results/<report>/reps<N>/``. The
+papers' baseline columns are 10-repetition means, so ``--reps 10`` gives the comparison on the
+papers' own splits while the main files use every stored repetition.
 """
 
 from __future__ import annotations
@@ -46,12 +51,19 @@ def first_reps(frame, reps: int | None):
     return frame if reps is None else frame[frame["rep"] < reps]
 
 
+def reps_suffix(reps: int | None) -> str:
+    """'' for every repetition, 'reps<N>' for the first N: how files of a restricted count are named."""
+    return "" if reps is None else f"reps{reps}"
+
+
 def write_summary(store_dir: Path, reps: int | None = None) -> list[Path]:
-    """summary.csv (long form) and summary.md (R² and MAE, mean ± std) of one store."""
+    """summary.csv (long form) and summary.md (R² and MAE, mean ± std) of one store
+    (summary-reps<N>.* when restricted to the first N repetitions)."""
     from afr_cli.tables import render_summary
 
     results = first_reps(load_results(store_dir), reps)
-    csv_path, md_path = store_dir / "summary.csv", store_dir / "summary.md"
+    stem = "-".join(filter(None, ("summary", reps_suffix(reps))))
+    csv_path, md_path = store_dir / f"{stem}.csv", store_dir / f"{stem}.md"
     csv_path.write_text(render_summary(results, None, "csv"))
     md_path.write_text("\n\n".join(render_summary(results, m, "md", with_std=True) for m in ("r2", "mae")) + "\n")
     return [csv_path, md_path]
@@ -59,7 +71,7 @@ def write_summary(store_dir: Path, reps: int | None = None) -> list[Path]:
 
 def write_report(report: Report, root: Path, reps: int | None = None) -> list[Path]:
     """The report's paper comparisons and paired tests, from the stores that exist
-    (repetitions 0..reps-1 only, when ``reps`` is given)."""
+    (repetitions 0..reps-1 only, into the report's ``reps<N>/`` folder, when ``reps`` is given)."""
     import pandas as pd
 
     from afr_cli.store import load_grid
@@ -71,7 +83,7 @@ def write_report(report: Report, root: Path, reps: int | None = None) -> list[Pa
         return []
     results = first_reps(pd.concat([load_results(d) for d in dirs], ignore_index=True), reps)
     optimistic = pd.concat([best_test_results(first_reps(load_grid(d), reps)) for d in dirs], ignore_index=True)
-    out = root / report.name
+    out = root / report.name / reps_suffix(reps)
     out.mkdir(parents=True, exist_ok=True)
     written = []
     counted = f"Repetitions 0-{reps - 1} of each dataset ({reps})." if reps is not None else None

@@ -28,9 +28,13 @@ def test_report_writes_summaries_comparisons_and_tests(tmp_path):
     assert abs(cell["ours"] - ours.iloc[0]) < 1e-3 and cell["published"] == 0.529
     assert "paired t-test" in (tmp_path / "abrf" / "compare.md").read_text()
     assert_one_line_error(run_afr("report", "nope", "--root", str(tmp_path)), "nope", "abrf")
-    # --reps 1: every number from repetition 0 only, and the files say so
+    # --reps 1: every number from repetition 0 only, the files say so, and they go beside the
+    # all-repetition files without touching them
+    all_reps_table = (tmp_path / "abrf" / "paper-satrf-9.md").read_text()
     assert run_afr("report", "abrf", "--root", str(tmp_path), "--reps", "1").returncode == 0
-    first = pd.read_csv(tmp_path / "abrf_rf" / "summary.csv")
-    assert set(first.n_reps) == {1} and set(summary.n_reps) == {2}
-    assert "Repetitions 0-0 of each dataset (1)." in (tmp_path / "abrf" / "paper-satrf-9.md").read_text()
+    first = pd.read_csv(tmp_path / "abrf_rf" / "summary-reps1.csv")
+    assert set(first.n_reps) == {1} and set(pd.read_csv(tmp_path / "abrf_rf" / "summary.csv").n_reps) == {2}
+    assert "Repetitions 0-0 of each dataset (1)." in (tmp_path / "abrf" / "reps1" / "paper-satrf-9.md").read_text()
+    assert (tmp_path / "abrf" / "paper-satrf-9.md").read_text() == all_reps_table
+    assert "Repetitions" not in all_reps_table
     assert_one_line_error(run_afr("report", "abrf", "--root", str(tmp_path), "--reps", "0"), "--reps", ">= 1")

@@ -81,7 +81,8 @@ def register_report(app: typer.Typer) -> None:
     def report(names: list[str] = typer.Argument(None, help="reports to write (default: all): abrf, abrf_derived, satrf, larf, larf_trees, satrf_softmax/{standard,minmax,none}"),
                root: Path = typer.Option(Path("results"), "--root", help="directory holding the stores"),
                reps: Optional[int] = typer.Option(None, "--reps", help="use only repetitions 0..N-1 (e.g. 10, "
-                                                  "the papers' count, while a store is being extended)")) -> None:
+                                                  "the papers' count); written beside the all-repetition files, "
+                                                  "as summary-repsN.* and results/<report>/repsN/")) -> None:
         """Write every store's summary and ours beside the papers' tables (results/<report>/)."""
         from afr_cli.reports import write_all
 
