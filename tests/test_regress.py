@@ -1,0 +1,87 @@
+"""``afr regress``: the CI guard fails on a worse number, a missing number or a moved baseline."""
+
+from __future__ import annotations
+
+import pandas as pd
+import yaml
+
+from afr_cli.regress import GOLDEN_COLUMNS, compare
+from conftest import assert_one_line_error, run_afr
+
+
+def _summary(rows: list[tuple]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=GOLDEN_COLUMNS)
+
+
+GOLDEN = _summary([("Sparse", "RF", "sat-rf-y", "r2", 0.500), ("Sparse", "RF", "sat-rf-y", "mae", 2.00),
+                   ("Sparse", "RF", "forest", "r2", 0.470)])
+
+
+def _status(report, model: str, metric: str, check: str = "golden") -> str:
+    t = report.table
+    return t[(t.model == model) & (t.metric == metric) & (t.check == check)].status.iloc[0]
+
+
+def test_equal_or_slightly_worse_numbers_pass():
+    run = _summary([("Sparse", "RF", "sat-rf-y", "r2", 0.495), ("Sparse", "RF", "sat-rf-y", "mae", 2.03),
+                    ("Sparse", "RF", "forest", "r2", 0.470)])
+    report = compare(run, GOLDEN, "forest")
+    assert not report.failed, report.table
+    # the forest is also checked against the published Sparse RF baseline (0.470)
+    assert _status(report, "forest", "r2", "published larf:3") == "ok"
+
+
+def test_worse_r2_beyond_tolerance_fails_and_better_is_reported():
+    run = _summary([("Sparse", "RF", "sat-rf-y", "r2", 0.485), ("Sparse", "RF", "sat-rf-y", "mae", 1.80),
+                    ("Sparse", "RF", "forest", "r2", 0.470)])
+    report = compare(run, GOLDEN, "forest")
+    assert report.failed
+    assert _status(report, "sat-rf-y", "r2") == "REGRESSED"
+    assert _status(report, "sat-rf-y", "mae") == "improved"
+
+
+def test_worse_mae_beyond_two_percent_fails():
+    run = _summary([("Sparse", "RF", "sat-rf-y", "r2", 0.500), ("Sparse", "RF", "sat-rf-y", "mae", 2.05),
+                    ("Sparse", "RF", "forest", "r2", 0.470)])
+    assert _status(compare(run, GOLDEN, "forest"), "sat-rf-y", "mae") == "REGRESSED"
+
+
+def test_a_missing_number_fails():
+    run = _summary([("Sparse", "RF", "sat-rf-y", "r2", 0.500), ("Sparse", "RF", "forest", "r2", 0.470)])
+    report = compare(run, GOLDEN, "forest")
+    assert report.failed and _status(report, "sat-rf-y", "mae") == "REGRESSED"
+
+
+def test_a_forest_off_the_published_baseline_fails_even_when_golden_moved_with_it():
+    moved = GOLDEN.copy()
+    moved.loc[moved.model == "forest", "mean"] = 0.460
+    run = _summary([("Sparse", "RF", "sat-rf-y", "r2", 0.500), ("Sparse", "RF", "sat-rf-y", "mae", 2.00),
+                    ("Sparse", "RF", "forest", "r2", 0.460)])
+    report = compare(run, moved, "forest")
+    assert _status(report, "forest", "r2") == "ok"
+    assert _status(report, "forest", "r2", "published larf:3") == "REGRESSED" and report.failed
+
+
+def test_cli_update_then_pass_then_fail_on_a_raised_golden(tmp_path):
+    # A base id the papers do not use, so only the golden check applies to this tiny forest.
+    cfg = {"name": "mini-regress", "seed": 5, "protocol": {"reps": 2}, "datasets": ["Friedman1"],
+           "bases": [{"id": "tiny", "kind": "rf", "n_estimators": 6, "min_samples_leaf": 5}],
+           "models": [{"id": "forest", "family": "forest"},
+                      {"id": "sat-rf-y", "family": "sat-rf-y", "grid": {"eps": [0.0, 1.0], "gamma": [0.5]}}]}
+    config = tmp_path / "regress.yaml"
+    config.write_text(yaml.safe_dump(cfg))
+    golden = tmp_path / "golden.csv"
+    args = ("regress", "--config", str(config), "--golden", str(golden), "--jobs", "1", "-q")
+    assert_one_line_error(run_afr(*args), "golden.csv", "--update")
+    assert run_afr(*args, "--update").returncode == 0
+    written = pd.read_csv(golden)
+    assert set(written.model) == {"forest", "sat-rf-y"} and set(written.metric) == {"r2", "mae", "rmse"}
+    passed = run_afr(*args)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "0 regressed" in passed.stdout
+    raised = written.copy()
+    is_r2 = (raised.model == "sat-rf-y") & (raised.metric == "r2")
+    raised.loc[is_r2, "mean"] += 0.05
+    raised.to_csv(golden, index=False)
+    failed = run_afr(*args)
+    assert failed.returncode == 1 and "1 regressed" in failed.stdout, failed.stdout
