@@ -28,6 +28,22 @@ class Report:
     compare: tuple[tuple[str, str], ...] = field(default_factory=tuple)
 
 
+# Paired comparisons behind each report's claims (results/<report>/README.md): B against A.
+_SATRF_VARIANTS = ("sat-rf-y", "sat-rf-x", "sat-rf-yx")
+_LARF_VARIANTS = ("em-w-larf", "em-larf", "em-w-arf", "em-arf")
+SATRF_COMPARE = (
+    *((forest, v) for forest in ("rf", "ert") for v in (*_SATRF_VARIANTS, "sat-rf")),
+    ("softmax-y", "sat-rf-y"), ("eps-abrf", "sat-rf"), ("sat-rf", "sat-rf-y2"),
+    ("sat-rf-y", "sat-rf-yx"), ("sat-rf-x", "sat-rf-yx"), ("sat-rf-yx:RF", "sat-rf-yx:ERT"),
+)
+LARF_COMPARE = (
+    *((forest, v) for forest in ("rf", "ert") for v in (*_LARF_VARIANTS, "larf")),
+    ("em-w-arf", "em-w-larf"), ("em-arf", "em-larf"), ("em-w-larf", "em-larf"),
+    ("eps-abrf", "larf"), ("larf:RF", "larf:ERT"),
+)
+TREES_COMPARE = (("forest:RF@100", "forest:RF@1000"), ("forest:ERT@100", "forest:ERT@1000"),
+                 ("forest:RF@1000", "larf:RF"), ("forest:ERT@1000", "larf:ERT"))
+
 REPORTS = (
     Report("abrf", ("abrf_rf", "abrf_ert"), ("satrf:9", "larf:10", "larf:3", "larf:5"),
            (("softmax", "eps-abrf"),)),
@@ -35,10 +51,11 @@ REPORTS = (
            (("softmax", "eps-abrf"),)),
     Report("satrf", ("satrf_rf", "satrf_ert"),
            ("satrf:2", "satrf:3", "satrf:4", "satrf:5", "satrf:6", "satrf:7", "satrf:8", "satrf:9"),
-           (("eps-abrf", "sat-rf"), ("softmax-y", "sat-rf-y"), ("sat-rf", "sat-rf-y2"))),
+           SATRF_COMPARE),
     Report("larf", ("larf_rf", "larf_ert"), ("larf:3", "larf:4", "larf:5", "larf:6", "larf:7", "larf:10"),
-           (("eps-abrf", "larf"), ("larf:RF", "larf:ERT"))),
-    Report("larf_trees", ("larf_trees",), ("larf:8", "larf:9")),
+           LARF_COMPARE),
+    # The LARF stores too, for the paper's claim that LARF beats the 1000-tree forests.
+    Report("larf_trees", ("larf_trees", "larf_rf", "larf_ert"), ("larf:8", "larf:9"), TREES_COMPARE),
     # The SAT-RF Softmax columns under each feature scaling (configs/satrf_softmax_scaling.yaml)
     *(Report(f"satrf_softmax/{scale}", (f"satrf_softmax/{scale}",),
              ("satrf:2", "satrf:3", "satrf:4", "satrf:5", "satrf:6", "satrf:7"))
@@ -75,8 +92,9 @@ def write_report(report: Report, root: Path, reps: int | None = None) -> list[Pa
     import pandas as pd
 
     from afr_cli.store import load_grid
-    from afr_cli.tables import (best_test_results, compare_models, paper_comparison, render_model_comparison,
-                                render_paper_comparison, selection_note)
+    from afr_cli.tables import (METRIC_NAMES, best_test_results, compare_models, paper_comparison,
+                                render_comparison_overview, render_model_comparison, render_paper_comparison,
+                                selection_note)
 
     dirs = [root / s for s in report.stores if (root / s / STORE_FILE).is_file()]
     if not dirs:
@@ -97,13 +115,15 @@ def write_report(report: Report, root: Path, reps: int | None = None) -> list[Pa
         best = render_paper_comparison(paper_comparison(optimistic, spec), spec, "md", note=best_note)
         Path(f"{stem}-best-test.md").write_text(best + "\n")
         written += [Path(f"{stem}.md"), Path(f"{stem}.csv"), Path(f"{stem}-best-test.md")]
-    blocks = []
-    for a, b in report.compare:
-        if {a.partition(":")[0], b.partition(":")[0]} <= set(results.model):
-            blocks.append(f"## {b} against {a}\n\n" + render_model_comparison(compare_models(results, a, b), "md")
-                          + (f"\n{counted}\n" if counted else ""))
-    if blocks:
-        (out / "compare.md").write_text("\n\n".join(blocks) + "\n")
+    comparisons = [compare_models(results, a, b) for a, b in report.compare
+                   if {a.partition(":")[0], b.partition(":")[0]} <= set(results.model)]
+    if comparisons:
+        metric = METRIC_NAMES.get(comparisons[0].metric, comparisons[0].metric)
+        overview = (f"# Paired comparisons over the datasets ({metric}: mean of B − A, Demšar's t-test, "
+                    f"Wilcoxon, and on how many datasets B is better at the printed precision)\n\n"
+                    + render_comparison_overview(comparisons) + (f"\n\n{counted}" if counted else ""))
+        blocks = [f"## {c.b} against {c.a}\n\n" + render_model_comparison(c, "md") for c in comparisons]
+        (out / "compare.md").write_text("\n\n".join([overview, *blocks]) + "\n")
         written.append(out / "compare.md")
     return written
 

@@ -41,7 +41,7 @@ ERROR_REL_TOL = 0.05
 COMPARISON_COLUMNS = ["dataset", "model", "metric", "ours", "published", "diff", "within_tol"]
 TEST_COLUMNS = [
     "base", "metric", "a", "b", "n", "mean_diff", "t", "p", "ci_low", "ci_high",
-    "wilcoxon_stat", "wilcoxon_p",
+    "wilcoxon_stat", "wilcoxon_p", "wins", "ties", "losses",
 ]
 CSV_FLOAT = "%.6g"
 
@@ -520,6 +520,34 @@ class BaseComparison:
     per_dataset: pd.DataFrame  # dataset, <a>, <b>, "<b> − <a>"
     ttest: TTestResult
     wilcoxon: tuple[float, float]
+    record: "WinRecord"
+
+
+@dataclass(frozen=True)
+class WinRecord:
+    """Datasets where B is better than, equal to or worse than A at the tables' printed precision
+    (the papers count "outperforms on N datasets" this way); better is higher R², lower errors."""
+
+    wins: tuple[str, ...]
+    ties: tuple[str, ...]
+    losses: tuple[str, ...]
+
+    @classmethod
+    def count(cls, table: pd.DataFrame, a: str, b: str, metric: str) -> "WinRecord":
+        sign = 1 if metric == "r2" else -1
+        outcome = {"win": [], "tie": [], "loss": []}
+        for row in table.dropna(subset=[a, b]).to_dict("records"):
+            shown_a, shown_b = (float(format_value(row[m], metric)) for m in (a, b))
+            key = "tie" if shown_a == shown_b else ("win" if sign * (shown_b - shown_a) > 0 else "loss")
+            outcome[key].append(row["dataset"])
+        return cls(tuple(outcome["win"]), tuple(outcome["tie"]), tuple(outcome["loss"]))
+
+    def describe(self, a: str, b: str) -> str:
+        where = "; ".join(f"{label} on {', '.join(names)}" for label, names in
+                          (("ties", self.ties), ("loses", self.losses)) if names)
+        return (f"{b} better than {a} on {len(self.wins)} of {len(self.wins) + len(self.ties) + len(self.losses)}"
+                f" datasets at the printed precision ({len(self.ties)} ties, {len(self.losses)} losses)"
+                + (f": {where}" if where else ""))
 
 
 @dataclass(frozen=True)
@@ -536,7 +564,8 @@ class ModelComparison:
         rows = [{"base": c.base, "metric": self.metric, "a": self.a, "b": self.b,
                  "n": c.ttest.n, "mean_diff": c.ttest.mean_diff, "t": c.ttest.t, "p": c.ttest.p,
                  "ci_low": c.ttest.ci_low, "ci_high": c.ttest.ci_high,
-                 "wilcoxon_stat": c.wilcoxon[0], "wilcoxon_p": c.wilcoxon[1]} for c in self.bases]
+                 "wilcoxon_stat": c.wilcoxon[0], "wilcoxon_p": c.wilcoxon[1], "wins": len(c.record.wins),
+                 "ties": len(c.record.ties), "losses": len(c.record.losses)} for c in self.bases]
         return pd.DataFrame(rows, columns=TEST_COLUMNS)
 
 
@@ -565,7 +594,7 @@ def compare_models(results: pd.DataFrame, a: str, b: str, metric: str = "r2") ->
         table[f"{b} − {a}"] = table[b] - table[a]
         both = table.dropna()
         bases.append(BaseComparison(base, table, paired_ttest(both[b], both[a]),
-                                    wilcoxon_test(both[b], both[a])))
+                                    wilcoxon_test(both[b], both[a]), WinRecord.count(table, a, b, metric)))
     return ModelComparison(a, b, metric, bases)
 
 
@@ -607,8 +636,24 @@ def render_model_comparison(comparison: ModelComparison, fmt: str = "md") -> str
             f"paired t-test (Demšar) of {b} − {a} over n = {t.n} datasets: mean {t.mean_diff:.4g},"
             f" t = {t.t:.4g}, p = {t.p:.4g}, 95 % CI [{t.ci_low:.4g}, {t.ci_high:.4g}]",
             f"Wilcoxon signed-rank: statistic {c.wilcoxon[0]:.4g}, p = {c.wilcoxon[1]:.4g}",
+            c.record.describe(a, b),
         ]
         title = f"{b} against {a} on {METRIC_NAMES.get(metric, metric)}, base {c.base}"
         headers = ["dataset", a, b, f"{b} − {a}"]
         parts.append(_document(title, _grid(headers, rows, fmt), notes, fmt))
     return "\n".join(parts)
+
+
+def render_comparison_overview(comparisons: list[ModelComparison]) -> str:
+    """One markdown row per (comparison, base): B − A, its paired t-test and Wilcoxon p, and the
+    win/tie/loss count; the overview above the per-dataset blocks of a report's compare.md."""
+    rows = []
+    for comparison in comparisons:
+        for c in comparison.bases:
+            t, r = c.ttest, c.record
+            rows.append([f"{comparison.b} − {comparison.a}", c.base, f"{t.mean_diff:+.4f}", f"{t.p:.3g}",
+                         f"[{t.ci_low:+.4f}, {t.ci_high:+.4f}]", f"{c.wilcoxon[1]:.3g}",
+                         f"{len(r.wins)}/{len(r.ties)}/{len(r.losses)}"])
+    headers = ["B − A", "base", "mean", "p (t-test)", "95 % CI", "p (Wilcoxon)", "better/tie/worse"]
+    return _grid(headers, rows, "md")
+

@@ -212,12 +212,28 @@ def test_compare_models_numbers():
     assert block.ttest.mean_diff == pytest.approx(0.0) and block.ttest.p == pytest.approx(expected.p)
     assert block.wilcoxon == pytest.approx(wilcoxon_test([0.43, 0.42], [0.41, 0.44]))
     csv = render_model_comparison(result, "csv")
-    assert csv.splitlines()[0] == "base,metric,a,b,n,mean_diff,t,p,ci_low,ci_high,wilcoxon_stat,wilcoxon_p"
-    assert "eps-abrf against rf" in render_model_comparison(result, "md")
+    assert csv.splitlines()[0] == ("base,metric,a,b,n,mean_diff,t,p,ci_low,ci_high,wilcoxon_stat,wilcoxon_p,"
+                                   "wins,ties,losses")
+    assert csv.splitlines()[1].endswith(",1,0,1")
+    assert block.record.wins == ("Diabetes",) and block.record.losses == ("Wine",) and block.record.ties == ()
+    md = render_model_comparison(result, "md")
+    assert "eps-abrf against rf" in md
+    assert "eps-abrf better than rf on 1 of 2 datasets at the printed precision (0 ties, 1 losses): loses on Wine" in md
     with pytest.raises(AfrInputError, match="unknown model 'nope'"):
         compare_models(_results(), "rf", "nope")
     with pytest.raises(AfrInputError, match="two different models"):
         compare_models(_results(), "rf", "rf")
+
+
+def test_win_record_counts_at_printed_precision_and_lower_error_is_better():
+    from afr_cli.tables import WinRecord
+
+    table = pd.DataFrame({"dataset": ["D1", "D2", "D3", "D4"], "a": [0.4101, 0.5, 0.6, None],
+                          "b": [0.4104, 0.52, 0.58, 0.3]})
+    r2 = WinRecord.count(table, "a", "b", "r2")
+    assert (r2.wins, r2.ties, r2.losses) == (("D2",), ("D1",), ("D3",))  # D4 has no A: not counted
+    mae = WinRecord.count(table, "a", "b", "mae")
+    assert (mae.wins, mae.ties, mae.losses) == (("D3",), (), ("D1", "D2"))  # 0.4101 vs 0.4104 differ at 4 digits
 
 
 def _write_store(directory, frame: pd.DataFrame) -> None:
