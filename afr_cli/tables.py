@@ -464,7 +464,45 @@ def render_paper_comparison(comparison: pd.DataFrame, spec: str, fmt: str = "md"
             parts.append(_document(f"{spec}, {METRIC_NAMES.get(metric, metric)}: agreement per column",
                                    _grid(list(agreement.columns), agreement.astype(str).values.tolist(), fmt),
                                    [AGREEMENT_LEGEND], fmt))
+        best = best_counts(part)
+        if len(best):
+            parts.append(_document(f"{spec}, {METRIC_NAMES.get(metric, metric)}: best model per dataset",
+                                   _grid(list(best.columns), best.astype(str).values.tolist(), fmt),
+                                   [BEST_LEGEND], fmt))
     return "\n".join(parts)
+
+
+BEST_LEGEND = ("on how many datasets each column is the best of its base's columns (highest R², lowest "
+               "MAE/RMSE) at the printed precision, in the paper and in ours; a tie counts for every "
+               "model in it, and only datasets where every column has a value of ours are counted")
+
+
+def _base_group(model_label: str) -> str:
+    """'sat-rf-y (ERT)' -> 'ERT'; a single-base table's labels all fall in one group ''."""
+    head, sep, tail = model_label.rpartition(" (")
+    return tail.rstrip(")") if sep and tail.endswith(")") else ""
+
+
+def best_counts(part: pd.DataFrame) -> pd.DataFrame:
+    """Per model column of one metric: on how many datasets it is the best of its base's columns,
+    in the paper and in ours (ties count for each tied model). The papers' claims "X outperforms
+    the other models on most datasets" are read off this. Empty for parameter rows or one column."""
+    metric = part["metric"].iloc[0] if len(part) else None
+    if metric is None or metric in PARAM_ROWS:
+        return pd.DataFrame(columns=["model", "best (paper)", "best (ours)"])
+    better = max if metric == "r2" else min
+    part = part.assign(group=part["model"].map(_base_group))
+    counts = {model: [0, 0] for model in pd.unique(part["model"])}
+    for _, cells in part.groupby(["group", "dataset"], sort=False):
+        if len(cells) < 2 or cells["ours"].isna().any():
+            continue
+        for side, values in enumerate((cells["published"], cells["ours"].map(lambda v: float(format_value(v, metric))))):
+            top = better(values)
+            for model in cells.loc[values == top, "model"]:
+                counts[model][side] += 1
+    if all(len(g) < 2 for g in part.groupby("group")["model"].unique()):
+        return pd.DataFrame(columns=["model", "best (paper)", "best (ours)"])
+    return pd.DataFrame([[m, p, o] for m, (p, o) in counts.items()], columns=["model", "best (paper)", "best (ours)"])
 
 
 AGREEMENT_LEGEND = ("cells: published cells with a value of ours; as printed: ours rounded to the "

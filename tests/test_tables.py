@@ -225,6 +225,23 @@ def test_compare_models_numbers():
         compare_models(_results(), "rf", "rf")
 
 
+def test_best_counts_per_base_group_with_ties_in_paper_and_ours():
+    from afr_cli.tables import best_counts
+
+    rows = [("D1", "a (RF)", 0.50, 0.5004), ("D1", "b (RF)", 0.40, 0.5001),   # ours: a tie at 3 decimals
+            ("D2", "a (RF)", 0.30, 0.20), ("D2", "b (RF)", 0.30, 0.25),       # paper: a tie
+            ("D1", "a (ERT)", 0.10, 0.90), ("D1", "b (ERT)", 0.20, 0.10),     # another base competes apart
+            ("D3", "a (RF)", 0.90, float("nan")), ("D3", "b (RF)", 0.10, 0.5)]  # no value of ours: skipped
+    part = pd.DataFrame([{"dataset": d, "model": m, "metric": "r2", "published": p, "ours": o}
+                         for d, m, p, o in rows])
+    counts = best_counts(part).set_index("model")
+    assert counts.loc["a (RF)"].tolist() == [2, 1] and counts.loc["b (RF)"].tolist() == [1, 2]
+    assert counts.loc["a (ERT)"].tolist() == [0, 1] and counts.loc["b (ERT)"].tolist() == [1, 0]
+    mae = best_counts(part.assign(metric="mae")).set_index("model")
+    assert mae.loc["a (ERT)"].tolist() == [1, 0]  # lower error is better
+    assert best_counts(part.assign(metric="eps_opt")).empty
+
+
 def test_win_record_counts_at_printed_precision_and_lower_error_is_better():
     from afr_cli.tables import WinRecord
 
