@@ -1,0 +1,26 @@
+"""``afr status``: what each results store holds (coverage, compute, solver outcomes)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def status(
+        dirs: Optional[list[Path]] = typer.Argument(None, help="store directories (default: every store under --root)"),
+        root: Path = typer.Option(Path("results"), "--root", help="where to look for stores when none is named"),
+        detail: bool = typer.Option(False, "--detail", help="always print repetitions per dataset and base"),
+    ) -> None:
+        """Units stored per dataset and base, gaps, compute time, solves by solver and status, fallbacks."""
+        from afr_cli.errors import AfrInputError
+        from afr_cli.status import find_stores, render_status, store_status
+
+        chosen = list(dirs) if dirs else find_stores(root)
+        if not chosen:
+            raise AfrInputError(f"{root}: no results stores below it; run `afr run CONFIG` first")
+        statuses = [store_status(d) for d in chosen]  # every error before any output
+        typer.echo("\n".join(render_status(s, detail) for s in statuses))

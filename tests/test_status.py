@@ -1,0 +1,59 @@
+"""``afr status``: coverage, gaps, compute time and solver outcomes of a store."""
+
+from __future__ import annotations
+
+from afr_cli.status import render_status, store_status
+from afr_cli.store import ResultsStore, UnitRecord
+from conftest import assert_one_line_error, run_afr
+
+
+def _row(model: str, status: dict, params: dict | None = None) -> dict:
+    return {"model": model, "r2": 0.5, "mae": 1.0, "rmse": 1.2, "params": params or {}, "selection": "inner-cv",
+            "cv_score": 0.4, "solver_status": status, "seconds": 1.0}
+
+
+def _store(directory, units: list[tuple[str, str, int]]) -> None:
+    store = ResultsStore(directory)
+    store.create({"experiment": "demo", "config_source": "configs/demo.yaml", "config_hash": "abc",
+                  "git_commit": "0123456789abcdef"})
+    for dataset, base, rep in units:
+        rows = [_row("forest", {}),
+                _row("sat-rf-y", {"OSQP:optimal": 3, "CLARABEL:optimal": 1, "fallbacks": 1}),
+                _row("sat-rf-x", {"OSQP:optimal": 4}),
+                # a best-of row repeats its components' counts: they must not be counted twice
+                _row("sat-rf", {"OSQP:optimal": 7, "CLARABEL:optimal": 1, "fallbacks": 1},
+                     {"component": "sat-rf-y"})]
+        store.write_unit(UnitRecord(dataset, base, rep, rep, 80, 20, 0.5, 30.0, rows, []))
+
+
+def test_even_store_reports_reps_compute_and_solves(tmp_path):
+    _store(tmp_path, [(d, b, r) for d in ("Sparse", "Yacht") for b in ("RF", "ERT") for r in range(3)])
+    status = store_status(tmp_path)
+    assert status.units == 12 and status.gaps == []
+    assert status.reps.loc["Yacht", "ERT"] == 3
+    assert status.solves == {"OSQP:optimal": 84, "CLARABEL:optimal": 12, "fallbacks": 12}
+    assert status.compute_minutes == 6.0
+    text = render_status(status)
+    assert "12 units: 2 datasets x 2 bases, 3 repetitions on every (dataset, base); 6.0 min of compute" in text
+    assert "fallbacks 12 (12.50 %); failed 0" in text and "code 0123456" in text
+    assert "Sparse" not in text  # the per-dataset table only when uneven or asked for
+    assert "Sparse" in render_status(status, detail=True)
+
+
+def test_uneven_store_and_gaps_are_shown(tmp_path):
+    _store(tmp_path, [("Sparse", "RF", r) for r in (0, 1, 2, 3, 6, 9)] + [("Yacht", "RF", 0)])
+    status = store_status(tmp_path)
+    assert status.gaps == ["Sparse / RF: 6 repetitions up to 9, missing 4-5, 7-8"]
+    text = render_status(status)
+    assert "uneven: 1 to 6 repetitions per (dataset, base)" in text and "1 base," in text
+    assert "gap: Sparse / RF" in text and "Yacht" in text
+
+
+def test_cli_lists_stores_under_root_and_rejects_a_missing_one(tmp_path):
+    _store(tmp_path / "a", [("Sparse", "RF", 0)])
+    _store(tmp_path / "nested" / "b", [("Yacht", "ERT", 0)])
+    proc = run_afr("status", "--root", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert str(tmp_path / "a") in proc.stdout and str(tmp_path / "nested" / "b") in proc.stdout
+    assert_one_line_error(run_afr("status", str(tmp_path / "missing")), "missing", "no results store")
+    assert_one_line_error(run_afr("status", "--root", str(tmp_path / "empty")), "no results stores")
