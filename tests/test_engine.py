@@ -232,3 +232,40 @@ def test_feature_scaling_moves_attention_but_not_forests(config_path):
     assert r2["standard"]["rf"] == r2["minmax"]["rf"] == r2["none"]["rf"]
     softmax = {scale: r2[scale]["softmax"] for scale in r2}
     assert len(set(softmax.values())) == 3, softmax
+
+
+def test_the_cli_protocol_and_the_estimators_agree_on_one_split(tmp_path):
+    """The same split, scaling, forest seed and hyperparameters: `afr run` and the scikit-learn
+    estimators (SATRF, LARF, EpsABRF) give the same test R², so a notebook reproduces a stored cell."""
+    from sklearn.metrics import r2_score
+    from sklearn.preprocessing import StandardScaler
+
+    from afr_cli.data import load_dataset
+    from afr_cli.models import LARF, SATRF, EpsABRF
+    from afr_cli.protocol import UnitSeeds
+
+    forest = {"n_estimators": 12, "min_samples_leaf": 5, "max_features": 1.0}
+    cfg = {"name": "agree", "protocol": {"reps": 1, "seeding": "rep-index"}, "datasets": ["Friedman1"],
+           "bases": [{"kind": "ert", **forest}],
+           "models": [{"id": "y", "family": "sat-rf-yx", "params": {"eps": 0.5, "gamma": 0.25, "tau": 2.0, "kappa": 0.5}},
+                      {"id": "larf", "family": "em-w-larf", "params": {"tau0": 0.1, "M": 3}},
+                      {"id": "abrf", "family": "eps-abrf", "params": {"eps": 0.25, "tau": 1.0}}],
+           "solver": "ECOS"}
+    path = tmp_path / "agree.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    exp = load_experiment(path)
+    X, y = load_dataset("Friedman1")
+    rep = 3
+    unit = run_unit(exp, "Friedman1", exp.bases[0], rep, X, y)
+    stored = {r["model"]: r["r2"] for r in unit.results}
+    seeds = UnitSeeds(exp, "Friedman1", exp.bases[0], rep)
+    train, test = seeds.split_rows(len(y))
+    scaler = StandardScaler().fit(X[train])
+    Xtr, Xte = scaler.transform(X[train]), scaler.transform(X[test])
+    common = dict(base="ert", random_state=seeds.forest(-1), solver="ECOS", **forest)
+    estimators = {"y": SATRF(variant="yx", eps=0.5, gamma=0.25, tau=2.0, kappa=0.5, **common),
+                  "larf": LARF(variant="em-w-larf", tau0=0.1, M=3, **common),
+                  "abrf": EpsABRF(eps=0.25, tau=1.0, **common)}
+    for model_id, estimator in estimators.items():
+        r2 = r2_score(y[test], estimator.fit(Xtr, y[train]).predict(Xte))
+        assert r2 == pytest.approx(stored[model_id], abs=1e-9), model_id
