@@ -59,19 +59,55 @@ def _git_commit() -> str | None:
         return None
 
 
-def prepare_store(exp: Experiment, fresh: bool) -> ResultsStore:
-    """Open the experiment's store; refuse a store made by a different config unless ``fresh``."""
+def _code_modified() -> bool | None:
+    """Whether the package's source differs from the recorded commit (uncommitted changes)."""
+    try:
+        out = subprocess.run(["git", "status", "--porcelain", "--", "afr_cli"], cwd=PROJECT_ROOT,
+                             capture_output=True, text=True, timeout=5)
+        return bool(out.stdout.strip()) if out.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def run_history(previous: dict, manifest: dict, reps: int, stored: int) -> list[dict]:
+    """The store's list of runs with this one appended: when, which commit and package versions,
+    how many repetitions were asked for and how many units were already stored. A store extended
+    over several sessions keeps the provenance of every part (the manifest's own git_commit and
+    versions are the latest run's)."""
+    runs = list(previous.get("runs", []))
+    if previous and not runs:  # a store from before run histories: keep what its manifest said
+        runs.append({"git_commit": previous.get("git_commit"), "versions": previous.get("versions"),
+                     "note": "recorded before run histories; this run's units may span several runs"})
+    from datetime import datetime, timezone
+
+    runs.append({"started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                 "git_commit": manifest["git_commit"], "code_modified": _code_modified(),
+                 "versions": manifest["versions"], "reps": reps, "units_stored_before": stored})
+    return runs
+
+
+def prepare_store(exp: Experiment, fresh: bool) -> tuple[ResultsStore, list[tuple[str, int, int]]]:
+    """Open the experiment's store and list its missing units (dataset, base index, rep); refuse
+    a store made by a different config unless ``fresh``. The manifest is written, with this run
+    added to its history, only when there is something to run: a no-op run leaves it untouched."""
     store = ResultsStore(exp.results)
-    if store.exists() and not fresh:
-        old = store.manifest().get("config_hash")
+    previous = store.manifest() if store.exists() and not fresh else {}
+    if previous:
+        old = previous.get("config_hash")
         if old != exp.unit_hash():
             raise AfrInputError(
                 f"{exp.source}: the store {store.path} was made by a different config (hash {old} != "
                 f"{exp.unit_hash()}); use --fresh to discard it or --out DIR for a new store")
-    if fresh:
-        store.delete()
-    store.create(manifest_for(exp))
-    return store
+    done = store.done_units() if previous else set()
+    todo = [(d, b, r) for d in exp.datasets for b in range(len(exp.bases)) for r in range(exp.protocol.reps)
+            if (d, exp.bases[b].id, r) not in done]
+    if todo:
+        if fresh:
+            store.delete()
+        manifest = manifest_for(exp)
+        manifest["runs"] = run_history(previous, manifest, exp.protocol.reps, len(done))
+        store.create(manifest)
+    return store, todo
 
 
 def _run_one(exp: Experiment, dataset: str, base_index: int, rep: int, X: np.ndarray, y: np.ndarray) -> UnitRecord:
@@ -85,10 +121,7 @@ def run_experiment(exp: Experiment, options: RunOptions, echo=print) -> ResultsS
     if options.backend == "dask" and not options.scheduler:
         raise AfrInputError("--backend dask needs --scheduler ADDRESS (e.g. tcp://127.0.0.1:8786)")
     data = {name: load_dataset(name, exp.data_seed, exp.synthetic_noise) for name in exp.datasets}
-    store = prepare_store(exp, options.fresh)
-    done = store.done_units()
-    todo = [(d, b, r) for d in exp.datasets for b in range(len(exp.bases)) for r in range(exp.protocol.reps)
-            if (d, exp.bases[b].id, r) not in done]
+    store, todo = prepare_store(exp, options.fresh)
     total = len(exp.datasets) * len(exp.bases) * exp.protocol.reps
     echo(f"{exp.name}: {total} units ({len(exp.datasets)} datasets x {len(exp.bases)} bases x "
          f"{exp.protocol.reps} reps), {total - len(todo)} already stored, {len(todo)} to run -> {store.path}")

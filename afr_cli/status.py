@@ -80,6 +80,12 @@ def render_status(status: StoreStatus, detail: bool = False) -> str:
     commit = str(m.get("git_commit") or "unknown")[:7]
     lines = [f"{status.directory}: experiment {m.get('experiment', '?')} ({m.get('config_source', '?')}, "
              f"config {m.get('config_hash', '?')}, code {commit})"]
+    runs = m.get("runs", [])
+    if len(runs) > 1:
+        commits = list(dict.fromkeys(str(r.get("git_commit") or "unknown")[:7] for r in runs))
+        modified = sum(bool(r.get("code_modified")) for r in runs)
+        lines.append(f"  {len(runs)} runs, code {', '.join(commits)}"
+                     + (f"; {modified} with uncommitted changes to afr_cli" if modified else ""))
     if not status.units:
         return "\n".join(lines + ["  no units stored yet"])
     counts = status.reps.to_numpy()

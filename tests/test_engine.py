@@ -269,3 +269,31 @@ def test_the_cli_protocol_and_the_estimators_agree_on_one_split(tmp_path):
     for model_id, estimator in estimators.items():
         r2 = r2_score(y[test], estimator.fit(Xtr, y[train]).predict(Xte))
         assert r2 == pytest.approx(stored[model_id], abs=1e-9), model_id
+
+
+def test_each_run_that_adds_units_is_recorded_and_a_no_op_run_writes_nothing(config_path, tmp_path):
+    from afr_cli.store import ResultsStore
+
+    out = tmp_path / "hist"
+    assert run_afr("run", str(config_path), "--reps", "1", "--jobs", "1", "--out", str(out), "-q").returncode == 0
+    store = ResultsStore(out)
+    runs = store.manifest()["runs"]
+    assert len(runs) == 1 and runs[0]["reps"] == 1 and runs[0]["units_stored_before"] == 0
+    assert set(runs[0]) >= {"started_at", "git_commit", "code_modified", "versions"}
+    before = store.path.read_bytes()
+    assert run_afr("run", str(config_path), "--reps", "1", "--jobs", "1", "--out", str(out), "-q").returncode == 0
+    assert store.manifest()["runs"] == runs and store.path.read_bytes() == before  # nothing to run: untouched
+    assert run_afr("run", str(config_path), "--reps", "2", "--jobs", "1", "--out", str(out), "-q").returncode == 0
+    runs = store.manifest()["runs"]
+    assert [r["reps"] for r in runs] == [1, 2] and runs[1]["units_stored_before"] == 2
+    status = run_afr("status", str(out))
+    assert status.returncode == 0 and "2 runs, code" in status.stdout
+
+
+def test_a_store_from_before_run_histories_keeps_its_first_provenance():
+    from afr_cli.runner import run_history
+
+    old = {"git_commit": "aaaa", "versions": {"numpy": "1"}}
+    runs = run_history(old, {"git_commit": "bbbb", "versions": {"numpy": "2"}}, 10, 5)
+    assert [r["git_commit"] for r in runs] == ["aaaa", "bbbb"] and runs[0]["versions"] == {"numpy": "1"}
+    assert run_history({}, {"git_commit": "cccc", "versions": {}}, 3, 0)[0]["git_commit"] == "cccc"
