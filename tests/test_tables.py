@@ -314,3 +314,17 @@ def test_fixed_parameters_get_no_opt_column():
     wide = summary_wide(frame, "r2")
     assert "eps_opt (eps-abrf)" in wide.columns
     assert "tau_opt (eps-abrf)" not in wide.columns
+
+
+def test_paper_comparisons_say_which_repetitions_they_average():
+    from afr_cli.commands.table import _repetitions_note
+
+    def reps(counts: dict) -> pd.DataFrame:
+        return pd.DataFrame([{"dataset": d, "base": "RF", "rep": r} for d, n in counts.items() for r in range(n)])
+
+    assert _repetitions_note(reps({"Wine": 10, "Yacht": 10}), None) == "Repetitions 0-9 of each dataset (10)."
+    more = _repetitions_note(reps({"Wine": 20, "Yacht": 20}), None)
+    assert more.startswith("Repetitions 0-19 of each dataset (20);") and "--reps 10" in more
+    assert _repetitions_note(reps({"Wine": 20, "Yacht": 20}), 20) == "Repetitions 0-19 of each dataset (20)."
+    assert _repetitions_note(reps({"Wine": 20, "Yacht": 50}), None).startswith(
+        "Uneven: 20 to 50 repetitions per dataset and base;")
