@@ -94,7 +94,7 @@ def write_report(report: Report, root: Path, reps: int | None = None) -> list[Pa
     from afr_cli.store import load_grid
     from afr_cli.tables import (METRIC_NAMES, best_test_results, compare_models, paper_comparison,
                                 render_comparison_overview, render_model_comparison, render_paper_comparison,
-                                selection_note)
+                                repetitions_note, selection_note)
 
     dirs = [root / s for s in report.stores if (root / s / STORE_FILE).is_file()]
     if not dirs:
@@ -104,7 +104,7 @@ def write_report(report: Report, root: Path, reps: int | None = None) -> list[Pa
     out = root / report.name / reps_suffix(reps)
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    counted = f"Repetitions 0-{reps - 1} of each dataset ({reps})." if reps is not None else None
+    counted = repetitions_note(results, reps)
     note = " ".join(n for n in (selection_note(results), counted) if n) or None
     for spec in report.papers:
         comparison = paper_comparison(results, spec)
@@ -121,7 +121,7 @@ def write_report(report: Report, root: Path, reps: int | None = None) -> list[Pa
         metric = METRIC_NAMES.get(comparisons[0].metric, comparisons[0].metric)
         overview = (f"# Paired comparisons over the datasets ({metric}: mean of B − A, Demšar's t-test, "
                     f"Wilcoxon, and on how many datasets B is better at the printed precision)\n\n"
-                    + render_comparison_overview(comparisons) + (f"\n\n{counted}" if counted else ""))
+                    + render_comparison_overview(comparisons) + f"\n\n{repetitions_note(results, reps, pointer=False)}")
         blocks = [f"## {c.b} against {c.a}\n\n" + render_model_comparison(c, "md") for c in comparisons]
         (out / "compare.md").write_text("\n\n".join([overview, *blocks]) + "\n")
         written.append(out / "compare.md")

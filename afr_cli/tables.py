@@ -695,3 +695,19 @@ def render_comparison_overview(comparisons: list[ModelComparison]) -> str:
     headers = ["B − A", "base", "mean", "p (t-test)", "95 % CI", "p (Wilcoxon)", "better/tie/worse"]
     return _grid(headers, rows, "md")
 
+
+PAPER_REPS = 10  # the published baseline columns are means over repetitions 0-9 (README)
+
+
+def repetitions_note(results: pd.DataFrame, reps: int | None, pointer: bool = True) -> str:
+    """Which repetitions a table averages and, for a paper comparison over more than the papers'
+    count (``pointer``), where their splits are."""
+    count = int(results["rep"].max()) + 1
+    per_cell = results.groupby(["dataset", "base"])["rep"].nunique()
+    used = (f"Repetitions 0-{count - 1} of each dataset ({count})" if per_cell.min() == count else
+            f"Uneven: {per_cell.min()} to {per_cell.max()} repetitions per dataset and base")
+    if not pointer or reps is not None or count <= PAPER_REPS:
+        return used + "."
+    return (f"{used}; the papers' cells are means over their "
+            f"{PAPER_REPS} splits, which are our repetitions 0-{PAPER_REPS - 1} under rep-index seeding: "
+            f"--reps {PAPER_REPS} compares on those.")

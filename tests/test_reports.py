@@ -36,5 +36,5 @@ def test_report_writes_summaries_comparisons_and_tests(tmp_path):
     assert set(first.n_reps) == {1} and set(pd.read_csv(tmp_path / "abrf_rf" / "summary.csv").n_reps) == {2}
     assert "Repetitions 0-0 of each dataset (1)." in (tmp_path / "abrf" / "reps1" / "paper-satrf-9.md").read_text()
     assert (tmp_path / "abrf" / "paper-satrf-9.md").read_text() == all_reps_table
-    assert "Repetitions" not in all_reps_table
+    assert "Repetitions 0-1 of each dataset (2)." in all_reps_table
     assert_one_line_error(run_afr("report", "abrf", "--root", str(tmp_path), "--reps", "0"), "--reps", ">= 1")

@@ -317,7 +317,7 @@ def test_fixed_parameters_get_no_opt_column():
 
 
 def test_paper_comparisons_say_which_repetitions_they_average():
-    from afr_cli.commands.table import _repetitions_note
+    from afr_cli.tables import repetitions_note as _repetitions_note
 
     def reps(counts: dict) -> pd.DataFrame:
         return pd.DataFrame([{"dataset": d, "base": "RF", "rep": r} for d, n in counts.items() for r in range(n)])

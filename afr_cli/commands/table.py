@@ -55,22 +55,6 @@ def _load(dirs: list[Path], selection: str = "stored"):
     return results
 
 
-PAPER_REPS = 10  # the published baseline columns are means over repetitions 0-9 (README)
-
-
-def _repetitions_note(results, reps: int | None) -> str:
-    """Which repetitions a paper comparison averages, and a pointer to the papers' own count."""
-    count = int(results["rep"].max()) + 1
-    per_cell = results.groupby(["dataset", "base"])["rep"].nunique()
-    used = (f"Repetitions 0-{count - 1} of each dataset ({count})" if per_cell.min() == count else
-            f"Uneven: {per_cell.min()} to {per_cell.max()} repetitions per dataset and base")
-    if reps is not None or count <= PAPER_REPS:
-        return used + "."
-    return (f"{used}; the papers' cells are means over their "
-            f"{PAPER_REPS} splits, which are our repetitions 0-{PAPER_REPS - 1} under rep-index seeding: "
-            f"--reps {PAPER_REPS} compares on those.")
-
-
 def _table(
     results_dirs: Optional[List[Path]] = typer.Option(
         None, "--results", help="A results store directory; repeat to concatenate several."
@@ -116,7 +100,7 @@ def _table(
     model_comparison = None if compare is None else tables.compare_models(results, *compare, metric or "r2")
     note = tables.selection_note(results)
     if paper is not None:
-        note = " ".join(filter(None, (note, _repetitions_note(results, reps))))
+        note = " ".join(filter(None, (note, tables.repetitions_note(results, reps))))
         comparison = tables.paper_comparison(results, paper, tol)
         if metric is not None:
             comparison = comparison[~comparison["metric"].isin(tables.METRICS) | (comparison["metric"] == metric)]
