@@ -78,7 +78,7 @@ def register_report(app: typer.Typer) -> None:
     """``afr report``: regenerate the committed summaries and paper comparisons under results/."""
 
     @app.command()
-    def report(names: list[str] = typer.Argument(None, help="reports to write (default: all): abrf, abrf_derived, satrf, larf, larf_trees, satrf_softmax/{standard,minmax,none}"),
+    def report(names: list[str] = typer.Argument(None, help="reports to write (default: all): abrf, abrf_derived, satrf, larf, larf_trees, satrf_softmax/{standard,minmax,none,minmax_tau2}"),
                root: Path = typer.Option(Path("results"), "--root", help="directory holding the stores"),
                reps: Optional[int] = typer.Option(None, "--reps", help="use only repetitions 0..N-1 (e.g. 10, "
                                                   "the papers' count); written beside the all-repetition files, "
