@@ -278,13 +278,16 @@ def _models(node: Any, src: str, solver: str) -> tuple[ModelConfig, ...]:
         if "best_of" in item:
             models.append(_best_of(item, models, src, where, mid))
             continue
-        family = get_family(_require(item, "family", src, where), f"{src}: {where}.family")
+        family_spec = _require(item, "family", src, where)
+        if not isinstance(family_spec, str):
+            raise AfrInputError(f"{src}: {where}.family: must be a family name (see `afr models`) or module:Class")
+        family = get_family(family_spec, f"{src}: {where}.family")
         loss = _choice(item.get("loss", "l2"), LOSSES, src, f"{where}.loss")
         msolver = _choice(str(item.get("solver", solver)).upper(), SOLVERS, src, f"{where}.solver")
         if loss == "l1" and msolver == "OSQP":
             raise AfrInputError(f"{src}: {where}.solver: OSQP solves QPs only; loss l1 needs ECOS, CLARABEL or SCS")
         grid = _grid(item, family, src, where)
-        models.append(ModelConfig(mid, family.name, grid, loss, msolver))
+        models.append(ModelConfig(mid, family_spec, grid, loss, msolver))
     ids = [m.id for m in models]
     dup = sorted({x for x in ids if ids.count(x) > 1})
     if dup:
