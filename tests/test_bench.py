@@ -1,4 +1,4 @@
-"""``afr bench``: bad options are rejected before any benchmark work starts."""
+"""``afr bench``: bad options are rejected before any work starts; every benchmark runs and agrees with itself."""
 
 from __future__ import annotations
 
