@@ -559,6 +559,12 @@ class BaseComparison:
     ttest: TTestResult
     wilcoxon: tuple[float, float]
     record: "WinRecord"
+    reps: tuple[int, int]  # fewest and most repetitions behind a dataset's pair of means
+
+    def reps_text(self) -> str:
+        low, high = self.reps
+        count = f"{low}" if low == high else f"{low} to {high}"
+        return f"each dataset's means over the {count} repetitions (splits) both models hold"
 
 
 @dataclass(frozen=True)
@@ -618,7 +624,7 @@ def compare_models(results: pd.DataFrame, a: str, b: str, metric: str = "r2") ->
     for model in (a, b):
         if model not in known:
             raise AfrInputError(f"--compare: unknown model {model!r}; models in the results: {', '.join(known)}")
-    long = summary_long(results)
+    long = summary_long(_shared_repetitions(results, a, b))
     long = long[long["metric"] == metric]
     shared = sorted(set(long.loc[long["model"] == a, "base"]) & set(long.loc[long["model"] == b, "base"]),
                     key=_base_key)
@@ -631,9 +637,20 @@ def compare_models(results: pd.DataFrame, a: str, b: str, metric: str = "r2") ->
         table = table.loc[sorted(table.index, key=_dataset_key)].reset_index()
         table[f"{b} − {a}"] = table[b] - table[a]
         both = table.dropna()
+        counts = long.loc[(long["base"] == base) & (long["model"] == a), "n_reps"]
         bases.append(BaseComparison(base, table, paired_ttest(both[b], both[a]),
-                                    wilcoxon_test(both[b], both[a]), WinRecord.count(table, a, b, metric)))
+                                    wilcoxon_test(both[b], both[a]), WinRecord.count(table, a, b, metric),
+                                    (int(counts.min()), int(counts.max()))))
     return ModelComparison(a, b, metric, bases)
+
+
+def _shared_repetitions(results: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
+    """Rows of A and B on the (base, dataset, repetition) both hold: each dataset's two means are
+    then over the same splits, even when one store has been extended further than the other."""
+    pair = results[results["model"].isin([a, b])]
+    keys = ["base", "dataset", "rep"]
+    held_by_both = pair.groupby(keys)["model"].nunique().loc[lambda n: n == 2].index
+    return pair[pd.MultiIndex.from_frame(pair[keys]).isin(held_by_both)]
 
 
 def _across_bases(results: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
@@ -675,6 +692,7 @@ def render_model_comparison(comparison: ModelComparison, fmt: str = "md") -> str
             f" t = {t.t:.4g}, p = {t.p:.4g}, 95 % CI [{t.ci_low:.4g}, {t.ci_high:.4g}]",
             f"Wilcoxon signed-rank: statistic {c.wilcoxon[0]:.4g}, p = {c.wilcoxon[1]:.4g}",
             c.record.describe(a, b),
+            c.reps_text(),
         ]
         title = f"{b} against {a} on {METRIC_NAMES.get(metric, metric)}, base {c.base}"
         headers = ["dataset", a, b, f"{b} − {a}"]
@@ -691,8 +709,9 @@ def render_comparison_overview(comparisons: list[ModelComparison]) -> str:
             t, r = c.ttest, c.record
             rows.append([f"{comparison.b} − {comparison.a}", c.base, f"{t.mean_diff:+.4f}", f"{t.p:.3g}",
                          f"[{t.ci_low:+.4f}, {t.ci_high:+.4f}]", f"{c.wilcoxon[1]:.3g}",
-                         f"{len(r.wins)}/{len(r.ties)}/{len(r.losses)}"])
-    headers = ["B − A", "base", "mean", "p (t-test)", "95 % CI", "p (Wilcoxon)", "better/tie/worse"]
+                         f"{len(r.wins)}/{len(r.ties)}/{len(r.losses)}",
+                         "–".join(dict.fromkeys(str(n) for n in c.reps))])
+    headers = ["B − A", "base", "mean", "p (t-test)", "95 % CI", "p (Wilcoxon)", "better/tie/worse", "reps"]
     return _grid(headers, rows, "md")
 
 

@@ -156,7 +156,8 @@ def test_compare_one_model_across_bases():
     comparison = compare_models(pd.concat([rf, ert], ignore_index=True), "larf:RF", "larf:ERT")
     (only,) = comparison.bases
     assert only.base == "RF vs ERT" and only.ttest.n == 2
-    assert only.ttest.mean_diff == pytest.approx(((0.45 - 0.41) + (0.36 - 0.30)) / 2)
+    # paired on the repetition both bases hold (rep 0): RF's second Diabetes repetition has no partner
+    assert only.ttest.mean_diff == pytest.approx(((0.45 - 0.40) + (0.36 - 0.30)) / 2) and only.reps == (1, 1)
     with pytest.raises(AfrInputError, match="unknown base 'GBM'"):
         compare_models(rf, "larf:RF", "larf:GBM")
     with pytest.raises(AfrInputError, match="MODEL:BASE"):
@@ -223,6 +224,19 @@ def test_compare_models_numbers():
         compare_models(_results(), "rf", "nope")
     with pytest.raises(AfrInputError, match="two different models"):
         compare_models(_results(), "rf", "rf")
+
+
+def test_compare_models_pairs_the_repetitions_both_models_hold():
+    """A store extended further for one model must not give that model means over other splits."""
+    extended = _results(r2={("Diabetes", "rf"): [0.40, 0.42, 0.90, 0.90], ("Diabetes", "eps-abrf"): [0.43, 0.45],
+                            ("Wine", "rf"): [0.40, 0.41, 0.90], ("Wine", "eps-abrf"): [0.42, 0.44, 0.43]})
+    block = compare_models(extended, "rf", "eps-abrf").bases[0]
+    diffs = block.per_dataset.set_index("dataset")["eps-abrf − rf"]
+    assert diffs["Diabetes"] == pytest.approx(0.03)  # reps 0-1 only: rf's reps 2-3 have no partner
+    assert diffs["Wine"] == pytest.approx((0.42 + 0.44 + 0.43 - 0.40 - 0.41 - 0.90) / 3)
+    assert block.reps == (2, 3)
+    assert "over the 2 to 3 repetitions (splits) both models hold" in render_model_comparison(
+        compare_models(extended, "rf", "eps-abrf"), "md")
 
 
 def test_best_counts_per_base_group_with_ties_in_paper_and_ours():
