@@ -561,10 +561,13 @@ class BaseComparison:
     record: "WinRecord"
     reps: tuple[int, int]  # fewest and most repetitions behind a dataset's pair of means
 
-    def reps_text(self) -> str:
+    def reps_span(self, joiner: str = " to ") -> str:
+        """'20' when every dataset's pair of means has the same count, else 'fewest<joiner>most'."""
         low, high = self.reps
-        count = f"{low}" if low == high else f"{low} to {high}"
-        return f"each dataset's means over the {count} repetitions (splits) both models hold"
+        return f"{low}" if low == high else f"{low}{joiner}{high}"
+
+    def reps_text(self) -> str:
+        return f"each dataset's means over the {self.reps_span()} repetitions (splits) both models hold"
 
 
 @dataclass(frozen=True)
@@ -710,7 +713,7 @@ def render_comparison_overview(comparisons: list[ModelComparison]) -> str:
             rows.append([f"{comparison.b} − {comparison.a}", c.base, f"{t.mean_diff:+.4f}", f"{t.p:.3g}",
                          f"[{t.ci_low:+.4f}, {t.ci_high:+.4f}]", f"{c.wilcoxon[1]:.3g}",
                          f"{len(r.wins)}/{len(r.ties)}/{len(r.losses)}",
-                         "–".join(dict.fromkeys(str(n) for n in c.reps))])
+                         c.reps_span("–")])
     headers = ["B − A", "base", "mean", "p (t-test)", "95 % CI", "p (Wilcoxon)", "better/tie/worse", "reps"]
     return _grid(headers, rows, "md")
 

@@ -230,13 +230,13 @@ def test_compare_models_pairs_the_repetitions_both_models_hold():
     """A store extended further for one model must not give that model means over other splits."""
     extended = _results(r2={("Diabetes", "rf"): [0.40, 0.42, 0.90, 0.90], ("Diabetes", "eps-abrf"): [0.43, 0.45],
                             ("Wine", "rf"): [0.40, 0.41, 0.90], ("Wine", "eps-abrf"): [0.42, 0.44, 0.43]})
-    block = compare_models(extended, "rf", "eps-abrf").bases[0]
+    comparison = compare_models(extended, "rf", "eps-abrf")
+    block = comparison.bases[0]
     diffs = block.per_dataset.set_index("dataset")["eps-abrf − rf"]
     assert diffs["Diabetes"] == pytest.approx(0.03)  # reps 0-1 only: rf's reps 2-3 have no partner
     assert diffs["Wine"] == pytest.approx((0.42 + 0.44 + 0.43 - 0.40 - 0.41 - 0.90) / 3)
     assert block.reps == (2, 3)
-    assert "over the 2 to 3 repetitions (splits) both models hold" in render_model_comparison(
-        compare_models(extended, "rf", "eps-abrf"), "md")
+    assert "over the 2 to 3 repetitions (splits) both models hold" in render_model_comparison(comparison, "md")
 
 
 def test_best_counts_per_base_group_with_ties_in_paper_and_ours():
