@@ -11,7 +11,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-.PHONY: venv demo test regress bench clean tables figures-satrf reference-abrf reference-abrf-derived reference-satrf reference-larf
+.PHONY: venv demo test regress bench clean tables figures-satrf reference-abrf reference-abrf-derived reference-satrf reference-satrf-softmax reference-larf
 venv: $(STAMP)
 
 demo: $(STAMP)
@@ -55,6 +55,17 @@ reference-satrf: $(STAMP)
 	$(BIN)/afr run configs/satrf_ert.yaml --reps $(REPS)
 	$(BIN)/afr run configs/satrf_surfaces.yaml
 	$(MAKE) tables figures-satrf
+
+# The SAT-RF Softmax columns under each feature scaling, and min-max with tau = kappa = 2
+# (configs/satrf_softmax_scaling.yaml; no QP, a few minutes each).
+SOFTMAX_TAU2 = $(foreach i,1 2 3,--set models.$(i).params.tau=2 --set models.$(i).params.kappa=2) --set models.4.params.tau=2
+reference-satrf-softmax: $(STAMP)
+	for s in standard minmax none; do \
+	  $(BIN)/afr run configs/satrf_softmax_scaling.yaml --set preprocess.scale=$$s --out results/satrf_softmax/$$s || exit 1; \
+	done
+	$(BIN)/afr run configs/satrf_softmax_scaling.yaml --set preprocess.scale=minmax $(SOFTMAX_TAU2) \
+	  --out results/satrf_softmax/minmax_tau2
+	$(MAKE) tables
 
 # The committed LARF stores hold the papers' 100 repetitions (about 12 h of compute, 6-7 h on 2 cores).
 LARF_REPS ?= 100
