@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import yaml
 
 from afr_cli.errors import AfrInputError
-from afr_cli.forests import FOREST_KINDS, ForestSpec
+from afr_cli.ensembles import Ensemble, FittedEnsemble, get_ensemble
 from afr_cli.models import FAMILIES, get_family
 from afr_cli.solve import LOSSES, SOLVERS
 
@@ -32,7 +33,7 @@ _TOP_KEYS = {"name", "description", "seed", "data_seed", "synthetic_noise", "pro
 _PROTOCOL_KEYS = {"reps", "test_fraction", "inner_folds", "selection", "select_by", "seeding"}
 SEEDINGS = ("derived", "rep-index")
 _PREPROCESS_KEYS = {"scale"}
-_BASE_KEYS = {"id", "kind", "n_estimators", "min_samples_leaf", "max_features"}
+_BASE_KEYS = {"id", "kind"}  # plus the parameters of the base's ensemble kind
 _MODEL_KEYS = {"id", "family", "params", "grid", "loss", "solver", "best_of"}
 
 
@@ -48,10 +49,19 @@ class Protocol:
 
 @dataclass(frozen=True)
 class Base:
-    """A base ensemble of the experiment; ``id`` labels it in the store and tables (RF, ERT, RF@400)."""
+    """A base ensemble of the experiment: a registered kind (or module:Class) with its parameters;
+    ``id`` labels it in the store and tables (RF, ERT, RF@400, GBM-DT, ...)."""
 
     id: str
-    spec: ForestSpec
+    kind: str
+    params: dict = field(default_factory=dict)
+
+    @property
+    def ensemble(self) -> Ensemble:
+        return get_ensemble(self.kind)
+
+    def fit(self, X: np.ndarray, y: np.ndarray, seed: int | None) -> FittedEnsemble:
+        return self.ensemble.fit(X, y, seed, **self.params)
 
 
 @dataclass(frozen=True)
@@ -156,7 +166,11 @@ def _allowed_keys(path: list[str], node: dict) -> set[str] | None:
     if path == ["preprocess"]:
         return _PREPROCESS_KEYS
     if len(path) == 2 and path[0] == "bases":
-        return _BASE_KEYS
+        kind = node.get("kind")
+        try:
+            return _BASE_KEYS | set(get_ensemble(kind).param_names())
+        except AfrInputError:
+            return None  # an unknown kind is reported by validate, with what is allowed
     if len(path) == 2 and path[0] == "models":
         return _MODEL_KEYS
     return None
@@ -179,6 +193,7 @@ def validate(raw: dict, src: str, results_dir: str | Path | None = None) -> Expe
     solver = _choice(str(raw.get("solver", "ECOS")).upper(), SOLVERS, src, "solver")
     bases = _bases(_require(raw, "bases", src, ""), src)
     models = _models(_require(raw, "models", src, ""), src, solver)
+    _check_compatible(models, bases, src)
     out = Path(results_dir) if results_dir else Path(raw.get("results") or Path("results") / name)
     return Experiment(name, seed, data_seed, noise, protocol, datasets, scale, bases, models, solver, out,
                       src, copy.deepcopy(raw))
@@ -243,26 +258,38 @@ def _datasets(node: Any, src: str) -> tuple[str, ...]:
 
 def _bases(node: Any, src: str) -> tuple[Base, ...]:
     if not isinstance(node, list) or not node:
-        raise AfrInputError(f"{src}: bases: must be a non-empty list of base ensembles (kind: rf | ert)")
+        raise AfrInputError(f"{src}: bases: must be a non-empty list of base ensembles ({{kind: NAME, ...}}; "
+                            "see `afr models`)")
     bases = []
     for i, item in enumerate(node):
         where = f"bases[{i}]"
-        _no_unknown(item, _BASE_KEYS, src, where)
-        kind = _choice(_require(item, "kind", src, where), FOREST_KINDS, src, f"{where}.kind")
-        n_est = _int(item.get("n_estimators", 100), src, f"{where}.n_estimators", low=1)
-        leaf = _int(item.get("min_samples_leaf", 10), src, f"{where}.min_samples_leaf", low=1)
-        feats = item.get("max_features", 1.0)
-        ok = (feats in ("sqrt", "log2") or (isinstance(feats, float) and 0 < feats <= 1)
-              or (isinstance(feats, int) and not isinstance(feats, bool) and feats >= 1))
-        if not ok:
-            raise AfrInputError(f"{src}: {where}.max_features: {feats!r} is not allowed; "
-                                "a fraction in (0, 1], an integer >= 1, sqrt or log2")
-        default_id = kind.upper() if n_est == 100 else f"{kind.upper()}@{n_est}"
-        bases.append(Base(str(item.get("id", default_id)), ForestSpec(kind, n_est, leaf, feats)))
+        if not isinstance(item, dict):
+            raise AfrInputError(f"{src}: {where}: must be a mapping {{kind: NAME, id: ..., parameters of that kind}}")
+        kind = _require(item, "kind", src, where)
+        ensemble = get_ensemble(kind, f"{src}: {where}.kind")
+        params = ensemble.check_params({k: v for k, v in item.items() if k not in _BASE_KEYS}, f"{src}: {where}")
+        base_id = item.get("id", ensemble.default_id(params))
+        if not isinstance(base_id, str) or not base_id:
+            raise AfrInputError(f"{src}: {where}.id: must be a non-empty string")
+        bases.append(Base(base_id, kind, params))
     ids = [b.id for b in bases]
     if len(set(ids)) != len(ids):
         raise AfrInputError(f"{src}: bases: two bases share the id {ids}; give each an id")
     return tuple(bases)
+
+
+def _check_compatible(models: tuple[ModelConfig, ...], bases: tuple[Base, ...], src: str) -> None:
+    """Every family can attend over every base (a family declares the ensemble structures it takes)."""
+    for i, model in enumerate(models):
+        if model.best_of:
+            continue
+        family = get_family(model.family)
+        for base in bases:
+            structure = base.ensemble.structure
+            if structure not in family.structures:
+                raise AfrInputError(f"{src}: models[{i}].family: {family.name} cannot run on base {base.id} "
+                                    f"(kind {base.kind}, a {structure} ensemble); it takes "
+                                    f"{' or '.join(family.structures)} ensembles")
 
 
 def _models(node: Any, src: str, solver: str) -> tuple[ModelConfig, ...]:

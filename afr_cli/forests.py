@@ -1,52 +1,36 @@
-"""Fitted tree ensembles and their leaf statistics: the keys A_k(x) and values B_k(x).
+"""Leaf statistics of a fitted ensemble: the keys A_k(x) and values B_k(x) the families attend over.
 
-Leaf statistics come from the training rows the forest was fit on (all of them, not only
-each tree's bootstrap sample), as the papers' authors' code does (design.md section 2).
+Keys are the mean feature vector of the training rows in a leaf, over every row the ensemble
+was fit on (not only a tree's bootstrap sample), as the papers' authors' code does (design.md
+section 2). Values are what the ensemble declares (``afr_cli.ensembles.base``): the training
+rows' mean target (forests) or its own scaled leaf value (GBM, with its intercept h0).
 Everything is vectorised over (rows, trees): leaves get global ids (node id + the tree's
 offset), and a sparse leaf-by-row membership matrix gives means and member lists at once.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.ensemble import ExtraTreesRegressor, RandomForestRegressor
 
-FOREST_KINDS = ("rf", "ert")
-
-
-@dataclass(frozen=True)
-class ForestSpec:
-    """What to fit: RF or ERT, tree count, leaf size and features per split (papers' defaults)."""
-
-    kind: str = "rf"
-    n_estimators: int = 100
-    min_samples_leaf: int = 10
-    max_features: float | int | str | None = 1.0
-
-    def build(self, random_state: int | None = None):
-        """An unfitted scikit-learn ensemble with this spec (single-threaded: we parallelise reps)."""
-        if self.kind not in FOREST_KINDS:
-            raise ValueError(f"forest kind must be one of {FOREST_KINDS}, got {self.kind!r}")
-        cls = RandomForestRegressor if self.kind == "rf" else ExtraTreesRegressor
-        return cls(n_estimators=self.n_estimators, min_samples_leaf=self.min_samples_leaf,
-                   max_features=self.max_features, random_state=random_state, n_jobs=1)
-
-    def fit(self, X: np.ndarray, y: np.ndarray, random_state: int | None = None):
-        return self.build(random_state).fit(X, y)
+from afr_cli.ensembles import OWN, FittedEnsemble, from_fitted
 
 
 class LeafStatistics:
-    """Per-leaf mean feature vector, mean target, count and member rows of a fitted forest."""
+    """Per-leaf mean feature vector, value, count and member rows of a fitted ensemble.
 
-    def __init__(self, forest, X: np.ndarray, y: np.ndarray):
-        self.forest = forest
+    Takes a FittedEnsemble (or a fitted scikit-learn forest, tree or GBM, see
+    ``ensembles.from_fitted``); ``intercept`` is the ensemble's (0 for forests, h0 for a GBM).
+    """
+
+    def __init__(self, ensemble: FittedEnsemble, X: np.ndarray, y: np.ndarray):
+        self.ensemble = from_fitted(ensemble)
+        self.intercept = self.ensemble.intercept
         self.X = np.asarray(X, dtype=float)
         self.y = np.asarray(y, dtype=float)
-        node_counts = np.array([est.tree_.node_count for est in forest.estimators_])
+        node_counts = np.array([tree.tree_.node_count for tree in self.ensemble.trees])
         self.offsets = np.concatenate([[0], np.cumsum(node_counts)[:-1]])
         self.n_nodes = int(node_counts.sum())
         self.train_leaves = self.leaf_ids(self.X)
@@ -59,6 +43,14 @@ class LeafStatistics:
         safe = np.maximum(self.counts, 1)[:, None]
         self.mean_x = np.asarray(self.membership @ self.X) / safe
         self.mean_y = np.asarray(self.membership @ self.y[:, None]).ravel() / safe.ravel()
+        # B of every global node: the training mean, or the ensemble's own scaled leaf value
+        self.leaf_value = (np.concatenate(self.ensemble.own_leaf_values())
+                           if self.ensemble.leaf_values == OWN else self.mean_y)
+
+    @property
+    def forest(self) -> FittedEnsemble:
+        """The fitted ensemble (its older name)."""
+        return self.ensemble
 
     @property
     def n_trees(self) -> int:
@@ -66,7 +58,7 @@ class LeafStatistics:
 
     def leaf_ids(self, X: np.ndarray) -> np.ndarray:
         """Global leaf id of every (row, tree) of X, shape (n, T)."""
-        return self.forest.apply(np.asarray(X, dtype=float)) + self.offsets
+        return self.ensemble.apply(np.asarray(X, dtype=float)) + self.offsets
 
     def members(self, leaf: int) -> np.ndarray:
         """Training rows in one global leaf."""
@@ -106,8 +98,8 @@ class RowTensors:
 
     @cached_property
     def values(self) -> np.ndarray:
-        """B_k(x): mean training target of x's leaf in tree k, (n, T)."""
-        return self.stats.mean_y[self.leaves]
+        """B_k(x): the value of x's leaf in tree k (mean training target, or the GBM's T lr h_k), (n, T)."""
+        return self.stats.leaf_value[self.leaves]
 
     @cached_property
     def key_sqdist(self) -> np.ndarray:

@@ -12,7 +12,6 @@ results are identical whatever the number of workers.
 from __future__ import annotations
 
 import time
-import zlib
 from collections import Counter
 from dataclasses import dataclass
 
@@ -24,18 +23,13 @@ from afr_cli.config import Base, Experiment, ModelConfig
 from afr_cli.errors import SolverError
 from afr_cli.forests import LeafStatistics
 from afr_cli.models import get_family
+from afr_cli.seeds import derive_seed
 from afr_cli.solve import solve
 from afr_cli.store import UnitRecord
 
 REFIT = -1  # the stage index of "fit on the whole 80 %, score on the 20 %"
 # preprocess.scale: feature scalers fitted on each stage's training rows (targets are never scaled)
 SCALERS = {"standard": StandardScaler, "minmax": MinMaxScaler}
-
-
-def derive_seed(*parts: int | str) -> int:
-    """A 32-bit seed from names and indices (stable across runs, machines and worker counts)."""
-    words = [zlib.crc32(p.encode()) if isinstance(p, str) else int(p) % 2**32 for p in parts]
-    return int(np.random.SeedSequence(words).generate_state(1)[0])
 
 
 def split_indices(n: int, test_fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -131,8 +125,7 @@ def run_unit(exp: Experiment, dataset: str, base: Base, rep: int,
             scaler = SCALERS[exp.scale]().fit(Xtr)
             Xtr, Xq = scaler.transform(Xtr), scaler.transform(Xq)
         t0 = time.perf_counter()
-        forest = base.spec.fit(Xtr, ytr, seeds.forest(stage.index))
-        stats = LeafStatistics(forest, Xtr, ytr)
+        stats = LeafStatistics(base.fit(Xtr, ytr, seeds.forest(stage.index)), Xtr, ytr)
         forest_seconds += time.perf_counter() - t0
         train_rows, query_rows = stats.rows(), stats.rows(Xq)
         for model in trainable:

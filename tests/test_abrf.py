@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from afr_cli.forests import ForestSpec, LeafStatistics
+from afr_cli.ensembles import get_ensemble
+from afr_cli.forests import LeafStatistics
 from afr_cli.models import EpsABRF
 
 from conftest import random_simplex
@@ -13,7 +14,7 @@ from conftest import random_simplex
 
 def _brute_keys_values(forest, Xtr, ytr, X):
     """A_k(x), B_k(x) by explicit loops over rows and trees."""
-    n, T = len(X), len(forest.estimators_)
+    n, T = len(X), forest.n_trees
     A, B = np.zeros((n, T, X.shape[1])), np.zeros((n, T))
     train_leaf = forest.apply(Xtr)
     query_leaf = forest.apply(X)
@@ -37,7 +38,7 @@ def _brute_predict(forest, Xtr, ytr, X, eps, tau, w):
 
 def test_leaf_statistics_match_loops(small_data):
     Xtr, ytr, Xte, _ = small_data
-    forest = ForestSpec("ert", 6, 5).fit(Xtr, ytr, 0)
+    forest = get_ensemble("ert").fit(Xtr, ytr, 0, n_estimators=6, min_samples_leaf=5)
     rows = LeafStatistics(forest, Xtr, ytr).rows(Xte)
     A, B = _brute_keys_values(forest, Xtr, ytr, Xte)
     assert rows.keys.shape == (len(Xte), 6, Xtr.shape[1])

@@ -34,8 +34,8 @@ def test_satrf_reference_config(kind):
     assert exp.protocol.seeding == "rep-index"
     assert (exp.protocol.selection, exp.protocol.select_by, exp.scale) == ("inner-cv", "r2", "standard")
     assert len(exp.bases) == 1
-    spec = exp.bases[0].spec
-    assert (spec.kind, spec.n_estimators, spec.min_samples_leaf, spec.max_features) == (kind, 100, 10, 1.0)
+    base = exp.bases[0]
+    assert (base.kind, base.params) == (kind, {"n_estimators": 100, "min_samples_leaf": 10, "max_features": 1.0})
     assert exp.solver == "OSQP"
 
     models = {m.id: m for m in exp.models}
@@ -63,8 +63,8 @@ def test_satrf_surfaces_config():
     assert exp.datasets == ("Sparse", "Friedman1", "Boston", "Wine")
     assert exp.protocol.reps == 20 and exp.solver == "OSQP"
     assert (exp.seed, exp.data_seed, exp.synthetic_noise, exp.protocol.seeding) == (2023, 1, "none", "rep-index")
-    assert [b.spec.kind for b in exp.bases] == ["ert"]
-    assert exp.bases[0].spec.n_estimators == 100 and exp.bases[0].spec.min_samples_leaf == 10
+    assert [b.kind for b in exp.bases] == ["ert"]
+    assert exp.bases[0].params["n_estimators"] == 100 and exp.bases[0].params["min_samples_leaf"] == 10
     models = {m.id: m for m in exp.models}
     assert list(models) == ["sat-rf-yx-tau-eps", "sat-rf-yx-kappa-gamma"]
     assert all(m.family == "sat-rf-yx" for m in models.values())

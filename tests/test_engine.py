@@ -196,7 +196,7 @@ def test_rep_index_seeding_is_the_papers_split_and_forest_seed(config_path):
     unit = run_unit(exp, "Sparse", exp.bases[0], 7, X, y)
     train, test = train_test_split(np.arange(len(y)), test_size=0.2, random_state=7)
     assert (unit.n_train, unit.n_test) == (len(train), len(test))
-    forest = exp.bases[0].spec.fit(X[train], y[train], 7)  # scaling does not change a forest's partition
+    forest = exp.bases[0].fit(X[train], y[train], 7)  # scaling does not change a forest's partition
     rf = next(r for r in unit.results if r["model"] == "rf")
     assert rf["r2"] == pytest.approx(r2_score(y[test], forest.predict(X[test])), abs=1e-9)
 

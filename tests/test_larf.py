@@ -7,7 +7,8 @@ import pytest
 from sklearn.datasets import make_friedman1
 
 from afr_cli.errors import AfrInputError
-from afr_cli.forests import ForestSpec, LeafStatistics
+from afr_cli.ensembles import get_ensemble
+from afr_cli.forests import LeafStatistics
 from afr_cli.models import FAMILIES, LARF, EpsABRF
 from afr_cli.models.larf import LARF_FAMILIES, head_taus, larf_family, mixture_features
 from afr_cli.models import larf_leaf
@@ -27,7 +28,7 @@ def data():
 @pytest.fixture(scope="module")
 def stats(data):
     X, y, _ = data
-    return LeafStatistics(ForestSpec("rf", 7, 5).fit(X, y, random_state=3), X, y)
+    return LeafStatistics(get_ensemble("rf").fit(X, y, 3, n_estimators=7, min_samples_leaf=5), X, y)
 
 
 def brute_leaf(stats: LeafStatistics, X: np.ndarray, tau0: float, leave_self_out: bool = False):

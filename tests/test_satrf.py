@@ -7,7 +7,8 @@ import pytest
 from sklearn.datasets import make_friedman1
 
 from afr_cli.errors import AfrInputError
-from afr_cli.forests import ForestSpec, LeafStatistics, softmax_neg
+from afr_cli.ensembles import get_ensemble
+from afr_cli.forests import LeafStatistics, softmax_neg
 from afr_cli.models import EpsABRF, FAMILIES, SATRF
 from afr_cli.models.satrf import YX_FLOOR, pair_dissimilarity, satrf_family
 from afr_cli.solve import solve
@@ -105,7 +106,7 @@ def direct_matrix_form(feats_rows, family, design, mixing, w, vs):
 @pytest.mark.parametrize("variant,heads", [("y", 1), ("x", 1), ("yx", 1), ("y", 2), ("x", 2), ("yx", 3)])
 def test_linear_form_reproduces_prediction(data, variant, heads):
     Xtr, ytr, _ = data
-    forest = ForestSpec("rf", 8, 5).fit(Xtr, ytr, 0)
+    forest = get_ensemble("rf").fit(Xtr, ytr, 0, n_estimators=8, min_samples_leaf=5)
     rows = LeafStatistics(forest, Xtr, ytr).rows()
     family = satrf_family(variant, heads)
     design = {"tau": 2.0, **{k: 0.5 + j for j, k in enumerate(family.kappa_names())}}
@@ -126,7 +127,7 @@ def test_linear_form_reproduces_prediction(data, variant, heads):
 def test_two_heads_linear_in_w_v1_v2(data):
     """The bilinear products w_i v_k collapse (sum_i w_i = 1): yhat is affine on the simplices."""
     Xtr, ytr, _ = data
-    forest = ForestSpec("rf", 6, 5).fit(Xtr, ytr, 0)
+    forest = get_ensemble("rf").fit(Xtr, ytr, 0, n_estimators=6, min_samples_leaf=5)
     rows = LeafStatistics(forest, Xtr, ytr).rows()
     family = FAMILIES["sat-rf-y2"]
     design, mixing = {"tau": 1.0, "kappa1": 1.0, "kappa2": 3.0}, {"eps": .5, "gamma1": .4, "gamma2": .6}
@@ -226,7 +227,7 @@ def test_yx_single_leaf_forest_gives_uniform_self_attention(data):
 
 def test_self_attention_built_once_per_row_set_and_kappa(data):
     Xtr, ytr, _ = data
-    forest = ForestSpec("rf", 6, 5).fit(Xtr, ytr, 0)
+    forest = get_ensemble("rf").fit(Xtr, ytr, 0, n_estimators=6, min_samples_leaf=5)
     rows = LeafStatistics(forest, Xtr, ytr).rows()
     family = FAMILIES["sat-rf-x"]
     first = family.features(rows, {"tau": 1.0, "kappa": 1.0})

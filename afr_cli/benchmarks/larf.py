@@ -19,7 +19,8 @@ from sklearn.datasets import make_friedman1
 from sklearn.metrics import r2_score
 from sklearn.preprocessing import StandardScaler
 
-from afr_cli.forests import ForestSpec, LeafStatistics
+from afr_cli.ensembles import get_ensemble
+from afr_cli.forests import LeafStatistics
 from afr_cli.models.larf import LARF_FAMILIES, mixture_features
 from afr_cli.models.larf_leaf import leaf_attention
 from afr_cli.solve import DEFAULT_SOLVER, clear_compiled_cache, solve
@@ -48,7 +49,7 @@ def _fold(n: int, T: int, seed: int) -> tuple[LeafStatistics, np.ndarray, np.nda
     X, y = make_friedman1(n + n // 2, noise=1.0, random_state=seed)
     scaler = StandardScaler().fit(X[:n])
     X = scaler.transform(X)
-    stats = LeafStatistics(ForestSpec("rf", T).fit(X[:n], y[:n], seed), X[:n], y[:n])
+    stats = LeafStatistics(get_ensemble("rf").fit(X[:n], y[:n], seed, n_estimators=T), X[:n], y[:n])
     return stats, X[n:], y[n:]
 
 

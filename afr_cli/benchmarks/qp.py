@@ -14,7 +14,8 @@ import cvxpy as cp
 import numpy as np
 from sklearn.datasets import make_friedman1
 
-from afr_cli.forests import ForestSpec, LeafStatistics
+from afr_cli.ensembles import get_ensemble
+from afr_cli.forests import LeafStatistics
 from afr_cli.solve import DEFAULT_SOLVER, LinearAttentionProblem, clear_compiled_cache, simplex_constraints, solve
 
 COMPARED_SOLVERS = ("ECOS", "CLARABEL", "OSQP")
@@ -23,7 +24,7 @@ COMPARED_SOLVERS = ("ECOS", "CLARABEL", "OSQP")
 def forest_problem(n: int = 800, T: int = 100, seed: int = 0) -> LinearAttentionProblem:
     """min ||y - B w||^2 over the simplex, B = leaf means of a RF fit to Friedman 1 data."""
     X, y = make_friedman1(n_samples=n, noise=1.0, random_state=seed)
-    forest = ForestSpec("rf", T).fit(X, y, seed)
+    forest = get_ensemble("rf").fit(X, y, seed, n_estimators=T)
     B = LeafStatistics(forest, X, y).rows().values
     return LinearAttentionProblem(y, np.zeros(n), B, simplex_constraints(T))
 

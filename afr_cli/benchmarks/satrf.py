@@ -14,7 +14,8 @@ import numpy as np
 from sklearn.datasets import make_friedman1
 from sklearn.preprocessing import StandardScaler
 
-from afr_cli.forests import ForestSpec, LeafStatistics
+from afr_cli.ensembles import get_ensemble
+from afr_cli.forests import LeafStatistics
 from afr_cli.models import FAMILIES
 from afr_cli.solve import DEFAULT_SOLVER, clear_compiled_cache, solve
 
@@ -34,7 +35,7 @@ def run(n: int = 800, T: int = 100, seed: int = 0, solver: str = DEFAULT_SOLVER)
     X, y = make_friedman1(n + n // 2, noise=1.0, random_state=seed)
     X = StandardScaler().fit(X[:n]).transform(X)
     X_tr, y_tr, X_val = X[:n], y[:n], X[n:]
-    forest = ForestSpec("rf", T).fit(X_tr, y_tr, seed)
+    forest = get_ensemble("rf").fit(X_tr, y_tr, seed, n_estimators=T)
     family = FAMILIES["sat-rf-y"]
     grid = [{"eps": e, "gamma": g} for e in GRID for g in GRID]
 

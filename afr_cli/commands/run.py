@@ -65,12 +65,16 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def models() -> None:
-        """The registered model families and their hyperparameters."""
+        """The registered model families and base ensembles, with their hyperparameters."""
         from tabulate import tabulate
 
         from afr_cli.config import families_help
+        from afr_cli.ensembles import ensembles_help
 
         typer.echo(tabulate(families_help(), headers=["family", "what it is", "hyperparameters"],
+                            tablefmt="simple", maxcolwidths=[14, 40, 60]))
+        typer.echo("")
+        typer.echo(tabulate(ensembles_help(), headers=["ensemble (bases: kind)", "what it is", "parameters"],
                             tablefmt="simple", maxcolwidths=[14, 40, 60]))
 
 

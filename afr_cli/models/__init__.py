@@ -50,35 +50,11 @@ def get_family(name: str, where: str = "family") -> Family:
     if name in FAMILIES:
         return FAMILIES[name]
     if ":" in name:
-        return _imported_family(name, where)
+        from afr_cli.plugins import import_plugin
+
+        return import_plugin(name, Family, where, "a family", "features, training_problem and predict")
     raise AfrInputError(f"{where}: unknown model family {name!r}; allowed: {', '.join(FAMILIES)}, "
                         "or module:Class for a family of your own")
-
-
-_IMPORTED: dict[str, Family] = {}
-
-
-def _imported_family(spec: str, where: str) -> Family:
-    """Import ``module:Class``, check it is a Family with a name and parameters, instantiate it once."""
-    if spec in _IMPORTED:
-        return _IMPORTED[spec]
-    import importlib
-    import inspect
-
-    module_name, _, class_name = spec.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except Exception as err:  # any import-time failure is the user's module's, reported in one line
-        raise AfrInputError(f"{where}: cannot import module {module_name!r} ({type(err).__name__}: {err}); "
-                            "a family of your own must be importable (installed, or on PYTHONPATH)") from None
-    cls = getattr(module, class_name, None)
-    if not (inspect.isclass(cls) and issubclass(cls, Family)) or inspect.isabstract(cls):
-        raise AfrInputError(f"{where}: {spec!r} is not a concrete subclass of afr_cli.models.Family "
-                            "(features, training_problem and predict; see README, 'A model of your own')")
-    if not isinstance(getattr(cls, "name", None), str):
-        raise AfrInputError(f"{where}: {spec!r} has no class attribute name (a string naming the family)")
-    _IMPORTED[spec] = cls()
-    return _IMPORTED[spec]
 
 
 __all__ = ["EpsABRF", "FAMILIES", "Family", "LARF", "LARF_FAMILIES", "Param", "SATRF", "get_family"]

@@ -10,54 +10,14 @@ features across the mixing sweep; the scikit-learn estimators call the same thre
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping
 
 import numpy as np
 
-from afr_cli.errors import AfrInputError
+from afr_cli.ensembles import AVERAGE
 from afr_cli.forests import RowTensors
+from afr_cli.params import DESIGN, MIXING, Param
 from afr_cli.solve import LinearAttentionProblem
-
-DESIGN, MIXING = "design", "mixing"
-
-
-@dataclass(frozen=True)
-class Param:
-    """One hyperparameter: its kind, default, allowed range and meaning."""
-
-    name: str
-    kind: str
-    default: float
-    low: float | None = None
-    high: float | None = None
-    low_open: bool = False
-    integer: bool = False
-    doc: str = ""
-
-    def allowed(self) -> str:
-        """Human-readable domain, e.g. '[0, 1]', '> 0' or 'an integer >= 1'."""
-        kind = "an integer " if self.integer else ""
-        if self.low is not None and self.high is not None:
-            left = "(" if self.low_open else "["
-            return f"{kind}in {left}{self.low:g}, {self.high:g}]"
-        if self.low is not None:
-            return f"{kind}{'>' if self.low_open else '>='} {self.low:g}"
-        return f"{kind or 'a number'}".strip()
-
-    def check(self, value: Any, where: str) -> float:
-        """The value as a number, or AfrInputError naming ``where`` and the allowed range."""
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-            raise AfrInputError(f"{where}: {value!r} is not a number; {self.name} must be {self.allowed()}")
-        v = float(value)
-        bad = (not np.isfinite(v)
-               or (self.integer and v != int(v))
-               or (self.low is not None and (v <= self.low if self.low_open else v < self.low))
-               or (self.high is not None and v > self.high))
-        if bad:
-            raise AfrInputError(f"{where}: {value!r} is not allowed; {self.name} must be {self.allowed()}")
-        return int(v) if self.integer else v
-
 
 EPS = Param("eps", MIXING, 0.5, 0.0, 1.0, doc="Huber contamination of the softmax tree attention")
 TAU = Param("tau", DESIGN, 1.0, 0.0, None, low_open=True, doc="softmax temperature: softmax(-d / tau)")
@@ -69,6 +29,8 @@ class Family(ABC):
     name: ClassVar[str]
     summary: ClassVar[str]
     params: ClassVar[tuple[Param, ...]] = ()
+    # the ensemble structures it can attend over (afr_cli.ensembles: "average" forests, "boosted" GBMs)
+    structures: ClassVar[tuple[str, ...]] = (AVERAGE,)
 
     @classmethod
     def param(cls, name: str) -> Param:

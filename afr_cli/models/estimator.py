@@ -1,4 +1,4 @@
-"""scikit-learn face of the families: fit a forest, build the family's problem, solve, predict."""
+"""scikit-learn face of the families: fit a base ensemble, build the family's problem, solve, predict."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from afr_cli.forests import ForestSpec, LeafStatistics
+from afr_cli.ensembles import Ensemble, get_ensemble
+from afr_cli.forests import LeafStatistics
 from afr_cli.models.base import Family
 from afr_cli.solve import DEFAULT_SOLVER, SolveResult, solve
 
@@ -16,15 +17,23 @@ from afr_cli.solve import DEFAULT_SOLVER, SolveResult, solve
 class AttentionForestRegressor(RegressorMixin, BaseEstimator):
     """Base of the model estimators; subclasses set ``family`` and list their parameters in __init__.
 
-    Fitted: ``forest_`` (the scikit-learn ensemble), ``leaf_stats_``, ``theta_`` (trained
+    The base is looked up in the ensemble registry (``base``: rf, ert, dt, gbm-dt, gbm-ert or
+    module:Class); of ``n_estimators``, ``min_samples_leaf`` and ``max_features`` it takes those
+    it has. Fitted: ``forest_`` (the FittedEnsemble; ``forest_.model`` is the scikit-learn forest
+    of an RF/ERT), ``leaf_stats_``, ``theta_`` (trained
     parameters, None when nothing is trained), ``solve_result_`` and the family's named views.
     No feature scaling happens here: the protocol scales, the estimator uses X as given.
     """
 
     family: ClassVar[Family]
 
-    def _forest_spec(self) -> ForestSpec:
-        return ForestSpec(self.base, self.n_estimators, self.min_samples_leaf, self.max_features)
+    def _ensemble(self) -> tuple[Ensemble, dict]:
+        """The registered ensemble of ``base`` and its checked parameters from this estimator's."""
+        name = type(self).__name__
+        ensemble = get_ensemble(self.base, f"{name}.base")
+        params = self.get_params(deep=False)
+        given = {k: params[k] for k in ensemble.param_names() if k in params}
+        return ensemble, ensemble.check_params(given, name)
 
     def _values(self, names: tuple[str, ...]) -> dict[str, float]:
         params = self.get_params(deep=False)
@@ -32,7 +41,8 @@ class AttentionForestRegressor(RegressorMixin, BaseEstimator):
 
     def fit(self, X, y):
         X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
-        self.forest_ = self._forest_spec().fit(X, y, self.random_state)
+        ensemble, params = self._ensemble()
+        self.forest_ = ensemble.fit(X, y, self.random_state, **params)
         self.leaf_stats_ = LeafStatistics(self.forest_, X, y)
         design, mixing = self._values(self.family.design_names()), self._values(self.family.mixing_names())
         feats = self.family.features(self.leaf_stats_.rows(), design)

@@ -1,4 +1,4 @@
-"""The plain forest (RF or ERT): scikit-learn's own prediction, no attention, nothing trained."""
+"""The base ensemble's own prediction (RF, ERT, GBM, ...): no attention, nothing trained."""
 
 from __future__ import annotations
 
@@ -7,16 +7,18 @@ from typing import Mapping
 import numpy as np
 
 from afr_cli.forests import RowTensors
+from afr_cli.ensembles import AVERAGE, BOOSTED
 from afr_cli.models.base import Family
 
 
 class ForestFamily(Family):
     name = "forest"
-    summary = "the base ensemble itself (RF or ERT): the tables' baseline column"
+    summary = "the base ensemble itself (RF, ERT, GBM, ...): the tables' baseline column"
     params = ()
+    structures = (AVERAGE, BOOSTED)
 
     def features(self, rows: RowTensors, design: Mapping[str, float]) -> np.ndarray:
-        return rows.memo(("forest-predict",), lambda: rows.stats.forest.predict(rows.X))
+        return rows.memo(("forest-predict",), lambda: rows.stats.ensemble.predict(rows.X))
 
     def training_problem(self, feats, y, mixing):
         return None

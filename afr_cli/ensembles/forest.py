@@ -1,0 +1,41 @@
+"""Random forest (rf) and extremely randomised trees (ert): scikit-learn's forests as they are."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.ensemble import ExtraTreesRegressor, RandomForestRegressor
+
+from afr_cli.ensembles.base import AVERAGE, TRAINING_MEAN, Ensemble, FittedEnsemble
+from afr_cli.ensembles.params import MAX_FEATURES, MIN_SAMPLES_LEAF, N_ESTIMATORS
+
+
+def forest_ensemble(forest) -> FittedEnsemble:
+    """A fitted scikit-learn forest as a FittedEnsemble: weights 1/T, leaf values the training means."""
+    T = len(forest.estimators_)
+    return FittedEnsemble(forest.estimators_, np.full(T, 1.0 / T), 0.0, TRAINING_MEAN, AVERAGE, model=forest)
+
+
+class _Forest(Ensemble):
+    params = (N_ESTIMATORS, MIN_SAMPLES_LEAF, MAX_FEATURES)
+    structure = AVERAGE
+    sklearn_class: type
+
+    def fit(self, X: np.ndarray, y: np.ndarray, seed: int | None, **params: Any) -> FittedEnsemble:
+        p = self.with_defaults(params)
+        forest = self.sklearn_class(n_estimators=p["n_estimators"], min_samples_leaf=p["min_samples_leaf"],
+                                    max_features=p["max_features"], random_state=seed, n_jobs=1)
+        return forest_ensemble(forest.fit(X, y))  # single-threaded: the runner parallelises units
+
+
+class RandomForest(_Forest):
+    name = "rf"
+    summary = "random forest (bootstrap, best split over max_features)"
+    sklearn_class = RandomForestRegressor
+
+
+class ExtraTrees(_Forest):
+    name = "ert"
+    summary = "extremely randomised trees (no bootstrap, random thresholds)"
+    sklearn_class = ExtraTreesRegressor

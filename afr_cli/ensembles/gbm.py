@@ -1,0 +1,68 @@
+"""Gradient boosting with squared loss over DT or ERT learners (gbm-dt, gbm-ert): our own loop.
+
+    h0 = mean(y);  g_t = g_{t-1} + learning_rate * h_t,  h_t fit to the residuals y - g_{t-1}
+
+scikit-learn's GradientBoostingRegressor cannot take extremely randomised learners, hence the
+loop. Randomness as scikit-learn's GBM: one RandomState seeded with the unit's seed is handed to
+every learner, so learner t takes the t-th draw of that stream (a function of (seed, t) alone,
+whatever the worker count); with DT learners the trees are then scikit-learn's own, ties between
+equally good splits included (tests/test_ensembles.py). Leaf values for the attention are
+T * learning_rate * h_t (AGBoost paper eq 11), the intercept h0.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.tree import DecisionTreeRegressor, ExtraTreeRegressor
+from sklearn.utils import check_random_state
+
+from afr_cli.ensembles.base import BOOSTED, OWN, Ensemble, FittedEnsemble
+from afr_cli.ensembles.params import MAX_FEATURES, MIN_SAMPLES_LEAF
+from afr_cli.params import ENSEMBLE, Param
+
+ITERATIONS = Param("n_estimators", ENSEMBLE, 200, 1, None, integer=True, doc="boosting iterations T")
+LEARNING_RATE = Param("learning_rate", ENSEMBLE, 0.01, 0.0, None, low_open=True, doc="constant shrinkage")
+DEPTH = Param("max_depth", ENSEMBLE, 5, 1, None, integer=True, choices=(None,),
+              doc="depth of each learner (null = unlimited)")
+
+
+def boost(X: np.ndarray, y: np.ndarray, learner: type, seed: int | None, n_estimators: int,
+          learning_rate: float, max_depth: int | None, min_samples_leaf: int,
+          max_features: Any) -> FittedEnsemble:
+    """The boosting loop; ``learner`` is a scikit-learn tree class, all drawing from one stream."""
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    stream = check_random_state(seed)  # an int, None or a RandomState, as scikit-learn takes it
+    h0 = float(y.mean())
+    fitted = np.full(len(y), h0)
+    trees = []
+    for _ in range(n_estimators):
+        tree = learner(max_depth=max_depth, min_samples_leaf=min_samples_leaf, max_features=max_features,
+                       random_state=stream)
+        tree.fit(X, y - fitted)
+        fitted += learning_rate * tree.predict(X)
+        trees.append(tree)
+    return FittedEnsemble(trees, np.full(n_estimators, float(learning_rate)), h0, OWN, BOOSTED)
+
+
+class _GBM(Ensemble):
+    params = (ITERATIONS, LEARNING_RATE, DEPTH, MIN_SAMPLES_LEAF, MAX_FEATURES)
+    structure = BOOSTED
+    learner: type
+
+    def fit(self, X: np.ndarray, y: np.ndarray, seed: int | None, **params: Any) -> FittedEnsemble:
+        return boost(X, y, self.learner, seed, **self.with_defaults(params))
+
+
+class BoostedTrees(_GBM):
+    name = "gbm-dt"
+    summary = "gradient boosting, squared loss, CART learners (h0 = mean y, constant learning rate)"
+    learner = DecisionTreeRegressor
+
+
+class BoostedExtraTrees(_GBM):
+    name = "gbm-ert"
+    summary = "gradient boosting, squared loss, single extremely randomised trees as learners"
+    learner = ExtraTreeRegressor

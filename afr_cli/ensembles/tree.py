@@ -1,0 +1,29 @@
+"""One decision tree (dt): a one-tree ensemble, e.g. for the Decision Machines."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.tree import DecisionTreeRegressor
+
+from afr_cli.ensembles.base import AVERAGE, TRAINING_MEAN, Ensemble, FittedEnsemble
+from afr_cli.ensembles.params import MAX_DEPTH, MAX_FEATURES, MIN_SAMPLES_LEAF
+
+
+def tree_ensemble(tree) -> FittedEnsemble:
+    """A fitted scikit-learn tree as a one-tree FittedEnsemble (weight 1, training-mean leaves)."""
+    return FittedEnsemble([tree], np.ones(1), 0.0, TRAINING_MEAN, AVERAGE, model=tree)
+
+
+class DecisionTree(Ensemble):
+    name = "dt"
+    summary = "a single CART regression tree"
+    params = (MIN_SAMPLES_LEAF, MAX_DEPTH, MAX_FEATURES)
+    structure = AVERAGE
+
+    def fit(self, X: np.ndarray, y: np.ndarray, seed: int | None, **params: Any) -> FittedEnsemble:
+        p = self.with_defaults(params)
+        tree = DecisionTreeRegressor(min_samples_leaf=p["min_samples_leaf"], max_depth=p["max_depth"],
+                                     max_features=p["max_features"], random_state=seed)
+        return tree_ensemble(tree.fit(X, y))

@@ -1,0 +1,89 @@
+"""Hyperparameters of families and ensembles: kind, default, allowed domain, and the check that
+turns a config value into a number (or one of a few named choices) with a one-line error."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from afr_cli.errors import AfrInputError
+
+DESIGN, MIXING = "design", "mixing"
+ENSEMBLE = "ensemble"  # a parameter of a base ensemble (tree count, depth, learning rate, ...)
+
+
+@dataclass(frozen=True)
+class Param:
+    """One hyperparameter: its kind, default, allowed range, named choices and meaning.
+
+    ``choices`` are non-numeric values accepted as they are (e.g. None for "no depth limit",
+    "sqrt" for max_features); everything else must be a number in the range.
+    """
+
+    name: str
+    kind: str
+    default: Any
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    integer: bool = False
+    doc: str = ""
+    choices: tuple = ()
+
+    def allowed(self) -> str:
+        """Human-readable domain, e.g. '[0, 1]', '> 0' or 'an integer >= 1'."""
+        kind = "an integer " if self.integer else ""
+        if self.low is not None and self.high is not None:
+            left = "(" if self.low_open else "["
+            text = f"{kind}in {left}{self.low:g}, {self.high:g}]"
+        elif self.low is not None:
+            text = f"{kind}{'>' if self.low_open else '>='} {self.low:g}"
+        else:
+            text = f"{kind or 'a number'}".strip()
+        return text + "".join(f" or {_show(c)}" for c in self.choices)
+
+    def check(self, value: Any, where: str) -> Any:
+        """The value as a number (or a named choice), or AfrInputError naming ``where`` and the domain."""
+        if any(value is c or (isinstance(c, str) and value == c) for c in self.choices):
+            return value
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise AfrInputError(f"{where}: {value!r} is not a number; {self.name} must be {self.allowed()}")
+        v = float(value)
+        bad = (not np.isfinite(v)
+               or (self.integer and v != int(v))
+               or (self.low is not None and (v <= self.low if self.low_open else v < self.low))
+               or (self.high is not None and v > self.high))
+        if bad:
+            raise AfrInputError(f"{where}: {value!r} is not allowed; {self.name} must be {self.allowed()}")
+        return int(v) if self.integer else v
+
+    def show_default(self) -> str:
+        return _show(self.default)
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "null"
+    return f"{value:g}" if isinstance(value, (int, float)) and not isinstance(value, bool) else str(value)
+
+
+@dataclass(frozen=True)
+class FeaturesParam(Param):
+    """scikit-learn's ``max_features``: a fraction in (0, 1] (a float), a count >= 1 (an integer),
+    sqrt or log2. Integer and float stay distinct: 1 is one feature, 1.0 all of them."""
+
+    def allowed(self) -> str:
+        return "a fraction in (0, 1], an integer >= 1, sqrt or log2"
+
+    def show_default(self) -> str:
+        return repr(self.default)  # 1.0 (all features) is not 1 (one feature)
+
+    def check(self, value: Any, where: str) -> Any:
+        ok = (value in ("sqrt", "log2")
+              or (isinstance(value, (float, np.floating)) and 0 < value <= 1)
+              or (isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1))
+        if not ok:
+            raise AfrInputError(f"{where}: {value!r} is not allowed; {self.name} must be {self.allowed()}")
+        return value

@@ -1,0 +1,33 @@
+"""Plugins named ``module:Class`` in a config or estimator: import once, check the class, instantiate."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+
+from afr_cli.errors import AfrInputError
+
+_IMPORTED: dict[tuple[str, type], object] = {}
+
+
+def import_plugin(spec: str, base: type, where: str, what: str, hint: str) -> object:
+    """An instance of the class ``module:Class`` (a concrete subclass of ``base`` with a string
+    ``name``), imported once per process; otherwise a one-line AfrInputError. ``what`` names the
+    plugin in messages ("a family", "an ensemble"), ``hint`` says what the class must provide."""
+    key = (spec, base)
+    if key in _IMPORTED:
+        return _IMPORTED[key]
+    module_name, _, class_name = spec.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as err:  # any import-time failure is the user's module's, reported in one line
+        raise AfrInputError(f"{where}: cannot import module {module_name!r} ({type(err).__name__}: {err}); "
+                            f"{what} of your own must be importable (installed, or on PYTHONPATH)") from None
+    cls = getattr(module, class_name, None)
+    if not (inspect.isclass(cls) and issubclass(cls, base)) or inspect.isabstract(cls):
+        raise AfrInputError(f"{where}: {spec!r} is not a concrete subclass of {base.__module__.rsplit('.', 1)[0]}."
+                            f"{base.__name__} ({hint}; see README, 'A model of your own')")
+    if not isinstance(getattr(cls, "name", None), str):
+        raise AfrInputError(f"{where}: {spec!r} has no class attribute name (a string naming it)")
+    _IMPORTED[key] = cls()
+    return _IMPORTED[key]
