@@ -21,7 +21,7 @@ import yaml
 from afr_cli.errors import AfrInputError
 from afr_cli.ensembles import Ensemble, FittedEnsemble, get_ensemble
 from afr_cli.models import FAMILIES, get_family
-from afr_cli.solve import LOSSES, SOLVERS
+from afr_cli.solve import DEFAULT_SOLVER, LOSSES, SOLVERS
 
 SELECTIONS = ("inner-cv", "best-test")
 SELECT_BY = ("r2", "mae")
@@ -72,7 +72,7 @@ class ModelConfig:
     family: str | None
     grid: dict[str, tuple[float, ...]] = field(default_factory=dict)
     loss: str = "l2"
-    solver: str = "ECOS"
+    solver: str = DEFAULT_SOLVER
     best_of: tuple[str, ...] = ()
 
     def grid_points(self) -> list[dict[str, float]]:
@@ -190,7 +190,7 @@ def validate(raw: dict, src: str, results_dir: str | Path | None = None) -> Expe
     pre = raw.get("preprocess") or {}
     _no_unknown(pre, _PREPROCESS_KEYS, src, "preprocess")
     scale = _choice(pre.get("scale", "standard"), SCALES, src, "preprocess.scale")
-    solver = _choice(str(raw.get("solver", "ECOS")).upper(), SOLVERS, src, "solver")
+    solver = _choice(str(raw.get("solver", DEFAULT_SOLVER)).upper(), SOLVERS, src, "solver")
     bases = _bases(_require(raw, "bases", src, ""), src)
     models = _models(_require(raw, "models", src, ""), src, solver)
     _check_compatible(models, bases, src)

@@ -24,7 +24,7 @@ from afr_cli.errors import SolverError
 from afr_cli.forests import LeafStatistics
 from afr_cli.models import get_family
 from afr_cli.seeds import derive_seed
-from afr_cli.solve import solve
+from afr_cli.solve import SolveResult, solve
 from afr_cli.store import UnitRecord
 
 REFIT = -1  # the stage index of "fit on the whole 80 %, score on the 20 %"
@@ -64,6 +64,7 @@ class _PointScores:
         self.cv = [[] for _ in points]      # per point: metrics of each CV fold
         self.test: list[dict | None] = [None] * len(points)
         self.status: Counter = Counter()
+        self.solves: list[list[list]] = [[] for _ in points]  # per point: one solve_entry per stage
         self.seconds = 0.0
 
     def cv_mean(self, i: int, metric: str) -> float:
@@ -165,10 +166,20 @@ def _score_model(model: ModelConfig, s: _PointScores, stage: _Stage, train_rows,
                 continue
             theta = result.theta
             s.status[f"{result.solver}:{result.status}"] += 1
+            s.solves[i].append(solve_entry(stage.index, result))
             if result.fell_back:
                 s.status["fallbacks"] += 1
         _record(s, i, stage, metrics(yq, family.predict(feats_query, mixing, theta)))
     s.seconds += time.perf_counter() - t0
+
+
+def solve_entry(stage: int, result: SolveResult) -> list:
+    """One solve, compactly: [stage, solver, status, objective, ms], plus the failed attempts
+    ("SOLVER: status; ...") when it fell back."""
+    entry = [stage, result.solver, result.status, result.objective, round(result.seconds * 1000, 3)]
+    if result.fell_back:
+        entry.append("; ".join(f"{a['solver']}: {a['status']}" for a in result.attempts[:-1]))
+    return entry
 
 
 def _record(s: _PointScores, i: int, stage: _Stage, m: dict | None) -> None:
@@ -224,5 +235,6 @@ def _best_of_row(model: ModelConfig, rows: list[dict], exp: Experiment) -> dict:
 
 def _grid_rows(model: ModelConfig, s: _PointScores) -> list[dict]:
     return [{"model": model.id, "point": point, "cv_r2": s.cv_mean(i, "r2"), "cv_mae": s.cv_mean(i, "mae"),
-             "test_r2": s.test[i]["r2"], "test_mae": s.test[i]["mae"], "test_rmse": s.test[i]["rmse"]}
+             "test_r2": s.test[i]["r2"], "test_mae": s.test[i]["mae"], "test_rmse": s.test[i]["rmse"],
+             "solves": s.solves[i]}
             for i, point in enumerate(s.points)]

@@ -40,7 +40,8 @@ class RunOptions:
 def manifest_for(exp: Experiment) -> dict:
     """Config, its hash, package versions and git commit: enough to repeat the run."""
     versions = {}
-    for pkg in ("numpy", "scipy", "scikit-learn", "cvxpy", "ecos", "clarabel", "osqp", "pandas", "joblib"):
+    for pkg in ("numpy", "scipy", "scikit-learn", "cvxpy", "ecos", "clarabel", "osqp", "daqp", "piqp", "pandas",
+                "joblib"):
         try:
             versions[pkg] = metadata.version(pkg)
         except metadata.PackageNotFoundError:

@@ -35,6 +35,7 @@ CREATE TABLE IF NOT EXISTS results (
 CREATE TABLE IF NOT EXISTS grid (
     dataset TEXT NOT NULL, base TEXT NOT NULL, model TEXT NOT NULL, rep INTEGER NOT NULL,
     point TEXT NOT NULL, cv_r2 REAL, cv_mae REAL, test_r2 REAL, test_mae REAL, test_rmse REAL,
+    solves TEXT,
     PRIMARY KEY (dataset, base, model, rep, point));
 """
 
@@ -76,6 +77,8 @@ class ResultsStore:
         self.directory.mkdir(parents=True, exist_ok=True)
         with closing(self._connect()) as conn, conn:
             conn.executescript(_SCHEMA)
+            if "solves" not in {row[1] for row in conn.execute("PRAGMA table_info(grid)")}:
+                conn.execute("ALTER TABLE grid ADD COLUMN solves TEXT")  # stores made before per-solve logs
             conn.executemany("INSERT OR REPLACE INTO manifest VALUES (?, ?)",
                              [(k, json.dumps(v, default=str)) for k, v in manifest.items()])
 
@@ -109,17 +112,19 @@ class ResultsStore:
                   json.dumps(r["params"], sort_keys=True), r["selection"], r["cv_score"],
                   json.dumps(r["solver_status"], sort_keys=True), r["seconds"]) for r in unit.results])
             conn.executemany(
-                "INSERT INTO grid VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO grid (dataset, base, model, rep, point, cv_r2, cv_mae, test_r2, test_mae, test_rmse, "
+                "solves) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(unit.dataset, unit.base, g["model"], unit.rep, json.dumps(g["point"], sort_keys=True),
-                  g["cv_r2"], g["cv_mae"], g["test_r2"], g["test_mae"], g["test_rmse"]) for g in unit.grid])
+                  g["cv_r2"], g["cv_mae"], g["test_r2"], g["test_mae"], g["test_rmse"],
+                  json.dumps(g.get("solves", []))) for g in unit.grid])
 
     def frame(self, table: str) -> pd.DataFrame:
         """One table as a DataFrame, JSON columns decoded."""
         with closing(sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)) as conn:
             df = pd.read_sql_query(f"SELECT * FROM {table} ORDER BY dataset, base, rep", conn)
-        for col in ("params", "solver_status", "point"):
+        for col in ("params", "solver_status", "point", "solves"):
             if col in df:
-                df[col] = df[col].map(json.loads)
+                df[col] = df[col].map(lambda v: None if v is None else json.loads(v))
         return df
 
 

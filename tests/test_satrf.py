@@ -165,11 +165,14 @@ def test_trained_weights_on_simplices_and_optimal(data, loss, variant, heads):
         assert best <= problem.objective(theta, loss) * (1 + 1e-7) + 1e-9
 
 
-def test_qp_and_lp_both_solve_with_ecos(data):
+def test_qp_and_lp_both_solve_with_ecos_and_the_fast_path(data):
     Xtr, ytr, _ = data
-    for loss in ("l2", "l1"):
-        est = SATRF(variant="x", loss=loss, **SMALL).fit(Xtr, ytr)
+    for loss, fast in (("l2", "DAQP"), ("l1", "HIGHS")):
+        est = SATRF(variant="x", loss=loss, solver="ECOS", **SMALL).fit(Xtr, ytr)
         assert est.solve_result_.solver == "ECOS" and not est.solve_result_.fell_back
+        auto = SATRF(variant="x", loss=loss, **SMALL).fit(Xtr, ytr)
+        assert auto.solve_result_.solver == fast and not auto.solve_result_.fell_back
+        assert auto.solve_result_.objective == pytest.approx(est.solve_result_.objective, rel=1e-7)
 
 
 def test_eps_gamma_zero_is_the_softmax_model(data):

@@ -57,7 +57,7 @@ def register(app: typer.Typer) -> None:
     @bench.command("satrf")
     def satrf(n: int = typer.Option(800, help="training rows (n/2 validation rows)"),
               trees: int = typer.Option(100, "--trees", help="T"),
-              solver: str = typer.Option("ECOS", "--solver", help="QP solver: ECOS, CLARABEL, OSQP or SCS"),
+              solver: str = typer.Option("AUTO", "--solver", help="AUTO (fast path), ECOS, CLARABEL, OSQP or SCS"),
               fmt: str = typer.Option("table", "--format", help="table or json")) -> None:
         """One SAT-RF-y fold, the 5 x 5 eps x gamma grid: shared tensors vs rebuilt at every point."""
         from afr_cli.benchmarks.satrf import run
@@ -73,7 +73,7 @@ def register(app: typer.Typer) -> None:
     @bench.command("larf")
     def larf(n: int = typer.Option(800, help="training rows (n/2 validation rows)"),
              trees: int = typer.Option(100, "--trees", help="T"),
-             solver: str = typer.Option("ECOS", "--solver", help="QP solver: ECOS, CLARABEL, OSQP or SCS"),
+             solver: str = typer.Option("AUTO", "--solver", help="AUTO (fast path), ECOS, CLARABEL, OSQP or SCS"),
              max_m: int = typer.Option(20, "--max-m", help="M runs over 1..max_m"),
              fmt: str = typer.Option("table", "--format", help="table or json")) -> None:
         """One LARF fold, 5 tau0 x M x 4 variants: vectorised leaf attention vs a per-row loop; peak memory."""
