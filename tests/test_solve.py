@@ -98,11 +98,12 @@ def _family_problems():
     the multi-block ones: rank-deficient Grams), as the protocol builds them."""
     from sklearn.datasets import make_friedman1
 
-    from afr_cli.forests import ForestSpec, LeafStatistics
+    from afr_cli.ensembles import get_ensemble
+    from afr_cli.forests import LeafStatistics
     from afr_cli.models import get_family
 
     X, y = make_friedman1(n_samples=60, noise=0.5, random_state=0)
-    rows = LeafStatistics(ForestSpec("rf", 40, 3).fit(X, y, 0), X, y).rows()
+    rows = LeafStatistics(get_ensemble("rf").fit(X, y, 0, n_estimators=40, min_samples_leaf=3), X, y).rows()
     cases = [("eps-abrf", {"tau": 1.0}, {"eps": 0.5}),
              ("sat-rf-y", {"tau": 1.0, "kappa": 1.0}, {"eps": 0.5, "gamma": 0.5}),
              ("sat-rf-y2", {"tau": 1.0, "kappa1": 1.0, "kappa2": 0.5}, {"eps": 0.5, "gamma1": 0.5, "gamma2": 0.5}),
