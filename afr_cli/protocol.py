@@ -214,9 +214,16 @@ def _selected_row(model: ModelConfig, s: _PointScores, exp: Experiment, where: s
         i = _select(s, exp)
     except SolverError as err:
         raise SolverError(f"{where}, model {model.id}: {err} ({dict(s.status)})") from None
-    return {"model": model.id, **s.test[i], "params": s.points[i], "selection": exp.protocol.selection,
-            "cv_score": s.cv_mean(i, exp.protocol.select_by), "solver_status": dict(s.status),
-            "seconds": s.seconds}
+    row = {"model": model.id, **s.test[i], "params": s.points[i], "selection": exp.protocol.selection,
+           "cv_score": s.cv_mean(i, exp.protocol.select_by), "solver_status": dict(s.status),
+           "seconds": s.seconds}
+    return _no_per_rep_choice(row) if exp.protocol.selection == "best-test" and len(s.points) > 1 else row
+
+
+def _no_per_rep_choice(row: dict) -> dict:
+    """best-test chooses one grid point over the repetitions (afr_cli/tables/selection.py), never
+    per repetition: the row records no choice and no metrics; tables read the grid rows."""
+    return {**row, "r2": float("nan"), "mae": float("nan"), "rmse": float("nan"), "params": {}}
 
 
 def _best_of_row(model: ModelConfig, rows: list[dict], exp: Experiment) -> dict:
@@ -229,8 +236,9 @@ def _best_of_row(model: ModelConfig, rows: list[dict], exp: Experiment) -> dict:
     status = Counter()
     for r in parts:
         status.update(r["solver_status"])
-    return {**best, "model": model.id, "params": {"component": best["model"], **best["params"]},
-            "solver_status": dict(status), "seconds": sum(r["seconds"] for r in parts)}
+    row = {**best, "model": model.id, "params": {"component": best["model"], **best["params"]},
+           "solver_status": dict(status), "seconds": sum(r["seconds"] for r in parts)}
+    return _no_per_rep_choice(row) if use_test else row
 
 
 def _grid_rows(model: ModelConfig, s: _PointScores) -> list[dict]:

@@ -1,12 +1,14 @@
 """CI regression guard: a reduced protocol's numbers against committed golden numbers and the papers.
 
-Two checks, both printed as one diff table:
-- golden: every (dataset, base, model, metric) mean of the reduced run must not be worse than
-  the committed golden value by more than the metric's tolerance (a better value is reported,
-  not failed: a real improvement is a reason to refresh the golden file with ``--update``);
+Two checks, both printed as one diff table, and both two-sided: a number that moves beyond
+tolerance in either direction fails, so a leak that inflates scores fails CI as surely as a bug
+that lowers them (an intended change is committed with ``afr regress --update``):
+- golden: every (dataset, base, model, metric) mean of the reduced run must lie within the
+  metric's tolerance of the committed golden value;
 - published: the plain forests' R^2 on every dataset of the run must lie within a tolerance of
   the papers' baseline columns, which the papers' identified protocol (configs/regress.yaml)
-  reproduces to the third decimal.
+  reproduces to the third decimal; where the papers' data file documents a known gap (Boston),
+  the forest must stay at that expected value instead.
 """
 
 from __future__ import annotations
@@ -20,11 +22,12 @@ import pandas as pd
 from afr_cli.errors import AfrInputError
 
 GOLDEN_COLUMNS = ["dataset", "base", "model", "metric", "mean"]
-# Allowed worsening against golden: absolute for R^2, relative for the error metrics.
+# Allowed move against golden, either way: absolute for R^2, relative for the error metrics.
 TOLERANCES = {"r2": ("abs", 0.01), "mae": ("rel", 0.02), "rmse": ("rel", 0.02)}
 BASELINE_TOLERANCE = 0.005
-# The papers' baseline columns (LARF Tables 3 and 5 = SAT-RF Tables 6 and 7).
-BASELINE_SOURCES = {"RF": ("larf:3", "rf"), "ERT": ("larf:5", "ert")}
+# An expected value (a documented gap) is a deterministic number of ours: held tighter.
+EXPECTED_TOLERANCE = 0.002
+FAILING = ("REGRESSED", "MOVED UP", "MISSING")
 
 
 @dataclass
@@ -33,11 +36,11 @@ class RegressReport:
 
     @property
     def failed(self) -> bool:
-        return bool((self.table.status == "REGRESSED").any())
+        return bool(self.table.status.isin(FAILING).any())
 
 
 def _worse_by(metric: str, ours: float, reference: float) -> float:
-    """How much worse ours is than the reference, in the tolerance's units (<= 0: not worse)."""
+    """How much worse ours is than the reference, in the tolerance's units (< 0: better)."""
     kind, _ = TOLERANCES[metric]
     worse = (reference - ours) if metric == "r2" else (ours - reference)
     return worse / abs(reference) if kind == "rel" and reference else worse
@@ -54,34 +57,40 @@ def golden_rows(summary: pd.DataFrame, golden: pd.DataFrame) -> list[dict]:
             status, worse = "MISSING", np.nan
         else:
             worse = _worse_by(r.metric, r.mean, r.mean_golden)
-            status = "REGRESSED" if worse > tol + 1e-12 else ("improved" if worse < -tol else "ok")
+            status = "REGRESSED" if worse > tol + 1e-12 else ("MOVED UP" if worse < -tol - 1e-12 else "ok")
         rows.append({"check": "golden", "dataset": r.dataset, "base": r.base, "model": r.model,
                      "metric": r.metric, "reference": r.mean_golden, "ours": r.mean,
                      "diff": r.mean - r.mean_golden, "tolerance": f"{tol:g}{' rel' if kind == 'rel' else ''}",
-                     "status": "REGRESSED" if status == "MISSING" else status})
+                     "status": status})
     return rows
 
 
 def baseline_rows(summary: pd.DataFrame, forest_model: str) -> list[dict]:
-    """Plain-forest R^2 against the papers' baseline columns (every dataset they report)."""
+    """Plain-forest R^2 against the papers' baseline columns (every dataset they report), or
+    against the expected value where the papers' data file documents a known gap."""
     from afr_cli.paper import published_table
+    from afr_cli.paper.knowledge import baseline_sources, expected_baselines
 
+    sources, expected = baseline_sources(), expected_baselines()
     rows = []
     ours = summary[(summary.model == forest_model) & (summary.metric == "r2")]
     for r in ours.itertuples():
-        if r.base not in BASELINE_SOURCES:
+        if r.base not in sources:
             continue
-        spec, paper_model = BASELINE_SOURCES[r.base]
-        pub = published_table(spec)
-        hit = pub[(pub.dataset == r.dataset) & (pub.model == paper_model) & (pub.metric == "r2")]
-        if hit.empty:
-            continue
-        ref = float(hit.value.iloc[0])
+        spec, paper_model = sources[r.base]
+        if (r.base, r.dataset) in expected:
+            check, ref, tol = f"expected gap to {spec}", expected[(r.base, r.dataset)], EXPECTED_TOLERANCE
+        else:
+            pub = published_table(spec)
+            hit = pub[(pub.dataset == r.dataset) & (pub.model == paper_model) & (pub.metric == "r2")]
+            if hit.empty:
+                continue
+            check, ref, tol = f"published {spec}", float(hit.value.iloc[0]), BASELINE_TOLERANCE
         diff = r.mean - ref
-        rows.append({"check": f"published {spec}", "dataset": r.dataset, "base": r.base, "model": r.model,
+        status = "ok" if abs(diff) <= tol + 1e-12 else ("REGRESSED" if diff < 0 else "MOVED UP")
+        rows.append({"check": check, "dataset": r.dataset, "base": r.base, "model": r.model,
                      "metric": "r2", "reference": ref, "ours": r.mean, "diff": diff,
-                     "tolerance": f"{BASELINE_TOLERANCE:g}",
-                     "status": "ok" if abs(diff) <= BASELINE_TOLERANCE else "REGRESSED"})
+                     "tolerance": f"{tol:g}", "status": status})
     return rows
 
 

@@ -1,10 +1,11 @@
-"""The committed reference reports: which stores, which published tables, which paired tests.
+"""The committed reference reports, as each paper's data file lists them (``reports``).
 
 ``afr report`` writes, for every report whose stores exist under ``results/``, the summary of
 each store (``summary.md``, ``summary.csv``) and, in ``results/<report>/``, ours beside every
-published table of the report (``paper-<paper>-<table>.md`` / ``.csv``, and ``-best-test.md``: the same with every grid point
-chosen on the test set, the optimistic reading of the papers' "optimal" columns) and the paired tests
-(``compare.md``). Everything there is regenerated from the stores by this one command.
+published table of the report (``paper-<paper>-<table>.md`` / ``.csv``, and ``-best-test.md``:
+the same under the one best-test definition of afr_cli/tables/selection.py), the paired tests
+(``compare.md``) and the Friedman test with Nemenyi critical differences over each table's
+models (``friedman.md``, ``cd-*.svg``). Everything there is regenerated from the stores.
 
 With ``reps = N`` only repetitions 0..N-1 are used and the files go beside the all-repetition
 ones, never over them: ``summary-reps<N>.*`` in the store and ``results/<report>/reps<N>/``. The
@@ -14,59 +15,43 @@ papers' own splits while the main files use every stored repetition.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from afr_cli.store import STORE_FILE, load_results
+import pandas as pd
+
+from afr_cli.errors import AfrInputError
+from afr_cli.paper.knowledge import Report, paper, reports
+from afr_cli.store import load_grid, load_results
+
+REPORTS = reports()
 
 
-@dataclass(frozen=True)
-class Report:
-    name: str
-    stores: tuple[str, ...]
-    papers: tuple[str, ...]
-    compare: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+@dataclass
+class StoreFrames:
+    """One store's results and grid rows, loaded once per ``afr report``."""
+
+    results: pd.DataFrame
+    grid: pd.DataFrame
 
 
-# Paired comparisons behind each report's claims (results/<report>/README.md): B against A.
-_SATRF_VARIANTS = ("sat-rf-y", "sat-rf-x", "sat-rf-yx")
-_LARF_VARIANTS = ("em-w-larf", "em-larf", "em-w-arf", "em-arf")
-SATRF_COMPARE = (
-    *((forest, v) for forest in ("rf", "ert") for v in (*_SATRF_VARIANTS, "sat-rf")),
-    ("softmax-y", "sat-rf-y"), ("eps-abrf", "sat-rf"), ("sat-rf", "sat-rf-y2"),
-    ("sat-rf-y", "sat-rf-yx"), ("sat-rf-x", "sat-rf-yx"), ("sat-rf-yx:RF", "sat-rf-yx:ERT"),
-)
-LARF_COMPARE = (
-    *((forest, v) for forest in ("rf", "ert") for v in (*_LARF_VARIANTS, "larf")),
-    ("em-w-arf", "em-w-larf"), ("em-arf", "em-larf"), ("em-w-larf", "em-larf"),
-    ("eps-abrf", "larf"), ("larf:RF", "larf:ERT"),
-)
-TREES_COMPARE = (("forest:RF@100", "forest:RF@1000"), ("forest:ERT@100", "forest:ERT@1000"),
-                 ("forest:RF@1000", "larf:RF"), ("forest:ERT@1000", "larf:ERT"))
-
-REPORTS = (
-    Report("abrf", ("abrf_rf", "abrf_ert"), ("satrf:9", "larf:10", "larf:3", "larf:5"),
-           (("softmax", "eps-abrf"),)),
-    Report("abrf_derived", ("abrf_rf_derived", "abrf_ert_derived"), ("satrf:9", "larf:10", "larf:3", "larf:5"),
-           (("softmax", "eps-abrf"),)),
-    Report("satrf", ("satrf_rf", "satrf_ert"),
-           ("satrf:2", "satrf:3", "satrf:4", "satrf:5", "satrf:6", "satrf:7", "satrf:8", "satrf:9"),
-           SATRF_COMPARE),
-    Report("larf", ("larf_rf", "larf_ert"), ("larf:3", "larf:4", "larf:5", "larf:6", "larf:7", "larf:10"),
-           LARF_COMPARE),
-    # The LARF stores too, for the paper's claim that LARF beats the 1000-tree forests.
-    Report("larf_trees", ("larf_trees", "larf_rf", "larf_ert"), ("larf:8", "larf:9"), TREES_COMPARE),
-    # The SAT-RF Softmax columns under each feature scaling (configs/satrf_softmax_scaling.yaml);
-    # minmax_tau2: min-max with tau = kappa = 2 (the authors' code's 0.5 factor)
-    *(Report(f"satrf_softmax/{scale}", (f"satrf_softmax/{scale}",),
-             ("satrf:2", "satrf:3", "satrf:4", "satrf:5", "satrf:6", "satrf:7"))
-      for scale in ("standard", "minmax", "none", "minmax_tau2")),
-)
+_LOADED: dict[Path, StoreFrames | None] = {}
 
 
-def first_reps(frame, reps: int | None):
-    """Only repetitions 0..reps-1 (None: all), so stores being extended report a fixed count."""
-    return frame if reps is None else frame[frame["rep"] < reps]
+def load_store(directory: Path) -> StoreFrames | None:
+    """A store's frames through the store's read paths, or None when there is no store there."""
+    key = Path(directory).resolve()
+    if key not in _LOADED:
+        try:
+            _LOADED[key] = StoreFrames(load_results(directory), load_grid(directory))
+        except AfrInputError:
+            _LOADED[key] = None
+    return _LOADED[key]
+
+
+def forget_loaded() -> None:
+    """Drop the loaded stores (a test that rewrites a store in one process)."""
+    _LOADED.clear()
 
 
 def reps_suffix(reps: int | None) -> str:
@@ -74,12 +59,26 @@ def reps_suffix(reps: int | None) -> str:
     return "" if reps is None else f"reps{reps}"
 
 
+def report_frames(report: Report, root: Path, reps: int | None = None,
+                  selection: str = "stored") -> pd.DataFrame | None:
+    """The report's results over the stores that exist (repetitions 0..reps-1), None without any."""
+    from afr_cli.tables import results_in_view
+
+    frames = [f for f in (load_store(root / s) for s in report.stores) if f is not None]
+    if not frames:
+        return None
+    return pd.concat([results_in_view(f.results, f.grid, selection, reps) for f in frames], ignore_index=True)
+
+
 def write_summary(store_dir: Path, reps: int | None = None) -> list[Path]:
     """summary.csv (long form) and summary.md (R² and MAE, mean ± std) of one store
     (summary-reps<N>.* when restricted to the first N repetitions)."""
-    from afr_cli.tables import render_summary
+    from afr_cli.tables import render_summary, results_in_view
 
-    results = first_reps(load_results(store_dir), reps)
+    frames = load_store(store_dir)
+    if frames is None:
+        return []
+    results = results_in_view(frames.results, frames.grid, "stored", reps)
     stem = "-".join(filter(None, ("summary", reps_suffix(reps))))
     csv_path, md_path = store_dir / f"{stem}.csv", store_dir / f"{stem}.md"
     csv_path.write_text(render_summary(results, None, "csv"))
@@ -88,24 +87,22 @@ def write_summary(store_dir: Path, reps: int | None = None) -> list[Path]:
 
 
 def write_report(report: Report, root: Path, reps: int | None = None) -> list[Path]:
-    """The report's paper comparisons and paired tests, from the stores that exist
+    """The report's paper comparisons, paired tests and Friedman tests, from the stores that exist
     (repetitions 0..reps-1 only, into the report's ``reps<N>/`` folder, when ``reps`` is given)."""
-    import pandas as pd
+    from afr_cli.tables import (METRIC_NAMES, compare_models, paper_comparison, render_comparison_overview,
+                                render_model_comparison, render_paper_comparison, repetitions_note,
+                                selection_note)
+    from afr_cli.tables.friedman import write_friedman
 
-    from afr_cli.store import load_grid
-    from afr_cli.tables import (METRIC_NAMES, best_test_results, compare_models, paper_comparison,
-                                render_comparison_overview, render_model_comparison, render_paper_comparison,
-                                repetitions_note, selection_note)
-
-    dirs = [root / s for s in report.stores if (root / s / STORE_FILE).is_file()]
-    if not dirs:
+    results = report_frames(report, root, reps)
+    if results is None:
         return []
-    results = first_reps(pd.concat([load_results(d) for d in dirs], ignore_index=True), reps)
-    optimistic = pd.concat([best_test_results(first_reps(load_grid(d), reps)) for d in dirs], ignore_index=True)
+    optimistic = report_frames(report, root, reps, "best-test")
     out = root / report.name / reps_suffix(reps)
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    counted = repetitions_note(results, reps)
+    published_reps = paper(report.paper).reps
+    counted = repetitions_note(results, reps, published_reps=published_reps)
     note = " ".join(n for n in (selection_note(results), counted) if n) or None
     for spec in report.papers:
         comparison = paper_comparison(results, spec)
@@ -126,22 +123,24 @@ def write_report(report: Report, root: Path, reps: int | None = None) -> list[Pa
         blocks = [f"## {c.b} against {c.a}\n\n" + render_model_comparison(c, "md") for c in comparisons]
         (out / "compare.md").write_text("\n\n".join([overview, *blocks]) + "\n")
         written.append(out / "compare.md")
+    written += write_friedman(results, report.friedman, out)
     return written
 
 
-def write_all(root: Path, names: list[str] | None = None, reps: int | None = None) -> list[Path]:
-    """Every store's summary and every report under ``root``; returns the files written."""
-    from afr_cli.errors import AfrInputError
-
+def chosen_reports(names: list[str] | None) -> list[Report]:
+    """The reports named (all when None), or a one-line error listing the known ones."""
     known = {r.name: r for r in REPORTS}
     for name in names or []:
         if name not in known:
             raise AfrInputError(f"report {name!r} is unknown; allowed: {', '.join(known)}")
-    chosen = [known[n] for n in names] if names else list(REPORTS)
+    return [known[n] for n in names] if names else list(REPORTS)
+
+
+def write_all(root: Path, names: list[str] | None = None, reps: int | None = None) -> list[Path]:
+    """Every store's summary and every report under ``root``; returns the files written."""
     written = []
-    for report in chosen:
+    for report in chosen_reports(names):
         for store in report.stores:
-            if (root / store / STORE_FILE).is_file():
-                written += write_summary(root / store, reps)
+            written += write_summary(root / store, reps)
         written += write_report(report, root, reps)
     return written

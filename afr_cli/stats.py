@@ -76,23 +76,14 @@ class TTestSource:
     b: tuple[str, str]
 
 
-# ttests.csv row (paper, comparison, base) -> the table columns the test was computed on,
-# read from each row's source_text and the papers' results sections:
-# - SAT-RF: "the t statistics of the difference" of Table 9's SAT-RF and e-ABRF columns, per base.
-# - LARF: Table 10 (best proposed model "LARF" vs eps-ABRF, per base), and the Table 7 test of
-#   the best ERT-based against the best RF-based results.
-# - AGBoost: AGBoost against GBM / Non-param on R², Table II (DT base) and Table III (ERT base).
-TTEST_SOURCES: dict[tuple[str, str, str], TTestSource] = {
-    ("satrf", "sat-rf vs eps-abrf", "RF"): TTestSource("9", ("RF", "sat-rf"), ("RF", "eps-abrf")),
-    ("satrf", "sat-rf vs eps-abrf", "ERT"): TTestSource("9", ("ERT", "sat-rf"), ("ERT", "eps-abrf")),
-    ("larf", "larf(ERT) vs larf(RF)", "RF/ERT"): TTestSource("7", ("ERT", "larf"), ("RF", "larf")),
-    ("larf", "larf vs eps-abrf", "RF"): TTestSource("10", ("RF", "larf"), ("RF", "eps-abrf")),
-    ("larf", "larf vs eps-abrf", "ERT"): TTestSource("10", ("ERT", "larf"), ("ERT", "eps-abrf")),
-    ("agboost", "agboost vs gbm", "DT"): TTestSource("II", ("DT", "agboost"), ("DT", "gbm")),
-    ("agboost", "agboost vs nonparam", "DT"): TTestSource("II", ("DT", "agboost"), ("DT", "nonparam")),
-    ("agboost", "agboost vs gbm", "ERT"): TTestSource("III", ("ERT", "agboost"), ("ERT", "gbm")),
-    ("agboost", "agboost vs nonparam", "ERT"): TTestSource("III", ("ERT", "agboost"), ("ERT", "nonparam")),
-}
+def ttest_sources() -> dict[tuple[str, str, str], TTestSource]:
+    """ttests.csv row (paper, comparison, base) -> the table columns the test was computed on,
+    as each paper's data file (afr_cli/paper/<paper>.yaml, ``ttests``) says."""
+    from afr_cli.paper.knowledge import papers
+
+    return {(p.id, t["comparison"], t["base"]): TTestSource(str(t["table"]), tuple(t["a"]), tuple(t["b"]))
+            for p in papers() for t in p.ttests}
+
 
 RECOMPUTE_COLUMNS = [
     "paper", "table", "comparison", "base", "metric",
@@ -139,9 +130,10 @@ def recompute_published_ttests() -> pd.DataFrame:
     True when every printed quantity equals the recomputed one at the printed precision.
     """
     rows = []
+    sources = ttest_sources()
     for test in load_ttests().to_dict("records"):
         key = (test["paper"], test["comparison"], test["base"])
-        source = TTEST_SOURCES[key]
+        source = sources[key]
         table = published_table(f"{test['paper']}:{source.table}")
         a = _column(table, *source.a, test["metric"])
         b = _column(table, *source.b, test["metric"])
@@ -165,3 +157,67 @@ def recompute_published_ttests() -> pd.DataFrame:
         row["agrees"] = not disagreeing_quantities(pd.Series(row))
         rows.append(row)
     return pd.DataFrame(rows, columns=RECOMPUTE_COLUMNS)
+
+
+# ---------------------------------------------------------------- Friedman + Nemenyi (Demšar 2006, sec. 3.2)
+
+@dataclass(frozen=True)
+class FriedmanResult:
+    """Friedman test of k models over n datasets and Nemenyi's critical difference of mean ranks."""
+
+    models: tuple[str, ...]
+    mean_ranks: tuple[float, ...]  # rank 1 = best on a dataset; ties share the mean rank
+    n: int
+    chi2: float
+    p: float
+    iman_davenport_f: float
+    iman_davenport_p: float
+    cd: float
+    alpha: float
+
+    def cliques(self) -> list[tuple[str, ...]]:
+        """Maximal groups of models whose mean ranks lie within one CD of each other (the bars of
+        a CD diagram): no significant difference inside a group."""
+        order = sorted(range(len(self.models)), key=lambda i: self.mean_ranks[i])
+        ranks = [self.mean_ranks[i] for i in order]
+        groups = []
+        for start in range(len(order)):
+            end = start
+            while end + 1 < len(order) and ranks[end + 1] - ranks[start] <= self.cd + 1e-12:
+                end += 1
+            if end > start and not any(s <= start and end <= e for s, e in groups):
+                groups.append((start, end))
+        return [tuple(self.models[order[i]] for i in range(s, e + 1)) for s, e in groups]
+
+
+def nemenyi_cd(k: int, n: int, alpha: float = 0.05) -> float:
+    """Nemenyi's critical difference q_alpha sqrt(k(k+1)/(6n)), with q_alpha the studentized range
+    quantile over sqrt(2) (Demšar's Table 5: 2.569 for k = 4 at alpha = 0.05)."""
+    q = float(sps.studentized_range.ppf(1 - alpha, k, np.inf)) / math.sqrt(2)
+    return q * math.sqrt(k * (k + 1) / (6.0 * n))
+
+
+def friedman_from_ranks(mean_ranks, n: int) -> tuple[float, float, float, float]:
+    """Friedman's chi² (k − 1 df) and the Iman-Davenport F ((k − 1, (k − 1)(n − 1)) df) from mean
+    ranks over n datasets: (chi2, p, F, p_F), as in Demšar (2006), eqs. for chi²_F and F_F."""
+    r = np.asarray(mean_ranks, dtype=float)
+    k = r.size
+    chi2 = 12.0 * n / (k * (k + 1)) * (float(np.sum(r ** 2)) - k * (k + 1) ** 2 / 4.0)
+    p = float(sps.chi2.sf(chi2, k - 1))
+    denom = n * (k - 1) - chi2
+    f = (n - 1) * chi2 / denom if denom > 0 else math.inf
+    p_f = float(sps.f.sf(f, k - 1, (k - 1) * (n - 1))) if math.isfinite(f) else 0.0
+    return chi2, p, f, p_f
+
+
+def friedman_nemenyi(table: pd.DataFrame, higher_is_better: bool = True, alpha: float = 0.05) -> FriedmanResult:
+    """Friedman test and Nemenyi CD over a datasets × models table of scores (rows with a
+    missing value are dropped: every model must have a score on every dataset counted)."""
+    table = table.dropna()
+    scores = table.to_numpy(dtype=float)
+    ranks = sps.rankdata(-scores if higher_is_better else scores, axis=1)
+    n, k = ranks.shape
+    mean_ranks = ranks.mean(axis=0)
+    chi2, p, f, p_f = friedman_from_ranks(mean_ranks, n)
+    return FriedmanResult(tuple(str(c) for c in table.columns), tuple(float(r) for r in mean_ranks), n,
+                          chi2, p, f, p_f, nemenyi_cd(k, n, alpha), alpha)

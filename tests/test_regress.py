@@ -1,4 +1,5 @@
-"""``afr regress``: the CI guard fails on a worse number, a missing number or a moved baseline."""
+"""``afr regress``: the CI guard fails on a number moved beyond tolerance either way, a missing
+number, a moved baseline or a moved expected gap."""
 
 from __future__ import annotations
 
@@ -31,13 +32,34 @@ def test_equal_or_slightly_worse_numbers_pass():
     assert _status(report, "forest", "r2", "published larf:3") == "ok"
 
 
-def test_worse_r2_beyond_tolerance_fails_and_better_is_reported():
+def test_worse_r2_beyond_tolerance_fails_and_so_does_a_better_one():
     run = _summary([("Sparse", "RF", "sat-rf-y", "r2", 0.485), ("Sparse", "RF", "sat-rf-y", "mae", 1.80),
                     ("Sparse", "RF", "forest", "r2", 0.470)])
     report = compare(run, GOLDEN, "forest")
     assert report.failed
     assert _status(report, "sat-rf-y", "r2") == "REGRESSED"
-    assert _status(report, "sat-rf-y", "mae") == "improved"
+    assert _status(report, "sat-rf-y", "mae") == "MOVED UP"
+
+
+def test_an_inflated_score_alone_fails():
+    # a leak of test rows into training raises scores: it must fail CI, not pass as an improvement
+    run = _summary([("Sparse", "RF", "sat-rf-y", "r2", 0.530), ("Sparse", "RF", "sat-rf-y", "mae", 2.00),
+                    ("Sparse", "RF", "forest", "r2", 0.470)])
+    report = compare(run, GOLDEN, "forest")
+    assert report.failed and _status(report, "sat-rf-y", "r2") == "MOVED UP"
+    above = _summary([("Sparse", "RF", "forest", "r2", 0.480)])
+    assert _status(compare(above, above, "forest"), "forest", "r2", "published larf:3") == "MOVED UP"
+
+
+def test_bostons_known_gap_is_guarded_as_an_expected_value():
+    # Boston's forests sit 0.011 / 0.014 below the paper (a documented data difference): the
+    # check holds them at the expected value, so the gap can neither widen nor close silently
+    at_gap = _summary([("Boston", "RF", "forest", "r2", 0.8035), ("Boston", "ERT", "forest", "r2", 0.8175)])
+    report = compare(at_gap, at_gap, "forest")
+    assert not report.failed, report.table
+    assert set(report.table.check) == {"golden", "expected gap to larf:3", "expected gap to larf:5"}
+    closed = _summary([("Boston", "RF", "forest", "r2", 0.814)])
+    assert _status(compare(closed, closed, "forest"), "forest", "r2", "expected gap to larf:3") == "MOVED UP"
 
 
 def test_worse_mae_beyond_two_percent_fails():
@@ -49,7 +71,7 @@ def test_worse_mae_beyond_two_percent_fails():
 def test_a_missing_number_fails():
     run = _summary([("Sparse", "RF", "sat-rf-y", "r2", 0.500), ("Sparse", "RF", "forest", "r2", 0.470)])
     report = compare(run, GOLDEN, "forest")
-    assert report.failed and _status(report, "sat-rf-y", "mae") == "REGRESSED"
+    assert report.failed and _status(report, "sat-rf-y", "mae") == "MISSING"
 
 
 def test_a_forest_off_the_published_baseline_fails_even_when_golden_moved_with_it():
@@ -78,10 +100,10 @@ def test_cli_update_then_pass_then_fail_on_a_raised_golden(tmp_path):
     assert set(written.model) == {"forest", "sat-rf-y"} and set(written.metric) == {"r2", "mae", "rmse"}
     passed = run_afr(*args)
     assert passed.returncode == 0, passed.stdout + passed.stderr
-    assert "0 regressed" in passed.stdout
+    assert "0 failed" in passed.stdout
     raised = written.copy()
     is_r2 = (raised.model == "sat-rf-y") & (raised.metric == "r2")
     raised.loc[is_r2, "mean"] += 0.05
     raised.to_csv(golden, index=False)
     failed = run_afr(*args)
-    assert failed.returncode == 1 and "1 regressed" in failed.stdout, failed.stdout
+    assert failed.returncode == 1 and "1 failed" in failed.stdout, failed.stdout

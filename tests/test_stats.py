@@ -17,7 +17,7 @@ from afr_cli.errors import AfrInputError
 from afr_cli.paper import available_tables, load_published, load_ttests, published_table
 from afr_cli.stats import (
     RECOMPUTE_COLUMNS,
-    TTEST_SOURCES,
+    ttest_sources,
     matches_printed,
     paired_ttest,
     recompute_published_ttests,
@@ -102,7 +102,7 @@ def _row(frame, paper, comparison, base):
 def test_every_printed_ttest_is_recomputed(recomputed):
     assert list(recomputed.columns) == RECOMPUTE_COLUMNS
     tests = load_ttests()
-    assert len(recomputed) == len(tests) == len(TTEST_SOURCES)
+    assert len(recomputed) == len(tests) == len(ttest_sources())
     assert set(zip(recomputed["paper"], recomputed["comparison"], recomputed["base"])) == set(
         zip(tests["paper"], tests["comparison"], tests["base"]))
 

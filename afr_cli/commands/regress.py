@@ -49,7 +49,9 @@ def register(app: typer.Typer) -> None:
         for col in ("reference", "ours", "diff"):
             shown[col] = shown[col].map(lambda v: f"{v:.4f}")
         typer.echo(tabulate(shown.values.tolist(), headers=list(shown.columns), tablefmt="simple"))
-        bad = int((report.table.status == "REGRESSED").sum())
-        typer.echo(f"{len(report.table)} checks, {bad} regressed")
+        from afr_cli.regress import FAILING
+
+        bad = int(report.table.status.isin(FAILING).sum())
+        typer.echo(f"{len(report.table)} checks, {bad} failed (moved beyond tolerance either way, or missing)")
         if report.failed:
             raise typer.Exit(1)

@@ -23,33 +23,37 @@ def _stores_under(root: Path) -> list[str]:
     return sorted(str(d) for d in root.iterdir() if (d / STORE_FILE).is_file())
 
 
-def _load(dirs: list[Path], selection: str = "stored"):
-    """Concatenate the results of every store given with --results (re-selected from the grid
-    scores on the test set with ``selection == "best-test"``)."""
+def _load(dirs: list[Path], selection: str = "stored", reps: int | None = None):
+    """Concatenate the results of every store given with --results, repetitions 0..reps-1, under
+    the one best-test definition (afr_cli/tables/selection.py) when asked for or when a store
+    was run with the protocol's ``selection: best-test``."""
     import pandas as pd
 
     from afr_cli.store import STORE_FILE, load_grid, load_results
-    from afr_cli.tables import best_test_results
+    from afr_cli.tables import results_in_view
 
     if selection not in SELECTIONS:
         raise AfrInputError(f"--selection: {selection!r} is not allowed; allowed: {', '.join(SELECTIONS)}")
-
+    if reps is not None and reps < 1:
+        raise AfrInputError(f"--reps: {reps} is not allowed; an integer >= 1")
     if not dirs:
         stores = _stores_under(Path("results"))
         raise AfrInputError(
             "--results DIR is required; stores under ./results: " + (", ".join(stores) or "none")
         )
+    frames = []
     for d in dirs:
-        if not (d / STORE_FILE).is_file():
+        try:
+            results = load_results(d)
+        except AfrInputError:
             stores = _stores_under(Path("results"))
             raise AfrInputError(
                 f"--results: {d} is not a results store (no {STORE_FILE}); stores under ./results: "
                 + (", ".join(stores) or "none")
-            )
-    if selection == "best-test":
-        results = pd.concat([best_test_results(load_grid(d)) for d in dirs], ignore_index=True)
-    else:
-        results = pd.concat([load_results(d) for d in dirs], ignore_index=True)
+            ) from None
+        wants_grid = selection == "best-test" or (results["selection"] == "best-test").any()
+        frames.append(results_in_view(results, load_grid(d) if wants_grid else None, selection, reps))
+    results = pd.concat(frames, ignore_index=True)
     if results.empty:
         raise AfrInputError(f"--results: no results in {', '.join(str(d) for d in dirs)}")
     return results
@@ -73,8 +77,9 @@ def _table(
     ),
     selection: str = typer.Option(
         "stored", "--selection",
-        help="stored (as the run selected, normally inner CV) or best-test: per model the grid point with "
-             "the best mean test score over reps, from the stored grid scores (optimistic; labelled).",
+        help="stored (as the run selected, normally inner CV) or best-test: per dataset, base and model the "
+             "one grid point with the best mean test score over the repetitions shown (after --reps), from "
+             "the stored grid scores (optimistic; labelled).",
     ),
     reps: Optional[int] = typer.Option(
         None, "--reps", help="Use only repetitions 0..N-1 (e.g. 10: the papers' own number, README)."),
@@ -85,7 +90,7 @@ def _table(
     """Summarise results per dataset and model, or set them beside a published table."""
     from afr_cli import tables
     from afr_cli.paper import published_table
-    from afr_cli.reports import first_reps
+    from afr_cli.paper.knowledge import paper_reps
 
     if fmt not in tables.FORMATS:
         raise AfrInputError(f"--format: {fmt!r} is not one of {', '.join(tables.FORMATS)}")
@@ -93,14 +98,11 @@ def _table(
         raise AfrInputError(f"--metric: {metric!r} is not one of {', '.join(tables.METRICS)}")
     if paper is not None:
         published_table(paper)  # reject an unknown spec before loading results
-    results = _load(results_dirs or [], selection)
-    if reps is not None and reps < 1:
-        raise AfrInputError(f"--reps: {reps} is not allowed; an integer >= 1")
-    results = first_reps(results, reps)
+    results = _load(results_dirs or [], selection, reps)
     model_comparison = None if compare is None else tables.compare_models(results, *compare, metric or "r2")
     note = tables.selection_note(results)
     if paper is not None:
-        note = " ".join(filter(None, (note, tables.repetitions_note(results, reps))))
+        note = " ".join(filter(None, (note, tables.repetitions_note(results, reps, published_reps=paper_reps(paper)))))
         comparison = tables.paper_comparison(results, paper, tol)
         if metric is not None:
             comparison = comparison[~comparison["metric"].isin(tables.METRICS) | (comparison["metric"] == metric)]

@@ -15,16 +15,26 @@ from afr_cli.errors import AfrInputError
 
 PAPER_DIR = Path(__file__).resolve().parent
 
-# Paper id -> CSV file, in the order tables are listed.
-PAPER_FILES: dict[str, str] = {
-    "satrf": "satrf.csv",
-    "larf": "larf.csv",
-    "agboost": "agboost.csv",
-    "robust_rf": "robust_rf.csv",
-}
 
-# Extra key columns some tables have (robust_rf: training fraction and test noise).
-EXTRA_KEYS = ("train_fraction", "noise_eta")
+
+def _paper_files() -> dict[str, str]:
+    """Paper id -> its published CSV, as each paper's data file names it."""
+    from afr_cli.paper.knowledge import papers
+
+    return {p.id: p.published for p in papers()}
+
+
+PAPER_FILES: dict[str, str] = _paper_files()
+
+
+def extra_keys() -> tuple[str, ...]:
+    """Key columns some tables have beyond (dataset, base): the papers' unit axes."""
+    from afr_cli.paper.knowledge import unit_axes
+
+    return tuple(unit_axes())
+
+
+EXTRA_KEYS = extra_keys()
 
 
 @lru_cache(maxsize=None)
@@ -65,7 +75,10 @@ def available_tables() -> list[str]:
 
 def published_table(spec: str) -> pd.DataFrame:
     """The cells of one published table, given as ``paper:table`` (case-insensitive)."""
-    wanted = spec.strip().lower()
+    from afr_cli.paper.knowledge import table_info
+
+    info = table_info(spec)
+    wanted = info.spec.lower() if info is not None else spec.strip().lower()
     for known in available_tables():
         if known.lower() == wanted:
             paper, table = known.split(":")

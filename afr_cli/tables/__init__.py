@@ -1,0 +1,35 @@
+"""Tables of our results, one job per module (pure functions over DataFrames, md/LaTeX/CSV):
+
+- ``format``: orders (from the papers' data files), number formats, md/LaTeX rendering;
+- ``selection``: which repetitions, and the one definition of best-test;
+- ``summary``: per-dataset summaries in the papers' layout;
+- ``agreement``: the one rule for "ours agrees with the paper";
+- ``paper_compare``: ours beside a published table;
+- ``compare``: B against A over datasets (paired t-test, Wilcoxon, wins);
+- ``friedman``: Friedman test and Nemenyi critical differences over a table's models.
+
+``results`` is the long frame of afr_cli.store.load_results: dataset, base, model, rep,
+r2, mae, rmse, params (dict of the selected hyperparameters), selection.
+"""
+
+from afr_cli.tables.agreement import ERROR_REL_TOL, R2_TOL, RULE as AGREEMENT_RULE, agreement, as_printed
+from afr_cli.tables.compare import (
+    TEST_COLUMNS, BaseComparison, ModelComparison, WinRecord, compare_models, render_comparison_overview,
+    render_model_comparison)
+from afr_cli.tables.format import (
+    DATASET_ORDER, FORMATS, METRIC_NAMES, METRICS, MODEL_ORDER, format_value)
+from afr_cli.tables.paper_compare import (
+    COMPARISON_COLUMNS, agreement_summary, best_counts, name_plain_forests, paper_comparison,
+    render_paper_comparison, repetitions_note)
+from afr_cli.tables.selection import (
+    BEST_TEST_NOTE, best_test_results, first_reps, results_in_view, selection_note)
+from afr_cli.tables.summary import mode_value, param_modes, render_summary, summary_long, summary_wide
+
+__all__ = [
+    "AGREEMENT_RULE", "BEST_TEST_NOTE", "COMPARISON_COLUMNS", "DATASET_ORDER", "ERROR_REL_TOL", "FORMATS",
+    "METRICS", "METRIC_NAMES", "MODEL_ORDER", "R2_TOL", "TEST_COLUMNS", "BaseComparison", "ModelComparison",
+    "WinRecord", "agreement", "agreement_summary", "as_printed", "best_counts", "best_test_results",
+    "compare_models", "first_reps", "format_value", "mode_value", "name_plain_forests", "paper_comparison",
+    "param_modes", "render_comparison_overview", "render_model_comparison", "render_paper_comparison",
+    "render_summary", "repetitions_note", "results_in_view", "selection_note", "summary_long", "summary_wide",
+]
