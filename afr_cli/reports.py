@@ -136,11 +136,22 @@ def chosen_reports(names: list[str] | None) -> list[Report]:
     return [known[n] for n in names] if names else list(REPORTS)
 
 
-def write_all(root: Path, names: list[str] | None = None, reps: int | None = None) -> list[Path]:
-    """Every store's summary and every report under ``root``; returns the files written."""
+def write_all(root: Path, names: list[str] | None = None, reps: int | None = None,
+              html: bool = False) -> list[Path]:
+    """Every store's summary and every report under ``root``, then (on every repetition, all
+    reports) the claims ledgers and the READMEs' generated sections, and with ``html`` the
+    site under ``results/site/``; returns the files written."""
+    from afr_cli.claims.ledger import write_ledgers
+
     written = []
     for report in chosen_reports(names):
         for store in report.stores:
             written += write_summary(root / store, reps)
         written += write_report(report, root, reps)
+    if reps is None and not names:
+        written += write_ledgers(root)
+    if html:
+        from afr_cli.site import write_site
+
+        written += write_site(root)
     return written

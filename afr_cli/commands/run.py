@@ -82,15 +82,17 @@ def register_report(app: typer.Typer) -> None:
     """``afr report``: regenerate the committed summaries and paper comparisons under results/."""
 
     @app.command()
-    def report(names: list[str] = typer.Argument(None, help="reports to write (default: all): abrf, abrf_derived, satrf, larf, larf_trees, satrf_softmax/{standard,minmax,none,minmax_tau2}"),
+    def report(names: list[str] = typer.Argument(None, help="reports to write (default: all, as the papers' data files afr_cli/paper/*.yaml list them; with all, also the claims ledgers and the READMEs' generated sections)"),
                root: Path = typer.Option(Path("results"), "--root", help="directory holding the stores"),
                reps: Optional[int] = typer.Option(None, "--reps", help="use only repetitions 0..N-1 (e.g. 10, "
                                                   "the papers' count); written beside the all-repetition files, "
-                                                  "as summary-repsN.* and results/<report>/repsN/")) -> None:
+                                                  "as summary-repsN.* and results/<report>/repsN/"),
+               html: bool = typer.Option(False, "--html", help="also write the static site results/site/index.html "
+                                         "(one page per paper; open it from disk)")) -> None:
         """Write every store's summary and ours beside the papers' tables (results/<report>/)."""
         from afr_cli.reports import write_all
 
         if reps is not None and reps < 1:
             raise AfrInputError(f"--reps: {reps} is not allowed; an integer >= 1")
-        for path in write_all(root, names or None, reps):
+        for path in write_all(root, names or None, reps, html):
             typer.echo(f"wrote {path}")

@@ -19,7 +19,7 @@ from afr_cli.errors import AfrInputError
 
 PAPER_DIR = Path(__file__).resolve().parent
 PAPER_KEYS = {"id", "order", "title", "text", "published", "reps", "models", "bases", "param_rows", "axes",
-              "tables", "ttests", "baselines", "reports", "claims"}
+              "tables", "ttests", "baselines", "reports", "claims", "agreement"}
 REPORT_KEYS = {"name", "stores", "tables", "compare", "friedman"}
 
 
@@ -71,6 +71,7 @@ class Paper:
     baselines: dict[str, dict]
     reports: tuple[Report, ...]
     claims: tuple[dict, ...]
+    agreement: tuple[dict, ...] = ()
 
 
 def _require(record: dict, key: str, where: str) -> Any:
@@ -109,7 +110,7 @@ def parse_paper(raw: dict, where: str) -> Paper:
         param_rows=dict(raw.get("param_rows", {})), axes=axes, tables=tables,
         ttests=tuple(raw.get("ttests", ())), baselines=dict(raw.get("baselines", {})),
         reports=tuple(_parse_report(r, paper, f"{where}: reports") for r in raw.get("reports", ())),
-        claims=tuple(raw.get("claims", ())))
+        claims=tuple(raw.get("claims", ())), agreement=tuple(raw.get("agreement", ())))
 
 
 @lru_cache(maxsize=None)

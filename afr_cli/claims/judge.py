@@ -1,0 +1,292 @@
+"""Verdicts on the papers' claims, computed from the published tables and our stores.
+
+Each claim of a paper's data file names a test; the same test runs on the paper's own table
+(is the claim consistent with what the paper prints?) and on ours (every stored repetition,
+and the paper's own repetitions 0..reps-1 beside it). The verdict:
+
+- **reproduces**: our numbers pass the claim's test;
+- **partly**: the claimed direction holds but not its size: a count below the claim's but at
+  least half the paper's own count, a t-test whose mean has the claimed sign but whose
+  significance differs from the claim, most (not all) of the listed equalities, some of a
+  figure's optima;
+- **does not**: neither;
+- **cannot: the paper is inconsistent**: the paper's own table fails the claim's test;
+- **not run**: no store of ours holds the claim's models yet.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+from afr_cli.claims.columns import ColumnRef, column_ref, our_columns, published_column, shared_reps
+from afr_cli.errors import AfrInputError
+from afr_cli.paper import load_ttests
+from afr_cli.stats import paired_ttest
+from afr_cli.tables.compare import WinRecord
+from afr_cli.tables.format import METRIC_NAMES, format_value
+
+REPRODUCES, PARTLY, DOES_NOT, CANNOT, NOT_RUN = (
+    "reproduces", "partly", "does not", "cannot: the paper is inconsistent", "not run")
+VERDICTS = (REPRODUCES, PARTLY, DOES_NOT, CANNOT, NOT_RUN)
+ALPHA = 0.05
+TESTS = ("wins", "best", "ttest", "equal", "surface_peak")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One side's result of a claim's test: passed, partly passed, and the number as text."""
+
+    passed: bool
+    partial: bool
+    text: str
+    count: float | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A claim with the paper's number, ours on every repetition and on the paper's, and the verdict."""
+
+    paper_id: str
+    claim: dict
+    test: str
+    paper: Outcome | None
+    ours: Outcome | None
+    ours_paper_reps: Outcome | None
+    reps: str
+    verdict: str
+    verdict_paper_reps: str = ""
+
+    @property
+    def id(self) -> str:
+        return str(self.claim["id"])
+
+
+def _metric(claim: dict) -> str:
+    return str(claim.get("metric", "r2"))
+
+
+def _sign(metric: str) -> int:
+    return 1 if metric == "r2" else -1
+
+
+def _need(claim: dict, n: int) -> int:
+    at_least = claim.get("at_least", "most")
+    if at_least == "most":
+        return n // 2 + 1
+    if at_least == "all":
+        return n
+    return int(at_least)
+
+
+def describe_test(claim: dict) -> str:
+    """The claim's test in words, e.g. 'sat-rf-y better than rf (RF) on ≥ 9 datasets'."""
+    test, metric = claim["test"], METRIC_NAMES.get(_metric(claim), _metric(claim))
+    at_least = claim.get("at_least", "most")
+    need = {"most": "most", "all": "all"}.get(at_least, f"≥ {at_least}")
+    if claim.get("at_most") is not None:
+        need = f"{at_least} to {claim['at_most']}"
+    if test == "wins":
+        a, b = claim["a"], claim["b"]
+        ties = ", a tie counting" if claim.get("ties") == "pass" else ""
+        return f"{_name(b)} better than {_name(a)} on {need} datasets ({metric}, printed precision{ties})"
+    if test == "best":
+        kind = "strictly best" if claim.get("strict", True) else "best or tied for best"
+        return (f"{claim['model']} {kind} of {', '.join(claim['models'])} ({claim['base']}) on {need} datasets "
+                f"({metric}, printed precision)")
+    if test == "ttest":
+        significance = "significant" if claim.get("significant") else "not significant"
+        return (f"{_name(claim['b'])} − {_name(claim['a'])} > 0 and {significance} at {ALPHA:g} "
+                f"(Demšar's paired t-test over the datasets, {metric})")
+    if test == "equal":
+        return f"{_name(claim['a'])} = {_name(claim['b'])} at the printed precision on {', '.join(claim['datasets'])}"
+    expect = "; ".join(f"{k} {_expect_text(v)}" for k, v in claim["expect"].items())
+    return f"mean test R² of {claim['model']} on {claim['dataset']} peaks at {expect}"
+
+
+def _name(raw) -> str:
+    if isinstance(raw, dict):
+        return f"{raw['model']} ({raw['base']}, T{raw.get('table', '')})"
+    return f"{raw[1]} ({raw[0]})"
+
+
+def _expect_text(rule: dict) -> str:
+    if "in" in rule:
+        return "in {" + ", ".join(f"{v:g}" for v in rule["in"]) + "}"
+    return f"< {rule['below']:g}"
+
+
+# ---------------------------------------------------------------- the tests, on one side
+
+def _frame(refs: list[ColumnRef], metric: str, results: pd.DataFrame | None, paired: bool = True) -> pd.DataFrame:
+    """Datasets × columns: the paper's printed values (results None) or our means."""
+    if results is None:
+        return pd.concat([published_column(r, metric) for r in refs], axis=1).dropna()
+    return our_columns(results, refs, metric, paired)
+
+
+def _count_outcome(count: int, n: int, claim: dict, paper_count: float | None, detail: str) -> Outcome:
+    need = _need(claim, n)
+    at_most = claim.get("at_most")
+    passed = count >= need and (at_most is None or count <= int(at_most))
+    partial = (not passed and at_most is None and paper_count is not None and count > 0
+               and count >= math.ceil(paper_count / 2))
+    return Outcome(passed, partial, f"{count} of {n}" + (f" ({detail})" if detail else ""), count)
+
+
+def _wins(claim, refs, results, paper_count):
+    metric = _metric(claim)
+    frame = _frame(refs, metric, results)
+    a, b = (r.label() for r in refs)
+    record = WinRecord.count(frame.rename_axis("dataset").reset_index(), a, b, metric)
+    count = len(record.wins) + (len(record.ties) if claim.get("ties") == "pass" else 0)
+    n = len(record.wins) + len(record.ties) + len(record.losses)
+    detail = "; ".join(f"{label} {', '.join(names)}" for label, names in
+                       (("ties:", record.ties), ("worse on", record.losses)) if names)
+    return _count_outcome(count, n, claim, paper_count, detail)
+
+
+def _best(claim, refs, results, paper_count):
+    metric = _metric(claim)
+    frame = _frame(refs, metric, results, paired=False)
+    target = next(r.label() for r in refs if r.model == claim["model"])
+    strict = claim.get("strict", True)
+    count, beaten = 0, []
+    for dataset, row in frame.iterrows():
+        shown = {c: float(format_value(v, metric)) for c, v in row.items()}
+        top = max(shown.values()) if metric == "r2" else min(shown.values())
+        tops = [c for c, v in shown.items() if v == top]
+        if target in tops and (not strict or len(tops) == 1):
+            count += 1
+        else:
+            beaten.append(str(dataset))
+    detail = f"not on {', '.join(beaten)}" if beaten and len(beaten) <= 5 else ""
+    return _count_outcome(count, len(frame), claim, paper_count, detail)
+
+
+def _ttest(claim, refs, results, paper_count):
+    metric = _metric(claim)
+    frame = _frame(refs, metric, results)
+    a, b = (r.label() for r in refs)
+    t = paired_ttest(frame[b], frame[a])
+    direction = _sign(metric) * t.mean_diff > 0
+    significant = t.p < ALPHA
+    passed = direction and significant == bool(claim.get("significant"))
+    text = f"{t.mean_diff:+.4f}, p = {t.p:.2g}, CI [{t.ci_low:+.4f}, {t.ci_high:+.4f}], n = {t.n}"
+    return Outcome(passed, direction and not passed, text, t.mean_diff)
+
+
+def _equal(claim, refs, results, paper_count):
+    metric = _metric(claim)
+    frame = _frame(refs, metric, results)
+    a, b = (r.label() for r in refs)
+    listed = [d for d in claim["datasets"] if d in frame.index]
+    same = [d for d in listed if format_value(frame.at[d, a], metric) == format_value(frame.at[d, b], metric)]
+    n = len(listed)
+    detail = f"equal on {', '.join(same)}" if same else "equal on none"
+    return Outcome(n > 0 and len(same) == n, n / 2 < len(same) < n, f"{len(same)} of {n} ({detail})", len(same))
+
+
+SIDE_TESTS = {"wins": _wins, "best": _best, "ttest": _ttest, "equal": _equal}
+
+
+def _surface_outcome(claim: dict, grid: pd.DataFrame) -> Outcome:
+    from afr_cli.plots import surface_table
+
+    surface = surface_table(grid, claim["dataset"], claim["model"], claim["x"], claim["y"],
+                            base=claim.get("base"))
+    x, y, value = surface.best()
+    peak = {claim["x"]: x, claim["y"]: y}
+    held = [_holds(peak[k], rule) for k, rule in claim["expect"].items()]
+    text = f"peak at {claim['x']} = {x:g}, {claim['y']} = {y:g} (mean test R² {value:.3f}, {surface.reps} reps)"
+    return Outcome(all(held), any(held) and not all(held), text)
+
+
+def _holds(value: float, rule: dict) -> bool:
+    if "in" in rule:
+        return any(math.isclose(value, float(v)) for v in rule["in"])
+    return value < float(rule["below"])
+
+
+# ---------------------------------------------------------------- one claim
+
+def _refs(claim: dict, paper_id: str, where: str) -> list[ColumnRef]:
+    table = str(claim["table"]) if "table" in claim else None
+    if claim["test"] == "best":
+        return [column_ref([claim["base"], m], paper_id, table, where) for m in claim["models"]]
+    return [column_ref(claim["a"], paper_id, table, where), column_ref(claim["b"], paper_id, table, where)]
+
+
+def printed_test(paper_id: str, claim: dict) -> str | None:
+    """The t-test as the paper prints it in its text (ttests.csv), when the claim quotes one."""
+    printed = claim.get("printed")
+    if not printed:
+        return None
+    tests = load_ttests()
+    row = tests[(tests["paper"] == paper_id) & (tests["comparison"] == printed["comparison"])
+                & (tests["base"] == printed["base"])]
+    if row.empty:
+        raise AfrInputError(f"claim {claim['id']}: printed: no t-test {printed} in ttests.csv")
+    r = row.iloc[0]
+    parts = [f"{r['mean_diff']}" if r["mean_diff"] else "", f"p = {r['p_value']}",
+             f"CI [{r['ci_low']}, {r['ci_high']}]" if r["ci_low"] else ""]
+    return ", ".join(p for p in parts if p)
+
+
+def judge(paper_id: str, claim: dict, results: pd.DataFrame | None, paper_reps: int,
+          grid: pd.DataFrame | None = None) -> Verdict:
+    """The verdict on one claim (module docstring). ``results``: our rows of the claim's report
+    (None: not run); ``grid``: the grid rows of a figure claim's store."""
+    where = f"afr_cli/paper/{paper_id}.yaml: claims: {claim.get('id')}"
+    test = claim.get("test")
+    if test not in TESTS:
+        raise AfrInputError(f"{where}: test: {test!r} is not allowed; allowed: {', '.join(TESTS)}")
+    if test == "surface_peak":
+        if grid is None:
+            return Verdict(paper_id, claim, test, None, None, None, "", NOT_RUN)
+        ours = _surface_outcome(claim, grid)
+        return Verdict(paper_id, claim, test, Outcome(True, False, "as stated"), ours, None, "",
+                       _verdict(None, ours))
+    refs = _refs(claim, paper_id, where)
+    side = SIDE_TESTS[test]
+    paper = side(claim, refs, None, None)
+    if results is None or our_columns(results, refs, _metric(claim), test != "best").empty:
+        return Verdict(paper_id, claim, test, paper, None, None, "", NOT_RUN)
+    ours = side(claim, refs, results, paper.count)
+    first = results[results["rep"] < paper_reps]
+    ours_first = side(claim, refs, first, paper.count)
+    low, high = shared_reps(results, refs, _metric(claim))
+    reps = f"{low}" if low == high else f"{low}-{high}"
+    return Verdict(paper_id, claim, test, paper, ours, ours_first, reps, _verdict(paper, ours),
+                   _verdict(paper, ours_first))
+
+
+def _verdict(paper: Outcome | None, ours: Outcome) -> str:
+    if paper is not None and not paper.passed:
+        return CANNOT
+    if ours.passed:
+        return REPRODUCES
+    return PARTLY if ours.partial else DOES_NOT
+
+
+def reason(v: Verdict) -> str:
+    """Why the verdict is what it is, in one sentence built from the numbers."""
+    if v.verdict == NOT_RUN:
+        return "no store of ours holds these models yet"
+    if v.verdict == CANNOT:
+        return f"the paper's own numbers fail the claim's test ({v.paper.text})"
+    if v.test == "ttest":
+        if v.verdict == REPRODUCES:
+            return "the mean difference has the claimed sign and the claimed significance"
+        if v.verdict == PARTLY:
+            wanted = "significant" if v.claim.get("significant") else "not significant"
+            return (f"the mean difference has the claimed sign, but its significance differs from the "
+                    f"claim's ({wanted} at {ALPHA:g})")
+        return "the mean difference does not have the claimed sign"
+    if v.verdict == REPRODUCES:
+        return "our numbers pass the claim's test"
+    if v.verdict == PARTLY:
+        return "the claimed direction holds, on fewer datasets (or fewer cases) than the claim says"
+    return "our numbers do not show the claimed effect"
