@@ -342,3 +342,53 @@ def test_paper_comparisons_say_which_repetitions_they_average():
     assert _repetitions_note(reps({"Wine": 20, "Yacht": 20}), 20) == "Repetitions 0-19 of each dataset (20)."
     assert _repetitions_note(reps({"Wine": 20, "Yacht": 50}), None).startswith(
         "Uneven: 20 to 50 repetitions per dataset and base;")
+
+
+def test_best_test_is_one_grid_point_over_the_repetitions_in_view():
+    # --reps truncates first, then one point is chosen over what is left: on rep 0 alone eps=0
+    # wins (0.7 vs 0.6); over reps 0-1 eps=0.5 does (0.6 vs 0.55); a stored best-test row (the
+    # protocol's selection: best-test) is re-selected the same way, never read per repetition
+    from afr_cli.tables import results_in_view
+
+    grid, stored = [], []
+    for rep, (a, b) in enumerate([(0.7, 0.6), (0.4, 0.6)]):
+        for eps, score in ((0.0, a), (0.5, b)):
+            grid.append({"dataset": "Wine", "base": "RF", "model": "eps-abrf", "rep": rep, "point": {"eps": eps},
+                         "cv_r2": 0.0, "cv_mae": 0.0, "test_r2": score, "test_mae": 1 - score, "test_rmse": 1.0})
+        stored.append({"dataset": "Wine", "base": "RF", "model": "eps-abrf", "rep": rep, "r2": float("nan"),
+                       "mae": float("nan"), "rmse": float("nan"), "params": {}, "selection": "best-test"})
+    grid, stored = pd.DataFrame(grid), pd.DataFrame(stored)
+    one = results_in_view(stored, grid, "stored", reps=1)
+    assert list(one.r2) == [0.7] and one.params.iloc[0] == {"eps": 0.0}
+    two = results_in_view(stored, grid, "stored", reps=None)
+    assert list(two.r2) == [0.6, 0.6] and all(p == {"eps": 0.5} for p in two.params)
+    asked = results_in_view(stored.assign(selection="inner-cv", r2=0.1), grid, "best-test", reps=2)
+    pd.testing.assert_frame_equal(asked.reset_index(drop=True), two.reset_index(drop=True))
+
+
+def test_table_and_report_agree_on_best_test_with_reps(tmp_path, capsys):
+    # issue 14: `afr table --selection best-test --reps N` and `afr report --reps N` gave different
+    # best-test numbers; both now go through one definition
+    import yaml
+
+    from afr_cli.commands.table import _table
+    from afr_cli.reports import REPORTS, forget_loaded, report_frames
+    from conftest import run_afr
+
+    cfg = {"name": "abrf_rf", "seed": 3, "protocol": {"reps": 3}, "datasets": ["Sparse", "Friedman1"],
+           "bases": [{"id": "RF", "kind": "rf", "n_estimators": 8, "min_samples_leaf": 5}],
+           "models": [{"id": "rf", "family": "forest"},
+                      {"id": "eps-abrf", "family": "eps-abrf", "grid": {"eps": [0.0, 0.5, 1.0], "tau": [0.1, 10]}}]}
+    config = tmp_path / "abrf_rf.yaml"
+    config.write_text(yaml.safe_dump(cfg))
+    assert run_afr("run", str(config), "--out", str(tmp_path / "abrf_rf"), "-q", "--jobs", "1").returncode == 0
+    _table(results_dirs=[tmp_path / "abrf_rf"], metric="r2", fmt="csv", with_std=False, paper=None, tol=None,
+           selection="best-test", reps=2, compare=None)
+    table = _csv(capsys.readouterr().out)
+    forget_loaded()
+    report = next(r for r in REPORTS if r.name == "abrf")
+    frames = report_frames(report, tmp_path, 2, "best-test")
+    ours = summary_long(frames)
+    ours = ours[ours.metric == "r2"].reset_index(drop=True)
+    assert list(table["mean"]) == pytest.approx(list(ours["mean"]), abs=1e-6)
+    assert set(table.n_reps) == {2}

@@ -1,0 +1,177 @@
+"""``afr report --html``: a static site under ``results/site/`` to look at the reproduction.
+
+``index.html`` lists the papers with their verdict counts; one page per paper holds the claims
+ledger with its verdicts, every published table of the paper's reports with ours beside each
+cell, coloured by the agreement rule (as printed / within tolerance / miss; on the paper's own
+repetitions), the figures under ``results/<report>/figures/`` and the Friedman / Nemenyi
+critical-difference diagrams. Static files with relative links only: it opens from disk. A
+small inline script counts images that failed to load into ``<body data-broken-images>``, so a
+browser test can see a broken page.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from pathlib import Path
+
+import pandas as pd
+
+from afr_cli.claims.judge import VERDICTS, describe_test
+from afr_cli.claims.ledger import judge_paper, verdict_counts
+from afr_cli.paper.knowledge import Paper, Report, papers
+from afr_cli.tables.agreement import RULE, agreement
+from afr_cli.tables.format import METRIC_NAMES, METRICS, format_param, format_value
+
+SITE = "site"
+VERDICT_CLASS = {v: f"v{i}" for i, v in enumerate(VERDICTS)}
+AGREEMENT_CLASS = {"as printed": "printed", "within tol": "tol", "miss": "miss", "n/a": "na"}
+STYLE = """
+body { font-family: sans-serif; margin: 2em; max-width: 80em; color: #222; }
+table { border-collapse: collapse; margin: 0.6em 0 1.4em; font-size: 0.85em; }
+th, td { border: 1px solid #bbb; padding: 0.2em 0.45em; text-align: left; vertical-align: top; }
+th { background: #eee; }
+.printed { background: #b9e6b9; } .tol { background: #fbeeb0; } .miss { background: #f4b6b6; }
+.na { background: #e4e4e4; color: #666; }
+.v0 { background: #b9e6b9; } .v1 { background: #fbeeb0; } .v2 { background: #f4b6b6; }
+.v3 { background: #d9c8ef; } .v4 { background: #e4e4e4; }
+span.legend { padding: 0.1em 0.5em; margin-right: 0.5em; border: 1px solid #bbb; }
+img { max-width: 100%; border: 1px solid #ddd; margin: 0.3em 0; }
+blockquote { margin: 0.2em 0 0.2em 1em; color: #444; font-style: italic; }
+"""
+BROKEN_IMAGE_CHECK = (
+    "<script>window.addEventListener('load', function () {"
+    " var broken = Array.prototype.filter.call(document.images, function (i) {"
+    " return !i.complete || i.naturalWidth === 0; }).length;"
+    " document.body.setAttribute('data-broken-images', String(broken)); });</script>")
+
+
+def _e(text) -> str:
+    return html.escape(str(text))
+
+
+def _page(title: str, body: list[str]) -> str:
+    return "\n".join([
+        "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+        f"<title>{_e(title)}</title>", f"<style>{STYLE}</style>", "</head>", '<body data-broken-images="unknown">',
+        *body, BROKEN_IMAGE_CHECK, "</body>", "</html>", ""])
+
+
+def _rel(target: Path, site: Path) -> str:
+    """A link from a page in ``site`` to ``target``, relative and with forward slashes."""
+    return Path(os.path.relpath(target, site)).as_posix()
+
+
+def _ledger_html(verdicts) -> list[str]:
+    rows = ["<table>", "<tr><th>claim</th><th>quote</th><th>test</th><th>paper</th><th>ours (every repetition)</th>"
+            "<th>ours (paper's repetitions)</th><th>verdict</th></tr>"]
+    for v in verdicts:
+        rows.append(
+            f'<tr id="claim-{_e(v.id)}"><td>{_e(v.id)}</td><td><blockquote>{_e(v.claim["quote"])}</blockquote></td>'
+            f"<td>{_e(describe_test(v.claim))}</td><td>{_e(v.paper.text if v.paper else '')}</td>"
+            f"<td>{_e(v.ours.text if v.ours else '')}{_e(f' [{v.reps} reps]' if v.reps else '')}</td>"
+            f"<td>{_e(v.ours_paper_reps.text if v.ours_paper_reps else '')}</td>"
+            f'<td class="{VERDICT_CLASS[v.verdict]}">{_e(v.verdict)}</td></tr>')
+    return rows + ["</table>"]
+
+
+def _table_html(results: pd.DataFrame, spec: str) -> list[str]:
+    """One published table as rows of datasets and a cell 'ours / paper' per column and metric,
+    coloured by the agreement rule."""
+    from afr_cli.paper.knowledge import param_rows
+    from afr_cli.tables.paper_compare import paper_comparison, printed_cells
+
+    comparison = paper_comparison(results, spec)
+    printed = printed_cells(spec)
+    params = param_rows()
+    out = []
+    metrics = sorted(pd.unique(comparison["metric"]), key=lambda m: METRICS.index(m) if m in METRICS else len(METRICS))
+    for metric in metrics:
+        part = comparison[comparison["metric"] == metric]
+        held = part.groupby("model", sort=False)["ours"].apply(lambda v: v.notna().any())
+        models = [m for m in pd.unique(part["model"]) if held[m]]  # columns no store of ours holds: left out
+        if not models:
+            continue
+        cells = {(r["dataset"], r["model"]): r for r in part.to_dict("records")}
+        name = METRIC_NAMES.get(metric, metric)
+        out.append(f'<table class="paper-table" data-spec="{_e(spec)}" data-metric="{_e(metric)}">')
+        out.append(f"<caption>{_e(spec)}, {_e(name)}: ours / paper</caption>")
+        out.append("<tr><th>dataset</th>" + "".join(f"<th>{_e(m)}</th>" for m in models) + "</tr>")
+        for dataset in pd.unique(part["dataset"]):
+            row = [f"<td>{_e(dataset)}</td>"]
+            for model in models:
+                cell = cells.get((dataset, model))
+                if cell is None:
+                    row.append("<td></td>")
+                    continue
+                shown = printed.get((dataset, model, metric), "")
+                is_param = metric in params
+                kind = agreement(cell["ours"], shown, metric, is_param=is_param)
+                ours = ("n/a" if pd.isna(cell["ours"]) else
+                        format_param(cell["ours"]) if is_param else format_value(cell["ours"], metric))
+                row.append(f'<td class="{AGREEMENT_CLASS[kind]}" title="{_e(kind)}">{_e(ours)} / {_e(shown)}</td>')
+            out.append("<tr>" + "".join(row) + "</tr>")
+        out.append("</table>")
+    return out
+
+
+def _report_sections(report: Report, paper: Paper, root: Path, site: Path) -> list[str]:
+    from afr_cli.reports import report_frames
+
+    results = report_frames(report, root, paper.reps)
+    stores = ", ".join(f"<code>results/{_e(s)}</code>" for s in report.stores)
+    out = [f"<h3>Report {_e(report.name)}</h3>"]
+    if results is None:
+        out.append(f"<p>No store of this report yet: {stores}.</p>")
+    else:
+        out.append(f"<p>Stores: {stores}; cells on repetitions 0-{paper.reps - 1}, the paper's own splits.</p>")
+        for spec in report.papers:
+            out += _table_html(results, spec)
+    folder = root / report.name
+    figures = sorted((folder / "figures").glob("*.png")) if (folder / "figures").is_dir() else []
+    if figures:
+        out.append("<h4>Figures</h4>")
+        out += [f'<figure><img src="{_e(_rel(f, site))}" alt="{_e(f.stem)}"><figcaption>{_e(f.name)}</figcaption></figure>'
+                for f in figures]
+    diagrams = sorted(folder.glob("cd-*.svg"))
+    if diagrams:
+        out.append(f'<h4>Friedman test and Nemenyi critical differences '
+                   f'(<a href="{_e(_rel(folder / "friedman.md", site))}">friedman.md</a>, every repetition)</h4>')
+        out += [f'<img class="cd" src="{_e(_rel(d, site))}" alt="{_e(d.stem)}">' for d in diagrams]
+    return out
+
+
+def paper_page(paper: Paper, verdicts, root: Path, site: Path) -> str:
+    body = ['<p><a href="index.html">all papers</a></p>', f"<h1>{_e(paper.title)}</h1>",
+            f"<h2>Claims ledger</h2><p>{_e(verdict_counts(verdicts))}.</p>", *_ledger_html(verdicts),
+            "<h2>The paper's tables, ours beside them</h2>",
+            "<p>" + "".join(f'<span class="legend {c}">{_e(k)}</span>' for k, c in AGREEMENT_CLASS.items())
+            + f"</p><p>{_e(RULE)}.</p>"]
+    for report in paper.reports:
+        body += _report_sections(report, paper, root, site)
+    return _page(paper.title, body)
+
+
+def index_page(pages: list[tuple[Paper, str, str]]) -> str:
+    rows = [f'<tr><td><a href="{_e(href)}">{_e(p.title)}</a></td><td>{_e(counts)}</td></tr>' for p, href, counts in pages]
+    return _page("afr: the papers reproduced", [
+        "<h1>afr: the papers reproduced</h1>",
+        "<p>One page per paper: its claims with computed verdicts, its tables with ours beside every "
+        "cell, the figures and the critical-difference diagrams. Written by <code>afr report --html</code>.</p>",
+        "<table><tr><th>paper</th><th>claims</th></tr>", *rows, "</table>"])
+
+
+def write_site(root: Path) -> list[Path]:
+    """results/site/index.html and one page per paper; returns the files written."""
+    site = root / SITE
+    site.mkdir(parents=True, exist_ok=True)
+    written, pages = [], []
+    for paper in papers():
+        verdicts = judge_paper(paper, root)
+        path = site / f"{paper.id}.html"
+        path.write_text(paper_page(paper, verdicts, root, site), encoding="utf-8")
+        written.append(path)
+        pages.append((paper, path.name, verdict_counts(verdicts)))
+    index = site / "index.html"
+    index.write_text(index_page(pages), encoding="utf-8")
+    return [index, *written]

@@ -1,0 +1,72 @@
+"""``afr report --html``: the static site, loaded in a real (headless) Chromium as a user would."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+import yaml
+
+from conftest import run_afr
+
+BROWSER = next((b for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    """A tiny abrf_rf store (3 datasets, 2 repetitions), its reports and the site over it."""
+    root = tmp_path_factory.mktemp("results")
+    cfg = {"name": "abrf_rf", "seed": 3, "protocol": {"reps": 2}, "datasets": ["Sparse", "Friedman1", "Friedman2"],
+           "bases": [{"id": "RF", "kind": "rf", "n_estimators": 8, "min_samples_leaf": 5}],
+           "models": [{"id": "rf", "family": "forest"},
+                      {"id": "softmax", "family": "eps-abrf", "params": {"eps": 0.0}},
+                      {"id": "eps-abrf", "family": "eps-abrf", "grid": {"eps": [0.0, 1.0]}}]}
+    config = root / "abrf_rf.yaml"
+    config.write_text(yaml.safe_dump(cfg))
+    assert run_afr("run", str(config), "--out", str(root / "abrf_rf"), "-q", "--jobs", "1").returncode == 0
+    figures = root / "satrf" / "figures"
+    figures.mkdir(parents=True)
+    shutil.copy(Path(__file__).resolve().parents[1] / "results" / "satrf" / "figures" / "Sparse.png", figures)
+    proc = run_afr("report", "--root", str(root), "--html")
+    assert proc.returncode == 0, proc.stderr
+    return root / "site"
+
+
+def test_site_pages_exist_with_tables_ledger_and_links_that_resolve(site):
+    pages = sorted(p.name for p in site.glob("*.html"))
+    assert pages == ["agboost.html", "index.html", "larf.html", "robust_rf.html", "satrf.html"]
+    satrf = (site / "satrf.html").read_text()
+    # Table 9's eps-ABRF column beside ours, coloured by the agreement rule, and the ledger
+    assert 'data-spec="satrf:9"' in satrf and re.search(r'<td class="(printed|tol|miss)" title=', satrf)
+    assert 'id="claim-t9-beats-eps-abrf-rf"' in satrf and "not run" in satrf
+    assert '<img src="../satrf/figures/Sparse.png"' in satrf
+    for page in site.glob("*.html"):
+        for target in re.findall(r'(?:src|href)="([^"#]+)"', page.read_text()):
+            assert not re.match(r"[a-z]+:", target), f"{page.name}: non-relative link {target}"
+            assert (site / unquote(target)).exists(), f"{page.name}: {target} does not exist"
+
+
+def test_site_is_deterministic(site):
+    before = {p: p.read_bytes() for p in site.glob("*.html")}
+    assert run_afr("report", "--root", str(site.parent), "--html").returncode == 0
+    assert {p: p.read_bytes() for p in site.glob("*.html")} == before
+
+
+@pytest.mark.skipif(BROWSER is None, reason="no Chromium installed (apt-get install chromium): the browser test needs one")
+def test_every_page_loads_in_a_browser_with_no_broken_resource(site, tmp_path):
+    for page in sorted(site.glob("*.html")):
+        proc = subprocess.run([BROWSER, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom",
+                               page.resolve().as_uri()], capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        dom = proc.stdout
+        # the page's own load-time check: every <img> decoded (a missing SVG or PNG counts)
+        assert 'data-broken-images="0"' in dom, f"{page.name}: {re.search(r'data-broken-images=[^ >]*', dom)}"
+        assert "<table" in dom
+        if page.name == "satrf.html":
+            assert dom.count('class="paper-table"') >= 2 and "Sparse.png" in dom
