@@ -76,8 +76,9 @@ reference-larf: $(STAMP)
 	$(BIN)/afr run configs/larf_leave_self_out.yaml --reps 20
 	$(MAKE) tables
 
-# Summaries of every store and ours beside the papers' tables (afr_cli/reports.py says which):
+# Summaries of every store and ours beside the papers' tables (afr_cli/paper/*.yaml say which), the claims
+# ledgers, the READMEs' generated sections and the site results/site/:
 # every stored repetition, and the papers' own 10 (their splits) into results/<report>/reps10/.
 tables: $(STAMP)
-	$(BIN)/afr report
+	$(BIN)/afr report --html
 	$(BIN)/afr report abrf satrf larf larf_trees --reps 10
