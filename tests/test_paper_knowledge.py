@@ -71,3 +71,7 @@ def test_robust_table_groups_ours_by_training_fraction_and_noise():
     assert hit["ours"] == pytest.approx(4.705) and hit["published"] == 4.787
     missing = cells[cells.dataset == "Boston [train_fraction=25, noise_eta=0]"]
     assert missing["ours"].isna().all()
+    from afr_cli.tables import compare_models
+
+    paired = compare_models(results, "rf", "robust-rf-a0.2", "rmse").bases[0]
+    assert len(paired.per_dataset) == 4 and paired.record.wins and not paired.record.losses

@@ -12,7 +12,7 @@ from afr_cli.stats import TTestResult, paired_ttest, wilcoxon_test
 from afr_cli.tables.format import (
     CSV_FLOAT, METRIC_NAMES, base_key, check_format, dataset_key, document, format_diff, format_value, grid,
     model_key)
-from afr_cli.tables.summary import summary_long
+from afr_cli.tables.summary import summary_long, with_axes_in_dataset
 
 TEST_COLUMNS = [
     "base", "metric", "a", "b", "n", "mean_diff", "t", "p", "ci_low", "ci_high",
@@ -91,6 +91,7 @@ def compare_models(results: pd.DataFrame, a: str, b: str, metric: str = "r2") ->
     t-test and Wilcoxon test of B − A over the datasets both have."""
     if a == b:
         raise AfrInputError(f"--compare: needs two different models, got {a!r} twice")
+    results = with_axes_in_dataset(results)  # one row per (dataset, unit axes) cell
     if ":" in a or ":" in b:
         results = _across_bases(results, a, b)
     known = sorted(results["model"].unique(), key=model_key)
