@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from afr_cli.dm import DecisionMachine
 from afr_cli.errors import AfrInputError
 from afr_cli.models.abrf import EpsABRFFamily
 from afr_cli.models.base import Family, Param
@@ -57,4 +58,4 @@ def get_family(name: str, where: str = "family") -> Family:
                         "or module:Class for a family of your own")
 
 
-__all__ = ["EpsABRF", "FAMILIES", "Family", "LARF", "LARF_FAMILIES", "Param", "SATRF", "get_family"]
+__all__ = ["DecisionMachine", "EpsABRF", "FAMILIES", "Family", "LARF", "LARF_FAMILIES", "Param", "SATRF", "get_family"]
