@@ -5,7 +5,8 @@ Each internal node sends sigmoid(-(x-t)/tau) of the mass left and sigmoid((x-t)/
 the p_i of one tree sum to 1 for every tau, and tend to the hard tree's exit leaf as tau -> 0
 (except for a point exactly on a threshold, which the sigmoid splits half and half for every tau
 where the hard tree sends it left). Computed in log space: log p = B+ log sigmoid(z/tau) +
-B- log sigmoid(-z/tau), with B+ / B- the 0/1 patterns of B's +1 / -1 entries.
+B- log sigmoid(-z/tau), with B+ / B- the 0/1 patterns of B's +1 / -1 entries; p underflows to 0
+far from the exit leaf, never to NaN.
 
 Eq 11 (``softmax(K (S x - t) / tau)``, K undefined) is not used: with K = B it does not reduce to
 the tree (on the paper's worked example B q = (3, 4, -2, -4, 2, 0) picks v2, not v5).
@@ -25,5 +26,6 @@ def log_sigmoid(u: np.ndarray) -> np.ndarray:
 def leaf_probabilities(Bplus: sp.csr_matrix, Bminus: sp.csr_matrix, Z: np.ndarray, tau: float) -> np.ndarray:
     """p (L, n) of each leaf for margins Z = S x - t (n, L-1) at temperature tau."""
     U = Z / tau
-    log_p = np.asarray(Bplus @ log_sigmoid(U).T) + np.asarray(Bminus @ log_sigmoid(-U).T)
-    return np.exp(log_p)
+    right = log_sigmoid(U)   # log sigmoid(u): the share sent right
+    left = right - U         # log sigmoid(-u) = log sigmoid(u) - u: one logarithm per (row, node)
+    return np.exp(np.asarray(Bplus @ right.T) + np.asarray(Bminus @ left.T))
