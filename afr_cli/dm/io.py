@@ -23,14 +23,19 @@ KEYS = ("format", "features", "n_features", "t", "B_row", "B_col", "B_sign", "n_
 
 
 def write(path: str | os.PathLike, S: sp.csr_matrix, t, B: sp.csr_matrix, v, intercept: float,
-          average_trees: bool) -> None:
-    """Write atomically (a temporary file renamed into place: never half-written)."""
+          average_trees: bool, extra: dict | None = None) -> None:
+    """Write atomically (a temporary file renamed into place: never half-written); ``extra``
+    arrays are stored beside the machine's (``read`` ignores them)."""
     path = Path(path)
     coo = B.tocoo()
     arrays = dict(format=np.array(FORMAT), features=S.indices.astype(np.int64), n_features=np.int64(S.shape[1]),
                   t=np.asarray(t), B_row=coo.row.astype(np.int64), B_col=coo.col.astype(np.int64),
                   B_sign=coo.data.astype(np.int8), n_leaves=np.int64(B.shape[0]), v=np.asarray(v),
                   intercept=np.float64(intercept), average_trees=np.bool_(average_trees))
+    clash = set(extra or {}) & set(arrays)
+    if clash:
+        raise AfrInputError(f"{path}: extra: {sorted(clash)[0]} is a key of the machine itself; allowed: other names")
+    arrays.update({k: np.asarray(a) for k, a in (extra or {}).items()})
     fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:

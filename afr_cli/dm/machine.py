@@ -193,9 +193,10 @@ class DecisionMachine:
                                 "allowed: one tree (use to_trees() for an ensemble)")
         return self.to_trees()[0]
 
-    def save(self, path: str | os.PathLike) -> None:
-        """Write the machine to a .npz file (atomically)."""
-        io.write(path, self.S, self.t, self.B, self.v, self.intercept, self.average_trees)
+    def save(self, path: str | os.PathLike, extra: dict | None = None) -> None:
+        """Write the machine to a .npz file (atomically); ``extra`` arrays (e.g. the data it was
+        fit on) are stored beside it and ignored by ``load``."""
+        io.write(path, self.S, self.t, self.B, self.v, self.intercept, self.average_trees, extra)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "DecisionMachine":
