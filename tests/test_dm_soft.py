@@ -75,3 +75,28 @@ def test_dm_soft_config_validates():
     proc = run_afr("validate", "configs/dm_soft.yaml", timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "11 datasets, 2 bases, 3 models" in proc.stdout
+
+
+def test_boosted_ensemble_with_intercept_is_recovered_at_eps_zero():
+    """Over an ensemble with an intercept and unequal tree weights (the registry's contract: trees,
+    intercept, tree_weights), c_k = T w_k tree_k, so uniform attention gives the ensemble back."""
+    from types import SimpleNamespace
+
+    from sklearn.ensemble import GradientBoostingRegressor
+
+    from afr_cli.forests import RowTensors
+    from sklearn.datasets import make_friedman1
+
+    X, y = make_friedman1(200, noise=1.0, random_state=1)
+    gbm = GradientBoostingRegressor(n_estimators=12, learning_rate=0.3, random_state=0).fit(X[:150], y[:150])
+    ensemble = SimpleNamespace(trees=list(gbm.estimators_.ravel()), intercept=float(gbm.init_.constant_[0, 0]),
+                               tree_weights=np.full(12, 0.3))
+    class Stats:  # the fold's leaf statistics, as far as dm-soft reads them
+        pass
+
+    stats = Stats()
+    stats.ensemble = ensemble
+    rows = RowTensors(stats, X[150:], leaves=None)
+    family = FAMILIES["dm-soft"]
+    pred = family.predict(family.features(rows, {"tau": 1e-12}), {"eps": 0.0}, None)
+    np.testing.assert_allclose(pred, gbm.predict(X[150:]), atol=1e-10)

@@ -46,10 +46,12 @@ def ensemble_machine(rows: RowTensors) -> DecisionMachine:
     """The fold's ensemble as one DecisionMachine whose tree k has values T * weight_k * tree values."""
     stats = rows.stats
     if stats not in _MACHINES:
-        parts = ensemble_parts(stats.forest)
+        # the registry's FittedEnsemble once merged (stats.ensemble), the scikit-learn forest before
+        fitted = getattr(stats, "ensemble", None) or stats.forest
+        parts = ensemble_parts(fitted)
         T = len(parts.trees)
         scale = np.ones(T) if parts.average else T * parts.weights
-        _MACHINES[stats] = DecisionMachine.from_ensemble(stats.forest, weights=scale)
+        _MACHINES[stats] = DecisionMachine.from_ensemble(fitted, weights=scale)
     return _MACHINES[stats]
 
 
