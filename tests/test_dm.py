@@ -296,3 +296,17 @@ def test_afr_dm_export_is_the_forest_behind_the_stored_table_cell(tmp_path):
     bad = run_afr("dm", "export", "configs/abrf_rf.yaml", "--dataset", "Diabetes", "--base", "XX",
                   "--rep", "3", "--out", str(tmp_path / "x.npz"), timeout=60)
     assert bad.returncode == 2 and "--base: 'XX'" in bad.stderr and not (tmp_path / "x.npz").exists()
+
+
+def test_float32_floor_gives_scikit_learns_comparison():
+    """x <= t for float32 x (promoted, as scikit-learn compares) iff x <= the largest float32 <= t."""
+    from afr_cli.dm.hard import float32_floor
+
+    rng = np.random.default_rng(3)
+    t = np.concatenate([rng.normal(size=5000), rng.normal(size=5000).astype(np.float32), [0.0]])
+    t32 = t.astype(np.float32)
+    x = np.column_stack([t32, np.nextafter(t32, np.float32(np.inf)), np.nextafter(t32, np.float32(-np.inf))])
+    assert np.array_equal(x.astype(np.float64) <= t[:, None], x <= float32_floor(t)[:, None])
+    with np.errstate(over="ignore"):
+        far = float32_floor(np.array([1e300, -1e300]))
+    assert far[0] == np.finfo(np.float32).max and far[1] == -np.inf

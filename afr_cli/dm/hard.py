@@ -1,8 +1,8 @@
 """The hard machine (eqs 2-5): tests h = sgn(S x - t), scores p = Bbar h, exit leaves where p = 1.
 
-scikit-learn compares ``float32(x)`` with float64 thresholds, so X is cast to float32 and back
-before ``S x - t``; computed in float64 directly, points within ~3e-8 of a threshold would take
-the other branch. ``B h`` is an integer vector (exact in float32 up to depth 2^24); leaf i is the
+scikit-learn compares ``float32(x)`` with float64 thresholds, so X is cast to float32 first
+(and each threshold rounded down to float32, which gives the same comparison exactly); computed
+in float64 directly, points within ~3e-8 of a threshold would take the other branch. ``B h`` is an integer vector (exact in float32 up to depth 2^24); leaf i is the
 exit leaf iff ``B_i h == ||B_i||^2`` (p_i = 1, Theorem 2), so no division is rounded on the way.
 Rows are processed in chunks so that memory stays bounded for any n.
 """
@@ -34,9 +34,20 @@ def margins(X: np.ndarray, features: np.ndarray, thresholds: np.ndarray) -> np.n
     return X[:, features] - thresholds
 
 
-def template_products(Bf: sp.csr_matrix, Z: np.ndarray) -> np.ndarray:
-    """B h for each row, (L, n), with h = sgn(z) (-1 for z <= 0, +1 otherwise)."""
-    H = np.where(Z > 0, np.float32(1), np.float32(-1))
+def float32_floor(t: np.ndarray) -> np.ndarray:
+    """The largest float32 <= t, elementwise: for float32 x, ``x <= t`` iff ``x <= float32_floor(t)``,
+    so the tests can run in float32 (half the memory traffic) with scikit-learn's exact outcome."""
+    t32 = np.asarray(t, dtype=np.float64).astype(np.float32)
+    above = t32.astype(np.float64) > t
+    t32[above] = np.nextafter(t32[above], np.float32(-np.inf))
+    return t32
+
+
+def template_products(Bf: sp.csr_matrix, X32: np.ndarray, features: np.ndarray, t32: np.ndarray) -> np.ndarray:
+    """B h for each row of float32 X, (L, n), with h = sgn(S x - t) (-1 for x_f <= t, +1 otherwise)."""
+    H = np.greater(X32[:, features], t32).astype(np.float32)
+    H *= 2
+    H -= 1
     return np.asarray(Bf @ H.T)
 
 

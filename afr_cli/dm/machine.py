@@ -54,6 +54,7 @@ class DecisionMachine:
             raise AfrInputError(f"{WHERE}: B: {_rank_note(self.B)}{err}; allowed: the template matrix "
                                 "of binary trees (paper sec. 2)") from None
         self._features = self.S.indices.astype(np.int64)
+        self._t32 = hard.float32_floor(self.t)
         self._tree_of_leaf = self._skeleton.tree_of_leaf
         self._contiguous = bool(np.all(np.diff(self._tree_of_leaf) >= 0))
         self._Bf = self.B.astype(np.float32)
@@ -120,37 +121,43 @@ class DecisionMachine:
         X = self._checked(X)
         out = np.empty((X.shape[0], self.n_leaves))
         norms = np.where(self._norms > 0, self._norms, 1.0).astype(np.float64)  # a one-leaf tree: p = 1
+        X32 = X.astype(np.float32)
         for rows in self._chunks(X):
-            Bh = hard.template_products(self._Bf, hard.margins(X[rows], self._features, self.t))
-            Bh = Bh.astype(np.float64)
+            Bh = hard.template_products(self._Bf, X32[rows], self._features, self._t32).astype(np.float64)
             Bh[self._norms == 0] = 1.0
             out[rows] = (Bh / norms[:, None]).T
         return out
 
     def leaves(self, X) -> np.ndarray:
         """The exit leaf (row of B) of every row: shape (n,) for one tree, (n, T) for T trees."""
-        exits = self._exits(self._checked(X))
+        X = self._checked(X)
+        exits = np.empty((X.shape[0], self.n_trees), dtype=np.int64)
+        for rows, chunk in self._exit_chunks(X):
+            exits[rows] = chunk
         return exits[:, 0] if self.n_trees == 1 else exits
 
     def predict(self, X) -> np.ndarray:
         """The tree's or ensemble's prediction; equal, bit for bit, to scikit-learn's."""
-        exits = self._exits(self._checked(X))
-        vals = self.v[exits]
-        if self.average_trees:
-            return np.cumsum(vals, axis=1)[:, -1] / self.n_trees
-        start = np.full((len(vals), 1), self.intercept)
-        return np.cumsum(np.hstack([start, vals]), axis=1)[:, -1]
-
-    def _exits(self, X: np.ndarray) -> np.ndarray:
-        out = np.empty((X.shape[0], self.n_trees), dtype=np.int64)
-        norms = self._norms
-        for rows in self._chunks(X):
-            Bh = hard.template_products(self._Bf, hard.margins(X[rows], self._features, self.t))
-            out[rows] = hard.exit_leaves(Bh, norms, self.n_trees)
-        if not self._contiguous:  # leaves of a tree are not consecutive rows of B: order by tree
-            order = np.argsort(self._tree_of_leaf[out], axis=1, kind="stable")
-            out = np.take_along_axis(out, order, axis=1)
+        X = self._checked(X)
+        out = np.empty(X.shape[0])
+        for rows, exits in self._exit_chunks(X):
+            vals = self.v[exits]
+            if self.average_trees:  # scikit-learn: sum the trees in order, then divide by T
+                out[rows] = np.cumsum(vals, axis=1)[:, -1] / self.n_trees
+            else:  # intercept, then each tree's weighted value in order
+                start = np.full((len(vals), 1), self.intercept)
+                out[rows] = np.cumsum(np.hstack([start, vals]), axis=1)[:, -1]
         return out
+
+    def _exit_chunks(self, X: np.ndarray):
+        """(row slice, (rows, T) exit leaves ordered by tree) for bounded chunks of float32-rounded X."""
+        X32 = X.astype(np.float32)
+        for rows in self._chunks(X):
+            Bh = hard.template_products(self._Bf, X32[rows], self._features, self._t32)
+            exits = hard.exit_leaves(Bh, self._norms, self.n_trees)
+            if not self._contiguous:  # a tree's leaves are not consecutive rows of B: order by tree
+                exits = np.take_along_axis(exits, np.argsort(self._tree_of_leaf[exits], axis=1, kind="stable"), 1)
+            yield rows, exits
 
     # ---- the soft machine -------------------------------------------------------------------
     def leaf_probabilities(self, X, tau: float) -> np.ndarray:
@@ -158,8 +165,7 @@ class DecisionMachine:
         X, tau = self._checked(X), _temperature(tau)
         out = np.empty((X.shape[0], self.n_leaves))
         for rows in self._chunks(X):
-            out[rows] = soft.leaf_probabilities(self._Bplus, self._Bminus,
-                                                hard.margins(X[rows], self._features, self.t), tau).T
+            out[rows] = self._soft_leaves(X[rows], tau).T
         return out
 
     def tree_predictions_soft(self, X, tau: float) -> np.ndarray:
@@ -167,18 +173,25 @@ class DecisionMachine:
         X, tau = self._checked(X), _temperature(tau)
         out = np.empty((X.shape[0], self.n_trees))
         for rows in self._chunks(X):
-            p = soft.leaf_probabilities(self._Bplus, self._Bminus,
-                                        hard.margins(X[rows], self._features, self.t), tau)
-            out[rows] = np.asarray(self._leaf_tree.T @ (p * self.v[:, None])).T
+            out[rows] = self._soft_trees(X[rows], tau)
         return out
 
     def predict_soft(self, X, tau: float) -> np.ndarray:
         """The soft machine's prediction: intercept + the trees' soft predictions (their mean for
         an unweighted forest); tends to ``predict`` as tau -> 0 off the thresholds."""
-        per_tree = self.tree_predictions_soft(X, tau)
-        if self.average_trees:
-            return per_tree.mean(axis=1)
-        return self.intercept + per_tree.sum(axis=1)
+        X, tau = self._checked(X), _temperature(tau)
+        out = np.empty(X.shape[0])
+        for rows in self._chunks(X):
+            per_tree = self._soft_trees(X[rows], tau)
+            out[rows] = per_tree.mean(axis=1) if self.average_trees else self.intercept + per_tree.sum(axis=1)
+        return out
+
+    def _soft_leaves(self, X: np.ndarray, tau: float) -> np.ndarray:
+        return soft.leaf_probabilities(self._Bplus, self._Bminus, hard.margins(X, self._features, self.t), tau)
+
+    def _soft_trees(self, X: np.ndarray, tau: float) -> np.ndarray:
+        p = self._soft_leaves(X, tau)
+        return np.asarray(self._leaf_tree.T @ (p * self.v[:, None])).T
 
     # ---- structure and disk -----------------------------------------------------------------
     def to_trees(self) -> list:
