@@ -3,6 +3,8 @@ included), Theorems 1-2 on fitted trees, the soft machine, round trips and bad m
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 from sklearn.datasets import make_friedman1
@@ -123,6 +125,21 @@ def test_duck_typed_ensemble_with_intercept_and_weights():
     w = np.array([0.1, 0.2, 0.3, 0.2, 0.2])
     expected = sum(wk * tr.predict(X) for wk, tr in zip(w, rf.estimators_))
     np.testing.assert_allclose(DecisionMachine.from_ensemble(rf, weights=w).predict(X), expected, rtol=1e-13)
+
+
+@pytest.mark.parametrize("kind, params", [
+    ("rf", {"n_estimators": 10}), ("ert", {"n_estimators": 10}), ("dt", {}),
+    ("gbm-dt", {"n_estimators": 15, "learning_rate": 0.2, "max_depth": 3}),
+    ("gbm-ert", {"n_estimators": 15, "learning_rate": 0.2, "max_depth": 3}),
+])
+def test_every_registry_ensemble_is_reproduced_exactly(kind, params):
+    from afr_cli.ensembles import get_ensemble
+
+    X, y = make_friedman1(400, noise=1.0, random_state=3)
+    fitted = get_ensemble(kind).fit(X[:300], y[:300], 0, **params)
+    rng = np.random.default_rng(0)
+    Xq = np.vstack([X, _on_and_near_thresholds(SimpleNamespace(estimators_=fitted.trees), X, rng, 1000)])
+    assert np.array_equal(DecisionMachine.from_ensemble(fitted).predict(Xq), fitted.predict(Xq))
 
 
 def _per_tree_blocks(dm: DecisionMachine):

@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.datasets import make_friedman1
 
 from afr_cli.benchmarks.dm import naive_predict
-from afr_cli.forests import ForestSpec
+from afr_cli.ensembles import get_ensemble
 from afr_cli.models import DecisionMachine
 
 from conftest import assert_one_line_error, run_afr
@@ -22,7 +22,7 @@ def test_bench_dm_runs_small_and_its_paths_agree():
 
 def test_naive_loop_is_the_forest():
     X, y = make_friedman1(200, noise=1.0, random_state=0)
-    forest = ForestSpec("ert", 4).fit(X[:100], y[:100], 0)
+    forest = get_ensemble("ert").fit(X[:100], y[:100], 0, n_estimators=4)
     assert np.array_equal(naive_predict(DecisionMachine.from_ensemble(forest), X[100:]), forest.predict(X[100:]))
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from afr_cli.forests import ForestSpec, LeafStatistics
+from afr_cli.ensembles import get_ensemble
+from afr_cli.forests import LeafStatistics
 from afr_cli.models import FAMILIES
 from afr_cli.solve import solve
 
@@ -16,7 +17,7 @@ from conftest import run_afr
 @pytest.fixture(params=["rf", "ert"])
 def fold(request, small_data):
     Xtr, ytr, Xte, yte = small_data
-    forest = ForestSpec(request.param, 8, 5).fit(Xtr, ytr, 0)
+    forest = get_ensemble(request.param).fit(Xtr, ytr, 0, n_estimators=8, min_samples_leaf=5)
     stats = LeafStatistics(forest, Xtr, ytr)
     return forest, stats.rows(), stats.rows(Xte), ytr
 
@@ -50,7 +51,7 @@ def _soft_tree(tree, x: np.ndarray, tau: float) -> float:
 def test_features_are_each_trees_soft_prediction(fold):
     forest, _, query, _ = fold
     feats = FAMILIES["dm-soft"].features(query, {"tau": 0.3})
-    loop = np.array([[_soft_tree(tr, x, 0.3) for tr in forest.estimators_] for x in query.X])
+    loop = np.array([[_soft_tree(tr, x, 0.3) for tr in forest.trees] for x in query.X])
     np.testing.assert_allclose(feats.trees, loop, rtol=1e-10, atol=1e-12)
     assert FAMILIES["dm-soft"].features(query, {"tau": 0.3}) is feats  # cached per (row set, tau)
 
@@ -78,25 +79,14 @@ def test_dm_soft_config_validates():
 
 
 def test_boosted_ensemble_with_intercept_is_recovered_at_eps_zero():
-    """Over an ensemble with an intercept and unequal tree weights (the registry's contract: trees,
-    intercept, tree_weights), c_k = T w_k tree_k, so uniform attention gives the ensemble back."""
-    from types import SimpleNamespace
-
-    from sklearn.ensemble import GradientBoostingRegressor
-
-    from afr_cli.forests import RowTensors
+    """Over the registry's GBM (intercept, weights = learning rate), c_k = T w_k tree_k, so uniform
+    attention at tau -> 0 gives the ensemble's own prediction back."""
     from sklearn.datasets import make_friedman1
 
     X, y = make_friedman1(200, noise=1.0, random_state=1)
-    gbm = GradientBoostingRegressor(n_estimators=12, learning_rate=0.3, random_state=0).fit(X[:150], y[:150])
-    ensemble = SimpleNamespace(trees=list(gbm.estimators_.ravel()), intercept=float(gbm.init_.constant_[0, 0]),
-                               tree_weights=np.full(12, 0.3))
-    class Stats:  # the fold's leaf statistics, as far as dm-soft reads them
-        pass
-
-    stats = Stats()
-    stats.ensemble = ensemble
-    rows = RowTensors(stats, X[150:], leaves=None)
+    gbm = get_ensemble("gbm-dt").fit(X[:150], y[:150], 0, n_estimators=12, learning_rate=0.3, max_depth=3)
+    assert gbm.intercept != 0.0
+    rows = LeafStatistics(gbm, X[:150], y[:150]).rows(X[150:])
     family = FAMILIES["dm-soft"]
     pred = family.predict(family.features(rows, {"tau": 1e-12}), {"eps": 0.0}, None)
     np.testing.assert_allclose(pred, gbm.predict(X[150:]), atol=1e-10)

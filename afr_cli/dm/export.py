@@ -43,7 +43,7 @@ def export_forest(config: str | Path, dataset: str, base_id: str, rep: int, out:
     if exp.scale != "none":
         scaler = SCALERS[exp.scale]().fit(Xtr)
         Xtr, Xte = scaler.transform(Xtr), scaler.transform(Xte)
-    forest = bases[base_id].spec.fit(Xtr, y[train], seeds.forest(REFIT))
+    forest = bases[base_id].fit(Xtr, y[train], seeds.forest(REFIT))
     machine = DecisionMachine.from_ensemble(forest)
     machine.save(out, extra=dict(X_train=Xtr, y_train=y[train], X_test=Xte, y_test=y[test],
                                  dataset=np.array(dataset), base=np.array(base_id), rep=np.int64(rep),

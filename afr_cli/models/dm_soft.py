@@ -18,6 +18,7 @@ from typing import Mapping
 import numpy as np
 
 from afr_cli.dm import DecisionMachine, ensemble_parts
+from afr_cli.ensembles import AVERAGE, BOOSTED
 from afr_cli.forests import RowTensors
 from afr_cli.models.base import DESIGN, EPS, Family, Param, uniform
 from afr_cli.solve import LinearAttentionProblem, simplex_constraints
@@ -46,8 +47,7 @@ def ensemble_machine(rows: RowTensors) -> DecisionMachine:
     """The fold's ensemble as one DecisionMachine whose tree k has values T * weight_k * tree values."""
     stats = rows.stats
     if stats not in _MACHINES:
-        # the registry's FittedEnsemble once merged (stats.ensemble), the scikit-learn forest before
-        fitted = getattr(stats, "ensemble", None) or stats.forest
+        fitted = stats.ensemble  # the registry's FittedEnsemble: trees, tree_weights, intercept
         parts = ensemble_parts(fitted)
         T = len(parts.trees)
         scale = np.ones(T) if parts.average else T * parts.weights
@@ -67,6 +67,7 @@ class DMSoftFamily(Family):
     name = "dm-soft"
     summary = "attention over soft Decision-Machine trees (eqs 12-13), eps-mixed with 1/T (an extension)"
     params = (EPS, SOFT_TAU)
+    structures = (AVERAGE, BOOSTED)  # c_k = T w_k tree_k: uniform attention gives back either kind
 
     def features(self, rows: RowTensors, design: Mapping[str, float]) -> SoftTreeFeatures:
         return soft_tree_features(rows, design["tau"])
