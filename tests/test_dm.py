@@ -13,7 +13,7 @@ from sklearn.tree import DecisionTreeRegressor, ExtraTreeRegressor
 
 from afr_cli.errors import AfrInputError
 from afr_cli.models import DecisionMachine
-from afr_cli.dm import Leaf, Split
+from afr_cli.dm import Leaf
 
 # Paper Fig. 1: internal nodes breadth-first (F1<=1, F2<=4, F3<=3, F2<=2, F4<=5), leaves v1..v6.
 FIG1_S = np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 1, 0, 0], [0, 0, 0, 1]])
