@@ -18,8 +18,7 @@ def register(app: typer.Typer) -> None:
                rep: int = typer.Option(..., "--rep", help="repetition index"),
                out: Path = typer.Option(..., "--out", help="the .npz to write"),
                set_: list[str] = typer.Option([], "--set", help="override a config key, as in afr run")) -> None:
-        """Refit the forest of one (dataset, base, repetition) as the protocol does and write its
-        matrices with the scaled train/test rows to a .npz (DecisionMachine.load reads it)."""
+        """One cell's forest, refit as the protocol fits it, as matrices plus its scaled rows in a .npz."""
         from afr_cli.dm.export import export_forest
 
         machine = export_forest(config, dataset, base, rep, out, set_)
