@@ -327,3 +327,12 @@ def test_float32_floor_gives_scikit_learns_comparison():
     with np.errstate(over="ignore"):
         far = float32_floor(np.array([1e300, -1e300]))
     assert far[0] == np.finfo(np.float32).max and far[1] == -np.inf
+
+
+def test_log_sigmoid_is_stable_and_accurate():
+    from afr_cli.dm.soft import log_sigmoid
+
+    u = np.concatenate([np.linspace(-800, 800, 20001), [0.0, 1e-300, -1e-300, 1e308, -1e308]])
+    ref = -np.logaddexp(0.0, -u)
+    np.testing.assert_allclose(log_sigmoid(u), ref, rtol=1e-15, atol=0)
+    assert log_sigmoid(np.array([0.0]))[0] == np.log(0.5)

