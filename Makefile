@@ -82,3 +82,11 @@ reference-larf: $(STAMP)
 tables: $(STAMP)
 	$(BIN)/afr report --html
 	$(BIN)/afr report abrf satrf larf larf_trees --reps 10
+
+# dm-soft (an extension of ours: the Decision Machines paper has no table) beside RF/ERT and
+# eps-ABRF, 11 datasets, both bases, the papers' identified protocol (configs/dm_soft.yaml).
+.PHONY: reference-dm
+DM_REPS ?= 100
+reference-dm: $(STAMP)
+	$(BIN)/afr run configs/dm_soft.yaml --reps $(DM_REPS)
+	$(BIN)/afr table --results results/dm_soft --std --compare eps-abrf dm-soft

@@ -25,6 +25,7 @@ _COMMAND_MODULES = (
     "regress",
     "bench",
     "plot",
+    "dm",
 )
 
 

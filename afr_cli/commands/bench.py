@@ -92,3 +92,29 @@ def register(app: typer.Typer) -> None:
                  f"whole grid on shared features: {r['shared_ms']:.0f} ms, of which solver {r['solver_ms']:.0f} ms",
                  f"peak memory: {r['peak_mb']:.0f} MB (tracemalloc), {r['maxrss_delta_mb']:.0f} MB (max RSS growth)"]
         _emit(r, fmt, lines)
+
+    @bench.command("dm")
+    def dm(n: int = typer.Option(100_000, help="rows to predict"),
+           trees: int = typer.Option(100, "--trees", help="T"),
+           train: int = typer.Option(2000, "--train", help="rows the forest is fit on"),
+           fmt: str = typer.Option("table", "--format", help="table or json")) -> None:
+        """Decision-Machine batch prediction (sparse matmul) vs scikit-learn and a per-row loop; peak memory."""
+        from afr_cli.benchmarks.dm import run
+        from afr_cli.solve import DEFAULT_SOLVER
+
+        _checked(fmt, DEFAULT_SOLVER, n, trees)
+        if train < 20:
+            raise AfrInputError(f"--train: {train} is not allowed; an integer >= 20")
+        r = run(n, trees, train)
+        mem = r["peak_mb"]
+        lines = [f"RF of {r['T']} trees fit on {r['train']} rows ({r['leaves']} leaves, {r['internal_nodes']} internal "
+                 f"nodes, {r['B_nonzeros']} nonzeros in B); predicting n = {r['n']} rows",
+                 f"matrices, batch (sparse matmul): {r['matrix_ms']:.0f} ms  (peak {mem['matrix']:.0f} MB)",
+                 f"scikit-learn predict:            {r['sklearn_ms']:.0f} ms  (peak {mem['sklearn']:.0f} MB)",
+                 f"matrices, per-row loop:          {r['naive_ms']:.0f} ms  "
+                 f"(peak {mem['naive_first_1000_rows']:.0f} MB on 1000 rows)",
+                 f"soft machine, tau = {r['soft_tau']}:        {r['soft_ms']:.0f} ms  (peak {mem['soft']:.0f} MB)",
+                 f"ratios: per-row loop / batch = {r['naive_over_matrix']:.1f}x; "
+                 f"batch / scikit-learn = {r['matrix_over_sklearn']:.2f}x",
+                 f"predictions identical (batch, loop, scikit-learn): {r['agree']}"]
+        _emit(r, fmt, lines)

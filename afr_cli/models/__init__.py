@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from afr_cli.dm import DecisionMachine
 from afr_cli.errors import AfrInputError
 from afr_cli.models.abrf import EpsABRFFamily
 from afr_cli.models.base import Family, Param
+from afr_cli.models.dm_soft import DMSoftFamily
 from afr_cli.models.estimator import AttentionForestRegressor
 from afr_cli.models.forest import ForestFamily
 from afr_cli.models.larf import LARF, LARF_FAMILIES, LEAVE_SELF_OUT_FAMILIES
@@ -41,6 +43,7 @@ FAMILIES.update(LARF_FAMILIES)  # the ten LARF variants: eps-arf ... em-w-larf
 FAMILIES.update(LEAVE_SELF_OUT_FAMILIES)  # em-w-larf-loo, em-larf-loo (an experiment of ours)
 FAMILIES.update({f.name: f for f in (satrf_family("y"), satrf_family("x"), satrf_family("yx"),
                                      satrf_family("y", heads=2))})  # sat-rf-y, -x, -yx, -y2
+FAMILIES[DMSoftFamily.name] = DMSoftFamily()  # dm-soft: soft Decision-Machine trees (an extension)
 
 
 def get_family(name: str, where: str = "family") -> Family:
@@ -57,4 +60,4 @@ def get_family(name: str, where: str = "family") -> Family:
                         "or module:Class for a family of your own")
 
 
-__all__ = ["EpsABRF", "FAMILIES", "Family", "LARF", "LARF_FAMILIES", "Param", "SATRF", "get_family"]
+__all__ = ["DecisionMachine", "EpsABRF", "FAMILIES", "Family", "LARF", "LARF_FAMILIES", "Param", "SATRF", "get_family"]

@@ -1,0 +1,51 @@
+"""The forest behind one cell of an experiment, as a Decision Machine: refit, not stored.
+
+A store keeps metrics, not forests; but every seed depends on names and indices only, so the
+forest of (config, dataset, base, repetition)'s final stage (fit on the 80 %, scored on the 20 %)
+is refit here exactly as the protocol fits it, and written with the (scaled) rows it was fit and
+scored on, so its test metric can be recomputed from the file alone.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from afr_cli.dm.machine import DecisionMachine
+from afr_cli.errors import AfrInputError
+
+
+def export_forest(config: str | Path, dataset: str, base_id: str, rep: int, out: str | Path,
+                  overrides: list[str] | None = None) -> DecisionMachine:
+    """Refit the final-stage forest of one unit, save it with its data to ``out``; returns the machine."""
+    from afr_cli.config import load_experiment
+    from afr_cli.data import load_dataset
+    from afr_cli.protocol import REFIT, SCALERS, UnitSeeds
+
+    exp = load_experiment(config, overrides)
+    if dataset not in exp.datasets:
+        raise AfrInputError(f"{config}: --dataset: {dataset!r} is not in the experiment; "
+                            f"allowed: {', '.join(exp.datasets)}")
+    bases = {b.id: b for b in exp.bases}
+    if base_id not in bases:
+        raise AfrInputError(f"{config}: --base: {base_id!r} is not a base of the experiment; allowed: {', '.join(bases)}")
+    if rep < 0:
+        raise AfrInputError(f"{config}: --rep: {rep} is not allowed; allowed: an integer >= 0")
+    out = Path(out)
+    if out.suffix != ".npz" or not out.parent.is_dir():
+        raise AfrInputError(f"--out: {out}: allowed: a .npz file in an existing directory")
+
+    X, y = load_dataset(dataset, exp.data_seed, exp.synthetic_noise)
+    seeds = UnitSeeds(exp, dataset, bases[base_id], rep)
+    train, test = seeds.split_rows(len(y))
+    Xtr, Xte = X[train], X[test]
+    if exp.scale != "none":
+        scaler = SCALERS[exp.scale]().fit(Xtr)
+        Xtr, Xte = scaler.transform(Xtr), scaler.transform(Xte)
+    forest = bases[base_id].fit(Xtr, y[train], seeds.forest(REFIT))
+    machine = DecisionMachine.from_ensemble(forest)
+    machine.save(out, extra=dict(X_train=Xtr, y_train=y[train], X_test=Xte, y_test=y[test],
+                                 dataset=np.array(dataset), base=np.array(base_id), rep=np.int64(rep),
+                                 config=np.array(str(config)), unit_hash=np.array(exp.unit_hash())))
+    return machine
