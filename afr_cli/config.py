@@ -34,7 +34,7 @@ _PROTOCOL_KEYS = {"reps", "test_fraction", "inner_folds", "selection", "select_b
 SEEDINGS = ("derived", "rep-index")
 _PREPROCESS_KEYS = {"scale"}
 _BASE_KEYS = {"id", "kind"}  # plus the parameters of the base's ensemble kind
-_MODEL_KEYS = {"id", "family", "params", "grid", "loss", "solver", "best_of"}
+_MODEL_KEYS = {"id", "family", "params", "grid", "loss", "solver", "best_of", "select_as"}
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,7 @@ class ModelConfig:
     loss: str = "l2"
     solver: str = DEFAULT_SOLVER
     best_of: tuple[str, ...] = ()
+    select_as: str | None = None  # evaluated at the grid point this other model selects
 
     def grid_points(self) -> list[dict[str, float]]:
         """Every combination of the model's hyperparameter values, design ones varying slowest."""
@@ -314,12 +315,29 @@ def _models(node: Any, src: str, solver: str) -> tuple[ModelConfig, ...]:
         if loss == "l1" and msolver == "OSQP":
             raise AfrInputError(f"{src}: {where}.solver: OSQP solves QPs only; loss l1 needs ECOS, CLARABEL or SCS")
         grid = _grid(item, family, src, where)
-        models.append(ModelConfig(mid, family_spec, grid, loss, msolver))
+        models.append(ModelConfig(mid, family_spec, grid, loss, msolver, select_as=item.get("select_as")))
     ids = [m.id for m in models]
     dup = sorted({x for x in ids if ids.count(x) > 1})
     if dup:
         raise AfrInputError(f"{src}: models: duplicate model id {dup[0]!r}")
+    _check_select_as(models, src)
     return tuple(models)
+
+
+def _check_select_as(models: list[ModelConfig], src: str) -> None:
+    """``select_as: ID`` names a model that chooses its own grid point, over the same grid."""
+    choosers = {m.id: m for m in models if not m.best_of and m.select_as is None}
+    for i, model in enumerate(models):
+        if model.select_as is None:
+            continue
+        where = f"{src}: models[{i}].select_as"
+        other = choosers.get(model.select_as) if isinstance(model.select_as, str) else None
+        if other is None or other.id == model.id:
+            raise AfrInputError(f"{where}: {model.select_as!r} is not a model that selects its own grid point; "
+                                f"allowed: {', '.join(k for k in choosers if k != model.id) or 'none'}")
+        if other.grid != model.grid:
+            raise AfrInputError(f"{where}: {model.id} and {other.id} must have the same grid "
+                                f"({dict(model.grid)} != {dict(other.grid)})")
 
 
 def _grid(item: dict, family, src: str, where: str) -> dict[str, tuple[float, ...]]:

@@ -132,14 +132,17 @@ def run_unit(exp: Experiment, dataset: str, base: Base, rep: int,
         for model in trainable:
             _score_model(model, scores[model.id], stage, train_rows, query_rows, ytr, yq)
 
+    selected: dict[str, dict] = {}
+    for model in sorted(trainable, key=lambda m: m.select_as is not None):  # chooser before follower
+        at = selected[model.select_as]["params"] if model.select_as else None
+        selected[model.id] = _selected_row(model, scores[model.id], exp, f"{dataset} / {base.id} / rep {rep}", at)
     results, grid = [], []
     for model in exp.models:
         if model.best_of:
             results.append(_best_of_row(model, results, exp))
             continue
-        s = scores[model.id]
-        results.append(_selected_row(model, s, exp, f"{dataset} / {base.id} / rep {rep}"))
-        grid.extend(_grid_rows(model, s))
+        results.append(selected[model.id])
+        grid.extend(_grid_rows(model, scores[model.id]))
     return UnitRecord(dataset, base.id, rep, seeds.split, len(train), len(test), forest_seconds,
                       time.perf_counter() - t_unit, results, grid)
 
@@ -209,9 +212,11 @@ def _select(s: _PointScores, exp: Experiment) -> int:
     return min(finite, key=lambda i: (key(values[i]), i))
 
 
-def _selected_row(model: ModelConfig, s: _PointScores, exp: Experiment, where: str) -> dict:
+def _selected_row(model: ModelConfig, s: _PointScores, exp: Experiment, where: str,
+                  at: dict | None = None) -> dict:
+    """The model's row at its chosen grid point, or at ``at`` (the point its select_as model chose)."""
     try:
-        i = _select(s, exp)
+        i = _select(s, exp) if at is None else s.points.index(at)
     except SolverError as err:
         raise SolverError(f"{where}, model {model.id}: {err} ({dict(s.status)})") from None
     row = {"model": model.id, **s.test[i], "params": s.points[i], "selection": exp.protocol.selection,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from afr_cli.dm import DecisionMachine
 from afr_cli.errors import AfrInputError
 from afr_cli.models.abrf import EpsABRFFamily
+from afr_cli.models.agboost import AGBoost, AGBoostFamily, AGBoostOnFitted, NonParamFamily
 from afr_cli.models.base import Family, Param
 from afr_cli.models.dm_soft import DMSoftFamily
 from afr_cli.models.estimator import AttentionForestRegressor
@@ -44,6 +45,7 @@ FAMILIES.update(LEAVE_SELF_OUT_FAMILIES)  # em-w-larf-loo, em-larf-loo (an exper
 FAMILIES.update({f.name: f for f in (satrf_family("y"), satrf_family("x"), satrf_family("yx"),
                                      satrf_family("y", heads=2))})  # sat-rf-y, -x, -yx, -y2
 FAMILIES[DMSoftFamily.name] = DMSoftFamily()  # dm-soft: soft Decision-Machine trees (an extension)
+FAMILIES.update({f.name: f for f in (AGBoostFamily(), NonParamFamily())})  # over boosted ensembles
 
 
 def get_family(name: str, where: str = "family") -> Family:
@@ -60,4 +62,5 @@ def get_family(name: str, where: str = "family") -> Family:
                         "or module:Class for a family of your own")
 
 
-__all__ = ["DecisionMachine", "EpsABRF", "FAMILIES", "Family", "LARF", "LARF_FAMILIES", "Param", "SATRF", "get_family"]
+__all__ = ["AGBoost", "AGBoostOnFitted", "DecisionMachine", "EpsABRF", "FAMILIES", "Family", "LARF", "LARF_FAMILIES",
+           "Param", "SATRF", "get_family"]

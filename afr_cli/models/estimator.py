@@ -9,6 +9,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from afr_cli.ensembles import Ensemble, get_ensemble
+from afr_cli.errors import AfrInputError
 from afr_cli.forests import LeafStatistics
 from afr_cli.models.base import Family
 from afr_cli.solve import DEFAULT_SOLVER, SolveResult, solve
@@ -35,14 +36,21 @@ class AttentionForestRegressor(RegressorMixin, BaseEstimator):
         given = {k: params[k] for k in ensemble.param_names() if k in params}
         return ensemble, ensemble.check_params(given, name)
 
+    def _fit_ensemble(self, X: np.ndarray, y: np.ndarray):
+        """The fitted base ensemble (the adapter estimators take one fitted elsewhere instead)."""
+        ensemble, params = self._ensemble()
+        return ensemble.fit(X, y, self.random_state, **params)
+
     def _values(self, names: tuple[str, ...]) -> dict[str, float]:
         params = self.get_params(deep=False)
         return {n: self.family.param(n).check(params[n], f"{type(self).__name__}.{n}") for n in names}
 
     def fit(self, X, y):
         X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
-        ensemble, params = self._ensemble()
-        self.forest_ = ensemble.fit(X, y, self.random_state, **params)
+        self.forest_ = self._fit_ensemble(X, y)
+        if self.forest_.structure not in self.family.structures:
+            raise AfrInputError(f"{type(self).__name__}: {self.family.name} cannot attend over a "
+                                f"{self.forest_.structure} ensemble; it takes {' or '.join(self.family.structures)} ones")
         self.leaf_stats_ = LeafStatistics(self.forest_, X, y)
         design, mixing = self._values(self.family.design_names()), self._values(self.family.mixing_names())
         feats = self.family.features(self.leaf_stats_.rows(), design)
