@@ -1,4 +1,4 @@
-"""Figures from a results store: grid frame -> 2-D table of mean scores -> matplotlib figure.
+"""Figures: score surfaces from a results store, and attention weights refit on one split.
 
 ``surface_table`` is pure pandas: the grid rows (``store.load_grid``) of one dataset, base and
 model, the mean over repetitions of one score column (test_r2, cv_mae, ...) at every value pair
@@ -164,3 +164,110 @@ def _draw_panel(fig, ax, s: Surface) -> None:
         bx, by, _ = s.best()
         j, i = list(s.table.columns).index(bx), list(s.table.index).index(by)
         ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="red", linewidth=2))
+
+
+@dataclass(frozen=True)
+class WeightCurves:
+    """Trained weights w_t and the mean (over the test rows) softmax attention over t, one row
+    per value of the swept design parameter, on one repetition's refit (the 80 % / 20 % split)."""
+
+    dataset: str
+    model: str
+    base: str
+    rep: int
+    sweep: str
+    values: tuple[float, ...]
+    fixed: dict[str, float]
+    weights: np.ndarray     # (len(values), T)
+    attention: np.ndarray   # (len(values), T)
+
+
+def weight_curves(exp, model_id: str, dataset: str, rep: int, sweep: str,
+                  fixed: dict[str, float], base_id: str | None = None) -> WeightCurves:
+    """Refit one repetition as ``afr run`` does (split, scaling, ensemble seed) and train ``model_id``
+    at every grid value of ``sweep`` with the other parameters at ``fixed`` (required where the
+    model's grid has several values). The family must expose ``softmax_attention(feats)`` and a
+    ``w_`` fitted attribute (e.g. agboost)."""
+    from afr_cli.data import load_dataset
+    from afr_cli.forests import LeafStatistics
+    from afr_cli.models import get_family
+    from afr_cli.protocol import REFIT, SCALERS, UnitSeeds
+    from afr_cli.solve import solve
+
+    models = {m.id: m for m in exp.models if not m.best_of}
+    if model_id not in models:
+        raise AfrInputError(f"--model: {model_id!r} is not a model of {exp.source}; allowed: {', '.join(models)}")
+    model = models[model_id]
+    family = get_family(model.family)
+    if not hasattr(family, "softmax_attention"):
+        raise AfrInputError(f"--model: {model_id} ({family.name}) has no softmax attention over trees to plot")
+    if sweep not in family.design_names():
+        raise AfrInputError(f"--sweep: {sweep!r} is not a design parameter of {family.name}; "
+                            f"allowed: {', '.join(family.design_names()) or 'none'}")
+    values = {}
+    for name, grid in model.grid.items():
+        if name == sweep:
+            continue
+        if name in fixed:
+            values[name] = family.param(name).check(fixed[name], f"--at {name}")
+        elif len(grid) == 1:
+            values[name] = grid[0]
+        else:
+            raise AfrInputError(f"--at: {model_id} has several values of {name} ({', '.join(_fmt(v) for v in grid)}); "
+                                f"choose one with --at {name}=VALUE")
+    unknown = sorted(set(fixed) - set(model.grid))
+    if unknown:
+        raise AfrInputError(f"--at: {unknown[0]!r} is not a parameter of {model_id}; allowed: {', '.join(model.grid)}")
+    bases = {b.id: b for b in exp.bases}
+    base = bases.get(base_id or exp.bases[0].id)
+    if base is None:
+        raise AfrInputError(f"--base: {base_id!r} is not a base of {exp.source}; allowed: {', '.join(bases)}")
+    if dataset not in exp.datasets:
+        raise AfrInputError(f"--dataset: {dataset!r} is not in {exp.source}; allowed: {', '.join(exp.datasets)}")
+    if not 0 <= rep < exp.protocol.reps:
+        raise AfrInputError(f"--rep: {rep} is not allowed; an integer in [0, {exp.protocol.reps - 1}]")
+
+    X, y = load_dataset(dataset, exp.data_seed, exp.synthetic_noise)
+    seeds = UnitSeeds(exp, dataset, base, rep)
+    train, test = seeds.split_rows(len(y))
+    Xtr, Xte = X[train], X[test]
+    if exp.scale != "none":
+        scaler = SCALERS[exp.scale]().fit(Xtr)
+        Xtr, Xte = scaler.transform(Xtr), scaler.transform(Xte)
+    stats = LeafStatistics(base.fit(Xtr, y[train], seeds.forest(REFIT)), Xtr, y[train])
+    train_rows, test_rows = stats.rows(), stats.rows(Xte)
+    mixing = {k: v for k, v in values.items() if k not in family.design_names()}
+    weights, attention = [], []
+    for value in model.grid[sweep]:
+        design = {**{k: v for k, v in values.items() if k in family.design_names()}, sweep: value}
+        feats = family.features(train_rows, design)
+        problem = family.training_problem(feats, y[train], mixing)
+        theta = None if problem is None else solve(problem, loss=model.loss, solver=model.solver).theta
+        weights.append(family.fitted_attributes(feats, mixing, theta)["w_"])
+        attention.append(family.softmax_attention(family.features(test_rows, design)).mean(axis=0))
+    return WeightCurves(dataset, model_id, base.id, rep, sweep, tuple(model.grid[sweep]), mixing,
+                        np.array(weights), np.array(attention))
+
+
+def weights_figure(c: WeightCurves):
+    """Two panels over the iterations t = 1..T: trained w_t, and the mean softmax attention D_t,
+    one line per value of the swept parameter; a bare Agg figure."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(11, 4), layout="constrained")
+    FigureCanvasAgg(fig)
+    t = np.arange(1, c.weights.shape[1] + 1)
+    fixed = ", ".join(f"{k} = {_fmt(v)}" for k, v in c.fixed.items())
+    for k, (data, label) in enumerate(((c.weights, "trained weight w_t"),
+                                       (c.attention, "mean softmax attention over the test rows"))):
+        ax = fig.add_subplot(1, 2, k + 1)
+        for value, row in zip(c.values, data):
+            ax.plot(t, row, label=f"{c.sweep} = {_fmt(value)}", linewidth=1.2)
+        ax.axhline(1.0 / len(t), color="grey", linestyle=":", linewidth=1, label="1/T")
+        ax.set_xlabel("iteration t")
+        ax.set_ylabel(label)
+        ax.legend(fontsize=8)
+    fig.suptitle(f"{c.dataset}: {c.model} on {c.base}, repetition {c.rep}" + (f" ({fixed})" if fixed else ""),
+                 fontsize=10)
+    return fig

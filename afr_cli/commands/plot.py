@@ -19,7 +19,8 @@ def _stores_under(root: Path) -> list[str]:
 
 
 def register(app: typer.Typer) -> None:
-    plot = typer.Typer(help="Figures from a results store: score surfaces over two hyperparameters.",
+    plot = typer.Typer(help="Figures: score surfaces over two hyperparameters (from a store), attention "
+                            "weights over the iterations (refit on one split).",
                        no_args_is_help=True)
     app.add_typer(plot, name="plot")
 
@@ -72,3 +73,39 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"  {s.dataset} {s.model} on {s.base}, mean {s.column} over {s.reps} reps, "
                        f"{len(s.table.index)} {s.y} x {len(s.table.columns)} {s.x} values (fixed: {fixed}); "
                        f"best {best:.4g} at {s.x}={bx:g}, {s.y}={by:g}")
+
+    @plot.command("weights")
+    def weights(
+        config: Path = typer.Option(..., "--config", help="an experiment config, e.g. configs/agboost_dt.yaml"),
+        dataset: str = typer.Option(..., "--dataset", help="a dataset of the config, e.g. Friedman1"),
+        out: Path = typer.Option(..., "--out", help="the PNG file to write"),
+        model: str = typer.Option("agboost", "--model", help="a model id of the config whose family has softmax attention"),
+        sweep: str = typer.Option("delta", "--sweep", help="design parameter whose grid values give the lines"),
+        at: List[str] = typer.Option([], "--at", help="NAME=VALUE for the model's other parameters, e.g. eps=0.5"),
+        rep: int = typer.Option(0, "--rep", help="the repetition whose split is refit"),
+        base: Optional[str] = typer.Option(None, "--base", help="base id when the config has several"),
+    ) -> None:
+        """Trained w_t over the iterations and the mean softmax attention over t, per swept value."""
+        from afr_cli import plots
+        from afr_cli.config import load_experiment
+
+        if out.suffix.lower() != ".png":
+            raise AfrInputError(f"--out: {out} must name a .png file")
+        fixed = {}
+        for item in at:
+            name, sep, text = item.partition("=")
+            try:
+                fixed[name.strip()] = float(text)
+            except ValueError:
+                sep = ""
+            if not sep:
+                raise AfrInputError(f"--at {item!r}: expected NAME=NUMBER, e.g. eps=0.5")
+        curves = plots.weight_curves(load_experiment(config), model, dataset, rep, sweep, fixed, base)
+        fig = plots.weights_figure(curves)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(out, dpi=120)
+        typer.echo(f"wrote {out}")
+        for value, w, a in zip(curves.values, curves.weights, curves.attention):
+            typer.echo(f"  {curves.sweep}={value:g}: w_t max {w.max():.3g} at t={int(w.argmax()) + 1}, "
+                       f"mass on the first 10% of iterations {w[:max(1, len(w) // 10)].sum():.3f}; "
+                       f"attention max {a.max():.3g} at t={int(a.argmax()) + 1}")

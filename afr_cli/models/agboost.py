@@ -43,10 +43,12 @@ def discounted_attention(rows: RowTensors, delta: float) -> np.ndarray:
 
 @dataclass(frozen=True)
 class BoostedFeatures:
-    """eps-ABRF's softmax features over the GBM's values, and the GBM's intercept h0."""
+    """eps-ABRF's softmax features over the GBM's values, the GBM's intercept h0, and the
+    discounted softmax attention D (n, T) itself (for ``afr plot weights``)."""
 
     softmax: SoftmaxFeatures
     intercept: float
+    attention: np.ndarray
 
 
 class AGBoostFamily(EpsABRFFamily):
@@ -61,7 +63,7 @@ class AGBoostFamily(EpsABRFFamily):
         def build() -> BoostedFeatures:
             attention = discounted_attention(rows, design["delta"])
             return BoostedFeatures(SoftmaxFeatures(rows.values, np.einsum("nt,nt->n", attention, rows.values)),
-                                   rows.stats.intercept)
+                                   rows.stats.intercept, attention)
         return rows.memo(("agboost", "features", float(design["delta"])), build)
 
     def training_problem(self, feats: BoostedFeatures, y: np.ndarray,
@@ -75,6 +77,10 @@ class AGBoostFamily(EpsABRFFamily):
 
     def fitted_attributes(self, feats: BoostedFeatures, mixing, theta):
         return super().fitted_attributes(feats.softmax, mixing, theta)
+
+    def softmax_attention(self, feats: BoostedFeatures) -> np.ndarray:
+        """The untrained attention over the iterations, D_t(x), (n, T)."""
+        return feats.attention
 
 
 class NonParamFamily(AGBoostFamily):
