@@ -136,3 +136,30 @@ def register(app: typer.Typer) -> None:
                  f"batch / scikit-learn = {r['matrix_over_sklearn']:.2f}x",
                  f"predictions identical (batch, loop, scikit-learn): {r['agree']}"]
         _emit(r, fmt, lines)
+
+    @bench.command("unit")
+    def unit(config: str = typer.Argument(..., help="experiment YAML"),
+             dataset: str = typer.Option(..., help="the unit's dataset"),
+             against: str = typer.Option(..., help="solver to compare AUTO with: ECOS, CLARABEL, OSQP or SCS"),
+             rep: int = typer.Option(0, help="the unit's repetition"),
+             store: str = typer.Option(None, help="a store of this config: its rows and compute to compare with"),
+             reps: int = typer.Option(None, help="extrapolate the store's compute to this many repetitions"),
+             overrides: list[str] = typer.Option(None, "--set", help="override a config key"),
+             fmt: str = typer.Option("table", "--format", help="table or json")) -> None:
+        """One unit under AUTO and another solver: CPU seconds, ratio, |dR2| (between them and vs a store)."""
+        from afr_cli.benchmarks.unit import run
+        from afr_cli.solve import SOLVERS
+
+        _checked(fmt, against, 20, 1)
+        if against.upper() == "AUTO":
+            raise AfrInputError(f"--against: {against!r} is not allowed; allowed: {', '.join(SOLVERS[1:])}")
+        r = run(config, dataset, against, rep, overrides, store, reps)
+        s = r["solvers"]
+        lines = [f"{r['config']}, {r['dataset']}, rep {r['rep']}: AUTO {s['AUTO']['cpu_s']:.1f} CPU s, "
+                 f"{against.upper()} {s[against.upper()]['cpu_s']:.1f} CPU s, ratio {r['ratio']:.2f}x; "
+                 f"largest |dR2| between them {r['max_abs_dr2_between']:.1e}"]
+        if store:
+            lines.append(f"against {store} (this unit {r['store_unit_s']:.1f} s; {r['store_total_min']:.0f} min "
+                         f"at {r['reps']} reps, AUTO extrapolated {r['extrapolated_auto_cpu_min']:.0f} CPU min): "
+                         "largest |dR2| per model " + ", ".join(f"{m} {v:.1e}" for m, v in r["max_abs_dr2_vs_store"].items()))
+        _emit(r, fmt, lines)
