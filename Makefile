@@ -86,7 +86,7 @@ runs-larf: $(STAMP)
 # Every reference experiment at the papers' 100 repetitions, then every table, figure and report;
 # ends with the wall time per step in results/README.md (afr_cli/timed_steps.py). Resumable: rerun
 # after an interruption and each step computes only what its store lacks. A new family's
-# experiment (AGBoost, robust RF, Decision Machines) adds one "NAME=$(MAKE) runs-X ..." step here.
+# experiment (AGBoost, robust RF, ...) adds one "NAME=COMMAND" step here, before the tables.
 REPRODUCE_REPS ?= 100
 reproduce: $(STAMP)
 	$(BIN)/python -m afr_cli.timed_steps --write results/README.md \
@@ -95,6 +95,7 @@ reproduce: $(STAMP)
 	  "SAT-RF (RF, ERT, surfaces)=$(MAKE) runs-satrf REPS=$(REPRODUCE_REPS)" \
 	  "SAT-RF Softmax scalings=$(MAKE) runs-satrf-softmax" \
 	  "LARF (RF, ERT, trees, leave-self-out)=$(MAKE) runs-larf LARF_REPS=$(REPRODUCE_REPS)" \
+	  "Decision Machines, dm-soft (RF, ERT)=$(BIN)/afr run configs/dm_soft.yaml --reps $(REPRODUCE_REPS)" \
 	  "tables, figures, reports=$(MAKE) tables figures-satrf"
 
 # Summaries of every store and ours beside the papers' tables (afr_cli/paper/*.yaml say which), the claims
