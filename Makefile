@@ -87,16 +87,17 @@ runs-larf: $(STAMP)
 # ends with the wall time per step in results/README.md (afr_cli/timed_steps.py). Resumable: rerun
 # after an interruption and each step computes only what its store lacks. A new family's
 # experiment (AGBoost, robust RF, ...) adds one "NAME=COMMAND" step here, before the tables.
+# The steps say `make`, not $(MAKE): a line naming $(MAKE) runs even under `make -n`.
 REPRODUCE_REPS ?= 100
 reproduce: $(STAMP)
 	$(BIN)/python -m afr_cli.timed_steps --write results/README.md \
-	  "eps-ABRF (RF, ERT)=$(MAKE) runs-abrf REPS=$(REPRODUCE_REPS)" \
-	  "eps-ABRF, derived seeds (RF, ERT)=$(MAKE) runs-abrf-derived REPS=$(REPRODUCE_REPS)" \
-	  "SAT-RF (RF, ERT, surfaces)=$(MAKE) runs-satrf REPS=$(REPRODUCE_REPS)" \
-	  "SAT-RF Softmax scalings=$(MAKE) runs-satrf-softmax" \
-	  "LARF (RF, ERT, trees, leave-self-out)=$(MAKE) runs-larf LARF_REPS=$(REPRODUCE_REPS)" \
+	  "eps-ABRF (RF, ERT)=make runs-abrf REPS=$(REPRODUCE_REPS)" \
+	  "eps-ABRF, derived seeds (RF, ERT)=make runs-abrf-derived REPS=$(REPRODUCE_REPS)" \
+	  "SAT-RF (RF, ERT, surfaces)=make runs-satrf REPS=$(REPRODUCE_REPS)" \
+	  "SAT-RF Softmax scalings=make runs-satrf-softmax" \
+	  "LARF (RF, ERT, trees, leave-self-out)=make runs-larf LARF_REPS=$(REPRODUCE_REPS)" \
 	  "Decision Machines, dm-soft (RF, ERT)=$(BIN)/afr run configs/dm_soft.yaml --reps $(REPRODUCE_REPS)" \
-	  "tables, figures, reports=$(MAKE) tables figures-satrf"
+	  "tables, figures, reports=make tables figures-satrf"
 
 # Summaries of every store and ours beside the papers' tables (afr_cli/paper/*.yaml say which), the claims
 # ledgers, the READMEs' generated sections and the site results/site/:
