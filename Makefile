@@ -12,6 +12,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 .PHONY: venv demo test regress bench clean tables figures-satrf reference-abrf reference-abrf-derived reference-satrf reference-satrf-softmax reference-larf reference-agboost agboost-gbm-baselines
+.PHONY: runs-abrf runs-abrf-derived runs-satrf runs-satrf-softmax runs-larf runs-agboost reproduce
 venv: $(STAMP)
 
 demo: $(STAMP)
@@ -32,15 +33,18 @@ clean:
 
 # Reference runs (hours on 2 cores; resumable: rerun to continue) and the tables committed from them.
 REPS ?= 20
-reference-abrf: $(STAMP)
+# Each reference-X target is runs-X (the experiments, resumable) followed by the tables.
+reference-abrf: runs-abrf
+	$(MAKE) tables
+runs-abrf: $(STAMP)
 	$(BIN)/afr run configs/abrf_rf.yaml --reps $(REPS)
 	$(BIN)/afr run configs/abrf_ert.yaml --reps $(REPS)
-	$(MAKE) tables
 
-reference-abrf-derived: $(STAMP)
+reference-abrf-derived: runs-abrf-derived
+	$(MAKE) tables
+runs-abrf-derived: $(STAMP)
 	$(BIN)/afr run configs/abrf_rf_derived.yaml --reps $(REPS)
 	$(BIN)/afr run configs/abrf_ert_derived.yaml --reps $(REPS)
-	$(MAKE) tables
 
 # The SAT-RF paper's Figures 1-4 (SAT-RF-yx on the ERT): run configs/satrf_surfaces.yaml first.
 figures-satrf: $(STAMP)
@@ -50,38 +54,59 @@ figures-satrf: $(STAMP)
 	    --out results/satrf/figures/$$d.png || exit 1; \
 	done
 
-reference-satrf: $(STAMP)
+reference-satrf: runs-satrf
+	$(MAKE) tables figures-satrf
+runs-satrf: $(STAMP)
 	$(BIN)/afr run configs/satrf_rf.yaml --reps $(REPS)
 	$(BIN)/afr run configs/satrf_ert.yaml --reps $(REPS)
 	$(BIN)/afr run configs/satrf_surfaces.yaml
-	$(MAKE) tables figures-satrf
 
 # The SAT-RF Softmax columns under each feature scaling, and min-max with tau = kappa = 2
 # (configs/satrf_softmax_scaling.yaml; no QP, a few minutes each).
 SOFTMAX_TAU2 = $(foreach i,1 2 3,--set models.$(i).params.tau=2 --set models.$(i).params.kappa=2) --set models.4.params.tau=2
-reference-satrf-softmax: $(STAMP)
+reference-satrf-softmax: runs-satrf-softmax
+	$(MAKE) tables
+runs-satrf-softmax: $(STAMP)
 	for s in standard minmax none; do \
 	  $(BIN)/afr run configs/satrf_softmax_scaling.yaml --set preprocess.scale=$$s --out results/satrf_softmax/$$s || exit 1; \
 	done
 	$(BIN)/afr run configs/satrf_softmax_scaling.yaml --set preprocess.scale=minmax $(SOFTMAX_TAU2) \
 	  --out results/satrf_softmax/minmax_tau2
-	$(MAKE) tables
 
 # The committed LARF stores hold the papers' 100 repetitions (about 12 h of compute, 6-7 h on 2 cores).
 LARF_REPS ?= 100
-reference-larf: $(STAMP)
+reference-larf: runs-larf
+	$(MAKE) tables
+runs-larf: $(STAMP)
 	$(BIN)/afr run configs/larf_rf.yaml --reps $(LARF_REPS)
 	$(BIN)/afr run configs/larf_ert.yaml --reps $(LARF_REPS)
 	$(BIN)/afr run configs/larf_trees.yaml --reps $(LARF_REPS)
 	$(BIN)/afr run configs/larf_leave_self_out.yaml --reps 20
-	$(MAKE) tables
+
+# Every reference experiment at the papers' 100 repetitions, then every table, figure and report;
+# ends with the wall time per step in results/README.md (afr_cli/timed_steps.py). Resumable: rerun
+# after an interruption and each step computes only what its store lacks. A new family's
+# experiment (AGBoost, robust RF, ...) adds one "NAME=COMMAND" step here, before the tables.
+# The steps say `make`, not $(MAKE): a line naming $(MAKE) runs even under `make -n`.
+REPRODUCE_REPS ?= 100
+reproduce: $(STAMP)
+	$(BIN)/python -m afr_cli.timed_steps --write results/README.md \
+	  "eps-ABRF (RF, ERT)=make runs-abrf REPS=$(REPRODUCE_REPS)" \
+	  "eps-ABRF, derived seeds (RF, ERT)=make runs-abrf-derived REPS=$(REPRODUCE_REPS)" \
+	  "SAT-RF (RF, ERT, surfaces)=make runs-satrf REPS=$(REPRODUCE_REPS)" \
+	  "SAT-RF Softmax scalings=make runs-satrf-softmax" \
+	  "LARF (RF, ERT, trees, leave-self-out)=make runs-larf LARF_REPS=$(REPRODUCE_REPS)" \
+	  "AGBoost (DT, ERT)=make runs-agboost AGBOOST_REPS=$(REPRODUCE_REPS)" \
+	  "Decision Machines, dm-soft (RF, ERT)=$(BIN)/afr run configs/dm_soft.yaml --reps $(REPRODUCE_REPS)" \
+	  "tables, figures, reports=make tables figures-satrf"
 
 # The AGBoost paper's Tables II-III at its 100 repetitions (configs/agboost_{dt,ert}.yaml; about 6 h
 # and 8 h of compute, measured on a 2-repetition smoke run).
 AGBOOST_REPS ?= 100
-reference-agboost: $(STAMP)
+runs-agboost: $(STAMP)
 	$(BIN)/afr run configs/agboost_dt.yaml --reps $(AGBOOST_REPS)
 	$(BIN)/afr run configs/agboost_ert.yaml --reps $(AGBOOST_REPS)
+reference-agboost: runs-agboost
 	$(MAKE) tables
 
 # Which GBM the AGBoost paper ran, from its GBM columns alone (configs/agboost_gbm_baselines.yaml;

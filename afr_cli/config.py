@@ -313,7 +313,7 @@ def _models(node: Any, src: str, solver: str) -> tuple[ModelConfig, ...]:
         loss = _choice(item.get("loss", "l2"), LOSSES, src, f"{where}.loss")
         msolver = _choice(str(item.get("solver", solver)).upper(), SOLVERS, src, f"{where}.solver")
         if loss == "l1" and msolver == "OSQP":
-            raise AfrInputError(f"{src}: {where}.solver: OSQP solves QPs only; loss l1 needs ECOS, CLARABEL or SCS")
+            raise AfrInputError(f"{src}: {where}.solver: OSQP solves QPs only; loss l1 needs AUTO, ECOS, CLARABEL or SCS")
         grid = _grid(item, family, src, where)
         models.append(ModelConfig(mid, family_spec, grid, loss, msolver, select_as=item.get("select_as")))
     ids = [m.id for m in models]

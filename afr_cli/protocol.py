@@ -177,9 +177,9 @@ def _score_model(model: ModelConfig, s: _PointScores, stage: _Stage, train_rows,
 
 
 def solve_entry(stage: int, result: SolveResult) -> list:
-    """One solve, compactly: [stage, solver, status, objective, ms], plus the failed attempts
-    ("SOLVER: status; ...") when it fell back."""
-    entry = [stage, result.solver, result.status, result.objective, round(result.seconds * 1000, 3)]
+    """One solve, compactly: [stage, solver, status, objective (10 significant digits), ms], plus
+    the failed attempts ("SOLVER: status; ...") when it fell back."""
+    entry = [stage, result.solver, result.status, float(f"{result.objective:.10g}"), round(result.seconds * 1000, 2)]
     if result.fell_back:
         entry.append("; ".join(f"{a['solver']}: {a['status']}" for a in result.attempts[:-1]))
     return entry

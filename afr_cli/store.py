@@ -116,7 +116,7 @@ class ResultsStore:
                 "solves) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(unit.dataset, unit.base, g["model"], unit.rep, json.dumps(g["point"], sort_keys=True),
                   g["cv_r2"], g["cv_mae"], g["test_r2"], g["test_mae"], g["test_rmse"],
-                  json.dumps(g.get("solves", []))) for g in unit.grid])
+                  json.dumps(g.get("solves", []), separators=(",", ":"))) for g in unit.grid])
 
     def frame(self, table: str) -> pd.DataFrame:
         """One table as a DataFrame, JSON columns decoded."""

@@ -30,29 +30,47 @@ def _checked(fmt: str, solver: str, n: int, trees: int) -> str:
     return solver.upper()
 
 
+def _qp_lines(r: dict) -> list[str]:
+    """The qp benchmark as text: one table of ms (gap) per shape and solver."""
+    solvers = list(dict.fromkeys(k for row in r["shapes"].values() for k in row if k not in ("reference", "weights")))
+
+    def cell(entry: dict | None) -> str:
+        if not entry:
+            return ""
+        return "failed" if entry["ms"] is None else f"{entry['ms']:.2f} ({entry['gap']:+.0e})"
+
+    rows = [[name, row["weights"], row["reference"]] + [cell(row.get(s)) for s in solvers]
+            for name, row in r["shapes"].items()]
+    nv, ws = r["naive"], r["warm_start"]
+    return [f"{r['dataset']}, n = {r['n']}, T = {r['trees']}: ms, median of {r['repeats']} "
+            "(relative objective gap to the reference)",
+            tabulate(rows, headers=["shape", "weights", "reference"] + solvers), "",
+            f"naive fresh n-form cvxpy + ECOS {nv['fresh_ms']:.1f} ms vs AUTO {nv['auto_ms']:.2f} ms: "
+            f"ratio {nv['ratio']:.0f}x, objective gap {nv['objective_gap']:+.0e}",
+            f"warm starts along {ws['shape']}'s eps x gamma sweep ({ws['points']} points): cold "
+            f"{ws['cold_ms']:.1f} ms, warm {ws['warm_ms']:.1f} ms (ratio {ws['ratio']:.2f}, max gap {ws['max_gap']:.0e})"]
+
+
 def register(app: typer.Typer) -> None:
     bench = typer.Typer(help="Benchmarks: ratios against a naive path measured in the same run.",
                         no_args_is_help=True)
     app.add_typer(bench, name="bench")
 
     @bench.command("qp")
-    def qp(n: int = typer.Option(800, help="rows"), trees: int = typer.Option(100, "--trees", help="T"),
-           repeats: int = typer.Option(5, help="timed repeats (median)"),
+    def qp(dataset: str = typer.Option("Airfoil", help="dataset whose 80 % training split the shapes use"),
+           n: int = typer.Option(0, help="rows kept (0 = the whole training split)"),
+           trees: int = typer.Option(100, "--trees", help="T (the 1,000-tree shape uses 10 T)"),
+           repeats: int = typer.Option(3, help="timed repeats (median)"),
            fmt: str = typer.Option("table", "--format", help="table or json")) -> None:
-        """Fresh n-form cvxpy+ECOS solve vs the compiled Gram form; every solver's time and gap."""
+        """Every solver on the real shapes: ms and objective gap to tight ECOS; AUTO vs the naive path; warm starts."""
         from afr_cli.benchmarks.qp import run
-        from afr_cli.solve import DEFAULT_SOLVER
+        from afr_cli.data import DATASETS
 
-        _checked(fmt, DEFAULT_SOLVER, n, trees)
-        r = run(n, trees, repeats)
-        rows = [(name, s["compiled_ms"], s["first_solve_ms"], s["status"], f"{s['objective_gap_to_ecos']:.2e}")
-                for name, s in r["solvers"].items()]
-        lines = [f"simplex least squares, T = {r['T']}, n = {r['n']} (median of {r['repeats']})",
-                 f"fresh n-form cvxpy + {r['fresh_solver']}: {r['fresh_ms']:.1f} ms",
-                 f"compiled Gram form + {r['compiled_solver']}: {r['compiled_ms']:.1f} ms",
-                 f"ratio: {r['ratio']:.1f}x", "",
-                 tabulate(rows, headers=["solver (compiled)", "ms", "first solve ms", "status", "objective gap to ECOS"])]
-        _emit(r, fmt, lines)
+        _checked(fmt, "AUTO", n or 20, trees)
+        if dataset not in DATASETS:
+            raise AfrInputError(f"--dataset: {dataset!r} is not allowed; allowed: {', '.join(DATASETS)}")
+        r = run(dataset, trees, n or None, repeats)
+        _emit(r, fmt, _qp_lines(r))
 
     @bench.command("satrf")
     def satrf(n: int = typer.Option(800, help="training rows (n/2 validation rows)"),
@@ -67,7 +85,7 @@ def register(app: typer.Typer) -> None:
                  f"solver {r['solver']}",
                  f"naive (tensors rebuilt at every point): {r['naive_ms']:.1f} ms",
                  f"shared (tensors built once per row set): {r['shared_ms']:.1f} ms",
-                 f"ratio: {r['ratio']:.1f}x"]
+                 f"ratio: {r['ratio']:.1f}x (predictions differ by at most {r['max_abs_diff']:.1e})"]
         _emit(r, fmt, lines)
 
     @bench.command("larf")
@@ -117,4 +135,31 @@ def register(app: typer.Typer) -> None:
                  f"ratios: per-row loop / batch = {r['naive_over_matrix']:.1f}x; "
                  f"batch / scikit-learn = {r['matrix_over_sklearn']:.2f}x",
                  f"predictions identical (batch, loop, scikit-learn): {r['agree']}"]
+        _emit(r, fmt, lines)
+
+    @bench.command("unit")
+    def unit(config: str = typer.Argument(..., help="experiment YAML"),
+             dataset: str = typer.Option(..., help="the unit's dataset"),
+             against: str = typer.Option(..., help="solver to compare AUTO with: ECOS, CLARABEL, OSQP or SCS"),
+             rep: int = typer.Option(0, help="the unit's repetition"),
+             store: str = typer.Option(None, help="a store of this config: its rows and compute to compare with"),
+             reps: int = typer.Option(None, help="extrapolate the store's compute to this many repetitions"),
+             overrides: list[str] = typer.Option(None, "--set", help="override a config key"),
+             fmt: str = typer.Option("table", "--format", help="table or json")) -> None:
+        """One unit under AUTO and another solver: CPU seconds, ratio, |dR2| (between them and vs a store)."""
+        from afr_cli.benchmarks.unit import run
+        from afr_cli.solve import SOLVERS
+
+        _checked(fmt, against, 20, 1)
+        if against.upper() == "AUTO":
+            raise AfrInputError(f"--against: {against!r} is not allowed; allowed: {', '.join(SOLVERS[1:])}")
+        r = run(config, dataset, against, rep, overrides, store, reps)
+        s = r["solvers"]
+        lines = [f"{r['config']}, {r['dataset']}, rep {r['rep']}: AUTO {s['AUTO']['cpu_s']:.1f} CPU s, "
+                 f"{against.upper()} {s[against.upper()]['cpu_s']:.1f} CPU s, ratio {r['ratio']:.2f}x; "
+                 f"largest |dR2| between them {r['max_abs_dr2_between']:.1e}"]
+        if store:
+            lines.append(f"against {store} (this unit {r['store_unit_s']:.1f} s; {r['store_total_min']:.0f} min "
+                         f"at {r['reps']} reps, AUTO extrapolated {r['extrapolated_auto_cpu_min']:.0f} CPU min): "
+                         "largest |dR2| per model " + ", ".join(f"{m} {v:.1e}" for m, v in r["max_abs_dr2_vs_store"].items()))
         _emit(r, fmt, lines)

@@ -38,7 +38,7 @@ def _daqp(H, f, cons: LinearConstraints, warm):
     lower = np.concatenate([np.maximum(cons.lower, -_DAQP_INF), cons.eq_rhs])
     sense = np.zeros(p + m, dtype=np.int32)
     sense[p:] = _DAQP_EQUALITY
-    if warm is not None:  # start from the previous solution's active bounds
+    if warm is not None and len(warm) == p:  # start from the previous solution's active bounds
         sense[:p][(warm <= cons.lower) | (warm >= cons.upper)] = _DAQP_ACTIVE
     A = np.ascontiguousarray(cons.eq_matrix if m else np.zeros((0, p)))
     H = np.ascontiguousarray(H + DAQP_RIDGE * np.eye(p))

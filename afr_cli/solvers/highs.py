@@ -1,6 +1,10 @@
-"""LPs through HiGHS (``scipy.optimize.linprog(method="highs")``): the L1 residual problem and
-``LinearProblem``. The L1 loss sum |t - Phi theta| becomes min 1'(u + v) with
-Phi theta + u - v = t, u, v >= 0 (theta first, then u, v)."""
+"""LPs through HiGHS (``scipy.optimize.linprog``): the L1 residual problem and ``LinearProblem``.
+
+The L1 loss sum |t - Phi theta| becomes min 1'(u + v) with Phi theta + u - v = t, u, v >= 0
+(theta first, then u, v). HiGHS's interior point with crossover (a vertex, as exact as the
+simplex) took 0.84 s on Airfoil's eps-ABRF L1 problem (n = 1,202, 100 weights) against 1.7 s
+for its default choice and 2.4 s for the dual simplex; the inequality form was slower in all three.
+"""
 
 from __future__ import annotations
 
@@ -32,7 +36,7 @@ def solve_lp(problem: LinearAttentionProblem | LinearProblem) -> tuple[str, np.n
         c = np.concatenate([np.zeros(p), np.ones(2 * n)])
         bounds = _bounds(cons) + [(0.0, None)] * (2 * n)
     res = linprog(c, A_eq=A_eq if len(b_eq) else None, b_eq=b_eq if len(b_eq) else None,
-                  bounds=bounds, method="highs", options=_OPTIONS)
+                  bounds=bounds, method="highs-ipm", options=_OPTIONS)
     status = _STATUS.get(res.status, f"status {res.status}")
     return status, (np.asarray(res.x[:p], dtype=float) if res.status == 0 else None)
 
