@@ -26,6 +26,7 @@ _COMMAND_MODULES = (
     "bench",
     "plot",
     "dm",
+    "export",
 )
 
 

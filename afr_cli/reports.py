@@ -22,7 +22,7 @@ import pandas as pd
 
 from afr_cli.errors import AfrInputError
 from afr_cli.paper.knowledge import Report, paper, reports
-from afr_cli.store import load_grid, load_results
+from afr_cli.store import has_results, load_grid, load_results
 
 REPORTS = reports()
 
@@ -39,13 +39,11 @@ _LOADED: dict[Path, StoreFrames | None] = {}
 
 
 def load_store(directory: Path) -> StoreFrames | None:
-    """A store's frames through the store's read paths, or None when there is no store there."""
+    """A store's frames through the store's read paths (the store, else its export), or None when
+    there is neither; a damaged store is its one-line error, not a silently missing store."""
     key = Path(directory).resolve()
     if key not in _LOADED:
-        try:
-            _LOADED[key] = StoreFrames(load_results(directory), load_grid(directory))
-        except AfrInputError:
-            _LOADED[key] = None
+        _LOADED[key] = StoreFrames(load_results(directory), load_grid(directory)) if has_results(directory) else None
     return _LOADED[key]
 
 

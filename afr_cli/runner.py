@@ -13,6 +13,7 @@ import time
 from collections import Counter
 from contextlib import nullcontext
 from dataclasses import dataclass
+from typing import Callable
 from importlib import metadata
 
 import numpy as np
@@ -23,7 +24,8 @@ from afr_cli.data import load_dataset
 from afr_cli.errors import AfrInputError
 from afr_cli.paths import PROJECT_ROOT
 from afr_cli.protocol import run_unit
-from afr_cli.store import ResultsStore, UnitRecord
+from afr_cli.store import ResultsStore, UnitRecord, has_results, open_existing
+from afr_cli.store_export import export_store, seed_store
 
 BACKENDS = ("loky", "dask")
 
@@ -35,6 +37,7 @@ class RunOptions:
     scheduler: str | None = None
     fresh: bool = False
     progress: bool = True
+    confirm: Callable[[str], bool] | None = None  # asked before --fresh deletes results
 
 
 def manifest_for(exp: Experiment) -> dict:
@@ -87,28 +90,54 @@ def run_history(previous: dict, manifest: dict, reps: int, stored: int) -> list[
     return runs
 
 
-def prepare_store(exp: Experiment, fresh: bool) -> tuple[ResultsStore, list[tuple[str, int, int]]]:
+def prepare_store(exp: Experiment, fresh: bool,
+                  confirm: Callable[[str], bool] | None = None) -> tuple[ResultsStore, list[tuple[str, int, int]]]:
     """Open the experiment's store and list its missing units (dataset, base index, rep); refuse
-    a store made by a different config unless ``fresh``. The manifest is written, with this run
-    added to its history, only when there is something to run: a no-op run leaves it untouched."""
+    a store made by a different config unless ``fresh``. A missing store is seeded from the
+    committed export, so a fresh clone extends an experiment from where it stands. ``fresh`` on
+    results that exist needs ``confirm`` to say yes. The manifest is written, with this run added
+    to its history, only when there is something to run: a no-op run leaves it untouched, and
+    every refusal comes before anything is written."""
     store = ResultsStore(exp.results)
-    previous = store.manifest() if store.exists() and not fresh else {}
+    held = open_existing(exp.results) if has_results(exp.results) else None  # the store, else its export
+    if fresh and held is not None:
+        _confirm_fresh(held, confirm)
+    previous = held.manifest() if held is not None and not fresh else {}
     if previous:
         old = previous.get("config_hash")
         if old != exp.unit_hash():
             raise AfrInputError(
-                f"{exp.source}: the store {store.path} was made by a different config (hash {old} != "
+                f"{exp.source}: the store {held.path} was made by a different config (hash {old} != "
                 f"{exp.unit_hash()}); use --fresh to discard it or --out DIR for a new store")
-    done = store.done_units() if previous else set()
+    done = held.done_units() if previous else set()
     todo = [(d, b, r) for d in exp.datasets for b in range(len(exp.bases)) for r in range(exp.protocol.reps)
             if (d, exp.bases[b].id, r) not in done]
     if todo:
+        store.check_writable()
         if fresh:
             store.delete()
+        elif previous and not store.exists():
+            seed_store(exp.results)
         manifest = manifest_for(exp)
         manifest["runs"] = run_history(previous, manifest, exp.protocol.reps, len(done))
         store.create(manifest)
     return store, todo
+
+
+def _confirm_fresh(held, confirm: Callable[[str], bool] | None) -> None:
+    """--fresh deletes results: only with the user's yes (--yes, or the prompt in a terminal)."""
+    try:
+        count = f"{len(held.done_units())} units of results"
+    except AfrInputError:
+        count = "an unreadable store"
+    if count.startswith("0 "):
+        return
+    question = f"{held.directory} holds {count}; delete them and start afresh?"
+    if confirm is None:
+        raise AfrInputError(f"{held.directory}: holds {count}; --fresh would delete them; add --yes to "
+                            f"confirm, or use --out DIR for a new store")
+    if not confirm(question):
+        raise AfrInputError(f"{held.directory}: --fresh not confirmed; nothing was changed")
 
 
 def _run_one(exp: Experiment, dataset: str, base_index: int, rep: int, X: np.ndarray, y: np.ndarray) -> UnitRecord:
@@ -122,7 +151,7 @@ def run_experiment(exp: Experiment, options: RunOptions, echo=print) -> ResultsS
     if options.backend == "dask" and not options.scheduler:
         raise AfrInputError("--backend dask needs --scheduler ADDRESS (e.g. tcp://127.0.0.1:8786)")
     data = {name: load_dataset(name, exp.data_seed, exp.synthetic_noise) for name in exp.datasets}
-    store, todo = prepare_store(exp, options.fresh)
+    store, todo = prepare_store(exp, options.fresh, options.confirm)
     total = len(exp.datasets) * len(exp.bases) * exp.protocol.reps
     echo(f"{exp.name}: {total} units ({len(exp.datasets)} datasets x {len(exp.bases)} bases x "
          f"{exp.protocol.reps} reps), {total - len(todo)} already stored, {len(todo)} to run -> {store.path}")
@@ -140,6 +169,8 @@ def run_experiment(exp: Experiment, options: RunOptions, echo=print) -> ResultsS
             if remaining[key] == 0:
                 bar.write(dataset_summary(store, exp, *key))
         bar.write(f"done in {time.perf_counter() - started:.1f} s")
+    export_store(store.directory)
+    echo(f"exported -> {store.directory / 'export'} (the committed form of the store)")
     return store
 
 

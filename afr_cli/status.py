@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from afr_cli.store import STORE_FILE, open_existing
+from afr_cli.store import find_stores, open_existing
 
 
 @dataclass
@@ -21,6 +21,7 @@ class StoreStatus:
     gaps: list[str] = field(default_factory=list)  # (dataset, base) whose stored reps are not 0..n-1
     compute_minutes: float = 0.0
     solves: Counter = field(default_factory=Counter)  # "SOLVER:status", "fallbacks", "failed"
+    source: str = "store"  # "store" (store.sqlite) or "export" (the committed export, no store here)
 
     @property
     def units(self) -> int:
@@ -29,11 +30,6 @@ class StoreStatus:
     @property
     def solved(self) -> int:
         return sum(n for key, n in self.solves.items() if ":" in key)
-
-
-def find_stores(root: Path) -> list[Path]:
-    """Every directory below ``root`` holding a store, in path order."""
-    return sorted(p.parent for p in Path(root).rglob(STORE_FILE))
 
 
 def store_status(directory: str | Path) -> StoreStatus:
@@ -56,7 +52,7 @@ def store_status(directory: str | Path) -> StoreStatus:
     for status in own.get("solver_status", []):
         solves.update(status)
     return StoreStatus(Path(directory), store.manifest(), reps, gaps,
-                       float(units["seconds"].sum()) / 60 if len(units) else 0.0, solves)
+                       float(units["seconds"].sum()) / 60 if len(units) else 0.0, solves, store.source)
 
 
 def _ranges(values: list[int]) -> str:
@@ -78,7 +74,8 @@ def render_status(status: StoreStatus, detail: bool = False) -> str:
 
     m = status.manifest
     commit = str(m.get("git_commit") or "unknown")[:7]
-    lines = [f"{status.directory}: experiment {m.get('experiment', '?')} ({m.get('config_source', '?')}, "
+    where = f"{status.directory}" + (" (export)" if status.source == "export" else "")
+    lines = [f"{where}: experiment {m.get('experiment', '?')} ({m.get('config_source', '?')}, "
              f"config {m.get('config_hash', '?')}, code {commit})"]
     runs = m.get("runs", [])
     if len(runs) > 1:

@@ -4,21 +4,30 @@ A *unit* is (dataset, base, repetition): one split, its forests, every model and
 A unit is written whole in one transaction (its ``units`` row, one ``results`` row per model
 and one ``grid`` row per model and grid point) or not at all, so a run killed at any moment
 leaves only complete units; the next run skips them and computes the rest.
+
+The SQLite file is the *working* store (git-ignored); its committed form is the export beside it
+(``export/``, see ``afr_cli.store_export``). Readers go through ``open_existing``, which reads the
+store when there is one and the export otherwise. A store is opened read-only wherever only
+reading is needed, and a file that is not a readable store is a one-line ``AfrInputError``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 import pandas as pd
 
 from afr_cli.errors import AfrInputError
 
 STORE_FILE = "store.sqlite"
+TABLES = ("units", "results", "grid")
+SQLITE_HEADER = b"SQLite format 3\x00"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS manifest (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -38,6 +47,11 @@ CREATE TABLE IF NOT EXISTS grid (
     solves TEXT,
     PRIMARY KEY (dataset, base, model, rep, point));
 """
+
+# Each table's key (the export's sort order) and its JSON columns (decoded into dicts on reading).
+KEYS = {"units": ("dataset", "base", "rep"), "results": ("dataset", "base", "model", "rep"),
+        "grid": ("dataset", "base", "model", "rep", "point")}
+JSON_COLUMNS = ("params", "solver_status", "point", "solves")
 
 
 @dataclass
@@ -59,6 +73,8 @@ class UnitRecord:
 class ResultsStore:
     """One experiment's SQLite store in ``directory/store.sqlite`` (WAL journal)."""
 
+    source = "store"
+
     def __init__(self, directory: str | Path):
         self.directory = Path(directory)
         self.path = self.directory / STORE_FILE
@@ -66,11 +82,25 @@ class ResultsStore:
     def exists(self) -> bool:
         return self.path.is_file()
 
+    # -- writing ------------------------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, timeout=60)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
+        try:
+            conn = sqlite3.connect(self.path, timeout=60)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+        except sqlite3.Error as err:
+            raise AfrInputError(f"{self.path}: cannot open the results store for writing ({err})") from None
         return conn
+
+    def check_writable(self) -> None:
+        """A one-line error, before anything is written, when the store cannot be written here
+        (a read-only directory, file or file system)."""
+        target = self.path if self.exists() else self.directory
+        while not target.exists():
+            target = target.parent
+        if not os.access(target, os.W_OK) or (target == self.path and not os.access(self.directory, os.W_OK)):
+            raise AfrInputError(f"{target}: cannot write the results store here (read-only); "
+                                f"use --out DIR for a writable directory")
 
     def create(self, manifest: dict) -> None:
         """Create the store (or reset it when ``manifest`` differs and the caller allowed it)."""
@@ -86,14 +116,6 @@ class ResultsStore:
         """Remove the store's files (``--fresh``)."""
         for suffix in ("", "-wal", "-shm"):
             Path(str(self.path) + suffix).unlink(missing_ok=True)
-
-    def manifest(self) -> dict:
-        with closing(self._connect()) as conn:
-            return {k: json.loads(v) for k, v in conn.execute("SELECT key, value FROM manifest")}
-
-    def done_units(self) -> set[tuple[str, str, int]]:
-        with closing(self._connect()) as conn:
-            return set(conn.execute("SELECT dataset, base, rep FROM units"))
 
     def write_unit(self, unit: UnitRecord) -> None:
         """Write one unit in a single transaction; a unit already present is left as it is."""
@@ -118,22 +140,113 @@ class ResultsStore:
                   g["cv_r2"], g["cv_mae"], g["test_r2"], g["test_mae"], g["test_rmse"],
                   json.dumps(g.get("solves", []), separators=(",", ":"))) for g in unit.grid])
 
+    # -- reading (read-only) ------------------------------------------------------------------
+    def read_connection(self) -> sqlite3.Connection:
+        """A read-only connection (``mode=ro``; ``immutable`` where not even the WAL index can be
+        made, e.g. a read-only directory), or a one-line error naming the file and what is wrong."""
+        try:
+            size = self.path.stat().st_size
+            with open(self.path, "rb") as handle:
+                header = handle.read(len(SQLITE_HEADER))
+        except OSError as err:
+            raise AfrInputError(f"{self.path}: cannot read the results store ({err.strerror})") from None
+        if size == 0:
+            raise AfrInputError(f"{self.path}: empty file, not a results store; delete it or use --out DIR")
+        if header != SQLITE_HEADER:
+            raise AfrInputError(f"{self.path}: not an SQLite database (damaged or not a results store); "
+                                f"delete it or use --out DIR")
+        uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
+        for suffix in ("", "&immutable=1"):
+            conn = sqlite3.connect(uri + suffix, uri=True, timeout=60)
+            try:
+                conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                return conn
+            except sqlite3.OperationalError as err:
+                conn.close()
+                if "unable to open" not in str(err) and "readonly" not in str(err):
+                    raise self._unreadable(err) from None
+            except sqlite3.DatabaseError as err:
+                conn.close()
+                raise self._unreadable(err) from None
+        raise AfrInputError(f"{self.path}: cannot open the results store read-only")
+
+    def _unreadable(self, err: Exception) -> AfrInputError:
+        if "no such table" in str(err) or "no such column" in str(err):
+            return AfrInputError(f"{self.path}: not an afr results store ({err})")
+        return AfrInputError(f"{self.path}: unreadable results store ({err}: truncated or damaged); "
+                             f"delete it or use --out DIR")
+
+    def _query(self, sql: str) -> list[tuple]:
+        with closing(self.read_connection()) as conn:
+            try:
+                return conn.execute(sql).fetchall()
+            except sqlite3.DatabaseError as err:
+                raise self._unreadable(err) from None
+
+    def manifest(self) -> dict:
+        try:
+            return {k: json.loads(v) for k, v in self._query("SELECT key, value FROM manifest ORDER BY key")}
+        except json.JSONDecodeError as err:
+            raise AfrInputError(f"{self.path}: manifest: a value is not JSON ({err})") from None
+
+    def done_units(self) -> set[tuple[str, str, int]]:
+        return set(self._query("SELECT dataset, base, rep FROM units"))
+
+    def columns(self, table: str) -> list[tuple[str, str]]:
+        """(name, declared type) of every column of ``table``, in table order."""
+        rows = self._query(f"PRAGMA table_info({table})")
+        if not rows:
+            raise AfrInputError(f"{self.path}: not an afr results store (no table {table})")
+        return [(r[1], r[2]) for r in rows]
+
+    def rows(self, table: str) -> list[tuple]:
+        """Every row of ``table`` in key order (the export's order)."""
+        return self._query(f"SELECT * FROM {table} ORDER BY {', '.join(KEYS[table])}")
+
     def frame(self, table: str) -> pd.DataFrame:
         """One table as a DataFrame, JSON columns decoded."""
-        with closing(sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)) as conn:
-            df = pd.read_sql_query(f"SELECT * FROM {table} ORDER BY dataset, base, rep", conn)
-        for col in ("params", "solver_status", "point", "solves"):
+        with closing(self.read_connection()) as conn:
+            try:
+                df = pd.read_sql_query(f"SELECT * FROM {table} ORDER BY {', '.join(KEYS[table])}", conn)
+            except (sqlite3.DatabaseError, pd.errors.DatabaseError) as err:
+                raise self._unreadable(err) from None
+        for col in JSON_COLUMNS:
             if col in df:
                 df[col] = df[col].map(lambda v: None if v is None else json.loads(v))
         return df
 
 
-def open_existing(directory: str | Path) -> ResultsStore:
-    """A store that must already exist, or a one-line error naming the directory."""
+def has_results(directory: str | Path) -> bool:
+    """Whether ``directory`` holds a results store or its export."""
+    from afr_cli.store_export import has_export
+
+    return (Path(directory) / STORE_FILE).is_file() or has_export(directory)
+
+
+def find_stores(root: str | Path) -> list[Path]:
+    """Every directory below ``root`` holding a store or an export, in path order."""
+    from afr_cli.store_export import EXPORT_DIR, EXPORT_MANIFEST
+
+    root = Path(root)
+    if not root.is_dir():
+        return []
+    found = {p.parent for p in root.rglob(STORE_FILE)}
+    found |= {p.parent.parent for p in root.rglob(f"{EXPORT_DIR}/{EXPORT_MANIFEST}")}
+    return sorted(found)
+
+
+def open_existing(directory: str | Path):
+    """The results of ``directory`` for reading: its SQLite store when there is one, else its
+    committed export (both offer ``frame``, ``manifest``, ``done_units``); a one-line error if neither."""
+    from afr_cli.store_export import ExportedStore, has_export
+
     store = ResultsStore(directory)
-    if not store.exists():
-        raise AfrInputError(f"{directory}: no results store here (expected {STORE_FILE}); run `afr run CONFIG` first")
-    return store
+    if store.exists():
+        return store
+    if has_export(directory):
+        return ExportedStore(directory)
+    raise AfrInputError(f"{directory}: no results store here (expected {STORE_FILE} or its export); "
+                        f"run `afr run CONFIG` first")
 
 
 def load_results(results_dir: str | Path) -> pd.DataFrame:

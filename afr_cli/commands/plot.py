@@ -11,11 +11,11 @@ from afr_cli.errors import AfrInputError
 
 
 def _stores_under(root: Path) -> list[str]:
-    from afr_cli.store import STORE_FILE
+    from afr_cli.store import has_results
 
     if not root.is_dir():
         return []
-    return sorted(str(d) for d in root.iterdir() if (d / STORE_FILE).is_file())
+    return sorted(str(d) for d in root.iterdir() if has_results(d))
 
 
 def register(app: typer.Typer) -> None:
@@ -39,7 +39,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Heatmap of the mean (over reps) score of a model as a function of two hyperparameters."""
         from afr_cli import plots
-        from afr_cli.store import STORE_FILE, load_grid
+        from afr_cli.store import STORE_FILE, has_results, load_grid
 
         if metric not in plots.METRICS:
             raise AfrInputError(f"--metric: {metric!r} is not allowed; allowed: {', '.join(plots.METRICS)}")
@@ -47,14 +47,17 @@ def register(app: typer.Typer) -> None:
             raise AfrInputError(f"--score: {score!r} is not allowed; allowed: {', '.join(plots.SCORES)}")
         if out.suffix.lower() != ".png":
             raise AfrInputError(f"--out: {out} must name a .png file")
-        if not (results / STORE_FILE).is_file():
+        if not has_results(results):
             stores = _stores_under(Path("results"))
-            raise AfrInputError(f"--results: {results} is not a results store (no {STORE_FILE}); "
+            raise AfrInputError(f"--results: {results} is not a results store (no {STORE_FILE} or export); "
                                 f"stores under ./results: {', '.join(stores) or 'none'}")
         if not len(model) == len(x) == len(y):
             raise AfrInputError(f"--model/--x/--y: give one --x and one --y per --model "
                                 f"(got {len(model)} --model, {len(x)} --x, {len(y)} --y)")
         grid = load_grid(results)
+        if f"{score}_{metric}" not in grid:
+            raise AfrInputError(f"--score: {results}'s export holds no {score}_{metric} grid scores (exported "
+                                f"without --grid-cv); use --score test, or rebuild the store with afr run")
         panels = [plots.surface_table(grid, dataset, m, px, py, metric, score, base) for m, px, py in zip(model, x, y)]
         for s in panels:
             if not s.table.notna().to_numpy().any():
@@ -64,8 +67,11 @@ def register(app: typer.Typer) -> None:
 
         matplotlib.use("Agg")
         fig = plots.surface_figure(*panels)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(out, dpi=120)
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            fig.savefig(out, dpi=120)
+        except OSError as err:
+            raise AfrInputError(f"--out: {err.filename or out}: cannot write the figure ({err.strerror})") from None
         typer.echo(f"wrote {out}")
         for s in panels:
             bx, by, best = s.best()

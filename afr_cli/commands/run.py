@@ -25,6 +25,17 @@ def _overrides(reps: int | None, datasets: str | None, sets: list[str]) -> list[
     return out
 
 
+def _fresh_confirmation(yes: bool):
+    """How --fresh is confirmed: --yes, else a prompt when stdin is a terminal, else not at all."""
+    import sys
+
+    if yes:
+        return lambda question: True
+    if sys.stdin.isatty():
+        return lambda question: typer.confirm(question, default=False, err=True)
+    return None
+
+
 def register(app: typer.Typer) -> None:
     @app.command()
     def run(
@@ -34,7 +45,8 @@ def register(app: typer.Typer) -> None:
         datasets: Optional[str] = typer.Option(None, "--datasets", help="comma-separated subset, e.g. Diabetes,Yacht"),
         out: Optional[Path] = typer.Option(None, "--out", help="store directory (default results/<name>/)"),
         set_: list[str] = typer.Option([], "--set", help="override a config key: protocol.reps=10"),
-        fresh: bool = typer.Option(False, "--fresh", help="discard an existing store first"),
+        fresh: bool = typer.Option(False, "--fresh", help="discard an existing store first (asks, or needs --yes, when it holds results)"),
+        yes: bool = typer.Option(False, "--yes", "-y", help="confirm --fresh on a store that holds results"),
         backend: str = typer.Option("loky", "--backend", help="loky (this machine) or dask"),
         scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address"),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
@@ -46,7 +58,8 @@ def register(app: typer.Typer) -> None:
         if jobs == 0 or jobs < -1:
             raise AfrInputError(f"--jobs: {jobs} is not allowed; a positive count or -1 for all cores")
         exp = load_experiment(config, _overrides(reps, datasets, set_), out)
-        run_experiment(exp, RunOptions(jobs, backend, scheduler, fresh, not quiet), echo=typer.echo)
+        run_experiment(exp, RunOptions(jobs, backend, scheduler, fresh, not quiet, _fresh_confirmation(yes)),
+                       echo=typer.echo)
 
     @app.command()
     def validate(
@@ -94,5 +107,9 @@ def register_report(app: typer.Typer) -> None:
 
         if reps is not None and reps < 1:
             raise AfrInputError(f"--reps: {reps} is not allowed; an integer >= 1")
-        for path in write_all(root, names or None, reps, html):
+        try:
+            written = write_all(root, names or None, reps, html)
+        except OSError as err:
+            raise AfrInputError(f"{err.filename}: cannot write the report ({err.strerror})") from None
+        for path in written:
             typer.echo(f"wrote {path}")

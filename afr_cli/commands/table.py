@@ -16,11 +16,11 @@ SELECTIONS = ("stored", "best-test")
 
 def _stores_under(root: Path) -> list[str]:
     """Subdirectories of ``root`` holding a results store, for the error messages."""
-    from afr_cli.store import STORE_FILE
+    from afr_cli.store import has_results
 
     if not root.is_dir():
         return []
-    return sorted(str(d) for d in root.iterdir() if (d / STORE_FILE).is_file())
+    return sorted(str(d) for d in root.iterdir() if has_results(d))
 
 
 def _load(dirs: list[Path], selection: str = "stored", reps: int | None = None):
@@ -29,7 +29,7 @@ def _load(dirs: list[Path], selection: str = "stored", reps: int | None = None):
     was run with the protocol's ``selection: best-test``."""
     import pandas as pd
 
-    from afr_cli.store import STORE_FILE, load_grid, load_results
+    from afr_cli.store import STORE_FILE, has_results, load_grid, load_results
     from afr_cli.tables import results_in_view
 
     if selection not in SELECTIONS:
@@ -43,14 +43,13 @@ def _load(dirs: list[Path], selection: str = "stored", reps: int | None = None):
         )
     frames = []
     for d in dirs:
-        try:
-            results = load_results(d)
-        except AfrInputError:
+        if not has_results(d):
             stores = _stores_under(Path("results"))
             raise AfrInputError(
-                f"--results: {d} is not a results store (no {STORE_FILE}); stores under ./results: "
+                f"--results: {d} is not a results store (no {STORE_FILE} or export); stores under ./results: "
                 + (", ".join(stores) or "none")
-            ) from None
+            )
+        results = load_results(d)
         wants_grid = selection == "best-test" or (results["selection"] == "best-test").any()
         frames.append(results_in_view(results, load_grid(d) if wants_grid else None, selection, reps))
     results = pd.concat(frames, ignore_index=True)

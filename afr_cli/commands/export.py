@@ -1,0 +1,38 @@
+"""``afr export``: write each store's committed form, ``export/`` beside ``store.sqlite``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def export(
+        dirs: Optional[list[Path]] = typer.Argument(None, help="store directories (default: every store under --root)"),
+        root: Path = typer.Option(Path("results"), "--root", help="where to look for stores when none is named"),
+        grid_cv: Optional[bool] = typer.Option(
+            None, "--grid-cv/--no-grid-cv",
+            help="keep every grid point's inner-CV scores (afr plot surface --score cv); default: as the "
+                 "existing export, else no (they double the size)"),
+    ) -> None:
+        """Deterministic compressed export of each store (unchanged data gives identical bytes)."""
+        from afr_cli.errors import AfrInputError
+        from afr_cli.store import STORE_FILE, ResultsStore
+        from afr_cli.store_export import EXPORT_DIR, export_store
+
+        chosen = list(dirs) if dirs else sorted(p.parent for p in root.rglob(STORE_FILE))
+        if not chosen:
+            raise AfrInputError(f"{root}: no results stores ({STORE_FILE}) below it; run `afr run CONFIG` first")
+        for d in chosen:  # every store readable before any export is written
+            store = ResultsStore(d)
+            if not store.exists():
+                raise AfrInputError(f"{d}: no results store here (expected {STORE_FILE}) to export")
+            store.columns("units")
+        for d in chosen:
+            changed = export_store(d, grid_cv)
+            size = sum(f.stat().st_size for f in (d / EXPORT_DIR).iterdir())
+            state = f"{len(changed)} file(s) changed" if changed else "unchanged"
+            typer.echo(f"{d / EXPORT_DIR}: {state}, {size / 1e6:.2f} MB")

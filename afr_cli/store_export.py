@@ -1,0 +1,286 @@
+"""The committed form of a results store: a deterministic, compressed export beside it.
+
+``<dir>/export/`` holds ``manifest.json`` (the store's manifest, the export's format and every
+table's columns) and one gzip-compressed CSV per table (``units``, ``results``, ``grid``):
+rows sorted by key, floats written with ``repr`` (the shortest text that reads back to the same
+float), parameters one column each (``params.eps``, ``point.tau``) instead of JSON strings,
+gzip without a file name and with ``mtime = 0``. Exporting unchanged data therefore gives the
+same bytes, and store -> export -> store gives the same rows. Columns the code does not know
+(added by a later schema) are carried by their declared SQLite type.
+
+The grid's inner-CV scores (``cv_r2``, ``cv_mae``) are left out unless ``grid_cv`` is asked for:
+reports, best-test tables and test-score surfaces read only the test scores, and the CV scores
+would double the export's size (README, "The results store").
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import os
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pandas as pd
+
+from afr_cli.errors import AfrInputError
+from afr_cli.store import _SCHEMA, JSON_COLUMNS, STORE_FILE, TABLES, ResultsStore
+
+EXPORT_DIR = "export"
+EXPORT_MANIFEST = "manifest.json"
+FORMAT = "afr-export/1"
+PARAM_COLUMNS = {"results": "params", "grid": "point"}  # dicts written as one column per key
+GRID_CV_COLUMNS = ("cv_r2", "cv_mae")
+NULL_TEXT = r"\N"  # a NULL in a text column ('' stays the empty string)
+
+
+def has_export(directory: str | Path) -> bool:
+    return (Path(directory) / EXPORT_DIR / EXPORT_MANIFEST).is_file()
+
+
+def _kind(declared: str) -> str:
+    """SQLite's type affinity of a declared column type: int, real, text or json (anything else)."""
+    declared = declared.upper()
+    if "INT" in declared:
+        return "int"
+    if any(t in declared for t in ("CHAR", "CLOB", "TEXT")):
+        return "text"
+    if any(t in declared for t in ("REAL", "FLOA", "DOUB")):
+        return "real"
+    return "json"
+
+
+def _cell(value, kind: str) -> str:
+    if value is None:
+        return NULL_TEXT if kind == "text" else ""
+    if kind == "real":
+        return repr(float(value))
+    if kind == "int":
+        return str(int(value))
+    if kind == "text":
+        return value
+    return json.dumps(value)
+
+
+def _value(cell: str, kind: str):
+    if kind == "text":
+        return None if cell == NULL_TEXT else cell
+    if cell == "":
+        return None
+    if kind == "real":
+        return float(cell)
+    if kind == "int":
+        return int(cell)
+    return json.loads(cell)
+
+
+def _param_cell(value) -> str:
+    """A parameter value as a cell: a string as itself unless it would read back as JSON (then
+    quoted), anything else as JSON (numbers keep their exact text: 1 stays 1, 0.25 stays 0.25)."""
+    if isinstance(value, str):
+        try:
+            json.loads(value)
+        except ValueError:
+            return value
+    return json.dumps(value, sort_keys=True)
+
+
+def _param_value(cell: str):
+    try:
+        return json.loads(cell)
+    except ValueError:
+        return cell
+
+
+def _csv_bytes(header: list[str], rows: list[list[str]]) -> bytes:
+    text = io.StringIO()
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return gzip.compress(text.getvalue().encode("utf-8"), compresslevel=9, mtime=0)
+
+
+def _export_table(store: ResultsStore, table: str, grid_cv: bool) -> tuple[bytes, dict]:
+    """One table's CSV.gz bytes and its description for manifest.json."""
+    columns = store.columns(table)
+    keep = [i for i, (name, _) in enumerate(columns) if grid_cv or table != "grid" or name not in GRID_CV_COLUMNS]
+    dict_col = PARAM_COLUMNS.get(table)
+    rows = store.rows(table)
+    dict_index = next((i for i, (name, _) in enumerate(columns) if name == dict_col), None)
+    decoded = [json.loads(r[dict_index]) for r in rows] if dict_index is not None else []
+    if any(not isinstance(d, dict) for d in decoded):
+        raise AfrInputError(f"{store.path}: {table}.{dict_col}: a value is not a JSON object")
+    param_keys = sorted({k for d in decoded for k in d})
+    header, body = [], []
+    for i in keep:
+        name = columns[i][0]
+        header += [f"{name}.{k}" for k in param_keys] if i == dict_index else [name]
+    kinds = [_kind(columns[i][1]) for i in keep]
+    for n, row in enumerate(rows):
+        line = []
+        for i, kind in zip(keep, kinds):
+            if i == dict_index:
+                params = decoded[n]
+                line += [_param_cell(params[k]) if k in params else "" for k in param_keys]
+            else:
+                line.append(_cell(row[i], kind))
+        body.append(line)
+    description = {"rows": len(rows), "columns": [[columns[i][0], columns[i][1]] for i in keep]}
+    if dict_index is not None:
+        description["as_columns"] = {dict_col: param_keys}
+    return _csv_bytes(header, body), description
+
+
+def export_store(directory: str | Path, grid_cv: bool | None = None) -> list[Path]:
+    """Write (or refresh) ``directory/export/`` from the store; returns the files whose bytes
+    changed (none when the data did not). ``grid_cv`` None keeps the existing export's choice."""
+    directory = Path(directory)
+    store = ResultsStore(directory)
+    if not store.exists():
+        raise AfrInputError(f"{directory}: no results store here (expected {STORE_FILE}) to export")
+    if grid_cv is None:
+        grid_cv = bool(ExportedStore(directory).meta().get("grid_cv")) if has_export(directory) else False
+    files, tables = {}, {}
+    for table in TABLES:
+        files[f"{table}.csv.gz"], tables[table] = _export_table(store, table, grid_cv)
+    meta = {"format": FORMAT, "grid_cv": grid_cv, "tables": tables, "manifest": store.manifest()}
+    files[EXPORT_MANIFEST] = (json.dumps(meta, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+    out = directory / EXPORT_DIR
+    try:
+        out.mkdir(exist_ok=True)
+        changed = []
+        for name, data in files.items():
+            path = out / name
+            if path.is_file() and path.read_bytes() == data:
+                continue
+            tmp = path.with_name(path.name + ".tmp")
+            tmp.write_bytes(data)
+            os.replace(tmp, path)
+            changed.append(path)
+    except OSError as err:
+        raise AfrInputError(f"{err.filename or out}: cannot write the export ({err.strerror})") from None
+    return changed
+
+
+class ExportedStore:
+    """The read side of an export: the same ``frame``, ``manifest`` and ``done_units`` as a store."""
+
+    source = "export"
+
+    def __init__(self, directory: str | Path):
+        self.directory = Path(directory)
+        self.path = self.directory / EXPORT_DIR
+
+    def meta(self) -> dict:
+        file = self.path / EXPORT_MANIFEST
+        try:
+            meta = json.loads(file.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as err:
+            raise AfrInputError(f"{file}: unreadable export manifest ({err})") from None
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+            raise AfrInputError(f"{file}: not an afr export (format must be {FORMAT})")
+        return meta
+
+    def manifest(self) -> dict:
+        return self.meta()["manifest"]
+
+    def columns(self, table: str) -> list[tuple[str, str]]:
+        return [tuple(c) for c in self.meta()["tables"][table]["columns"]]
+
+    def rows(self, table: str) -> list[tuple]:
+        """The table's rows as a store returns them, but with the parameter column as dicts."""
+        description = self.meta()["tables"][table]
+        file = self.path / f"{table}.csv.gz"
+        try:
+            with gzip.open(file, "rt", encoding="utf-8", newline="") as handle:
+                lines = list(csv.reader(handle))
+        except (OSError, EOFError, UnicodeDecodeError, csv.Error) as err:
+            raise AfrInputError(f"{file}: unreadable export table ({err})") from None
+        if not lines:
+            raise AfrInputError(f"{file}: empty export table (no header)")
+        header, body = lines[0], lines[1:]
+        try:
+            return self._decode(header, body, description)
+        except (ValueError, KeyError, IndexError) as err:
+            raise AfrInputError(f"{file}: malformed export table ({err})") from None
+
+    @staticmethod
+    def _decode(header: list[str], body: list[list[str]], description: dict) -> list[tuple]:
+        as_columns = description.get("as_columns", {})
+        slots = []  # per table column: (kind, index) or (None, [(key, index), ...]) for a dict column
+        for name, declared in description["columns"]:
+            if name in as_columns:
+                slots.append((None, [(k, header.index(f"{name}.{k}")) for k in as_columns[name]]))
+            else:
+                slots.append((_kind(declared), header.index(name)))
+        param_cache: dict[str, object] = {}
+        out = []
+        for line in body:
+            row = []
+            for kind, where in slots:
+                if kind is None:
+                    params = {}
+                    for key, i in where:
+                        cell = line[i]
+                        if cell != "":
+                            if cell not in param_cache:
+                                param_cache[cell] = _param_value(cell)
+                            params[key] = param_cache[cell]
+                    row.append(params)
+                else:
+                    row.append(_value(line[where], kind))
+            out.append(tuple(row))
+        if len(out) != description["rows"]:
+            raise ValueError(f"{len(out)} rows, the manifest says {description['rows']}")
+        return out
+
+    def done_units(self) -> set[tuple[str, str, int]]:
+        return {(r[0], r[1], r[2]) for r in self.rows("units")}
+
+    def frame(self, table: str) -> pd.DataFrame:
+        """One table as a DataFrame, JSON columns decoded: the same frame a store gives."""
+        names = [c[0] for c in self.columns(table)]
+        df = pd.DataFrame.from_records(self.rows(table), columns=names, coerce_float=True)
+        for col in JSON_COLUMNS:
+            if col in df:
+                df[col] = df[col].map(lambda v: json.loads(v) if isinstance(v, str) else v)
+        return df
+
+
+def seed_store(directory: str | Path) -> ResultsStore:
+    """Build ``directory/store.sqlite`` from its export (a fresh clone extending a committed
+    experiment). Built aside and renamed into place, so a failure leaves no store behind."""
+    directory = Path(directory)
+    export, store = ExportedStore(directory), ResultsStore(directory)
+    tmp = directory / (STORE_FILE + ".seeding")
+    tmp.unlink(missing_ok=True)
+    try:
+        with closing(sqlite3.connect(tmp)) as conn, conn:
+            conn.executescript(_SCHEMA)
+            conn.executemany("INSERT INTO manifest VALUES (?, ?)",
+                             [(k, json.dumps(v, default=str)) for k, v in export.manifest().items()])
+            for table in TABLES:
+                columns = export.columns(table)
+                present = {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
+                for name, declared in columns:
+                    if name not in present:  # a column of a later schema: carried as it came
+                        conn.execute(f'ALTER TABLE {table} ADD COLUMN "{name}" {declared}')
+                dict_col = PARAM_COLUMNS.get(table)
+                rows = [tuple(json.dumps(v, sort_keys=True) if name == dict_col else v
+                              for (name, _), v in zip(columns, row)) for row in export.rows(table)]
+                names = ", ".join(f'"{name}"' for name, _ in columns)
+                marks = ", ".join("?" * len(columns))
+                conn.executemany(f"INSERT INTO {table} ({names}) VALUES ({marks})", rows)
+        with closing(sqlite3.connect(tmp)) as conn:
+            conn.execute("PRAGMA journal_mode=WAL")
+        os.replace(tmp, store.path)
+    except (OSError, sqlite3.Error) as err:
+        tmp.unlink(missing_ok=True)
+        raise AfrInputError(f"{store.path}: cannot seed the store from {export.path} ({err})") from None
+    finally:
+        tmp.unlink(missing_ok=True)
+    return store
+
