@@ -143,32 +143,65 @@ class ResultsStore:
     # -- reading (read-only) ------------------------------------------------------------------
     def read_connection(self) -> sqlite3.Connection:
         """A read-only connection (``mode=ro``; ``immutable`` where not even the WAL index can be
-        made, e.g. a read-only directory), or a one-line error naming the file and what is wrong."""
+        made, e.g. a read-only directory), or a one-line error naming the file and what is wrong.
+        On an error, the WAL files the attempt created are removed: nothing is left behind."""
+        self._check_file()
+        created = [p for p in self._wal_files() if not p.exists()]
+        uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
+        try:
+            for suffix in ("", "&immutable=1"):
+                conn = sqlite3.connect(uri + suffix, uri=True, timeout=60)
+                try:
+                    conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                    return conn
+                except sqlite3.OperationalError as err:
+                    conn.close()
+                    if "unable to open" not in str(err) and "readonly" not in str(err):
+                        raise self._unreadable(err) from None
+                except sqlite3.DatabaseError as err:
+                    conn.close()
+                    raise self._unreadable(err) from None
+            raise AfrInputError(f"{self.path}: cannot open the results store read-only")
+        except AfrInputError:
+            self._remove_empty(created)
+            raise
+
+    def _wal_files(self) -> list[Path]:
+        return [Path(f"{self.path}-wal"), Path(f"{self.path}-shm")]
+
+    @staticmethod
+    def _remove_empty(created: list[Path]) -> None:
+        """Remove WAL files a failed read created (the WAL is empty: a reader never writes it)."""
+        wal = created[0] if created and created[0].name.endswith("-wal") else None
+        if wal is not None and wal.exists() and wal.stat().st_size > 0:
+            return
+        for path in created:
+            try:
+                path.unlink(missing_ok=True)
+            except OSError:
+                pass
+
+    def _check_file(self) -> None:
+        """Empty, not SQLite, or shorter than its header says (truncated): a one-line error
+        before SQLite opens the file (which could otherwise leave WAL files behind)."""
         try:
             size = self.path.stat().st_size
             with open(self.path, "rb") as handle:
-                header = handle.read(len(SQLITE_HEADER))
+                header = handle.read(100)
         except OSError as err:
             raise AfrInputError(f"{self.path}: cannot read the results store ({err.strerror})") from None
         if size == 0:
             raise AfrInputError(f"{self.path}: empty file, not a results store; delete it or use --out DIR")
-        if header != SQLITE_HEADER:
+        if not header.startswith(SQLITE_HEADER) or len(header) < 100:
             raise AfrInputError(f"{self.path}: not an SQLite database (damaged or not a results store); "
                                 f"delete it or use --out DIR")
-        uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
-        for suffix in ("", "&immutable=1"):
-            conn = sqlite3.connect(uri + suffix, uri=True, timeout=60)
-            try:
-                conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-                return conn
-            except sqlite3.OperationalError as err:
-                conn.close()
-                if "unable to open" not in str(err) and "readonly" not in str(err):
-                    raise self._unreadable(err) from None
-            except sqlite3.DatabaseError as err:
-                conn.close()
-                raise self._unreadable(err) from None
-        raise AfrInputError(f"{self.path}: cannot open the results store read-only")
+        page_size = int.from_bytes(header[16:18], "big")
+        page_size = 65536 if page_size == 1 else page_size
+        pages, counter, valid_for = (int.from_bytes(header[i:i + 4], "big") for i in (28, 24, 92))
+        wal = Path(f"{self.path}-wal")
+        if pages and counter == valid_for and not (wal.exists() and wal.stat().st_size) and size < pages * page_size:
+            raise AfrInputError(f"{self.path}: truncated results store ({size} bytes, its header says "
+                                f"{pages * page_size}); delete it or use --out DIR")
 
     def _unreadable(self, err: Exception) -> AfrInputError:
         if "no such table" in str(err) or "no such column" in str(err):

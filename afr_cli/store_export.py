@@ -79,8 +79,9 @@ def _value(cell: str, kind: str):
 
 def _param_cell(value) -> str:
     """A parameter value as a cell: a string as itself unless it would read back as JSON (then
-    quoted), anything else as JSON (numbers keep their exact text: 1 stays 1, 0.25 stays 0.25)."""
-    if isinstance(value, str):
+    quoted, as is the empty string, which would read back as "no value"), anything else as JSON
+    (numbers keep their exact text: 1 stays 1, 0.25 stays 0.25)."""
+    if isinstance(value, str) and value:
         try:
             json.loads(value)
         except ValueError:

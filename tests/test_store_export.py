@@ -1,0 +1,151 @@
+"""The committed export of a store: exact round trip, byte-stable, readable alone, seeds a run."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from afr_cli.config import load_experiment
+from afr_cli.runner import RunOptions, run_experiment
+from afr_cli.store import KEYS, TABLES, ResultsStore, UnitRecord, load_grid, load_results
+from afr_cli.store_export import EXPORT_DIR, ExportedStore, export_store, has_export, seed_store
+from conftest import run_afr
+
+CONFIG = {
+    "name": "export-test", "seed": 5,
+    "protocol": {"reps": 2, "inner_folds": 2},
+    "datasets": ["Friedman1"],
+    "bases": [{"kind": "rf", "n_estimators": 5, "min_samples_leaf": 5}],
+    "models": [
+        {"id": "rf", "family": "forest"},
+        {"id": "eps-abrf", "family": "eps-abrf", "grid": {"eps": [0, 0.5, 1], "tau": [1, 10]}},
+    ],
+}
+
+
+def _raw(directory: Path) -> dict:
+    """Every table's rows exactly as SQLite holds them, in key order, and the manifest's text."""
+    with sqlite3.connect(f"file:{directory / 'store.sqlite'}?mode=ro", uri=True) as conn:
+        out = {t: conn.execute(f"SELECT * FROM {t} ORDER BY {', '.join(KEYS[t])}").fetchall() for t in TABLES}
+        out["manifest"] = conn.execute("SELECT key, value FROM manifest ORDER BY key").fetchall()
+    return out
+
+
+def _run(config: Path, out: Path, reps: int) -> None:
+    exp = load_experiment(config, [f"protocol.reps={reps}"], out)
+    run_experiment(exp, RunOptions(jobs=1, progress=False), echo=lambda *a: None)
+
+
+@pytest.fixture(scope="module")
+def config(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("cfg") / "export.yaml"
+    path.write_text(yaml.safe_dump(CONFIG))
+    return path
+
+
+@pytest.fixture(scope="module")
+def full(config, tmp_path_factory) -> Path:
+    """Both repetitions in one uninterrupted run: what a seeded, extended store must equal."""
+    out = tmp_path_factory.mktemp("full")
+    _run(config, out, 2)
+    return out
+
+
+def _awkward_store(directory: Path) -> None:
+    """Values an export must keep exactly: ints beside floats, strings that look like numbers, an
+    empty string, NULL metrics, a nested value, and a column of a later schema (``solves``)."""
+    store = ResultsStore(directory)
+    store.create({"experiment": "awkward", "config_hash": "h", "runs": [{"reps": 1, "note": "x,y\n\"z\""}]})
+    results = [{"model": "m", "r2": 0.1 + 0.2, "mae": None, "rmse": 1e-300, "params": {"eps": 1, "tau": 0.1,
+                "name": "1", "empty": "", "list": [1, 2.5]}, "selection": "inner-cv", "cv_score": None,
+                "solver_status": {"ECOS:optimal": 3}, "seconds": 2.0 / 3}]
+    grid = [{"model": "m", "point": {"eps": e, "tau": 0.1}, "cv_r2": 1 / 3, "cv_mae": None, "test_r2": -0.0,
+             "test_mae": float(e) + 1e-17, "test_rmse": 123456789.123456789} for e in (0, 0.25, 1)]
+    for rep in (0, 1):
+        store.write_unit(UnitRecord("D,1", "RF", rep, 7, 10, 5, 0.5, 1.25, results, grid))
+    with sqlite3.connect(store.path) as conn:
+        conn.execute("ALTER TABLE grid ADD COLUMN solves TEXT")
+        conn.execute("""UPDATE grid SET solves = '{"stage": [["DAQP", "optimal", 0.5, 1.25]]}' WHERE rep = 0""")
+
+
+def test_store_export_store_gives_identical_rows(tmp_path, full):
+    for source in (tmp_path / "awkward", full):
+        if source == tmp_path / "awkward":
+            _awkward_store(source)
+        export_store(source, grid_cv=True)
+        copy = tmp_path / f"copy-{source.name}"
+        shutil.copytree(source / EXPORT_DIR, copy / EXPORT_DIR)
+        seed_store(copy)
+        assert _raw(copy) == _raw(source)
+        for table in TABLES:  # and the readers give the same frames from the export as from the store
+            pd.testing.assert_frame_equal(ExportedStore(source).frame(table), ResultsStore(source).frame(table),
+                                          check_exact=True)
+
+
+def test_without_grid_cv_only_the_cv_scores_are_left_out(tmp_path, full):
+    shutil.copytree(full, tmp_path / "s")
+    export_store(tmp_path / "s", grid_cv=False)
+    shutil.copytree(tmp_path / "s" / EXPORT_DIR, tmp_path / "copy" / EXPORT_DIR)
+    seed_store(tmp_path / "copy")
+    raw, seeded = _raw(tmp_path / "s"), _raw(tmp_path / "copy")
+    assert {t: v for t, v in seeded.items() if t != "grid"} == {t: v for t, v in raw.items() if t != "grid"}
+    assert [r[:5] + (None, None) + r[7:] for r in raw["grid"]] == seeded["grid"]  # cv_r2, cv_mae are columns 5-6
+    grid = ExportedStore(tmp_path / "s").frame("grid")
+    assert "cv_r2" not in grid and grid["test_r2"].notna().all()
+
+
+def test_exporting_twice_gives_identical_bytes(tmp_path, full):
+    shutil.copytree(full, tmp_path / "s")
+    first = {p.name: p.read_bytes() for p in (tmp_path / "s" / EXPORT_DIR).iterdir()}
+    assert export_store(tmp_path / "s") == []  # unchanged data: no file rewritten
+    second = {p.name: p.read_bytes() for p in (tmp_path / "s" / EXPORT_DIR).iterdir()}
+    assert first == second and set(first) == {"manifest.json", "units.csv.gz", "results.csv.gz", "grid.csv.gz"}
+    # a store rebuilt from the export exports to the same bytes again
+    shutil.copytree(tmp_path / "s" / EXPORT_DIR, tmp_path / "c" / EXPORT_DIR)
+    seed_store(tmp_path / "c")
+    (tmp_path / "c" / EXPORT_DIR / "grid.csv.gz").unlink()
+    export_store(tmp_path / "c")
+    assert {p.name: p.read_bytes() for p in (tmp_path / "c" / EXPORT_DIR).iterdir()} == first
+    assert first["grid.csv.gz"][4:8] == b"\0\0\0\0" and not first["grid.csv.gz"][3] & 0x08  # mtime 0, no name
+    meta = json.loads(first["manifest.json"])
+    assert meta["tables"]["grid"]["as_columns"] == {"point": ["eps", "tau"]}
+
+
+def test_read_commands_work_from_an_export_alone(tmp_path, full):
+    shutil.copytree(full, tmp_path / "s")
+    args = {
+        "table": ["table", "--results", str(tmp_path / "s"), "--std"],
+        "best": ["table", "--results", str(tmp_path / "s"), "--selection", "best-test", "--format", "csv"],
+        "status": ["status", str(tmp_path / "s")],
+    }
+    before = {k: run_afr(*a) for k, a in args.items()}
+    (tmp_path / "s" / "store.sqlite").unlink()
+    assert has_export(tmp_path / "s")
+    for key, a in args.items():
+        after = run_afr(*a)
+        assert after.returncode == 0 and before[key].returncode == 0, after.stderr
+        expected = before[key].stdout.replace(f"{tmp_path / 's'}:", f"{tmp_path / 's'} (export):")
+        assert after.stdout == expected, key
+    plot = run_afr("plot", "surface", "--results", str(tmp_path / "s"), "--dataset", "Friedman1", "--model",
+                   "eps-abrf", "--x", "tau", "--y", "eps", "--out", str(tmp_path / "p.png"))
+    assert plot.returncode == 0 and (tmp_path / "p.png").stat().st_size > 1000, plot.stderr
+    assert not (tmp_path / "s" / "store.sqlite").exists()  # reading never builds a store
+
+
+def test_run_seeds_a_missing_store_from_the_export_and_extends_it(tmp_path, config, full):
+    _run(config, tmp_path / "a", 1)
+    clone = tmp_path / "clone"
+    shutil.copytree(tmp_path / "a" / EXPORT_DIR, clone / EXPORT_DIR)  # a fresh clone: the export only
+    _run(config, clone, 2)
+    seeded, uninterrupted = load_results(clone), load_results(full)
+    cols = ["dataset", "base", "model", "rep", "r2", "mae", "rmse", "params", "selection", "cv_score"]
+    pd.testing.assert_frame_equal(seeded[cols], uninterrupted[cols], check_exact=True)
+    assert ResultsStore(clone).manifest()["runs"][-1]["units_stored_before"] == 1
+    # the run refreshed the export: it now holds both repetitions
+    assert ExportedStore(clone).done_units() == {("Friedman1", "RF@5", 0), ("Friedman1", "RF@5", 1)}
