@@ -1,4 +1,4 @@
-"""The results store of one experiment: SQLite (WAL), one transaction per unit, resumable.
+"""The results store of one experiment: SQLite, one transaction per unit, resumable.
 
 A *unit* is (dataset, base, repetition): one split, its forests, every model and grid point.
 A unit is written whole in one transaction (its ``units`` row, one ``results`` row per model
@@ -9,6 +9,9 @@ The SQLite file is the *working* store (git-ignored); its committed form is the 
 (``export/``, see ``afr_cli.store_export``). Readers go through ``open_existing``, which reads the
 store when there is one and the export otherwise. A store is opened read-only wherever only
 reading is needed, and a file that is not a readable store is a one-line ``AfrInputError``.
+The journal is SQLite's rollback journal, not WAL: a read-only reader then creates no files at all
+(WAL readers leave ``-wal``/``-shm`` files behind), and a reader during a run waits for the unit
+being written (one short transaction) instead of seeing a half-checkpointed file.
 """
 
 from __future__ import annotations
@@ -71,7 +74,7 @@ class UnitRecord:
 
 
 class ResultsStore:
-    """One experiment's SQLite store in ``directory/store.sqlite`` (WAL journal)."""
+    """One experiment's SQLite store in ``directory/store.sqlite`` (rollback journal)."""
 
     source = "store"
 
@@ -86,8 +89,8 @@ class ResultsStore:
     def _connect(self) -> sqlite3.Connection:
         try:
             conn = sqlite3.connect(self.path, timeout=60)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA journal_mode=DELETE")  # also converts a store made in WAL mode
+            conn.execute("PRAGMA synchronous=FULL")
         except sqlite3.Error as err:
             raise AfrInputError(f"{self.path}: cannot open the results store for writing ({err})") from None
         return conn
@@ -114,7 +117,7 @@ class ResultsStore:
 
     def delete(self) -> None:
         """Remove the store's files (``--fresh``)."""
-        for suffix in ("", "-wal", "-shm"):
+        for suffix in ("", "-journal", "-wal", "-shm"):
             Path(str(self.path) + suffix).unlink(missing_ok=True)
 
     def write_unit(self, unit: UnitRecord) -> None:

@@ -275,8 +275,6 @@ def seed_store(directory: str | Path) -> ResultsStore:
                 names = ", ".join(f'"{name}"' for name, _ in columns)
                 marks = ", ".join("?" * len(columns))
                 conn.executemany(f"INSERT INTO {table} ({names}) VALUES ({marks})", rows)
-        with closing(sqlite3.connect(tmp)) as conn:
-            conn.execute("PRAGMA journal_mode=WAL")
         os.replace(tmp, store.path)
     except (OSError, sqlite3.Error) as err:
         tmp.unlink(missing_ok=True)
