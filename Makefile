@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/afr run configs/quickstart.yaml --out results/quickstart --fresh
+	$(BIN)/afr run configs/quickstart.yaml --out results/quickstart --fresh --yes
 	$(BIN)/afr table --results results/quickstart --std
 
 test: $(STAMP)

@@ -108,7 +108,7 @@ def prepare_store(exp: Experiment, fresh: bool,
         if old != exp.unit_hash():
             raise AfrInputError(
                 f"{exp.source}: the store {held.path} was made by a different config (hash {old} != "
-                f"{exp.unit_hash()}); use --fresh to discard it or --out DIR for a new store")
+                f"{exp.unit_hash()}); use --fresh --yes to discard it or --out DIR for a new store")
     done = held.done_units() if previous else set()
     todo = [(d, b, r) for d in exp.datasets for b in range(len(exp.bases)) for r in range(exp.protocol.reps)
             if (d, exp.bases[b].id, r) not in done]
@@ -127,11 +127,13 @@ def prepare_store(exp: Experiment, fresh: bool,
 def _confirm_fresh(held, confirm: Callable[[str], bool] | None) -> None:
     """--fresh deletes results: only with the user's yes (--yes, or the prompt in a terminal)."""
     try:
-        count = f"{len(held.done_units())} units of results"
+        units = len(held.done_units())
     except AfrInputError:
-        count = "an unreadable store"
-    if count.startswith("0 "):
+        units, count = None, "an unreadable store"
+    if units == 0:
         return
+    if units is not None:
+        count = f"{units} unit{'s' * (units != 1)} of results"
     question = f"{held.directory} holds {count}; delete them and start afresh?"
     if confirm is None:
         raise AfrInputError(f"{held.directory}: holds {count}; --fresh would delete them; add --yes to "

@@ -107,7 +107,7 @@ def test_changed_config_is_refused_unless_fresh(config_path, tmp_path):
     assert run_afr(*args).returncode == 0
     changed = run_afr(*args, "--set", "models.2.grid.tau=[1]")
     assert_one_line_error(changed, "different config", "--fresh")
-    assert run_afr(*args, "--set", "models.2.grid.tau=[1]", "--fresh").returncode == 0
+    assert run_afr(*args, "--set", "models.2.grid.tau=[1]", "--fresh", "--yes").returncode == 0
     assert set(load_results(tmp_path).model) == {"rf", "softmax", "eps-abrf", "best"}
 
 

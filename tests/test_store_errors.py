@@ -148,7 +148,7 @@ def test_fresh_refuses_a_store_with_results_unless_confirmed(good_store, config,
     before = snapshot(tmp_path)
     args = ["run", str(config), "--out", str(tmp_path / "s"), "--jobs", "1", "-q", "--fresh"]
     refused = run_afr(*args)  # stdin is not a terminal here: no prompt, a refusal
-    assert_one_line_error(refused, str(tmp_path / "s"), "2 units", "--yes")
+    assert_one_line_error(refused, str(tmp_path / "s"), "2 units of results", "--yes")
     assert snapshot(tmp_path) == before
     damaged = tmp_path / "d"
     _damage("random", good_store, damaged)
