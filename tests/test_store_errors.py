@@ -162,8 +162,8 @@ def test_fresh_refuses_a_store_with_results_unless_confirmed(good_store, config,
 
 def test_user_stores_are_ignored_and_reference_exports_are_not():
     root = Path(__file__).resolve().parents[1]
-    paths = ["results/my_experiment/export/grid.csv.gz", "results/my_experiment/store.sqlite",
-             "results/larf_rf/store.sqlite", "results/larf_rf/export/grid.csv.gz", "results/abrf/compare.md"]
+    paths = ["results/my_experiment/export/grid.csv.xz", "results/my_experiment/store.sqlite",
+             "results/larf_rf/store.sqlite", "results/larf_rf/export/grid.csv.xz", "results/abrf/compare.md"]
     proc = subprocess.run(["git", "check-ignore", "--no-index", *paths], cwd=root, capture_output=True, text=True)
     if proc.returncode == 128:
         pytest.skip("not a git checkout")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import lzma
 import shutil
 import sqlite3
 from pathlib import Path
@@ -105,14 +106,14 @@ def test_exporting_twice_gives_identical_bytes(tmp_path, full):
     first = {p.name: p.read_bytes() for p in (tmp_path / "s" / EXPORT_DIR).iterdir()}
     assert export_store(tmp_path / "s") == []  # unchanged data: no file rewritten
     second = {p.name: p.read_bytes() for p in (tmp_path / "s" / EXPORT_DIR).iterdir()}
-    assert first == second and set(first) == {"manifest.json", "units.csv.gz", "results.csv.gz", "grid.csv.gz"}
+    assert first == second and set(first) == {"manifest.json", "units.csv.xz", "results.csv.xz", "grid.csv.xz"}
     # a store rebuilt from the export exports to the same bytes again
     shutil.copytree(tmp_path / "s" / EXPORT_DIR, tmp_path / "c" / EXPORT_DIR)
     seed_store(tmp_path / "c")
-    (tmp_path / "c" / EXPORT_DIR / "grid.csv.gz").unlink()
+    (tmp_path / "c" / EXPORT_DIR / "grid.csv.xz").unlink()
     export_store(tmp_path / "c")
     assert {p.name: p.read_bytes() for p in (tmp_path / "c" / EXPORT_DIR).iterdir()} == first
-    assert first["grid.csv.gz"][4:8] == b"\0\0\0\0" and not first["grid.csv.gz"][3] & 0x08  # mtime 0, no name
+    assert lzma.decompress(first["grid.csv.xz"]).decode().startswith("dataset,base,model,rep,point.eps,point.tau,")
     meta = json.loads(first["manifest.json"])
     assert meta["tables"]["grid"]["as_columns"] == {"point": ["eps", "tau"]}
 

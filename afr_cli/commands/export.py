@@ -17,9 +17,18 @@ def register(app: typer.Typer) -> None:
             None, "--grid-cv/--no-grid-cv",
             help="keep every grid point's inner-CV scores (afr plot surface --score cv); default: as the "
                  "existing export, else no (they double the size)"),
+        sizes: bool = typer.Option(False, "--sizes", help="write nothing; print each export's size, per "
+                                   "repetition and extrapolated to --at repetitions"),
+        at: int = typer.Option(100, "--at", help="with --sizes: the repetition count to extrapolate to"),
     ) -> None:
         """Deterministic compressed export of each store (unchanged data gives identical bytes)."""
         from afr_cli.errors import AfrInputError
+
+        if sizes:
+            from afr_cli.export_sizes import render_sizes
+
+            typer.echo(render_sizes(root, at))
+            return
         from afr_cli.store import STORE_FILE, ResultsStore
         from afr_cli.store_export import EXPORT_DIR, export_store
 
