@@ -10,9 +10,11 @@ digits, and xz's larger window makes the LARF grids 22 % smaller, which keeps ``
 100 repetitions within its 30 MB budget; README, "The results store".) Columns the code does not know
 (added by a later schema) are carried by their declared SQLite type.
 
-The grid's inner-CV scores (``cv_r2``, ``cv_mae``) are left out unless ``grid_cv`` is asked for:
-reports, best-test tables and test-score surfaces read only the test scores, and the CV scores
-would double the export's size (README, "The results store").
+Two groups of grid columns are left out unless asked for: the inner-CV scores (``cv_r2``,
+``cv_mae``; ``grid_cv``) and the per-solve log (``solves``: solver, status, objective, ms per
+stage; ``grid_solves``). Reports, best-test tables, test-score surfaces and ``afr status`` read
+neither, and either would add more than half to the size of the grids, which are most of the
+export (README, "The results store"). The working store keeps both.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ EXPORT_DIR = "export"
 EXPORT_MANIFEST = "manifest.json"
 FORMAT = "afr-export/1"
 PARAM_COLUMNS = {"results": "params", "grid": "point"}  # dicts written as one column per key
-GRID_CV_COLUMNS = ("cv_r2", "cv_mae")
+GRID_OPTIONAL = {"grid_cv": ("cv_r2", "cv_mae"), "grid_solves": ("solves",)}  # left out unless kept
 NULL_TEXT = r"\N"  # a NULL in a text column ('' stays the empty string)
 TABLE_SUFFIX = ".csv.xz"
 
@@ -107,10 +109,11 @@ def _csv_bytes(header: list[str], rows: list[list[str]]) -> bytes:
     return lzma.compress(text.getvalue().encode("utf-8"), format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC64, preset=6)
 
 
-def _export_table(store: ResultsStore, table: str, grid_cv: bool) -> tuple[bytes, dict]:
+def _export_table(store: ResultsStore, table: str, kept: dict[str, bool]) -> tuple[bytes, dict]:
     """One table's compressed CSV bytes and its description for manifest.json."""
     columns = store.columns(table)
-    keep = [i for i, (name, _) in enumerate(columns) if grid_cv or table != "grid" or name not in GRID_CV_COLUMNS]
+    left_out = {c for option, cols in GRID_OPTIONAL.items() if not kept[option] for c in cols} if table == "grid" else set()
+    keep = [i for i, (name, _) in enumerate(columns) if name not in left_out]
     dict_col = PARAM_COLUMNS.get(table)
     rows = store.rows(table)
     dict_index = next((i for i, (name, _) in enumerate(columns) if name == dict_col), None)
@@ -138,19 +141,21 @@ def _export_table(store: ResultsStore, table: str, grid_cv: bool) -> tuple[bytes
     return _csv_bytes(header, body), description
 
 
-def export_store(directory: str | Path, grid_cv: bool | None = None) -> list[Path]:
+def export_store(directory: str | Path, grid_cv: bool | None = None, grid_solves: bool | None = None) -> list[Path]:
     """Write (or refresh) ``directory/export/`` from the store; returns the files whose bytes
-    changed (none when the data did not). ``grid_cv`` None keeps the existing export's choice."""
+    changed (none when the data did not). ``grid_cv``/``grid_solves`` None keep the existing
+    export's choice (no, for a first export)."""
     directory = Path(directory)
     store = ResultsStore(directory)
     if not store.exists():
         raise AfrInputError(f"{directory}: no results store here (expected {STORE_FILE}) to export")
-    if grid_cv is None:
-        grid_cv = bool(ExportedStore(directory).meta().get("grid_cv")) if has_export(directory) else False
+    previous = ExportedStore(directory).meta() if has_export(directory) else {}
+    kept = {option: bool(previous.get(option)) if asked is None else asked
+            for option, asked in (("grid_cv", grid_cv), ("grid_solves", grid_solves))}
     files, tables = {}, {}
     for table in TABLES:
-        files[f"{table}{TABLE_SUFFIX}"], tables[table] = _export_table(store, table, grid_cv)
-    meta = {"format": FORMAT, "grid_cv": grid_cv, "tables": tables, "manifest": store.manifest()}
+        files[f"{table}{TABLE_SUFFIX}"], tables[table] = _export_table(store, table, kept)
+    meta = {"format": FORMAT, **kept, "tables": tables, "manifest": store.manifest()}
     files[EXPORT_MANIFEST] = (json.dumps(meta, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
     out = directory / EXPORT_DIR
     try:

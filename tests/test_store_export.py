@@ -60,7 +60,7 @@ def full(config, tmp_path_factory) -> Path:
 
 def _awkward_store(directory: Path) -> None:
     """Values an export must keep exactly: ints beside floats, strings that look like numbers, an
-    empty string, NULL metrics, a nested value, and a column of a later schema (``solves``)."""
+    empty string, NULL metrics, a nested value, per-solve logs, and a column of a later schema."""
     store = ResultsStore(directory)
     store.create({"experiment": "awkward", "config_hash": "h", "runs": [{"reps": 1, "note": "x,y\n\"z\""}]})
     results = [{"model": "m", "r2": 0.1 + 0.2, "mae": None, "rmse": 1e-300, "params": {"eps": 1, "tau": 0.1,
@@ -71,15 +71,15 @@ def _awkward_store(directory: Path) -> None:
     for rep in (0, 1):
         store.write_unit(UnitRecord("D,1", "RF", rep, 7, 10, 5, 0.5, 1.25, results, grid))
     with sqlite3.connect(store.path) as conn:
-        conn.execute("ALTER TABLE grid ADD COLUMN solves TEXT")
-        conn.execute("""UPDATE grid SET solves = '{"stage": [["DAQP", "optimal", 0.5, 1.25]]}' WHERE rep = 0""")
+        conn.execute("ALTER TABLE grid ADD COLUMN later TEXT")
+        conn.execute("""UPDATE grid SET later = '{"stage": [["DAQP", "optimal", 0.5, 1.25]]}' WHERE rep = 0""")
 
 
 def test_store_export_store_gives_identical_rows(tmp_path, full):
     for source in (tmp_path / "awkward", full):
         if source == tmp_path / "awkward":
             _awkward_store(source)
-        export_store(source, grid_cv=True)
+        export_store(source, grid_cv=True, grid_solves=True)
         copy = tmp_path / f"copy-{source.name}"
         shutil.copytree(source / EXPORT_DIR, copy / EXPORT_DIR)
         seed_store(copy)
@@ -89,16 +89,18 @@ def test_store_export_store_gives_identical_rows(tmp_path, full):
                                           check_exact=True)
 
 
-def test_without_grid_cv_only_the_cv_scores_are_left_out(tmp_path, full):
+def test_by_default_only_the_cv_scores_and_solve_logs_are_left_out(tmp_path, full):
     shutil.copytree(full, tmp_path / "s")
-    export_store(tmp_path / "s", grid_cv=False)
+    export_store(tmp_path / "s", grid_cv=False, grid_solves=False)
     shutil.copytree(tmp_path / "s" / EXPORT_DIR, tmp_path / "copy" / EXPORT_DIR)
     seed_store(tmp_path / "copy")
     raw, seeded = _raw(tmp_path / "s"), _raw(tmp_path / "copy")
     assert {t: v for t, v in seeded.items() if t != "grid"} == {t: v for t, v in raw.items() if t != "grid"}
-    assert [r[:5] + (None, None) + r[7:] for r in raw["grid"]] == seeded["grid"]  # cv_r2, cv_mae are columns 5-6
+    # grid columns: key 0-4, cv_r2 and cv_mae 5-6, test scores 7-9, solves 10
+    assert [r[:5] + (None, None) + r[7:10] + (None,) for r in raw["grid"]] == seeded["grid"]
+    assert any(r[10] not in (None, "[]") for r in raw["grid"])  # there was a log to leave out
     grid = ExportedStore(tmp_path / "s").frame("grid")
-    assert "cv_r2" not in grid and grid["test_r2"].notna().all()
+    assert "cv_r2" not in grid and "solves" not in grid and grid["test_r2"].notna().all()
 
 
 def test_exporting_twice_gives_identical_bytes(tmp_path, full):

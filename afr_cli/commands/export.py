@@ -16,7 +16,11 @@ def register(app: typer.Typer) -> None:
         grid_cv: Optional[bool] = typer.Option(
             None, "--grid-cv/--no-grid-cv",
             help="keep every grid point's inner-CV scores (afr plot surface --score cv); default: as the "
-                 "existing export, else no (they double the size)"),
+                 "existing export, else no (they add more than half to the grid's size)"),
+        grid_solves: Optional[bool] = typer.Option(
+            None, "--grid-solves/--no-grid-solves",
+            help="keep every grid point's per-solve log (solver, status, objective, ms); default: as the "
+                 "existing export, else no (the working store keeps it)"),
         sizes: bool = typer.Option(False, "--sizes", help="write nothing; print each export's size, per "
                                    "repetition and extrapolated to --at repetitions"),
         at: int = typer.Option(100, "--at", help="with --sizes: the repetition count to extrapolate to"),
@@ -41,7 +45,7 @@ def register(app: typer.Typer) -> None:
                 raise AfrInputError(f"{d}: no results store here (expected {STORE_FILE}) to export")
             store.columns("units")
         for d in chosen:
-            changed = export_store(d, grid_cv)
+            changed = export_store(d, grid_cv, grid_solves)
             size = sum(f.stat().st_size for f in (d / EXPORT_DIR).iterdir())
             state = f"{len(changed)} file(s) changed" if changed else "unchanged"
             typer.echo(f"{d / EXPORT_DIR}: {state}, {size / 1e6:.2f} MB")
