@@ -296,8 +296,7 @@ def test_full_rank_matrix_that_is_no_tree_is_refused():
 def test_afr_dm_export_is_the_forest_behind_the_stored_table_cell(tmp_path):
     """The committed abrf_rf store's plain-RF R² for Diabetes, repetition 3, recomputed from the
     exported file alone (its machine and its test rows)."""
-    import sqlite3
-
+    from afr_cli.store import load_results
     from conftest import ROOT, run_afr
 
     out = tmp_path / "diabetes_rf_3.npz"
@@ -307,8 +306,8 @@ def test_afr_dm_export_is_the_forest_behind_the_stored_table_cell(tmp_path):
     data = np.load(out)
     y, pred = data["y_test"], DecisionMachine.load(out).predict(data["X_test"])
     r2 = 1.0 - ((y - pred) ** 2).sum() / ((y - y.mean()) ** 2).sum()
-    with sqlite3.connect(ROOT / "results" / "abrf_rf" / "store.sqlite") as db:
-        stored = db.execute("select r2 from results where dataset = 'Diabetes' and model = 'rf' and rep = 3").fetchone()[0]
+    rows = load_results(ROOT / "results" / "abrf_rf")  # the store, or on a fresh clone its committed export
+    stored = rows.query("dataset == 'Diabetes' and model == 'rf' and rep == 3")["r2"].item()
     assert r2 == pytest.approx(stored, abs=1e-12)
     bad = run_afr("dm", "export", "configs/abrf_rf.yaml", "--dataset", "Diabetes", "--base", "XX",
                   "--rep", "3", "--out", str(tmp_path / "x.npz"), timeout=60)
