@@ -168,3 +168,20 @@ def test_user_stores_are_ignored_and_reference_exports_are_not():
     if proc.returncode == 128:
         pytest.skip("not a git checkout")
     assert proc.stdout.split() == paths[:3]
+
+
+def test_fresh_asks_in_a_terminal(good_store, config, tmp_path):
+    """With stdin a terminal, --fresh asks; 'n' leaves everything as it was."""
+    import pty
+
+    shutil.copytree(good_store, tmp_path / "s")
+    before = snapshot(tmp_path)
+    master, slave = pty.openpty()
+    os.write(master, b"n\n")
+    proc = subprocess.run([afr_bin(), "run", str(config), "--out", str(tmp_path / "s"), "--fresh", "-q"],
+                          stdin=slave, capture_output=True, text=True, timeout=300)
+    os.close(slave)
+    os.close(master)
+    assert "delete them and start afresh?" in proc.stderr, proc.stderr
+    assert proc.returncode == 2 and "--fresh not confirmed; nothing was changed" in proc.stderr
+    assert "Traceback" not in proc.stderr and snapshot(tmp_path) == before
