@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from afr_cli.errors import AfrInputError, SolverError
+from afr_cli.errors import AfrInputError, RunInterrupted, SolverError
 
 app = typer.Typer(
     help="afr: reproduce the attention-based forest papers' experiments end to end.",
@@ -40,6 +40,20 @@ def _register_all() -> None:
 _register_all()
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from afr_cli.version import version_line
+
+        typer.echo(version_line())
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                       help="print the version and git commit, then exit")) -> None:
+    """afr: reproduce the attention-based forest papers' experiments end to end."""
+
+
 def _is_usage_error(err: Exception) -> bool:
     """Click's usage errors (typer may vendor its own click, so match by shape, not class)."""
     return callable(getattr(err, "show", None)) and isinstance(getattr(err, "exit_code", None), int)
@@ -55,6 +69,9 @@ def main() -> None:
     except SolverError as err:
         print(f"error: {err}", file=sys.stderr)
         sys.exit(1)
+    except RunInterrupted as err:
+        print(f"interrupted: {err}", file=sys.stderr)
+        sys.exit(err.exit_code)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         sys.exit(130)

@@ -116,7 +116,12 @@ def load_experiment(path: str | Path, overrides: list[str] | None = None,
     if not path.is_file():
         raise AfrInputError(f"{src}: no such config file")
     try:
-        raw = yaml.safe_load(path.read_text())
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as err:
+        raise AfrInputError(f"{src}: not a UTF-8 text file (byte {err.start}: {err.reason}); "
+                            f"a config is YAML text") from None
+    except OSError as err:
+        raise AfrInputError(f"{src}: cannot read the config ({err.strerror})") from None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""

@@ -19,3 +19,14 @@ class AfrInputError(Exception):
 
 class SolverError(RuntimeError):
     """Every solver tried for an attention problem failed: there are no weights to use."""
+
+
+class InvalidParameterError(AfrInputError, ValueError):
+    """An estimator's hyperparameter is not acceptable: raised at ``fit``, as scikit-learn does
+    (a ValueError), with the same one-line message a config with that value gets."""
+
+
+class RunInterrupted(Exception):
+    """Ctrl-C stopped a run: the message says how many units are stored and how to resume."""
+
+    exit_code = 130

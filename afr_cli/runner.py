@@ -6,26 +6,27 @@ the parent process is the only writer of the store, one transaction per finished
 
 from __future__ import annotations
 
+import os
 import platform
-import subprocess
+import signal
 import sys
 import time
 from collections import Counter
-from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import Callable
 from importlib import metadata
+from typing import Callable
 
 import numpy as np
 from joblib import Parallel, delayed, parallel_config
 
 from afr_cli.config import Experiment
 from afr_cli.data import load_dataset
-from afr_cli.errors import AfrInputError
-from afr_cli.paths import PROJECT_ROOT
+from afr_cli.errors import AfrInputError, RunInterrupted
 from afr_cli.protocol import run_unit
+from afr_cli.run_messages import complete_message, interrupted_message
 from afr_cli.store import ResultsStore, UnitRecord, has_results, open_existing
 from afr_cli.store_export import export_store, seed_store
+from afr_cli.version import git_output
 
 BACKENDS = ("loky", "dask")
 
@@ -38,6 +39,9 @@ class RunOptions:
     fresh: bool = False
     progress: bool = True
     confirm: Callable[[str], bool] | None = None  # asked before --fresh deletes results
+    # The user's `afr run` command without --reps/--fresh/scheduling (run_messages.rerun_command):
+    # when given, a complete store says how to extend it, and an interrupted run how to resume.
+    command: list[str] | None = None
 
 
 def manifest_for(exp: Experiment) -> dict:
@@ -55,27 +59,19 @@ def manifest_for(exp: Experiment) -> dict:
 
 
 def _git_commit() -> str | None:
-    try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=PROJECT_ROOT, capture_output=True,
-                             text=True, timeout=5)
-        return out.stdout.strip() or None
-    except (OSError, subprocess.SubprocessError):
-        return None
+    return git_output("rev-parse", "HEAD")
 
 
 def _code_modified() -> bool | None:
     """Whether the package's source differs from the recorded commit (uncommitted changes)."""
-    try:
-        out = subprocess.run(["git", "status", "--porcelain", "--", "afr_cli"], cwd=PROJECT_ROOT,
-                             capture_output=True, text=True, timeout=5)
-        return bool(out.stdout.strip()) if out.returncode == 0 else None
-    except (OSError, subprocess.SubprocessError):
-        return None
+    out = git_output("status", "--porcelain", "--", "afr_cli")
+    return None if out is None else bool(out)
 
 
-def run_history(previous: dict, manifest: dict, reps: int, stored: int) -> list[dict]:
+def run_history(previous: dict, manifest: dict, reps: int, stored: int, target: dict | None = None) -> list[dict]:
     """The store's list of runs with this one appended: when, which commit and package versions,
-    how many repetitions were asked for and how many units were already stored. A store extended
+    how many repetitions were asked for and how many units were already stored, and the run's
+    ``target`` (``run_target``: its units, process and workers, for ``afr status``). A store extended
     over several sessions keeps the provenance of every part (the manifest's own git_commit and
     versions are the latest run's)."""
     runs = list(previous.get("runs", []))
@@ -86,12 +82,24 @@ def run_history(previous: dict, manifest: dict, reps: int, stored: int) -> list[
 
     runs.append({"started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                  "git_commit": manifest["git_commit"], "code_modified": _code_modified(),
-                 "versions": manifest["versions"], "reps": reps, "units_stored_before": stored})
+                 "versions": manifest["versions"], "reps": reps, "units_stored_before": stored,
+                 **({"target": target} if target else {})})
     return runs
 
 
-def prepare_store(exp: Experiment, fresh: bool,
-                  confirm: Callable[[str], bool] | None = None) -> tuple[ResultsStore, list[tuple[str, int, int]]]:
+def run_target(exp: Experiment, jobs: int) -> dict:
+    """What a run sets out to store (datasets x bases x repetitions 0..reps-1) and who runs it
+    (host, process id, workers), recorded at its start so ``afr status`` can show its progress
+    and an ETA while it runs."""
+    from joblib import effective_n_jobs
+
+    return {"datasets": list(exp.datasets), "bases": [b.id for b in exp.bases], "reps": exp.protocol.reps,
+            "units": len(exp.datasets) * len(exp.bases) * exp.protocol.reps, "host": platform.node(),
+            "pid": os.getpid(), "workers": effective_n_jobs(jobs)}
+
+
+def prepare_store(exp: Experiment, fresh: bool, confirm: Callable[[str], bool] | None = None,
+                  jobs: int = 1) -> tuple[ResultsStore, list[tuple[str, int, int]]]:
     """Open the experiment's store and list its missing units (dataset, base index, rep); refuse
     a store made by a different config unless ``fresh``. A missing store is seeded from the
     committed export, so a fresh clone extends an experiment from where it stands. ``fresh`` on
@@ -119,7 +127,7 @@ def prepare_store(exp: Experiment, fresh: bool,
         elif previous and not store.exists():
             seed_store(exp.results)
         manifest = manifest_for(exp)
-        manifest["runs"] = run_history(previous, manifest, exp.protocol.reps, len(done))
+        manifest["runs"] = run_history(previous, manifest, exp.protocol.reps, len(done), run_target(exp, jobs))
         store.create(manifest)
     return store, todo
 
@@ -153,12 +161,29 @@ def run_experiment(exp: Experiment, options: RunOptions, echo=print) -> ResultsS
     if options.backend == "dask" and not options.scheduler:
         raise AfrInputError("--backend dask needs --scheduler ADDRESS (e.g. tcp://127.0.0.1:8786)")
     data = {name: load_dataset(name, exp.data_seed, exp.synthetic_noise) for name in exp.datasets}
-    store, todo = prepare_store(exp, options.fresh, options.confirm)
+    store, todo = prepare_store(exp, options.fresh, options.confirm, options.jobs)
     total = len(exp.datasets) * len(exp.bases) * exp.protocol.reps
     echo(f"{exp.name}: {total} units ({len(exp.datasets)} datasets x {len(exp.bases)} bases x "
          f"{exp.protocol.reps} reps), {total - len(todo)} already stored, {len(todo)} to run -> {store.path}")
     if not todo:
+        if options.command:
+            held = open_existing(exp.results)  # the store, or its committed export on a fresh clone
+            echo(complete_message(exp, store.directory, held.done_units(), options.command))
         return store
+    try:
+        _run_units(exp, options, store, todo, data, echo)
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the count short
+        stored = sum(1 for d, b, r in store.done_units()
+                     if d in exp.datasets and r < exp.protocol.reps and b in {x.id for x in exp.bases})
+        raise RunInterrupted(interrupted_message(store.directory, stored, total, options.command)) from None
+    return store
+
+
+def _run_units(exp: Experiment, options: RunOptions, store: ResultsStore, todo: list[tuple[str, int, int]],
+               data: dict, echo) -> None:
+    """Compute the units in workers, store each as it arrives (one transaction per unit), then
+    export the store (its committed form)."""
     remaining = Counter((d, exp.bases[b].id) for d, b, _ in todo)
     with _backend(options), _progress(len(todo), options.progress) as bar:
         jobs = Parallel(n_jobs=options.jobs, return_as="generator_unordered")
@@ -173,7 +198,16 @@ def run_experiment(exp: Experiment, options: RunOptions, echo=print) -> ResultsS
         bar.write(f"done in {time.perf_counter() - started:.1f} s")
     export_store(store.directory)
     echo(f"exported -> {store.directory / 'export'} (the committed form of the store)")
-    return store
+
+
+def _quiet_worker() -> None:
+    """Worker initializer: leave the terminal's process group and ignore SIGINT, so Ctrl-C reaches
+    only the parent, which stops the workers itself (no 'Solver interrupted', no worker traceback)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        os.setpgrp()
+    except OSError:
+        pass
 
 
 def dataset_summary(store: ResultsStore, exp: Experiment, dataset: str, base: str) -> str:
@@ -192,7 +226,7 @@ def _backend(options: RunOptions):
             raise AfrInputError("--backend dask needs the dask extra: pip install 'afr[dask]'") from None
         client = Client(options.scheduler, timeout="20s")
         return _DaskContext(client)
-    return nullcontext()
+    return parallel_config(backend="loky", initializer=_quiet_worker)
 
 
 class _DaskContext:

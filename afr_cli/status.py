@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pandas as pd
@@ -22,6 +23,7 @@ class StoreStatus:
     compute_minutes: float = 0.0
     solves: Counter = field(default_factory=Counter)  # "SOLVER:status", "fallbacks", "failed"
     source: str = "store"  # "store" (store.sqlite) or "export" (the committed export, no store here)
+    progress: str | None = None  # the latest run's progress toward its target, while incomplete
 
     @property
     def units(self) -> int:
@@ -51,8 +53,67 @@ def store_status(directory: str | Path) -> StoreStatus:
     own = results[~results["params"].map(lambda p: "component" in p)] if len(results) else results
     for status in own.get("solver_status", []):
         solves.update(status)
-    return StoreStatus(Path(directory), store.manifest(), reps, gaps,
-                       float(units["seconds"].sum()) / 60 if len(units) else 0.0, solves, store.source)
+    manifest = store.manifest()
+    return StoreStatus(Path(directory), manifest, reps, gaps,
+                       float(units["seconds"].sum()) / 60 if len(units) else 0.0, solves,
+                       store.source, run_progress(manifest, units))
+
+
+def run_progress(manifest: dict, units: pd.DataFrame, now: datetime | None = None) -> str | None:
+    """The latest run's progress toward the target it recorded at its start (``runner.run_target``):
+    units stored of the target, whether its process still runs, and an ETA from the rate at which
+    it has stored units (or, before its first unit, from the mean recorded unit time per worker).
+    None when the run reached its target or recorded none (a store from before targets)."""
+    runs = manifest.get("runs") or []
+    target = runs[-1].get("target") if runs else None
+    if not target:
+        return None
+    mine = units[units["dataset"].isin(target["datasets"]) & units["base"].isin(target["bases"])
+                 & (units["rep"] < target["reps"])] if len(units) else units
+    done, total = len(mine), int(target["units"])
+    if done >= total:
+        return None
+    now = now or datetime.now(timezone.utc)
+    started = datetime.fromisoformat(runs[-1]["started_at"])
+    state = _process_state(target)
+    line = (f"  latest run (started {started:%Y-%m-%d %H:%M} UTC, {target['workers']} workers, {state}): "
+            f"{done} of {total} units ({100 * done / total:.0f} %)")
+    left = total - done
+    finished = pd.to_datetime(units["finished_at"], utc=True) if len(units) else pd.Series(dtype=object)
+    this_run = int((finished >= pd.Timestamp(started)).sum())
+    if this_run:
+        elapsed = ((now if state.startswith("running") else finished.max()) - started).total_seconds()
+        eta = left * elapsed / this_run
+        how = f"at this run's rate ({this_run} units in {elapsed / 60:.1f} min)"
+    elif len(units):
+        eta = left * float(units["seconds"].mean()) / max(1, int(target["workers"]))
+        how = f"from the mean unit time ({units['seconds'].mean():.1f} s) over {target['workers']} workers"
+    else:
+        return line + "; no unit finished yet, no ETA"
+    when = "remaining" if state.startswith("running") else "left to compute if resumed"
+    return f"{line}; ETA {_duration(eta)} {when}, {how}"
+
+
+def _process_state(target: dict) -> str:
+    """'running (pid N)' when the run's process is alive on this host, else 'stopped' (or that
+    it runs on another host, which cannot be checked from here)."""
+    import os
+    import platform
+
+    if target.get("host") != platform.node():
+        return f"on host {target.get('host')}, pid {target.get('pid')}"
+    try:
+        os.kill(int(target["pid"]), 0)
+    except (OSError, ValueError, KeyError, TypeError):
+        return "stopped; re-run the same command to resume"
+    return f"running, pid {target['pid']}"
+
+
+def _duration(seconds: float) -> str:
+    """3725 -> '1 h 02 min', 95 -> '1.6 min'."""
+    if seconds >= 3600:
+        return f"{int(seconds // 3600)} h {int(seconds % 3600 // 60):02d} min"
+    return f"{seconds / 60:.1f} min"
 
 
 def _ranges(values: list[int]) -> str:
@@ -83,6 +144,8 @@ def render_status(status: StoreStatus, detail: bool = False) -> str:
         modified = sum(bool(r.get("code_modified")) for r in runs)
         lines.append(f"  {len(runs)} runs, code {', '.join(commits)}"
                      + (f"; {modified} with uncommitted changes to afr_cli" if modified else ""))
+    if status.progress:
+        lines.append(status.progress)
     if not status.units:
         return "\n".join(lines + ["  no units stored yet"])
     counts = status.reps.to_numpy()

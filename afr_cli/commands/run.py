@@ -53,12 +53,14 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Run an experiment (resumes: only units missing from the store are computed)."""
         from afr_cli.config import load_experiment
+        from afr_cli.run_messages import rerun_command
         from afr_cli.runner import RunOptions, run_experiment
 
         if jobs == 0 or jobs < -1:
             raise AfrInputError(f"--jobs: {jobs} is not allowed; a positive count or -1 for all cores")
         exp = load_experiment(config, _overrides(reps, datasets, set_), out)
-        run_experiment(exp, RunOptions(jobs, backend, scheduler, fresh, not quiet, _fresh_confirmation(yes)),
+        command = rerun_command(config, datasets, set_, out)
+        run_experiment(exp, RunOptions(jobs, backend, scheduler, fresh, not quiet, _fresh_confirmation(yes), command),
                        echo=typer.echo)
 
     @app.command()

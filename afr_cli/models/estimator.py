@@ -9,10 +9,11 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from afr_cli.ensembles import Ensemble, get_ensemble
-from afr_cli.errors import AfrInputError
+from afr_cli.errors import AfrInputError, InvalidParameterError
 from afr_cli.forests import LeafStatistics
 from afr_cli.models.base import Family
 from afr_cli.solve import DEFAULT_SOLVER, SolveResult, solve
+from afr_cli.solver_names import check_loss, check_solver
 
 
 class AttentionForestRegressor(RegressorMixin, BaseEstimator):
@@ -46,6 +47,7 @@ class AttentionForestRegressor(RegressorMixin, BaseEstimator):
         return {n: self.family.param(n).check(params[n], f"{type(self).__name__}.{n}") for n in names}
 
     def fit(self, X, y):
+        loss, solver = self._solver_choice()
         X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
         self.forest_ = self._fit_ensemble(X, y)
         if self.forest_.structure not in self.family.structures:
@@ -56,11 +58,18 @@ class AttentionForestRegressor(RegressorMixin, BaseEstimator):
         feats = self.family.features(self.leaf_stats_.rows(), design)
         problem = self.family.training_problem(feats, y, mixing)
         self.solve_result_: SolveResult | None = (
-            solve(problem, loss=self.loss, solver=self.solver) if problem is not None else None)
+            solve(problem, loss=loss, solver=solver) if problem is not None else None)
         self.theta_ = None if self.solve_result_ is None else self.solve_result_.theta
         for name, value in self.family.fitted_attributes(feats, mixing, self.theta_).items():
             setattr(self, name, value)
         return self
+
+    def _solver_choice(self) -> tuple[str, str]:
+        """``loss`` and ``solver`` checked as a config's are: an unknown name is a ValueError
+        naming the estimator's parameter, never a silent fallback to another solver."""
+        name = type(self).__name__
+        loss = check_loss(self.loss, f"{name}.loss", InvalidParameterError)
+        return loss, check_solver(self.solver, f"{name}.solver", InvalidParameterError)
 
     def predict(self, X) -> np.ndarray:
         check_is_fitted(self, "forest_")
