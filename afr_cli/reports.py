@@ -52,6 +52,24 @@ def forget_loaded() -> None:
     _LOADED.clear()
 
 
+def reps_shortfall(frame, reps: int | None, where: str) -> str:
+    """'' when every (dataset, base, model) of ``frame`` holds at least ``reps`` repetitions;
+    otherwise one line saying that fewer are used than --reps asked for, and how many are held."""
+    if reps is None or frame.empty:
+        return ""
+    held = frame.groupby(["dataset", "base", "model"])["rep"].nunique()
+    short = held[held < reps]
+    if short.empty:
+        return ""
+    if len(short) == len(held) and short.nunique() == 1:
+        span = f"only {short.iloc[0]} repetitions are stored"
+    else:
+        fewest = short.groupby(level=["model", "base"]).min()
+        span = (f"{len(short)} of {len(held)} (dataset, base, model) hold fewer: "
+                + ", ".join(f"{m} ({b}) {n}" for (m, b), n in fewest.items()))
+    return f"--reps {reps}: {span} in {where}; those are used"
+
+
 def reps_suffix(reps: int | None) -> str:
     """'' for every repetition, 'reps<N>' for the first N: how files of a restricted count are named."""
     return "" if reps is None else f"reps{reps}"

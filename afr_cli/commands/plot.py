@@ -10,14 +10,6 @@ import typer
 from afr_cli.errors import AfrInputError
 
 
-def _stores_under(root: Path) -> list[str]:
-    from afr_cli.store import has_results
-
-    if not root.is_dir():
-        return []
-    return sorted(str(d) for d in root.iterdir() if has_results(d))
-
-
 def register(app: typer.Typer) -> None:
     plot = typer.Typer(help="Figures: score surfaces over two hyperparameters (from a store), attention "
                             "weights over the iterations (refit on one split).",
@@ -39,6 +31,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Heatmap of the mean (over reps) score of a model as a function of two hyperparameters."""
         from afr_cli import plots
+        from afr_cli.discover import stores_under
         from afr_cli.store import STORE_FILE, has_results, load_grid
 
         if metric not in plots.METRICS:
@@ -48,7 +41,7 @@ def register(app: typer.Typer) -> None:
         if out.suffix.lower() != ".png":
             raise AfrInputError(f"--out: {out} must name a .png file")
         if not has_results(results):
-            stores = _stores_under(Path("results"))
+            stores = [str(d) for d in stores_under()]
             raise AfrInputError(f"--results: {results} is not a results store (no {STORE_FILE} or export); "
                                 f"stores under ./results: {', '.join(stores) or 'none'}")
         if not len(model) == len(x) == len(y):
@@ -67,12 +60,13 @@ def register(app: typer.Typer) -> None:
 
         matplotlib.use("Agg")
         fig = plots.surface_figure(*panels)
+        created = not out.parent.exists()
         try:
             out.parent.mkdir(parents=True, exist_ok=True)
             fig.savefig(out, dpi=120)
         except OSError as err:
             raise AfrInputError(f"--out: {err.filename or out}: cannot write the figure ({err.strerror})") from None
-        typer.echo(f"wrote {out}")
+        typer.echo(f"wrote {out.resolve()}" + (f" (created the directory {out.parent.resolve()})" if created else ""))
         for s in panels:
             bx, by, best = s.best()
             fixed = ", ".join(f"{k}={v:g}" for k, v in s.fixed.items()) or "none"

@@ -105,7 +105,8 @@ def register_report(app: typer.Typer) -> None:
                html: bool = typer.Option(False, "--html", help="also write the static site results/site/index.html "
                                          "(one page per paper; open it from disk)")) -> None:
         """Write every store's summary and ours beside the papers' tables (results/<report>/)."""
-        from afr_cli.reports import write_all
+        from afr_cli.reports import REPORTS, reps_shortfall, write_all
+        from afr_cli.store import has_results, load_results
 
         if reps is not None and reps < 1:
             raise AfrInputError(f"--reps: {reps} is not allowed; an integer >= 1")
@@ -115,3 +116,8 @@ def register_report(app: typer.Typer) -> None:
             raise AfrInputError(f"{err.filename}: cannot write the report ({err.strerror})") from None
         for path in written:
             typer.echo(f"wrote {path}")
+        stores = dict.fromkeys(root / s for r in REPORTS if not names or r.name in names for s in r.stores)
+        for store in (s for s in stores if reps is not None and has_results(s)):
+            short = reps_shortfall(load_results(store), reps, str(store))
+            if short:
+                typer.echo(f"note: {short}", err=True)

@@ -14,19 +14,19 @@ from afr_cli.errors import AfrInputError
 SELECTIONS = ("stored", "best-test")
 
 
-def _stores_under(root: Path) -> list[str]:
-    """Subdirectories of ``root`` holding a results store, for the error messages."""
-    from afr_cli.store import has_results
+def _stores_under_results() -> str:
+    """The stores under ./results, for the error messages."""
+    from afr_cli.discover import stores_under
 
-    if not root.is_dir():
-        return []
-    return sorted(str(d) for d in root.iterdir() if has_results(d))
+    return ", ".join(str(d) for d in stores_under()) or "none"
 
 
-def _load(dirs: list[Path], selection: str = "stored", reps: int | None = None):
+def _load(dirs: list[Path], selection: str = "stored", reps: int | None = None,
+          compare: tuple[str, str] | None = None):
     """Concatenate the results of every store given with --results, repetitions 0..reps-1, under
     the one best-test definition (afr_cli/tables/selection.py) when asked for or when a store
-    was run with the protocol's ``selection: best-test``."""
+    was run with the protocol's ``selection: best-test``. With --compare and no --results, the
+    stores under ./results that hold both models are used, and named on stderr."""
     import pandas as pd
 
     from afr_cli.store import STORE_FILE, has_results, load_grid, load_results
@@ -36,19 +36,19 @@ def _load(dirs: list[Path], selection: str = "stored", reps: int | None = None):
         raise AfrInputError(f"--selection: {selection!r} is not allowed; allowed: {', '.join(SELECTIONS)}")
     if reps is not None and reps < 1:
         raise AfrInputError(f"--reps: {reps} is not allowed; an integer >= 1")
+    if not dirs and compare is not None:
+        from afr_cli.discover import stores_for_compare
+
+        dirs = stores_for_compare(*compare)
+        print(f"note: --compare {' '.join(compare)}: using {', '.join(str(d) for d in dirs)} "
+              f"(the stores under results/ that hold them)", file=sys.stderr)
     if not dirs:
-        stores = _stores_under(Path("results"))
-        raise AfrInputError(
-            "--results DIR is required; stores under ./results: " + (", ".join(stores) or "none")
-        )
+        raise AfrInputError("--results DIR is required; stores under ./results: " + _stores_under_results())
     frames = []
     for d in dirs:
         if not has_results(d):
-            stores = _stores_under(Path("results"))
-            raise AfrInputError(
-                f"--results: {d} is not a results store (no {STORE_FILE} or export); stores under ./results: "
-                + (", ".join(stores) or "none")
-            )
+            raise AfrInputError(f"--results: {d} is not a results store (no {STORE_FILE} or export); "
+                                f"stores under ./results: {_stores_under_results()}")
         results = load_results(d)
         wants_grid = selection == "best-test" or (results["selection"] == "best-test").any()
         frames.append(results_in_view(results, load_grid(d) if wants_grid else None, selection, reps))
@@ -90,6 +90,7 @@ def _table(
     from afr_cli import tables
     from afr_cli.paper import published_table
     from afr_cli.paper.knowledge import paper_reps
+    from afr_cli.reports import reps_shortfall
 
     if fmt not in tables.FORMATS:
         raise AfrInputError(f"--format: {fmt!r} is not one of {', '.join(tables.FORMATS)}")
@@ -97,7 +98,10 @@ def _table(
         raise AfrInputError(f"--metric: {metric!r} is not one of {', '.join(tables.METRICS)}")
     if paper is not None:
         published_table(paper)  # reject an unknown spec before loading results
-    results = _load(results_dirs or [], selection, reps)
+    results = _load(results_dirs or [], selection, reps, compare)
+    short = reps_shortfall(results, reps, "the results")  # 0..reps-1 kept: a shortfall still shows
+    if short:
+        print(f"note: {short}", file=sys.stderr)
     model_comparison = None if compare is None else tables.compare_models(results, *compare, metric or "r2")
     note = tables.selection_note(results)
     if paper is not None:
