@@ -53,6 +53,7 @@ def test_surface_writes_png_and_table_is_the_mean_over_reps(store, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert out.is_file() and out.read_bytes()[:8] == PNG_MAGIC
     assert "2 reps" in proc.stdout and "gamma=0" in proc.stdout
+    assert f"wrote {out.resolve()} (created the directory {out.parent.resolve()})" in proc.stdout
 
     grid = load_grid(store)
     for metric, score in (("r2", "test"), ("mae", "cv")):
