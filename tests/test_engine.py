@@ -101,6 +101,58 @@ def test_sigkill_mid_run_then_resume_loses_and_duplicates_nothing(config_path, r
     assert len(grid) == 8 * (1 + 2 + 6)
 
 
+def _children(pid: int) -> list[int]:
+    """Process ids whose parent is ``pid`` (Linux /proc)."""
+    kids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            kids.append(int(stat.parent.name))
+    return kids
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process runs (a zombie awaiting its reaper does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_two_workers_quietly_and_the_same_command_resumes(config_path, reference, tmp_path):
+    command = [afr_bin(), "run", str(config_path), "--jobs", "2", "--out", str(tmp_path), "--reps", "6"]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.time() + 300
+    while _units(tmp_path) < 1 and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    workers = _children(proc.pid)
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: the whole process group
+    _, stderr = proc.communicate(timeout=120)
+    stored = _units(tmp_path)
+    assert proc.returncode == 130, stderr
+    assert 1 <= stored < 12, "the interrupt must land mid-run"
+    assert len(workers) >= 2  # the loky workers (and its resource tracker) were running
+    for noise in ("Traceback", "KeyboardInterrupt", "Solver interrupted"):
+        assert noise not in stderr, stderr
+    last = stderr.strip().splitlines()[-1]
+    assert last == (f"interrupted: {tmp_path}: {stored} of 12 units stored; re-running the same command "
+                    f"(afr run {config_path} --out {tmp_path}) resumes with the missing ones")
+    deadline = time.time() + 30
+    while any(_alive(w) for w in workers) and time.time() < deadline:
+        time.sleep(0.1)
+    assert not [w for w in workers if _alive(w)], "the workers must stop with the run"
+    resumed = run_afr(*command[1:], "-q")
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{stored} already stored, {12 - stored} to run" in resumed.stdout
+    rows = _rows(tmp_path)
+    assert len(rows) == 3 * len(reference) // 2
+    pd.testing.assert_frame_equal(rows[rows.rep < 4].reset_index(drop=True), reference, check_exact=True)
+
+
 def test_changed_config_is_refused_unless_fresh(config_path, tmp_path):
     args = ["run", str(config_path), "--jobs", "1", "--out", str(tmp_path), "-q", "--reps", "1",
             "--datasets", "Sparse"]
