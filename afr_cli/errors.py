@@ -30,3 +30,15 @@ class RunInterrupted(Exception):
     """Ctrl-C stopped a run: the message says how many units are stored and how to resume."""
 
     exit_code = 130
+
+
+def require(module: str, purpose: str):
+    """Import a dependency that only some commands need, or a one-line error saying how to get it
+    (an install made with --no-deps, or a trimmed environment, may lack it)."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise AfrInputError(f"{purpose} needs the Python package {module!r}, which is not installed: "
+                            f"pip install {module}") from None

@@ -189,3 +189,15 @@ def test_status_shows_a_runs_target_progress_and_eta(tmp_path):
     assert "ETA 0.1 min remaining, from the mean unit time (1.0 s) over 2 workers" in run_progress(store.manifest(), units)
     store.create({"runs": [{"started_at": before, "target": dict(target, reps=2, units=6)}]})
     assert run_progress(store.manifest(), units) is None  # target reached
+
+
+def test_a_missing_optional_dependency_is_a_one_line_error(monkeypatch):
+    import sys
+
+    from afr_cli.errors import require
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # what an environment without it gives
+    with pytest.raises(AfrInputError, match=r"^afr plot needs the Python package 'matplotlib', which is not "
+                                            r"installed: pip install matplotlib$"):
+        require("matplotlib", "afr plot")
+    assert require("json", "anything").dumps([1]) == "[1]"

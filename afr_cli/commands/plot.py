@@ -56,9 +56,9 @@ def register(app: typer.Typer) -> None:
             if not s.table.notna().to_numpy().any():
                 raise AfrInputError(f"{s.model} on {dataset}: every {s.column} value is missing (failed solves)")
 
-        import matplotlib
+        from afr_cli.errors import require
 
-        matplotlib.use("Agg")
+        require("matplotlib", "afr plot").use("Agg")
         fig = plots.surface_figure(*panels)
         created = not out.parent.exists()
         try:

@@ -27,8 +27,9 @@ def _excel(data: bytes) -> pd.DataFrame:
 
     Read with xlrd directly: pandas has deprecated its xlrd engine, and xlrd is what reads .xls.
     """
-    import xlrd
+    from afr_cli.errors import require
 
+    xlrd = require("xlrd", "reading Concrete's .xls file")
     sheet = xlrd.open_workbook(file_contents=data).sheet_by_index(0)
     rows = [sheet.row_values(i) for i in range(sheet.nrows)]
     return pd.DataFrame(rows[1:], columns=rows[0] if rows else None)
