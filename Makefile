@@ -5,13 +5,16 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-$(STAMP): pyproject.toml
+# Installs the exact versions of requirements.lock (pyproject.toml keeps loose lower bounds for
+# users who install afr into their own environment); `make lock` regenerates the lock.
+LOCK := requirements.lock
+$(STAMP): pyproject.toml $(LOCK)
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -c $(LOCK) -e '.[test]'
 	touch $(STAMP)
 
-.PHONY: venv demo test regress bench clean tables figures-satrf reference-abrf reference-abrf-derived reference-satrf reference-satrf-softmax reference-larf reference-agboost agboost-gbm-baselines
+.PHONY: venv demo test test-fast lock regress bench clean tables figures-satrf reference-abrf reference-abrf-derived reference-satrf reference-satrf-softmax reference-larf reference-agboost agboost-gbm-baselines
 .PHONY: runs-abrf runs-abrf-derived runs-satrf runs-satrf-softmax runs-larf runs-agboost reproduce
 venv: $(STAMP)
 
@@ -21,6 +24,22 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# The tests without the end-to-end runs and subprocess corpora (@pytest.mark.slow): for development.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not slow"
+
+# Regenerate requirements.lock: install pyproject.toml's dependencies (newest allowed versions)
+# into a fresh temporary venv and freeze it, without afr itself. Commit the result.
+lock:
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(PY) -m venv "$$tmp" && \
+	"$$tmp/bin/pip" install --quiet --upgrade pip && \
+	"$$tmp/bin/pip" install --quiet -e '.[test]' && \
+	{ echo "# Exact versions behind \`make\` (pip install -c $(LOCK)). Regenerate: make lock"; \
+	  echo "# Python $$("$$tmp/bin/python" -c 'import platform; print(platform.python_version(), platform.system(), platform.machine())')"; \
+	  "$$tmp/bin/pip" freeze --exclude-editable | grep -iv '^afr=='; } > $(LOCK).tmp && \
+	mv $(LOCK).tmp $(LOCK) && echo "wrote $(LOCK) ($$(grep -vc '^#' $(LOCK)) packages)"
 
 regress: $(STAMP)
 	$(BIN)/afr regress

@@ -7,6 +7,7 @@ import pytest
 from conftest import assert_one_line_error, run_afr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args, needles", [
     (["qp", "--format", "xml"], ["--format", "table, json"]),
     (["qp", "--dataset", "Iris"], ["--dataset", "Airfoil"]),
@@ -17,6 +18,7 @@ def test_bad_bench_options_fail_at_once(args, needles):
     assert_one_line_error(run_afr("bench", *args, timeout=60), *needles)
 
 
+@pytest.mark.slow
 def test_each_benchmark_runs_small_and_its_two_paths_agree():
     """Not a timing test: the benchmarks run end to end at toy sizes, and the fast path computes
     what the naive one does (the larf benchmark reports the first level's largest difference; the

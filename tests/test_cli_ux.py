@@ -108,6 +108,7 @@ def _store_with(directory, models_by_base: dict[str, list[str]], reps: int = 2) 
                 store.write_unit(UnitRecord(dataset, base, rep, rep, 10, 5, 0.0, 1.0, shifted, []))
 
 
+@pytest.mark.slow
 def test_compare_without_results_uses_the_stores_holding_both_models(tmp_path):
     root = tmp_path / "results"
     _store_with(root / "both_rf", {"RF": ["rf", "a", "b"]})
@@ -148,6 +149,7 @@ def test_compare_without_results_refuses_two_stores_holding_the_same_model_and_b
         stores_for_compare("a:ERT", "b:ERT", root)
 
 
+@pytest.mark.slow
 def test_reps_beyond_the_stored_count_is_said(tmp_path):
     from afr_cli.reports import reps_shortfall
 

@@ -112,6 +112,7 @@ def test_set_overrides_apply_and_reject_unknown_keys(tmp_path):
         load_experiment(path, ["protocol.reps"])
 
 
+@pytest.mark.slow
 def test_validate_cli_exit_codes(tmp_path):
     ok = run_afr("validate", str(_write(tmp_path, GOOD)))
     assert ok.returncode == 0 and "ok" in ok.stdout
@@ -129,6 +130,7 @@ def test_all_shipped_configs_validate():
         load_experiment(path)
 
 
+@pytest.mark.slow
 def test_models_command_lists_families():
     proc = run_afr("models")
     assert proc.returncode == 0

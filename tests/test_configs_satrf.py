@@ -14,6 +14,7 @@ HALVES = (0.0, 0.5, 1.0)
 CONFIGS = ("satrf_rf", "satrf_ert", "satrf_surfaces")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", CONFIGS)
 def test_config_validates(name):
     proc = run_afr("validate", f"configs/{name}.yaml")

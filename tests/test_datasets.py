@@ -240,6 +240,7 @@ def test_list_table_and_info(cache: Path) -> None:
     assert "missing" in info.output
 
 
+@pytest.mark.slow
 @needs_mirror
 def test_cli_fetch_verify_and_errors(cache: Path) -> None:
     missing = run_afr("datasets", "verify")

@@ -58,12 +58,14 @@ def _rows(out: Path) -> pd.DataFrame:
     return df[cols].sort_values(KEY).reset_index(drop=True)
 
 
+@pytest.mark.slow
 def test_reference_run_is_complete_and_sensible(reference):
     assert len(reference) == 2 * 4 * 4
     assert not reference.duplicated(KEY).any()
     assert reference.r2.between(-1, 1).all()
 
 
+@pytest.mark.slow
 def test_two_workers_give_identical_results(config_path, reference, tmp_path):
     proc = run_afr("run", str(config_path), "--jobs", "2", "--out", str(tmp_path), "-q")
     assert proc.returncode == 0, proc.stderr
@@ -81,6 +83,7 @@ def _units(out: Path) -> int:
         return 0
 
 
+@pytest.mark.slow
 def test_sigkill_mid_run_then_resume_loses_and_duplicates_nothing(config_path, reference, tmp_path):
     proc = subprocess.Popen([afr_bin(), "run", str(config_path), "--jobs", "1", "--out", str(tmp_path), "-q"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
@@ -153,6 +156,7 @@ def test_ctrl_c_stops_two_workers_quietly_and_the_same_command_resumes(config_pa
     pd.testing.assert_frame_equal(rows[rows.rep < 4].reset_index(drop=True), reference, check_exact=True)
 
 
+@pytest.mark.slow
 def test_changed_config_is_refused_unless_fresh(config_path, tmp_path):
     args = ["run", str(config_path), "--jobs", "1", "--out", str(tmp_path), "-q", "--reps", "1",
             "--datasets", "Sparse"]
@@ -163,6 +167,7 @@ def test_changed_config_is_refused_unless_fresh(config_path, tmp_path):
     assert set(load_results(tmp_path).model) == {"rf", "softmax", "eps-abrf", "best"}
 
 
+@pytest.mark.slow
 def test_more_reps_extend_an_existing_store(config_path, tmp_path):
     base = ["run", str(config_path), "--jobs", "1", "--out", str(tmp_path), "--datasets", "Sparse"]
     assert run_afr(*base, "--reps", "1", "-q").returncode == 0
@@ -171,6 +176,7 @@ def test_more_reps_extend_an_existing_store(config_path, tmp_path):
     assert sorted(load_results(tmp_path).rep.unique()) == [0, 1]
 
 
+@pytest.mark.slow
 def test_dask_backend_matches_local_run(config_path, reference, tmp_path):
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
@@ -256,6 +262,7 @@ def test_rep_index_seeding_is_the_papers_split_and_forest_seed(config_path):
     assert rf["r2"] == pytest.approx(r2_score(y[test], forest.predict(X[test])), abs=1e-9)
 
 
+@pytest.mark.slow
 def test_papers_protocol_reproduces_their_sparse_baseline():
     """10 reps, rep-index seeding, noise-free draw with data seed 1: RF R² 0.470, ERT 0.452 (LARF Tables 3, 5)."""
     cfg = {"name": "paper-sparse", "data_seed": 1, "synthetic_noise": "none",
@@ -326,6 +333,7 @@ def test_the_cli_protocol_and_the_estimators_agree_on_one_split(tmp_path):
         assert r2 == pytest.approx(stored[model_id], abs=1e-9), model_id
 
 
+@pytest.mark.slow
 def test_each_run_that_adds_units_is_recorded_and_a_no_op_run_writes_nothing(config_path, tmp_path):
     from afr_cli.store import ResultsStore
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 import pandas as pd
+import pytest
 import yaml
 
 from afr_cli.store import load_results
@@ -42,6 +43,7 @@ def _config(tmp_path, family: str) -> str:
     return str(path)
 
 
+@pytest.mark.slow
 def test_a_family_of_ones_own_runs_beside_the_registered_ones(tmp_path):
     (tmp_path / "my_families.py").write_text(FAMILY_MODULE)
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
@@ -55,6 +57,7 @@ def test_a_family_of_ones_own_runs_beside_the_registered_ones(tmp_path):
     assert isinstance(rows.r2.iloc[0], float) and not pd.isna(rows.r2).any()
 
 
+@pytest.mark.slow
 def test_a_family_that_cannot_be_used_is_a_one_line_error(tmp_path):
     (tmp_path / "my_families.py").write_text(FAMILY_MODULE)
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}

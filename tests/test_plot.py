@@ -29,6 +29,8 @@ solver: OSQP
 """
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
+pytestmark = pytest.mark.slow  # every test here uses a store made by a real `afr run`
+
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory) -> Path:

@@ -4,6 +4,7 @@ number, a moved baseline or a moved expected gap."""
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 import yaml
 
 from afr_cli.regress import GOLDEN_COLUMNS, compare
@@ -84,6 +85,7 @@ def test_a_forest_off_the_published_baseline_fails_even_when_golden_moved_with_i
     assert _status(report, "forest", "r2", "published larf:3") == "REGRESSED" and report.failed
 
 
+@pytest.mark.slow
 def test_cli_update_then_pass_then_fail_on_a_raised_golden(tmp_path):
     # A base id the papers do not use, so only the golden check applies to this tiny forest.
     cfg = {"name": "mini-regress", "seed": 5, "protocol": {"reps": 2}, "datasets": ["Friedman1"],

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 import yaml
 
 from conftest import assert_one_line_error, run_afr
 
 
+@pytest.mark.slow
 def test_report_writes_summaries_comparisons_and_tests(tmp_path):
     cfg = {"name": "abrf_rf", "seed": 3, "protocol": {"reps": 2}, "datasets": ["Sparse", "Friedman1", "Friedman2"],
            "bases": [{"id": "RF", "kind": "rf", "n_estimators": 8, "min_samples_leaf": 5}],

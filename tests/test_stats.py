@@ -142,6 +142,7 @@ def test_agboost_ttests(recomputed):
     assert recomputed["agrees"].sum() == 7
 
 
+@pytest.mark.slow
 def test_cli_stats_csv_and_unknown_paper_table():
     # The two console-script runs go in parallel: each pays the CLI's start-up time.
     stats = subprocess.Popen([str(AFR), "stats", "published", "--format", "csv"],

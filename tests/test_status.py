@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from afr_cli.status import render_status, store_status
 from afr_cli.store import ResultsStore, UnitRecord
 from conftest import assert_one_line_error, run_afr
@@ -49,6 +51,7 @@ def test_uneven_store_and_gaps_are_shown(tmp_path):
     assert "gap: Sparse / RF" in text and "Yacht" in text
 
 
+@pytest.mark.slow
 def test_cli_lists_stores_under_root_and_rejects_a_missing_one(tmp_path):
     _store(tmp_path / "a", [("Sparse", "RF", 0)])
     _store(tmp_path / "nested" / "b", [("Yacht", "ERT", 0)])
