@@ -203,3 +203,20 @@ def test_a_missing_optional_dependency_is_a_one_line_error(monkeypatch):
                                             r"installed: pip install matplotlib$"):
         require("matplotlib", "afr plot")
     assert require("json", "anything").dumps([1]) == "[1]"
+
+
+def test_the_test_summary_lists_every_skip_with_its_reason(tmp_path):
+    """pyproject's addopts (-rsx): a skipped test (e.g. the dataset tests without ../shared) is
+    listed with its reason, never silent."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    (tmp_path / "test_probe.py").write_text(
+        "import pytest\n\n@pytest.mark.skipif(True, reason='the dataset mirror is absent')\n"
+        "def test_needs_mirror():\n    pass\n")
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-c", str(ROOT / "pyproject.toml"),
+                           "--rootdir", str(tmp_path), str(tmp_path / "test_probe.py")],
+                          capture_output=True, text=True, timeout=120)
+    assert re.search(r"^SKIPPED \[1\] \S*test_probe.py:3: the dataset mirror is absent$", proc.stdout, re.M), proc.stdout
