@@ -156,37 +156,70 @@ def run_afr_in(tmp: Path, args: tuple[str, ...], read_only: str | None = None) -
             os.chmod(tmp / read_only, 0o755)
 
 
+READ_CASES = [  # reading a read-only store must simply work (plot writes p.png beside the store)
+    Case(f"read-only-store-{cmd}", lambda t, a=args: (_store(t / "s") and ()) or a, read_only="s",
+         store_branch=cmd == "status")
+    for cmd, args in (("table", TABLE), ("status", STATUS), ("plot", PLOT))
+]
+
+
+@dataclass
+class Outcome:
+    proc: subprocess.CompletedProcess | None
+    before: dict[str, bytes | None]
+    after: dict[str, bytes | None]
+    skip: str | None = None
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory) -> dict[str, Outcome]:
+    """Every case run once: set up one after the other, then the ``afr`` subprocesses side by
+    side (each in its own directory, so they cannot interfere), then the files compared."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    cannot = _can_make_read_only()
+    prepared = []
+    for case in CASES + READ_CASES:
+        tmp = tmp_path_factory.mktemp(case.name)
+        args = case.setup(tmp)
+        watched = tmp / case.read_only if case.name.startswith("read-only-store") else tmp
+        prepared.append((case, tmp, args, watched, _snapshot(watched)))
+
+    def run(item) -> Outcome:
+        case, tmp, args, watched, before = item
+        if case.read_only and cannot:
+            return Outcome(None, before, before, skip=cannot)
+        proc = run_afr_in(tmp, args, case.read_only)
+        return Outcome(proc, before, _snapshot(watched))
+
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
+        return {item[0].name: outcome for item, outcome in zip(prepared, pool.map(run, prepared))}
+
+
 def _param(case: Case):
     marks = [pytest.mark.xfail(strict=True, reason=STORE_BRANCH)] if case.store_branch else []
     return pytest.param(case, id=case.name, marks=marks)
 
 
 @pytest.mark.parametrize("case", [_param(c) for c in CASES])
-def test_bad_input_is_one_line_exit_2_and_changes_nothing(case: Case, tmp_path: Path):
-    if case.read_only and (why := _can_make_read_only()):
-        pytest.skip(why)
-    args = case.setup(tmp_path)
-    before = _snapshot(tmp_path)
-    proc = run_afr_in(tmp_path, args, case.read_only)
+def test_bad_input_is_one_line_exit_2_and_changes_nothing(case: Case, outcomes: dict[str, Outcome]):
+    outcome = outcomes[case.name]
+    if outcome.skip:
+        pytest.skip(outcome.skip)
+    proc = outcome.proc
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert "Traceback" not in proc.stderr, proc.stderr
     assert proc.returncode == 2, (proc.returncode, proc.stderr)
     assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
     for needle in case.needles:
         assert needle in lines[0], (needle, lines[0])
-    assert _snapshot(tmp_path) == before, "a bad input must leave every file as it was"
+    assert outcome.after == outcome.before, "a bad input must leave every file as it was"
 
 
-READS = {"table": TABLE, "status": STATUS, "plot": PLOT}  # plot writes p.png beside the store, not in it
-
-
-@pytest.mark.parametrize("command", [
-    "table", "plot", pytest.param("status", marks=pytest.mark.xfail(strict=True, reason=STORE_BRANCH))])
-def test_a_read_only_store_can_be_read(command: str, tmp_path: Path):
-    if why := _can_make_read_only():
-        pytest.skip(why)
-    _store(tmp_path / "s")
-    before = _snapshot(tmp_path / "s")
-    proc = run_afr_in(tmp_path, READS[command], read_only="s")
-    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
-    assert _snapshot(tmp_path / "s") == before
+@pytest.mark.parametrize("case", [_param(c) for c in READ_CASES])
+def test_a_read_only_store_can_be_read(case: Case, outcomes: dict[str, Outcome]):
+    outcome = outcomes[case.name]
+    if outcome.skip:
+        pytest.skip(outcome.skip)
+    assert outcome.proc.returncode == 0 and "Traceback" not in outcome.proc.stderr, outcome.proc.stderr
+    assert outcome.after == outcome.before, "reading a store must not change it"
