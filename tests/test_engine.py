@@ -343,6 +343,9 @@ def test_each_run_that_adds_units_is_recorded_and_a_no_op_run_writes_nothing(con
     runs = store.manifest()["runs"]
     assert len(runs) == 1 and runs[0]["reps"] == 1 and runs[0]["units_stored_before"] == 0
     assert set(runs[0]) >= {"started_at", "git_commit", "code_modified", "versions"}
+    target = runs[0]["target"]  # recorded at the start, for `afr status`'s progress and ETA
+    assert (target["datasets"], target["reps"], target["units"], target["workers"]) == (["Friedman1", "Sparse"], 1, 2, 1)
+    assert target["pid"] > 0 and target["host"]
     before = store.path.read_bytes()
     assert run_afr("run", str(config_path), "--reps", "1", "--jobs", "1", "--out", str(out), "-q").returncode == 0
     assert store.manifest()["runs"] == runs and store.path.read_bytes() == before  # nothing to run: untouched
