@@ -33,7 +33,11 @@ def test_report_writes_summaries_comparisons_and_tests(tmp_path):
     # --reps 1: every number from repetition 0 only, the files say so, and they go beside the
     # all-repetition files without touching them
     all_reps_table = (tmp_path / "abrf" / "paper-satrf-9.md").read_text()
-    assert run_afr("report", "abrf", "--root", str(tmp_path), "--reps", "1").returncode == 0
+    reps1 = run_afr("report", "abrf", "--root", str(tmp_path), "--reps", "1")
+    assert reps1.returncode == 0 and "note" not in reps1.stderr
+    more = run_afr("report", "abrf", "--root", str(tmp_path), "--reps", "5")  # the store holds 2
+    assert more.returncode == 0
+    assert f"note: --reps 5: only 2 repetitions are stored in {tmp_path / 'abrf_rf'}; those are used" in more.stderr
     first = pd.read_csv(tmp_path / "abrf_rf" / "summary-reps1.csv")
     assert set(first.n_reps) == {1} and set(pd.read_csv(tmp_path / "abrf_rf" / "summary.csv").n_reps) == {2}
     assert "Repetitions 0-0 of each dataset (1)." in (tmp_path / "abrf" / "reps1" / "paper-satrf-9.md").read_text()
