@@ -147,6 +147,7 @@ def _config(tmp_path, kind: str, **extra) -> str:
     return str(path)
 
 
+@pytest.mark.slow
 def test_an_ensemble_of_ones_own_runs_in_workers(tmp_path):
     (tmp_path / "my_ensembles.py").write_text(ENSEMBLE_MODULE)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}

@@ -18,6 +18,9 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
+pytestmark = pytest.mark.slow  # every test here uses a site made by a real `afr run` and `afr report`
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     """A tiny abrf_rf store (3 datasets, 2 repetitions), its reports and the site over it."""

@@ -366,6 +366,7 @@ def test_best_test_is_one_grid_point_over_the_repetitions_in_view():
     pd.testing.assert_frame_equal(asked.reset_index(drop=True), two.reset_index(drop=True))
 
 
+@pytest.mark.slow
 def test_table_and_report_agree_on_best_test_with_reps(tmp_path, capsys):
     # issue 14: `afr table --selection best-test --reps N` and `afr report --reps N` gave different
     # best-test numbers; both now go through one definition
