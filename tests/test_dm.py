@@ -293,6 +293,7 @@ def test_full_rank_matrix_that_is_no_tree_is_refused():
         DecisionMachine(np.eye(2), [0.0, 0.0], B, [1.0, 2.0, 3.0])
 
 
+@pytest.mark.slow
 def test_afr_dm_export_is_the_forest_behind_the_stored_table_cell(tmp_path):
     """The committed abrf_rf store's plain-RF R² for Diabetes, repetition 3, recomputed from the
     exported file alone (its machine and its test rows)."""

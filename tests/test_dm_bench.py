@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from sklearn.datasets import make_friedman1
 
 from afr_cli.benchmarks.dm import naive_predict
@@ -14,6 +15,7 @@ from afr_cli.models import DecisionMachine
 from conftest import assert_one_line_error, run_afr
 
 
+@pytest.mark.slow
 def test_bench_dm_runs_small_and_its_paths_agree():
     r = json.loads(run_afr("bench", "dm", "--n", "300", "--trees", "6", "--train", "120", "--format", "json").stdout)
     assert r["agree"] is True and r["n"] == 300 and r["T"] == 6
@@ -26,5 +28,6 @@ def test_naive_loop_is_the_forest():
     assert np.array_equal(naive_predict(DecisionMachine.from_ensemble(forest), X[100:]), forest.predict(X[100:]))
 
 
+@pytest.mark.slow
 def test_bad_bench_dm_option():
     assert_one_line_error(run_afr("bench", "dm", "--train", "5", timeout=60), "--train", ">= 20")

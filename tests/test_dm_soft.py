@@ -72,6 +72,7 @@ def test_trained_weights_enter_as_alpha(fold):
     assert ((ytr - trained) ** 2).sum() <= ((ytr - uniform) ** 2).sum() + 1e-9  # training never worsens the fit
 
 
+@pytest.mark.slow
 def test_dm_soft_config_validates():
     proc = run_afr("validate", "configs/dm_soft.yaml", timeout=120)
     assert proc.returncode == 0, proc.stderr
