@@ -10,6 +10,22 @@ import typer
 from afr_cli.errors import AfrInputError
 
 
+def _save(draw, out: Path) -> None:
+    """Draw the figure (matplotlib, or a one-line error without it) and write it to ``out``,
+    creating its directory; say where the file went, and which directory was created."""
+    from afr_cli.errors import require
+
+    require("matplotlib", "afr plot").use("Agg")
+    fig = draw()
+    created = not out.parent.exists()
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(out, dpi=120)
+    except OSError as err:
+        raise AfrInputError(f"--out: {err.filename or out}: cannot write the figure ({err.strerror})") from None
+    typer.echo(f"wrote {out.resolve()}" + (f" (created the directory {out.parent.resolve()})" if created else ""))
+
+
 def register(app: typer.Typer) -> None:
     plot = typer.Typer(help="Figures: score surfaces over two hyperparameters (from a store), attention "
                             "weights over the iterations (refit on one split).",
@@ -56,17 +72,7 @@ def register(app: typer.Typer) -> None:
             if not s.table.notna().to_numpy().any():
                 raise AfrInputError(f"{s.model} on {dataset}: every {s.column} value is missing (failed solves)")
 
-        from afr_cli.errors import require
-
-        require("matplotlib", "afr plot").use("Agg")
-        fig = plots.surface_figure(*panels)
-        created = not out.parent.exists()
-        try:
-            out.parent.mkdir(parents=True, exist_ok=True)
-            fig.savefig(out, dpi=120)
-        except OSError as err:
-            raise AfrInputError(f"--out: {err.filename or out}: cannot write the figure ({err.strerror})") from None
-        typer.echo(f"wrote {out.resolve()}" + (f" (created the directory {out.parent.resolve()})" if created else ""))
+        _save(lambda: plots.surface_figure(*panels), out)
         for s in panels:
             bx, by, best = s.best()
             fixed = ", ".join(f"{k}={v:g}" for k, v in s.fixed.items()) or "none"
@@ -101,10 +107,7 @@ def register(app: typer.Typer) -> None:
             if not sep:
                 raise AfrInputError(f"--at {item!r}: expected NAME=NUMBER, e.g. eps=0.5")
         curves = plots.weight_curves(load_experiment(config), model, dataset, rep, sweep, fixed, base)
-        fig = plots.weights_figure(curves)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(out, dpi=120)
-        typer.echo(f"wrote {out}")
+        _save(lambda: plots.weights_figure(curves), out)
         for value, w, a in zip(curves.values, curves.weights, curves.attention):
             typer.echo(f"  {curves.sweep}={value:g}: w_t max {w.max():.3g} at t={int(w.argmax()) + 1}, "
                        f"mass on the first 10% of iterations {w[:max(1, len(w) // 10)].sum():.3f}; "
