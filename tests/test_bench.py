@@ -49,6 +49,7 @@ def test_each_benchmark_runs_small_and_its_two_paths_agree():
     assert 0 < larf["peak_mb"] < 2048 and np.isfinite(larf["ratio_first_level"])
 
 
+@pytest.mark.slow
 def test_bench_unit_compares_auto_with_a_store_made_by_another_solver(tmp_path):
     import json
 

@@ -100,6 +100,7 @@ def _config(path, bases: list[dict], families: list[str]) -> str:
     return str(path)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("structure", sorted({e.structure for e in ENSEMBLES.values()}))
 def test_runs_are_bit_identical_across_worker_counts(tmp_path, structure):
     """Every family on every ensemble of a structure (one unit per ensemble), with 1 worker and with 2."""

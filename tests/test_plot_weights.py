@@ -40,6 +40,7 @@ def test_weight_curves_are_distributions_over_the_iterations(config):
     assert np.abs(c.attention[2] - 1 / 12).max() > 1e-3
 
 
+@pytest.mark.slow
 def test_weights_figure_and_errors(config, tmp_path):
     out = tmp_path / "w.png"
     proc = run_afr("plot", "weights", "--config", str(config), "--dataset", "Friedman1", "--at", "eps=0.5",
