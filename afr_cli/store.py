@@ -293,9 +293,3 @@ def load_results(results_dir: str | Path) -> pd.DataFrame:
 def load_grid(results_dir: str | Path) -> pd.DataFrame:
     """Per grid point: inner-CV and test scores (surfaces, best-test selection)."""
     return open_existing(results_dir).frame("grid")
-
-
-def has_results(directory: str | Path) -> bool:
-    """Whether ``directory`` holds results that ``load_results`` can read (today: a SQLite store).
-    Discovery (``afr table --compare`` without --results, error messages) asks only this."""
-    return (Path(directory) / STORE_FILE).is_file()
