@@ -27,6 +27,7 @@ _COMMAND_MODULES = (
     "plot",
     "dm",
     "export",
+    "fidelity",
 )
 
 
