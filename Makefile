@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml $(LOCK)
 	$(BIN)/pip install --quiet -c $(LOCK) -e '.[test]'
 	touch $(STAMP)
 
-.PHONY: venv demo test test-fast lock regress bench clean tables figures-satrf reference-abrf reference-abrf-derived reference-satrf reference-satrf-softmax reference-larf reference-agboost agboost-gbm-baselines
+.PHONY: venv demo test test-fast lock regress bench clean tables figures-satrf reference-abrf reference-abrf-derived reference-satrf reference-satrf-softmax reference-larf reference-agboost agboost-gbm-baselines fidelity-preprocessing
 .PHONY: runs-abrf runs-abrf-derived runs-satrf runs-satrf-softmax runs-larf runs-agboost reproduce
 venv: $(STAMP)
 
@@ -149,3 +149,13 @@ DM_REPS ?= 100
 reference-dm: $(STAMP)
 	$(BIN)/afr run configs/dm_soft.yaml --reps $(DM_REPS)
 	$(BIN)/afr table --results results/dm_soft --std --compare eps-abrf dm-soft
+
+# Which feature preprocessing do the papers' plain RF/ERT columns imply (issue 15)? Forests only,
+# every candidate (results/fidelity/preprocessing.md, about 2 min of CPU; the 400-1000-tree
+# supplement about 10 min), then the LARF paper's RF models on raw features for four datasets
+# beside the committed standardised store (results/fidelity/README.md; about 25 min of CPU).
+fidelity-preprocessing: $(STAMP)
+	$(BIN)/afr fidelity preprocessing
+	$(BIN)/afr fidelity preprocessing --study configs/fidelity/preprocessing_trees.yaml --name preprocessing_trees
+	$(BIN)/afr run configs/larf_rf.yaml --set preprocess.scale=none --reps 10 \
+	  --datasets Friedman3,Sparse,Friedman1,Airfoil --out results/fidelity/larf_rf_none
