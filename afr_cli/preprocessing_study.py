@@ -101,15 +101,21 @@ def _no_unknown(node: dict, allowed: set[str], src: str, where: str) -> None:
         raise AfrInputError(f"{src}: {where}: unknown key {unknown[0]!r}; allowed: {', '.join(sorted(allowed))}")
 
 
-def _candidates(node, src: str) -> tuple[Candidate, ...]:
+def _entries(node, key: str, allowed: set[str], src: str):
+    """(where, mapping) for each entry of a non-empty list of mappings with only allowed keys."""
     if not isinstance(node, list) or not node:
-        raise AfrInputError(f"{src}: candidates: must be a non-empty list")
-    out = []
+        raise AfrInputError(f"{src}: {key}: must be a non-empty list")
     for i, item in enumerate(node):
-        where = f"candidates[{i}]"
+        where = f"{key}[{i}]"
         if not isinstance(item, dict):
-            raise AfrInputError(f"{src}: {where}: must be a mapping with keys {', '.join(sorted(_CANDIDATE_KEYS))}")
-        _no_unknown(item, _CANDIDATE_KEYS, src, where)
+            raise AfrInputError(f"{src}: {where}: must be a mapping with keys {', '.join(sorted(allowed))}")
+        _no_unknown(item, allowed, src, where)
+        yield where, item
+
+
+def _candidates(node, src: str) -> tuple[Candidate, ...]:
+    out = []
+    for where, item in _entries(node, "candidates", _CANDIDATE_KEYS, src):
         name, scale, fit_on = str(item.get("name", "")), item.get("scale"), item.get("fit_on", "train")
         if not name:
             raise AfrInputError(f"{src}: {where}.name: missing")
@@ -124,14 +130,8 @@ def _candidates(node, src: str) -> tuple[Candidate, ...]:
 
 
 def _cell_selections(node, src: str) -> tuple[CellSelection, ...]:
-    if not isinstance(node, list) or not node:
-        raise AfrInputError(f"{src}: cells: must be a non-empty list")
     out = []
-    for i, item in enumerate(node):
-        where = f"cells[{i}]"
-        if not isinstance(item, dict):
-            raise AfrInputError(f"{src}: {where}: must be a mapping with keys {', '.join(sorted(_CELL_KEYS))}")
-        _no_unknown(item, _CELL_KEYS, src, where)
+    for where, item in _entries(node, "cells", _CELL_KEYS, src):
         try:
             published = load_published(str(item.get("paper")))
         except AfrInputError as err:
