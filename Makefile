@@ -152,7 +152,7 @@ reference-dm: $(STAMP)
 
 # Which feature preprocessing do the papers' plain RF/ERT columns imply (issue 15)? Forests only,
 # every candidate (results/fidelity/preprocessing.md, about 2 min of CPU; the 400-1000-tree
-# supplement about 10 min), then the LARF paper's RF models on raw features for four datasets
+# supplement about 20 min), then the LARF paper's RF models on raw features for four datasets
 # beside the committed standardised store (results/fidelity/README.md; 44 min on two loaded cores).
 fidelity-preprocessing: $(STAMP)
 	$(BIN)/afr fidelity preprocessing
