@@ -120,6 +120,7 @@ def test_exporting_twice_gives_identical_bytes(tmp_path, full):
     assert meta["tables"]["grid"]["as_columns"] == {"point": ["eps", "tau"]}
 
 
+@pytest.mark.slow
 def test_read_commands_work_from_an_export_alone(tmp_path, full):
     shutil.copytree(full, tmp_path / "s")
     args = {
