@@ -31,13 +31,14 @@ class Param:
     integer: bool = False
     doc: str = ""
     choices: tuple = ()
+    high_open: bool = False
 
     def allowed(self) -> str:
         """Human-readable domain, e.g. '[0, 1]', '> 0' or 'an integer >= 1'."""
         kind = "an integer " if self.integer else ""
         if self.low is not None and self.high is not None:
-            left = "(" if self.low_open else "["
-            text = f"{kind}in {left}{self.low:g}, {self.high:g}]"
+            left, right = "(" if self.low_open else "[", ")" if self.high_open else "]"
+            text = f"{kind}in {left}{self.low:g}, {self.high:g}{right}"
         elif self.low is not None:
             text = f"{kind}{'>' if self.low_open else '>='} {self.low:g}"
         else:
@@ -54,7 +55,7 @@ class Param:
         bad = (not np.isfinite(v)
                or (self.integer and v != int(v))
                or (self.low is not None and (v <= self.low if self.low_open else v < self.low))
-               or (self.high is not None and v > self.high))
+               or (self.high is not None and (v >= self.high if self.high_open else v > self.high)))
         if bad:
             raise AfrInputError(f"{where}: {value!r} is not allowed; {self.name} must be {self.allowed()}")
         return int(v) if self.integer else v

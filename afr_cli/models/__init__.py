@@ -11,6 +11,8 @@ from afr_cli.models.dm_soft import DMSoftFamily
 from afr_cli.models.estimator import AttentionForestRegressor
 from afr_cli.models.forest import ForestFamily
 from afr_cli.models.larf import LARF, LARF_FAMILIES, LEAVE_SELF_OUT_FAMILIES
+from afr_cli.models.robust import ROBUST_FAMILIES
+from afr_cli.models.robust_estimator import RobustRF
 from afr_cli.models.satrf import SATRF, satrf_family
 from afr_cli.solve import DEFAULT_SOLVER
 
@@ -46,6 +48,7 @@ FAMILIES.update({f.name: f for f in (satrf_family("y"), satrf_family("x"), satrf
                                      satrf_family("y", heads=2))})  # sat-rf-y, -x, -yx, -y2
 FAMILIES[DMSoftFamily.name] = DMSoftFamily()  # dm-soft: soft Decision-Machine trees (an extension)
 FAMILIES.update({f.name: f for f in (AGBoostFamily(), NonParamFamily())})  # over boosted ensembles
+FAMILIES.update({f.name: f for f in ROBUST_FAMILIES.values()})  # robust-rf, robust-rf-train
 
 
 def get_family(name: str, where: str = "family") -> Family:
@@ -63,4 +66,4 @@ def get_family(name: str, where: str = "family") -> Family:
 
 
 __all__ = ["AGBoost", "AGBoostOnFitted", "DecisionMachine", "EpsABRF", "FAMILIES", "Family", "LARF", "LARF_FAMILIES",
-           "Param", "SATRF", "get_family"]
+           "Param", "RobustRF", "SATRF", "get_family"]
