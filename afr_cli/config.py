@@ -24,13 +24,15 @@ from afr_cli.models import FAMILIES, get_family
 from afr_cli.solve import DEFAULT_SOLVER, LOSSES, SOLVERS
 
 SELECTIONS = ("inner-cv", "best-test")
-SELECT_BY = ("r2", "mae")
+SELECT_BY = ("r2", "mae", "rmse")
+NOISE_ON = ("test", "train", "both")
 SCALES = ("standard", "minmax", "none")
 METRICS = ("r2", "mae", "rmse")
 
 _TOP_KEYS = {"name", "description", "seed", "data_seed", "synthetic_noise", "protocol", "datasets",
              "preprocess", "bases", "models", "solver", "results"}
-_PROTOCOL_KEYS = {"reps", "test_fraction", "inner_folds", "selection", "select_by", "seeding"}
+_PROTOCOL_KEYS = {"reps", "test_fraction", "inner_folds", "selection", "select_by", "seeding",
+                  "train_fractions", "noise_eta", "noise_on"}
 SEEDINGS = ("derived", "rep-index")
 _PREPROCESS_KEYS = {"scale"}
 _BASE_KEYS = {"id", "kind"}  # plus the parameters of the base's ensemble kind
@@ -45,6 +47,17 @@ class Protocol:
     selection: str = "inner-cv"
     select_by: str = "r2"
     seeding: str = "derived"
+    # Protocol axes (each value a unit of its own): training fractions (the rest is the test set;
+    # empty = one 1 - test_fraction split as before) and Gaussian noise levels eta (noise sd =
+    # eta times the training part's std) added where noise_on says: test features, training targets.
+    train_fractions: tuple[float, ...] = ()
+    noise_etas: tuple[float, ...] = (0.0,)
+    noise_on: str = "test"
+
+    def axes(self) -> list[tuple[float, float]]:
+        """Every (train_fraction, noise_eta) of a repetition, as stored in the unit key."""
+        fractions = self.train_fractions or (round(1.0 - self.test_fraction, 10),)
+        return [(f, e) for f in fractions for e in self.noise_etas]
 
 
 @dataclass(frozen=True)
@@ -243,7 +256,29 @@ def _protocol(node: dict, src: str) -> Protocol:
     selection = _choice(node.get("selection", "inner-cv"), SELECTIONS, src, "protocol.selection")
     select_by = _choice(node.get("select_by", "r2"), SELECT_BY, src, "protocol.select_by")
     seeding = _choice(node.get("seeding", "derived"), SEEDINGS, src, "protocol.seeding")
-    return Protocol(reps, float(frac), folds, selection, select_by, seeding)
+    if "train_fractions" in node and "test_fraction" in node:
+        raise AfrInputError(f"{src}: protocol.train_fractions: give train_fractions or test_fraction, not both "
+                            "(with train_fractions the rest of the data is the test set)")
+    fractions = _number_list(node, "train_fractions", (), src, lambda v: 0 < v < 1, "in (0, 1)")
+    etas = _number_list(node, "noise_eta", (0.0,), src, lambda v: v >= 0, ">= 0")
+    noise_on = _choice(node.get("noise_on", "test"), NOISE_ON, src, "protocol.noise_on")
+    return Protocol(reps, float(frac), folds, selection, select_by, seeding, fractions, etas, noise_on)
+
+
+def _number_list(node: dict, key: str, default: tuple[float, ...], src: str, ok, allowed: str) -> tuple[float, ...]:
+    """A protocol axis: a non-empty list of distinct numbers (a single number is a list of one)."""
+    if key not in node:
+        return default
+    values = node[key] if isinstance(node[key], list) else [node[key]]
+    where = f"{src}: protocol.{key}"
+    if not values:
+        raise AfrInputError(f"{where}: must be a non-empty list of numbers {allowed}")
+    for j, v in enumerate(values):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not ok(v):
+            raise AfrInputError(f"{where}[{j}]: {v!r} is not allowed; must be a number {allowed}")
+    if len(set(values)) != len(values):
+        raise AfrInputError(f"{where}: a value is listed twice")
+    return tuple(float(v) for v in values)
 
 
 def _datasets(node: Any, src: str) -> tuple[str, ...]:

@@ -78,23 +78,48 @@ class UnitSeeds:
     columns: ``train_test_split(..., random_state=rep)`` and forests seeded with ``rep``
     (the inner folds are not identifiable from the papers; they use ``rep`` too)."""
 
-    def __init__(self, exp: Experiment, dataset: str, base: Base, rep: int):
+    def __init__(self, exp: Experiment, dataset: str, base: Base, rep: int, train_fraction: float | None = None):
         self.exp, self.dataset, self.base, self.rep = exp, dataset, base, rep
         self.by_index = exp.protocol.seeding == "rep-index"
-        self.split = rep if self.by_index else derive_seed(exp.seed, dataset, rep)
-        self.folds = rep if self.by_index else derive_seed(exp.seed, dataset, rep, "folds")
+        # a protocol axis of training fractions adds the fraction (in %) to every seed; without
+        # one, seeds are exactly as before. The noise level never enters: noisy and clean units
+        # of a repetition share their split and forests (paired).
+        self.axis = () if train_fraction is None else (round(train_fraction * 100, 6),)
+        self.test_fraction = exp.protocol.test_fraction if train_fraction is None else 1.0 - train_fraction
+        self.split = rep if self.by_index else derive_seed(exp.seed, dataset, rep, *self.axis)
+        self.folds = rep if self.by_index else derive_seed(exp.seed, dataset, rep, *self.axis, "folds")
 
     def split_rows(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         """(train, test) rows; rep-index keeps train_test_split's order, as the papers' code fit it."""
-        fraction = self.exp.protocol.test_fraction
         if self.by_index:
-            return train_test_split(np.arange(n), test_size=fraction, random_state=self.rep)
-        return split_indices(n, fraction, self.split)
+            return train_test_split(np.arange(n), test_size=self.test_fraction, random_state=self.rep)
+        return split_indices(n, self.test_fraction, self.split)
 
     def forest(self, stage: int) -> int:
         if self.by_index:
             return self.rep
-        return derive_seed(self.exp.seed, self.dataset, self.rep, stage, self.base.id)
+        return derive_seed(self.exp.seed, self.dataset, self.rep, *self.axis, stage, self.base.id)
+
+    def noise(self, stage: int) -> np.random.Generator:
+        """The noise draws of one stage (independent of the noise level: eta only scales them)."""
+        return np.random.default_rng(derive_seed(self.exp.seed, self.dataset, self.rep, *self.axis, stage, "noise"))
+
+
+def add_noise(exp: Experiment, eta: float, rng: np.random.Generator, Xtr: np.ndarray, ytr: np.ndarray,
+              Xq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(training targets, query features) with N(0, (eta sigma)^2) noise where ``noise_on`` says:
+    query features (sigma_j = feature j's std on the training part), training targets (sigma =
+    the training targets' std), or both; the scored targets stay clean. eta = 0 changes nothing."""
+    if eta == 0.0:
+        return ytr, Xq
+    where = exp.protocol.noise_on
+    feature_noise = rng.standard_normal(Xq.shape)
+    target_noise = rng.standard_normal(ytr.shape)
+    if where in ("test", "both"):
+        Xq = Xq + feature_noise * (eta * Xtr.std(axis=0, ddof=1))
+    if where in ("train", "both"):
+        ytr = ytr + target_noise * (eta * ytr.std(ddof=1))
+    return ytr, Xq
 
 
 def needs_inner_cv(exp: Experiment) -> bool:
@@ -105,11 +130,15 @@ def needs_inner_cv(exp: Experiment) -> bool:
     return any(m.best_of or len(m.grid_points()) > 1 for m in exp.models)
 
 
-def run_unit(exp: Experiment, dataset: str, base: Base, rep: int,
-             X: np.ndarray, y: np.ndarray) -> UnitRecord:
-    """All models of the experiment on one (dataset, base, repetition); nothing is written here."""
+def run_unit(exp: Experiment, dataset: str, base: Base, rep: int, X: np.ndarray, y: np.ndarray,
+             train_fraction: float | None = None, noise_eta: float = 0.0) -> UnitRecord:
+    """All models of the experiment on one (dataset, base, repetition) at one point of the protocol
+    axes (training fraction: None = 1 - test_fraction; noise level eta); nothing is written here.
+
+    Noise, when eta > 0, goes into every stage alike (inner-CV validation folds as the test rows),
+    so the inner CV selects under the conditions it is scored in."""
     t_unit = time.perf_counter()
-    seeds = UnitSeeds(exp, dataset, base, rep)
+    seeds = UnitSeeds(exp, dataset, base, rep, train_fraction)
     train, test = seeds.split_rows(len(y))
     folds = KFold(exp.protocol.inner_folds, shuffle=True, random_state=seeds.folds)
     stages = [_Stage(i, train[tr], train[va]) for i, (tr, va) in enumerate(folds.split(train))]
@@ -122,6 +151,7 @@ def run_unit(exp: Experiment, dataset: str, base: Base, rep: int,
     forest_seconds = 0.0
     for stage in stages:
         Xtr, ytr, Xq, yq = X[stage.train], y[stage.train], X[stage.query], y[stage.query]
+        ytr, Xq = add_noise(exp, noise_eta, seeds.noise(stage.index), Xtr, ytr, Xq)
         if exp.scale != "none":
             scaler = SCALERS[exp.scale]().fit(Xtr)
             Xtr, Xq = scaler.transform(Xtr), scaler.transform(Xq)
@@ -143,8 +173,9 @@ def run_unit(exp: Experiment, dataset: str, base: Base, rep: int,
             continue
         results.append(selected[model.id])
         grid.extend(_grid_rows(model, scores[model.id]))
+    stored_fraction = round(1.0 - exp.protocol.test_fraction, 10) if train_fraction is None else train_fraction
     return UnitRecord(dataset, base.id, rep, seeds.split, len(train), len(test), forest_seconds,
-                      time.perf_counter() - t_unit, results, grid)
+                      time.perf_counter() - t_unit, results, grid, stored_fraction, noise_eta)
 
 
 def _score_model(model: ModelConfig, s: _PointScores, stage: _Stage, train_rows, query_rows,

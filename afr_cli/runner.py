@@ -94,13 +94,15 @@ def run_target(exp: Experiment, jobs: int) -> dict:
     from joblib import effective_n_jobs
 
     return {"datasets": list(exp.datasets), "bases": [b.id for b in exp.bases], "reps": exp.protocol.reps,
-            "units": len(exp.datasets) * len(exp.bases) * exp.protocol.reps, "host": platform.node(),
+            "units": len(exp.datasets) * len(exp.bases) * len(exp.protocol.axes()) * exp.protocol.reps,
+            "host": platform.node(),
             "pid": os.getpid(), "workers": effective_n_jobs(jobs)}
 
 
 def prepare_store(exp: Experiment, fresh: bool, confirm: Callable[[str], bool] | None = None,
-                  jobs: int = 1) -> tuple[ResultsStore, list[tuple[str, int, int]]]:
-    """Open the experiment's store and list its missing units (dataset, base index, rep); refuse
+                  jobs: int = 1) -> tuple[ResultsStore, list[tuple]]:
+    """Open the experiment's store and list its missing units (dataset, base index, (train fraction,
+    noise level), rep); refuse
     a store made by a different config unless ``fresh``. A missing store is seeded from the
     committed export, so a fresh clone extends an experiment from where it stands. ``fresh`` on
     results that exist needs ``confirm`` to say yes. The manifest is written, with this run added
@@ -117,9 +119,11 @@ def prepare_store(exp: Experiment, fresh: bool, confirm: Callable[[str], bool] |
             raise AfrInputError(
                 f"{exp.source}: the store {held.path} was made by a different config (hash {old} != "
                 f"{exp.unit_hash()}); use --fresh --yes to discard it or --out DIR for a new store")
-    done = held.done_units() if previous else set()
-    todo = [(d, b, r) for d in exp.datasets for b in range(len(exp.bases)) for r in range(exp.protocol.reps)
-            if (d, exp.bases[b].id, r) not in done]
+    axes = exp.protocol.axes()
+    done = {(d, b, round(f, 9), round(e, 9), r) for d, b, f, e, r in held.done_unit_keys()} if previous else set()
+    todo = [(d, b, a, r) for d in exp.datasets for b in range(len(exp.bases)) for a in axes
+            for r in range(exp.protocol.reps)
+            if (d, exp.bases[b].id, round(a[0], 9), round(a[1], 9), r) not in done]
     if todo:
         store.check_writable()
         if fresh:
@@ -150,8 +154,10 @@ def _confirm_fresh(held, confirm: Callable[[str], bool] | None) -> None:
         raise AfrInputError(f"{held.directory}: --fresh not confirmed; nothing was changed")
 
 
-def _run_one(exp: Experiment, dataset: str, base_index: int, rep: int, X: np.ndarray, y: np.ndarray) -> UnitRecord:
-    return run_unit(exp, dataset, exp.bases[base_index], rep, X, y)
+def _run_one(exp: Experiment, dataset: str, base_index: int, axis: tuple[float, float], rep: int,
+             X: np.ndarray, y: np.ndarray) -> UnitRecord:
+    fraction = axis[0] if exp.protocol.train_fractions else None  # no axis: the seeds of before
+    return run_unit(exp, dataset, exp.bases[base_index], rep, X, y, fraction, axis[1])
 
 
 def run_experiment(exp: Experiment, options: RunOptions, echo=print) -> ResultsStore:
@@ -162,8 +168,10 @@ def run_experiment(exp: Experiment, options: RunOptions, echo=print) -> ResultsS
         raise AfrInputError("--backend dask needs --scheduler ADDRESS (e.g. tcp://127.0.0.1:8786)")
     data = {name: load_dataset(name, exp.data_seed, exp.synthetic_noise) for name in exp.datasets}
     store, todo = prepare_store(exp, options.fresh, options.confirm, options.jobs)
-    total = len(exp.datasets) * len(exp.bases) * exp.protocol.reps
-    echo(f"{exp.name}: {total} units ({len(exp.datasets)} datasets x {len(exp.bases)} bases x "
+    n_axes = len(exp.protocol.axes())
+    total = len(exp.datasets) * len(exp.bases) * n_axes * exp.protocol.reps
+    axes_text = f" x {n_axes} (train fraction, noise)" if n_axes > 1 else ""
+    echo(f"{exp.name}: {total} units ({len(exp.datasets)} datasets x {len(exp.bases)} bases{axes_text} x "
          f"{exp.protocol.reps} reps), {total - len(todo)} already stored, {len(todo)} to run -> {store.path}")
     if not todo:
         if options.command:
@@ -174,21 +182,21 @@ def run_experiment(exp: Experiment, options: RunOptions, echo=print) -> ResultsS
         _run_units(exp, options, store, todo, data, echo)
     except KeyboardInterrupt:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the count short
-        stored = sum(1 for d, b, r in store.done_units()
+        stored = sum(1 for d, b, _, _, r in store.done_unit_keys()
                      if d in exp.datasets and r < exp.protocol.reps and b in {x.id for x in exp.bases})
         raise RunInterrupted(interrupted_message(store.directory, stored, total, options.command)) from None
     return store
 
 
-def _run_units(exp: Experiment, options: RunOptions, store: ResultsStore, todo: list[tuple[str, int, int]],
+def _run_units(exp: Experiment, options: RunOptions, store: ResultsStore, todo: list[tuple],
                data: dict, echo) -> None:
     """Compute the units in workers, store each as it arrives (one transaction per unit), then
     export the store (its committed form)."""
-    remaining = Counter((d, exp.bases[b].id) for d, b, _ in todo)
+    remaining = Counter((d, exp.bases[b].id) for d, b, _, _ in todo)
     with _backend(options), _progress(len(todo), options.progress) as bar:
         jobs = Parallel(n_jobs=options.jobs, return_as="generator_unordered")
         started = time.perf_counter()
-        for unit in jobs(delayed(_run_one)(exp, d, b, r, *data[d]) for d, b, r in todo):
+        for unit in jobs(delayed(_run_one)(exp, d, b, a, r, *data[d]) for d, b, a, r in todo):
             store.write_unit(unit)
             bar.update(1)
             key = (unit.dataset, unit.base)

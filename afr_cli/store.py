@@ -38,18 +38,31 @@ CREATE TABLE IF NOT EXISTS units (
     dataset TEXT NOT NULL, base TEXT NOT NULL, rep INTEGER NOT NULL,
     split_seed INTEGER NOT NULL, n_train INTEGER NOT NULL, n_test INTEGER NOT NULL,
     forest_seconds REAL NOT NULL, seconds REAL NOT NULL, finished_at TEXT NOT NULL,
-    PRIMARY KEY (dataset, base, rep));
+    train_fraction REAL NOT NULL, noise_eta REAL NOT NULL,
+    PRIMARY KEY (dataset, base, train_fraction, noise_eta, rep));
 CREATE TABLE IF NOT EXISTS results (
     dataset TEXT NOT NULL, base TEXT NOT NULL, model TEXT NOT NULL, rep INTEGER NOT NULL,
     r2 REAL, mae REAL, rmse REAL, params TEXT NOT NULL, selection TEXT NOT NULL,
     cv_score REAL, solver_status TEXT NOT NULL, seconds REAL NOT NULL,
-    PRIMARY KEY (dataset, base, model, rep));
+    train_fraction REAL NOT NULL, noise_eta REAL NOT NULL,
+    PRIMARY KEY (dataset, base, model, train_fraction, noise_eta, rep));
 CREATE TABLE IF NOT EXISTS grid (
     dataset TEXT NOT NULL, base TEXT NOT NULL, model TEXT NOT NULL, rep INTEGER NOT NULL,
     point TEXT NOT NULL, cv_r2 REAL, cv_mae REAL, test_r2 REAL, test_mae REAL, test_rmse REAL,
     solves TEXT,
-    PRIMARY KEY (dataset, base, model, rep, point));
+    train_fraction REAL NOT NULL, noise_eta REAL NOT NULL,
+    PRIMARY KEY (dataset, base, model, train_fraction, noise_eta, rep, point));
 """
+# The protocol axes of a unit (training fraction, noise level): key columns of every table.
+# Stores and exports made before them hold one split of 1 - test_fraction without noise: they
+# are read as such (``axis_defaults``) and gain the columns when a run extends them.
+AXIS_COLUMNS = ("train_fraction", "noise_eta")
+
+
+def axis_defaults(manifest: dict) -> tuple[float, float]:
+    """(train_fraction, noise_eta) of a store made before the protocol axes, from its config."""
+    protocol = (manifest.get("config") or {}).get("protocol") or {}
+    return round(1.0 - float(protocol.get("test_fraction", 0.2)), 10), 0.0
 
 # Each table's key (the export's sort order) and its JSON columns (decoded into dicts on reading).
 KEYS = {"units": ("dataset", "base", "rep"), "results": ("dataset", "base", "model", "rep"),
@@ -71,6 +84,8 @@ class UnitRecord:
     seconds: float
     results: list[dict]
     grid: list[dict]
+    train_fraction: float = 0.8
+    noise_eta: float = 0.0
 
 
 class ResultsStore:
@@ -106,12 +121,14 @@ class ResultsStore:
                                 f"use --out DIR for a writable directory")
 
     def create(self, manifest: dict) -> None:
-        """Create the store (or reset it when ``manifest`` differs and the caller allowed it)."""
+        """Create the store (or reset it when ``manifest`` differs and the caller allowed it); a
+        store from before the protocol axes gains their columns (``axis_defaults`` of its config)."""
         self.directory.mkdir(parents=True, exist_ok=True)
         with closing(self._connect()) as conn, conn:
             conn.executescript(_SCHEMA)
             if "solves" not in {row[1] for row in conn.execute("PRAGMA table_info(grid)")}:
                 conn.execute("ALTER TABLE grid ADD COLUMN solves TEXT")  # stores made before per-solve logs
+            add_axis_columns(conn, axis_defaults(manifest))
             conn.executemany("INSERT OR REPLACE INTO manifest VALUES (?, ?)",
                              [(k, json.dumps(v, default=str)) for k, v in manifest.items()])
 
@@ -125,23 +142,26 @@ class ResultsStore:
         from datetime import datetime, timezone
 
         with closing(self._connect()) as conn, conn:
+            axes = (unit.train_fraction, unit.noise_eta)
             cur = conn.execute(
-                "INSERT OR IGNORE INTO units VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR IGNORE INTO units (dataset, base, rep, split_seed, n_train, n_test, forest_seconds, "
+                "seconds, finished_at, train_fraction, noise_eta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (unit.dataset, unit.base, unit.rep, unit.split_seed, unit.n_train, unit.n_test,
-                 unit.forest_seconds, unit.seconds, datetime.now(timezone.utc).isoformat()))
+                 unit.forest_seconds, unit.seconds, datetime.now(timezone.utc).isoformat(), *axes))
             if cur.rowcount == 0:
                 return
             conn.executemany(
-                "INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO results (dataset, base, model, rep, r2, mae, rmse, params, selection, cv_score, "
+                "solver_status, seconds, train_fraction, noise_eta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(unit.dataset, unit.base, r["model"], unit.rep, r["r2"], r["mae"], r["rmse"],
                   json.dumps(r["params"], sort_keys=True), r["selection"], r["cv_score"],
-                  json.dumps(r["solver_status"], sort_keys=True), r["seconds"]) for r in unit.results])
+                  json.dumps(r["solver_status"], sort_keys=True), r["seconds"], *axes) for r in unit.results])
             conn.executemany(
                 "INSERT INTO grid (dataset, base, model, rep, point, cv_r2, cv_mae, test_r2, test_mae, test_rmse, "
-                "solves) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "solves, train_fraction, noise_eta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(unit.dataset, unit.base, g["model"], unit.rep, json.dumps(g["point"], sort_keys=True),
                   g["cv_r2"], g["cv_mae"], g["test_r2"], g["test_mae"], g["test_rmse"],
-                  json.dumps(g.get("solves", []), separators=(",", ":"))) for g in unit.grid])
+                  json.dumps(g.get("solves", []), separators=(",", ":")), *axes) for g in unit.grid])
 
     # -- reading (read-only) ------------------------------------------------------------------
     def read_connection(self) -> sqlite3.Connection:
@@ -228,6 +248,14 @@ class ResultsStore:
     def done_units(self) -> set[tuple[str, str, int]]:
         return set(self._query("SELECT dataset, base, rep FROM units"))
 
+    def done_unit_keys(self) -> set[tuple[str, str, float, float, int]]:
+        """(dataset, base, train_fraction, noise_eta, rep) of every stored unit (a store from before
+        the protocol axes, read as it is: its units at its config's ``axis_defaults``)."""
+        have = {name for name, _ in self.columns("units")}
+        defaults = axis_defaults(self.manifest())
+        axes = ", ".join(c if c in have else repr(float(v)) for c, v in zip(AXIS_COLUMNS, defaults))
+        return set(self._query(f"SELECT dataset, base, {axes}, rep FROM units"))
+
     def columns(self, table: str) -> list[tuple[str, str]]:
         """(name, declared type) of every column of ``table``, in table order."""
         rows = self._query(f"PRAGMA table_info({table})")
@@ -235,21 +263,39 @@ class ResultsStore:
             raise AfrInputError(f"{self.path}: not an afr results store (no table {table})")
         return [(r[1], r[2]) for r in rows]
 
+    def _order(self, table: str) -> str:
+        """The key order of ``table``, the protocol axes included where the table has them."""
+        have = {name for name, _ in self.columns(table)}
+        keys = list(KEYS[table])
+        axes = [a for a in AXIS_COLUMNS if a in have]
+        at = keys.index("rep")
+        return ", ".join(keys[:at] + axes + keys[at:])
+
     def rows(self, table: str) -> list[tuple]:
         """Every row of ``table`` in key order (the export's order)."""
-        return self._query(f"SELECT * FROM {table} ORDER BY {', '.join(KEYS[table])}")
+        return self._query(f"SELECT * FROM {table} ORDER BY {self._order(table)}")
 
     def frame(self, table: str) -> pd.DataFrame:
         """One table as a DataFrame, JSON columns decoded."""
         with closing(self.read_connection()) as conn:
             try:
-                df = pd.read_sql_query(f"SELECT * FROM {table} ORDER BY {', '.join(KEYS[table])}", conn)
+                df = pd.read_sql_query(f"SELECT * FROM {table} ORDER BY {self._order(table)}", conn)
             except (sqlite3.DatabaseError, pd.errors.DatabaseError) as err:
                 raise self._unreadable(err) from None
         for col in JSON_COLUMNS:
             if col in df:
                 df[col] = df[col].map(lambda v: None if v is None else json.loads(v))
         return df
+
+
+def add_axis_columns(conn: sqlite3.Connection, defaults: tuple[float, float]) -> None:
+    """Give a store from before the protocol axes their columns, filled with ``defaults`` (its key
+    stays (dataset, base, rep), still unique: such a store holds one training fraction and noise)."""
+    for table in TABLES:
+        have = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        for column, value in zip(AXIS_COLUMNS, defaults):
+            if column not in have:
+                conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} REAL NOT NULL DEFAULT {float(value)!r}")
 
 
 def has_results(directory: str | Path) -> bool:

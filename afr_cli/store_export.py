@@ -31,7 +31,7 @@ from pathlib import Path
 import pandas as pd
 
 from afr_cli.errors import AfrInputError
-from afr_cli.store import _SCHEMA, JSON_COLUMNS, STORE_FILE, TABLES, ResultsStore
+from afr_cli.store import _SCHEMA, AXIS_COLUMNS, JSON_COLUMNS, STORE_FILE, TABLES, ResultsStore, axis_defaults
 
 EXPORT_DIR = "export"
 EXPORT_MANIFEST = "manifest.json"
@@ -249,6 +249,14 @@ class ExportedStore:
     def done_units(self) -> set[tuple[str, str, int]]:
         return {(r[0], r[1], r[2]) for r in self.rows("units")}
 
+    def done_unit_keys(self) -> set[tuple[str, str, float, float, int]]:
+        """(dataset, base, train_fraction, noise_eta, rep), as ``ResultsStore.done_unit_keys``."""
+        names = [c[0] for c in self.columns("units")]
+        defaults = axis_defaults(self.manifest())
+        at = [names.index(a) if a in names else None for a in AXIS_COLUMNS]
+        return {(r[0], r[1], *(r[i] if i is not None else d for i, d in zip(at, defaults)), r[2])
+                for r in self.rows("units")}
+
     def frame(self, table: str) -> pd.DataFrame:
         """One table as a DataFrame, JSON columns decoded: the same frame a store gives."""
         names = [c[0] for c in self.columns(table)]
@@ -278,10 +286,14 @@ def seed_store(directory: str | Path) -> ResultsStore:
                     if name not in present:  # a column of a later schema: carried as it came
                         conn.execute(f'ALTER TABLE {table} ADD COLUMN "{name}" {declared}')
                 dict_col = PARAM_COLUMNS.get(table)
+                # an export from before the protocol axes: its units at its config's axis values
+                extra = [(a, v) for a, v in zip(AXIS_COLUMNS, axis_defaults(export.manifest()))
+                         if a not in {name for name, _ in columns}]
                 rows = [tuple(json.dumps(v, sort_keys=True) if name == dict_col else v
-                              for (name, _), v in zip(columns, row)) for row in export.rows(table)]
-                names = ", ".join(f'"{name}"' for name, _ in columns)
-                marks = ", ".join("?" * len(columns))
+                              for (name, _), v in zip(columns, row)) + tuple(v for _, v in extra)
+                        for row in export.rows(table)]
+                names = ", ".join(f'"{name}"' for name in [n for n, _ in columns] + [a for a, _ in extra])
+                marks = ", ".join("?" * (len(columns) + len(extra)))
                 conn.executemany(f"INSERT INTO {table} ({names}) VALUES ({marks})", rows)
         os.replace(tmp, store.path)
     except (OSError, sqlite3.Error) as err:

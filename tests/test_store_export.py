@@ -96,8 +96,8 @@ def test_by_default_only_the_cv_scores_and_solve_logs_are_left_out(tmp_path, ful
     seed_store(tmp_path / "copy")
     raw, seeded = _raw(tmp_path / "s"), _raw(tmp_path / "copy")
     assert {t: v for t, v in seeded.items() if t != "grid"} == {t: v for t, v in raw.items() if t != "grid"}
-    # grid columns: key 0-4, cv_r2 and cv_mae 5-6, test scores 7-9, solves 10
-    assert [r[:5] + (None, None) + r[7:10] + (None,) for r in raw["grid"]] == seeded["grid"]
+    # grid columns: key 0-4, cv_r2 and cv_mae 5-6, test scores 7-9, solves 10, protocol axes 11-12
+    assert [r[:5] + (None, None) + r[7:10] + (None,) + r[11:] for r in raw["grid"]] == seeded["grid"]
     assert any(r[10] not in (None, "[]") for r in raw["grid"])  # there was a log to leave out
     grid = ExportedStore(tmp_path / "s").frame("grid")
     assert "cv_r2" not in grid and "solves" not in grid and grid["test_r2"].notna().all()
@@ -153,3 +153,4 @@ def test_run_seeds_a_missing_store_from_the_export_and_extends_it(tmp_path, conf
     assert ResultsStore(clone).manifest()["runs"][-1]["units_stored_before"] == 1
     # the run refreshed the export: it now holds both repetitions
     assert ExportedStore(clone).done_units() == {("Friedman1", "RF@5", 0), ("Friedman1", "RF@5", 1)}
+    assert ExportedStore(clone).done_unit_keys() == {("Friedman1", "RF@5", 0.8, 0.0, 0), ("Friedman1", "RF@5", 0.8, 0.0, 1)}
