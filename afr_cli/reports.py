@@ -78,12 +78,15 @@ def reps_suffix(reps: int | None) -> str:
 def report_frames(report: Report, root: Path, reps: int | None = None,
                   selection: str = "stored") -> pd.DataFrame | None:
     """The report's results over the stores that exist (repetitions 0..reps-1), None without any."""
+    from afr_cli.store import store_select_by
     from afr_cli.tables import results_in_view
 
-    frames = [f for f in (load_store(root / s) for s in report.stores) if f is not None]
-    if not frames:
+    stores = [(root / s, load_store(root / s)) for s in report.stores]
+    stores = [(d, f) for d, f in stores if f is not None]
+    if not stores:
         return None
-    return pd.concat([results_in_view(f.results, f.grid, selection, reps) for f in frames], ignore_index=True)
+    return pd.concat([results_in_view(f.results, f.grid, selection, reps, store_select_by(d)) for d, f in stores],
+                     ignore_index=True)
 
 
 def write_summary(store_dir: Path, reps: int | None = None) -> list[Path]:

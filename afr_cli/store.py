@@ -336,6 +336,12 @@ def load_results(results_dir: str | Path) -> pd.DataFrame:
     return open_existing(results_dir).frame("results")
 
 
+def store_select_by(results_dir: str | Path) -> str:
+    """The metric the store's experiment selects by (its config's protocol.select_by; r2 by default)."""
+    config = open_existing(results_dir).manifest().get("config") or {}
+    return (config.get("protocol") or {}).get("select_by", "r2")
+
+
 def load_grid(results_dir: str | Path) -> pd.DataFrame:
     """Per grid point: inner-CV and test scores (surfaces, best-test selection)."""
     return open_existing(results_dir).frame("grid")

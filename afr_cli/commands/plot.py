@@ -1,4 +1,4 @@
-"""``afr plot``: figures from a results store (the SAT-RF paper's Figures 1-4 surfaces)."""
+"""``afr plot``: figures from a results store (the SAT-RF paper's Figures 1-4 surfaces, learning curves)."""
 
 from __future__ import annotations
 
@@ -112,3 +112,32 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"  {curves.sweep}={value:g}: w_t max {w.max():.3g} at t={int(w.argmax()) + 1}, "
                        f"mass on the first 10% of iterations {w[:max(1, len(w) // 10)].sum():.3f}; "
                        f"attention max {a.max():.3g} at t={int(a.argmax()) + 1}")
+
+    @plot.command("curve")
+    def curve(
+        results: Path = typer.Option(..., "--results", help="a results store with protocol.train_fractions"),
+        dataset: str = typer.Option(..., "--dataset", help="a dataset of the store, e.g. Diabetes"),
+        model: List[str] = typer.Option(..., "--model", help="a model id; repeat; the first is the "
+                                        "reference, drawn dash-dot, the others solid"),
+        out: Path = typer.Option(..., "--out", help="the PNG file to write"),
+        metric: str = typer.Option("rmse", "--metric", help="rmse, mae or r2"),
+        noise_eta: float = typer.Option(0.0, "--noise-eta", help="the noise level to draw (a value of the store)"),
+        selection: str = typer.Option("stored", "--selection", help="stored (the run's selection) or "
+                                      "best-test (grid point with the best mean test score, labelled)"),
+        base: Optional[str] = typer.Option(None, "--base", help="base id when the store has several"),
+    ) -> None:
+        """Mean metric against the training fraction, bands of +- one std over repetitions."""
+        from afr_cli import curves
+        from afr_cli.commands.table import _load
+
+        if out.suffix.lower() != ".png":
+            raise AfrInputError(f"--out: {out} must name a .png file")
+        table = curves.curve_table(_load([results], selection), dataset, model, metric, noise_eta, base)
+        fig = curves.curve_figure(table)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(out, dpi=120)
+        typer.echo(f"wrote {out}")
+        wide = table.table.pivot(index="train_fraction", columns="model", values="mean")[list(table.models)]
+        typer.echo(f"  mean {metric} over reps ({table.dataset}, {table.base}, noise eta {noise_eta:g}, "
+                   f"selection {table.selection}):")
+        typer.echo(wide.to_string(float_format=lambda v: f"{v:.3f}"))

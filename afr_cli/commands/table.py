@@ -29,7 +29,7 @@ def _load(dirs: list[Path], selection: str = "stored", reps: int | None = None,
     stores under ./results that hold both models are used, and named on stderr."""
     import pandas as pd
 
-    from afr_cli.store import STORE_FILE, has_results, load_grid, load_results
+    from afr_cli.store import STORE_FILE, has_results, load_grid, load_results, store_select_by
     from afr_cli.tables import results_in_view
 
     if selection not in SELECTIONS:
@@ -51,7 +51,8 @@ def _load(dirs: list[Path], selection: str = "stored", reps: int | None = None,
                                 f"stores under ./results: {_stores_under_results()}")
         results = load_results(d)
         wants_grid = selection == "best-test" or (results["selection"] == "best-test").any()
-        frames.append(results_in_view(results, load_grid(d) if wants_grid else None, selection, reps))
+        frames.append(results_in_view(results, load_grid(d) if wants_grid else None, selection, reps,
+                                      store_select_by(d)))
     results = pd.concat(frames, ignore_index=True)
     if results.empty:
         raise AfrInputError(f"--results: no results in {', '.join(str(d) for d in dirs)}")

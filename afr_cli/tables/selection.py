@@ -54,23 +54,24 @@ def best_test_results(grid: pd.DataFrame, select_by: str = "r2") -> pd.DataFrame
 
 
 def results_in_view(results: pd.DataFrame, grid: pd.DataFrame | None, selection: str = "stored",
-                    reps: int | None = None) -> pd.DataFrame:
+                    reps: int | None = None, select_by: str = "r2") -> pd.DataFrame:
     """The rows a table shows: repetitions 0..reps-1; with ``selection == "best-test"`` every
     model re-selected by ``best_test_results`` on those repetitions. Rows a run stored under
     the protocol's ``selection: best-test`` are re-selected the same way, so best-test has one
-    meaning whichever way it was asked for."""
+    meaning whichever way it was asked for. ``select_by``: the metric the store's experiment
+    selects by (its protocol.select_by), which best-test then uses too."""
     results = first_reps(results, reps)
     if grid is None:
         return results
     grid = first_reps(grid, reps)
     if selection == BEST_TEST:
-        return best_test_results(grid)
+        return best_test_results(grid, select_by)
     stored_best = results["selection"] == BEST_TEST
     if not stored_best.any():
         return results
     keys = ["dataset", "base", "model"]
     wanted = results.loc[stored_best, keys].drop_duplicates()
-    reselected = best_test_results(grid.merge(wanted, on=keys))
+    reselected = best_test_results(grid.merge(wanted, on=keys), select_by)
     return pd.concat([results[~stored_best], reselected], ignore_index=True)
 
 
