@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.ensemble import ExtraTreesRegressor, RandomForestRegressor
 
 from afr_cli.ensembles.base import AVERAGE, TRAINING_MEAN, Ensemble, FittedEnsemble
-from afr_cli.ensembles.params import MAX_FEATURES, MIN_SAMPLES_LEAF, N_ESTIMATORS
+from afr_cli.ensembles.params import MAX_DEPTH, MAX_FEATURES, MIN_SAMPLES_LEAF, N_ESTIMATORS
 
 
 def forest_ensemble(forest) -> FittedEnsemble:
@@ -18,14 +18,15 @@ def forest_ensemble(forest) -> FittedEnsemble:
 
 
 class _Forest(Ensemble):
-    params = (N_ESTIMATORS, MIN_SAMPLES_LEAF, MAX_FEATURES)
+    params = (N_ESTIMATORS, MIN_SAMPLES_LEAF, MAX_FEATURES, MAX_DEPTH)
     structure = AVERAGE
     sklearn_class: type
 
     def fit(self, X: np.ndarray, y: np.ndarray, seed: int | None, **params: Any) -> FittedEnsemble:
         p = self.with_defaults(params)
         forest = self.sklearn_class(n_estimators=p["n_estimators"], min_samples_leaf=p["min_samples_leaf"],
-                                    max_features=p["max_features"], random_state=seed, n_jobs=1)
+                                    max_features=p["max_features"], max_depth=p["max_depth"],
+                                    random_state=seed, n_jobs=1)
         return forest_ensemble(forest.fit(X, y))  # single-threaded: the runner parallelises units
 
 
