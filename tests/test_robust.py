@@ -152,5 +152,6 @@ def test_lower_cost_trees_get_more_weight(small_data):
     np.testing.assert_allclose(model.w_, closed_form_weights(model.costs_, 0.8, 0.5), atol=1e-7)
 
 
-def test_passes_check_estimator():
-    check_estimator(RobustRF(n_estimators=5, eps=0.5, lam=0.1))
+@pytest.mark.parametrize("base", ["rf", "ert", "dt"])
+def test_passes_check_estimator(base):
+    check_estimator(RobustRF(base=base, n_estimators=5, eps=0.5, lam=0.1))

@@ -125,6 +125,7 @@ def register(app: typer.Typer) -> None:
         selection: str = typer.Option("stored", "--selection", help="stored (the run's selection) or "
                                       "best-test (grid point with the best mean test score, labelled)"),
         base: Optional[str] = typer.Option(None, "--base", help="base id when the store has several"),
+        reps: Optional[int] = typer.Option(None, "--reps", help="use only repetitions 0..N-1"),
     ) -> None:
         """Mean metric against the training fraction, bands of +- one std over repetitions."""
         from afr_cli import curves
@@ -132,7 +133,8 @@ def register(app: typer.Typer) -> None:
 
         if out.suffix.lower() != ".png":
             raise AfrInputError(f"--out: {out} must name a .png file")
-        table = curves.curve_table(_load([results], selection), dataset, model, metric, noise_eta, base)
+        results_frame = _load([results], selection, reps)  # best-test over the repetitions shown
+        table = curves.curve_table(results_frame, dataset, model, metric, noise_eta, base)
         fig = curves.curve_figure(table)
         out.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(out, dpi=120)
