@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 
 from afr_cli.data import load_dataset
-from afr_cli.forests import ForestSpec, LeafStatistics
+from afr_cli.ensembles import get_ensemble
+from afr_cli.forests import LeafStatistics
 from afr_cli.models.robust import RobustRFFamily, weight_bounds, weights_problem
 from afr_cli.protocol import derive_seed, split_indices
 from afr_cli.solve import solve
@@ -27,7 +28,7 @@ LAMBDAS = (0.0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 100.0)
 def main() -> None:
     X, y = load_dataset("Boston", 0)
     train, test = split_indices(len(y), 0.85, derive_seed(2019, "Boston", 0, 15.0))
-    forest = ForestSpec("rf", 100, 1, 1.0).fit(X[train], y[train], 0)
+    forest = get_ensemble("rf").fit(X[train], y[train], 0, n_estimators=100, min_samples_leaf=1, max_features=1.0)
     stats = LeafStatistics(forest, X[train], y[train])
     family = RobustRFFamily()
     feats = family.features(stats.rows(), {"alpha": 0.05})
