@@ -36,7 +36,8 @@ def test_satrf_reference_config(kind):
     assert (exp.protocol.selection, exp.protocol.select_by, exp.scale) == ("inner-cv", "r2", "standard")
     assert len(exp.bases) == 1
     base = exp.bases[0]
-    assert (base.kind, base.params) == (kind, {"n_estimators": 100, "min_samples_leaf": 10, "max_features": 1.0})
+    assert (base.kind, base.params) == (kind, {"n_estimators": 100, "min_samples_leaf": 10, "max_features": 1.0,
+                                          "max_depth": None})
     assert exp.solver == "OSQP"
 
     models = {m.id: m for m in exp.models}
