@@ -144,6 +144,19 @@ def test_unknown_leaf_stats_is_an_input_error(small_data):
         RobustRF(leaf_stats="oob", n_estimators=3).fit(Xtr, ytr)
 
 
+def test_boosted_bases_are_an_input_error(small_data):
+    Xtr, ytr, _, _ = small_data
+    with pytest.raises(AfrInputError, match="RobustRF.base"):
+        RobustRF(base="gbm-dt", n_estimators=3).fit(Xtr, ytr)
+
+
+@pytest.mark.parametrize("base", ["ert", "dt"])
+def test_eps_zero_is_the_base_ensembles_prediction(small_data, base):
+    Xtr, ytr, Xte, _ = small_data
+    model = RobustRF(base=base, eps=0.0, n_estimators=6, random_state=2).fit(Xtr, ytr)
+    np.testing.assert_allclose(model.predict(Xte), model.forest_.predict(Xte), rtol=1e-12, atol=1e-12)
+
+
 def test_lower_cost_trees_get_more_weight(small_data):
     Xtr, ytr, _, _ = small_data
     model = RobustRF(eps=0.8, lam=0.5, n_estimators=20, random_state=1).fit(Xtr, ytr)

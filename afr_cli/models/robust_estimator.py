@@ -44,6 +44,10 @@ class RobustRF(AttentionForestRegressor):
         return ROBUST_FAMILIES[self.leaf_stats]
 
     def fit(self, X, y):
+        ensemble, _ = self._ensemble()
+        if ensemble.structure not in self.family.structures:  # leaf values must be target means
+            raise AfrInputError(f"RobustRF.base: {self.base!r} is a {ensemble.structure} ensemble; the robust RF "
+                                f"weights the trees of {' or '.join(self.family.structures)} ensembles (rf, ert, dt)")
         super().fit(X, y)
         X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64, reset=False)
         feats = self.family.features(self.leaf_stats_.rows(), self._values(self.family.design_names()))
