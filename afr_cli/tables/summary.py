@@ -20,8 +20,10 @@ COMPOSITE_KEY = "component"
 
 
 def axis_columns(results: pd.DataFrame) -> list[str]:
-    """The unit axes (e.g. a training fraction) the results carry beyond dataset, base and rep."""
-    return [a for a in unit_axes() if a in results.columns]
+    """The unit axes (e.g. a training fraction) the results vary over beyond dataset, base and rep.
+    Every store records them; one that holds a single value (an experiment without axes: the
+    1 - test_fraction split, no noise) adds nothing to a summary's rows."""
+    return [a for a in unit_axes() if a in results.columns and results[a].nunique() > 1]
 
 
 def with_axes_in_dataset(results: pd.DataFrame) -> pd.DataFrame:
