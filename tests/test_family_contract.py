@@ -58,14 +58,21 @@ def test_family_contract(small_data, family_name, ensemble_name):
         return
     theta = solve(problem, solver="CLARABEL").theta
     assert problem.constraints.violation(theta) < 1e-6
-    # predictions are r + Phi theta of the family's own problem, on the training and the query rows
-    np.testing.assert_allclose(family.predict(feats_train, mixing, theta), problem.r + problem.Phi @ theta,
-                               rtol=1e-9, atol=1e-9)
-    on_query = family.training_problem(feats_query, np.zeros(len(Xte)), mixing)
-    np.testing.assert_allclose(family.predict(feats_query, mixing, theta), on_query.r + on_query.Phi @ theta,
-                               rtol=1e-9, atol=1e-9)
-    # the trained point is no worse than random feasible points on the training objective
     rng = np.random.default_rng(0)
+    if isinstance(problem, LinearAttentionProblem):
+        # predictions are r + Phi theta of the family's own problem, on the training and the query rows
+        np.testing.assert_allclose(family.predict(feats_train, mixing, theta), problem.r + problem.Phi @ theta,
+                                   rtol=1e-9, atol=1e-9)
+        on_query = family.training_problem(feats_query, np.zeros(len(Xte)), mixing)
+        np.testing.assert_allclose(family.predict(feats_query, mixing, theta), on_query.r + on_query.Phi @ theta,
+                                   rtol=1e-9, atol=1e-9)
+    else:  # a direct objective (QuadraticProblem / LinearProblem): predictions are still affine in theta
+        other = _random_feasible(problem, rng)
+        mix = 0.3 * theta + 0.7 * other
+        np.testing.assert_allclose(family.predict(feats_query, mixing, mix),
+                                   0.3 * family.predict(feats_query, mixing, theta)
+                                   + 0.7 * family.predict(feats_query, mixing, other), rtol=1e-9, atol=1e-9)
+    # the trained point is no worse than random feasible points on the training objective
     best = problem.objective(theta, "l2")
     for _ in range(5):
         other = _random_feasible(problem, rng)
