@@ -139,7 +139,7 @@ def prepare_store(exp: Experiment, fresh: bool, confirm: Callable[[str], bool] |
 def _confirm_fresh(held, confirm: Callable[[str], bool] | None) -> None:
     """--fresh deletes results: only with the user's yes (--yes, or the prompt in a terminal)."""
     try:
-        units = len(held.done_units())
+        units = len(held.done_unit_keys())
     except AfrInputError:
         units, count = None, "an unreadable store"
     if units == 0:
