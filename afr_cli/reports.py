@@ -132,7 +132,7 @@ def write_report(report: Report, root: Path, reps: int | None = None) -> list[Pa
         best = render_paper_comparison(paper_comparison(optimistic, spec), spec, "md", note=best_note)
         Path(f"{stem}-best-test.md").write_text(best + "\n")
         written += [Path(f"{stem}.md"), Path(f"{stem}.csv"), Path(f"{stem}-best-test.md")]
-    comparisons = [compare_models(results, a, b) for a, b in report.compare
+    comparisons = [compare_models(results, a, b, report.compare_metric) for a, b in report.compare
                    if {a.partition(":")[0], b.partition(":")[0]} <= set(results.model)]
     if comparisons:
         metric = METRIC_NAMES.get(comparisons[0].metric, comparisons[0].metric)

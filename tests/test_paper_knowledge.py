@@ -75,3 +75,12 @@ def test_robust_table_groups_ours_by_training_fraction_and_noise():
 
     paired = compare_models(results, "rf", "robust-rf-a0.2", "rmse").bases[0]
     assert len(paired.per_dataset) == 4 and paired.record.wins and not paired.record.losses
+
+
+def test_a_report_compares_on_its_papers_own_metric():
+    assert {r.name: r.compare_metric for r in reports()}["robust_rf"] == "rmse"  # Table I prints RMSE
+    assert {r.name: r.compare_metric for r in reports()}["satrf"] == "r2"
+    with pytest.raises(AfrInputError, match="x.yaml: reports: compare_metric: 'auc' is not allowed; allowed: r2, mae, rmse"):
+        parse_paper({"id": "x", "order": 9, "title": "t", "text": "t", "published": "x.csv", "reps": 1,
+                     "models": [], "bases": [], "reports": [{"name": "x", "stores": [], "compare_metric": "auc"}]},
+                    "x.yaml")

@@ -20,7 +20,7 @@ from afr_cli.errors import AfrInputError
 PAPER_DIR = Path(__file__).resolve().parent
 PAPER_KEYS = {"id", "order", "title", "text", "published", "reps", "models", "bases", "param_rows", "axes",
               "tables", "ttests", "baselines", "reports", "claims", "agreement"}
-REPORT_KEYS = {"name", "stores", "tables", "compare", "friedman"}
+REPORT_KEYS = {"name", "stores", "tables", "compare", "compare_metric", "friedman"}
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,7 @@ class Report:
     papers: tuple[str, ...]
     compare: tuple[tuple[str, str], ...] = field(default_factory=tuple)
     friedman: tuple[str, ...] = field(default_factory=tuple)
+    compare_metric: str = "r2"  # the metric of the paired comparisons (the paper's own measure)
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,14 @@ def _parse_report(raw: dict, paper: str, where: str) -> Report:
         raise AfrInputError(f"{where}: {sorted(unknown)[0]}: unknown key; allowed: {', '.join(sorted(REPORT_KEYS))}")
     return Report(str(_require(raw, "name", where)), paper, tuple(_require(raw, "stores", where)),
                   tuple(raw.get("tables", ())), tuple(tuple(pair) for pair in raw.get("compare", ())),
-                  tuple(raw.get("friedman", ())))
+                  tuple(raw.get("friedman", ())), _compare_metric(raw, where))
+
+
+def _compare_metric(raw: dict, where: str) -> str:
+    metric = raw.get("compare_metric", "r2")
+    if metric not in ("r2", "mae", "rmse"):
+        raise AfrInputError(f"{where}: compare_metric: {metric!r} is not allowed; allowed: r2, mae, rmse")
+    return metric
 
 
 def parse_paper(raw: dict, where: str) -> Paper:
