@@ -124,26 +124,33 @@ class Experiment:
 def load_experiment(path: str | Path, overrides: list[str] | None = None,
                     results_dir: str | Path | None = None) -> Experiment:
     """Read, override (``key.sub=value``) and validate a config file."""
-    path = Path(path)
     src = str(path)
-    if not path.is_file():
-        raise AfrInputError(f"{src}: no such config file")
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as err:
-        raise AfrInputError(f"{src}: not a UTF-8 text file (byte {err.start}: {err.reason}); "
-                            f"a config is YAML text") from None
-    except OSError as err:
-        raise AfrInputError(f"{src}: cannot read the config ({err.strerror})") from None
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-        raise AfrInputError(f"{src}: malformed YAML{where}: {getattr(err, 'problem', err)}") from None
+    raw = read_yaml_file(path, "config")
     if not isinstance(raw, dict):
         raise AfrInputError(f"{src}: the top level must be a mapping with keys {sorted(_TOP_KEYS)}")
     for item in overrides or []:
         apply_override(raw, item, src)
     return validate(raw, src, results_dir)
+
+
+def read_yaml_file(path: str | Path, what: str) -> Any:
+    """The parsed YAML of a user's ``what`` file (a config, a study); a missing, unreadable,
+    non-UTF-8 or malformed file is one AfrInputError naming the file (and line, column)."""
+    path = Path(path)
+    src = str(path)
+    if not path.is_file():
+        raise AfrInputError(f"{src}: no such {what} file")
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as err:
+        raise AfrInputError(f"{src}: not a UTF-8 text file (byte {err.start}: {err.reason}); "
+                            f"a {what} is YAML text") from None
+    except OSError as err:
+        raise AfrInputError(f"{src}: cannot read the {what} ({err.strerror})") from None
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        raise AfrInputError(f"{src}: malformed YAML{where}: {getattr(err, 'problem', err)}") from None
 
 
 def apply_override(raw: dict, item: str, src: str) -> None:

@@ -16,11 +16,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
 from joblib import Parallel, delayed
 from scipy.stats import binomtest
 
-from afr_cli.config import SCALES, Base, Experiment, load_experiment
+from afr_cli.config import SCALES, Base, Experiment, load_experiment, read_yaml_file
 from afr_cli.data import load_dataset
 from afr_cli.errors import AfrInputError
 from afr_cli.paper import load_published
@@ -67,12 +66,7 @@ def load_study(path: str | Path) -> Study:
     """Read and validate a study file; bad input is one AfrInputError naming file and key."""
     path = Path(path)
     src = str(path)
-    if not path.is_file():
-        raise AfrInputError(f"{src}: no such study file")
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as err:
-        raise AfrInputError(f"{src}: malformed YAML: {getattr(err, 'problem', err)}") from None
+    raw = read_yaml_file(path, "study")
     if not isinstance(raw, dict):
         raise AfrInputError(f"{src}: the top level must be a mapping; allowed keys: {', '.join(sorted(_STUDY_KEYS))}")
     _no_unknown(raw, _STUDY_KEYS, src, "top level")

@@ -3,6 +3,7 @@ as-printed count against published cells, the verdict rule, and bad study files.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -142,3 +143,14 @@ def test_bad_study_on_the_command_line(study_file):
     study_file.write_text(STUDY.replace("scale: none}", "scale: robust}"))
     proc = run_afr("fidelity", "preprocessing", "--study", str(study_file))
     assert_one_line_error(proc, str(study_file), "candidates[0].scale", "allowed: standard, minmax, none")
+
+
+@pytest.mark.parametrize("content, needle", [
+    (b"experiment: forests.yaml\nreps: \xff\n", "not a UTF-8 text file (byte 31"),
+    (b"experiment: [forests.yaml\n", "malformed YAML (line 2, column 1)"),
+])
+def test_unreadable_study_file_is_one_line_error(study_file, content, needle):
+    """The study file is read as a config is: bad bytes or YAML name the file and where."""
+    study_file.write_bytes(content)
+    with pytest.raises(AfrInputError, match=re.escape(f"{study_file}: {needle}")):
+        load_study(study_file)
