@@ -191,7 +191,7 @@ def weight_curves(exp, model_id: str, dataset: str, rep: int, sweep: str,
     from afr_cli.data import load_dataset
     from afr_cli.forests import LeafStatistics
     from afr_cli.models import get_family
-    from afr_cli.protocol import REFIT, SCALERS, UnitSeeds
+    from afr_cli.protocol import refit_final_stage
     from afr_cli.solve import solve
 
     models = {m.id: m for m in exp.models if not m.best_of}
@@ -228,20 +228,15 @@ def weight_curves(exp, model_id: str, dataset: str, rep: int, sweep: str,
         raise AfrInputError(f"--rep: {rep} is not allowed; an integer in [0, {exp.protocol.reps - 1}]")
 
     X, y = load_dataset(dataset, exp.data_seed, exp.synthetic_noise)
-    seeds = UnitSeeds(exp, dataset, base, rep)
-    train, test = seeds.split_rows(len(y))
-    Xtr, Xte = X[train], X[test]
-    if exp.scale != "none":
-        scaler = SCALERS[exp.scale]().fit(Xtr)
-        Xtr, Xte = scaler.transform(Xtr), scaler.transform(Xte)
-    stats = LeafStatistics(base.fit(Xtr, y[train], seeds.forest(REFIT)), Xtr, y[train])
-    train_rows, test_rows = stats.rows(), stats.rows(Xte)
+    stage = refit_final_stage(exp, dataset, base, rep, X, y)
+    stats = LeafStatistics(stage.ensemble, stage.X_train, stage.y_train)
+    train_rows, test_rows = stats.rows(), stats.rows(stage.X_test)
     mixing = {k: v for k, v in values.items() if k not in family.design_names()}
     weights, attention = [], []
     for value in model.grid[sweep]:
         design = {**{k: v for k, v in values.items() if k in family.design_names()}, sweep: value}
         feats = family.features(train_rows, design)
-        problem = family.training_problem(feats, y[train], mixing)
+        problem = family.training_problem(feats, stage.y_train, mixing)
         theta = None if problem is None else solve(problem, loss=model.loss, solver=model.solver).theta
         weights.append(family.fitted_attributes(feats, mixing, theta)["w_"])
         attention.append(family.softmax_attention(family.features(test_rows, design)).mean(axis=0))

@@ -20,6 +20,7 @@ from sklearn.model_selection import KFold, train_test_split
 from sklearn.preprocessing import MinMaxScaler, StandardScaler
 
 from afr_cli.config import Base, Experiment, ModelConfig
+from afr_cli.ensembles import FittedEnsemble
 from afr_cli.errors import SolverError
 from afr_cli.forests import LeafStatistics
 from afr_cli.models import get_family
@@ -122,6 +123,35 @@ def add_noise(exp: Experiment, eta: float, rng: np.random.Generator, Xtr: np.nda
     return ytr, Xq
 
 
+def scale_rows(scale: str, Xtr: np.ndarray, Xq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The training and query rows under ``preprocess.scale``, fitted on the training rows only."""
+    if scale == "none":
+        return Xtr, Xq
+    scaler = SCALERS[scale]().fit(Xtr)
+    return scaler.transform(Xtr), scaler.transform(Xq)
+
+
+@dataclass(frozen=True)
+class FinalStage:
+    """One unit's final stage refit outside a run: the scaled rows, their targets and the ensemble."""
+
+    X_train: np.ndarray
+    y_train: np.ndarray
+    X_test: np.ndarray
+    y_test: np.ndarray
+    ensemble: FittedEnsemble
+
+
+def refit_final_stage(exp: Experiment, dataset: str, base: Base, rep: int, X: np.ndarray,
+                      y: np.ndarray) -> FinalStage:
+    """The ensemble of (dataset, base, rep)'s final stage (fit on the training part, scored on the
+    test part), refit exactly as ``run_unit`` fits it at the config's own split and without noise."""
+    seeds = UnitSeeds(exp, dataset, base, rep)
+    train, test = seeds.split_rows(len(y))
+    Xtr, Xte = scale_rows(exp.scale, X[train], X[test])
+    return FinalStage(Xtr, y[train], Xte, y[test], base.fit(Xtr, y[train], seeds.forest(REFIT)))
+
+
 def needs_inner_cv(exp: Experiment) -> bool:
     """Whether a model chooses by inner CV: some choice to make, and selection is not best-test
     (which reads the test scores every grid point gets anyway). Otherwise inner CV is skipped."""
@@ -152,9 +182,7 @@ def run_unit(exp: Experiment, dataset: str, base: Base, rep: int, X: np.ndarray,
     for stage in stages:
         Xtr, ytr, Xq, yq = X[stage.train], y[stage.train], X[stage.query], y[stage.query]
         ytr, Xq = add_noise(exp, noise_eta, seeds.noise(stage.index), Xtr, ytr, Xq)
-        if exp.scale != "none":
-            scaler = SCALERS[exp.scale]().fit(Xtr)
-            Xtr, Xq = scaler.transform(Xtr), scaler.transform(Xq)
+        Xtr, Xq = scale_rows(exp.scale, Xtr, Xq)
         t0 = time.perf_counter()
         stats = LeafStatistics(base.fit(Xtr, ytr, seeds.forest(stage.index)), Xtr, ytr)
         forest_seconds += time.perf_counter() - t0

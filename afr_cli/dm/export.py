@@ -21,7 +21,7 @@ def export_forest(config: str | Path, dataset: str, base_id: str, rep: int, out:
     """Refit the final-stage forest of one unit, save it with its data to ``out``; returns the machine."""
     from afr_cli.config import load_experiment
     from afr_cli.data import load_dataset
-    from afr_cli.protocol import REFIT, SCALERS, UnitSeeds
+    from afr_cli.protocol import refit_final_stage
 
     exp = load_experiment(config, overrides)
     if dataset not in exp.datasets:
@@ -37,15 +37,9 @@ def export_forest(config: str | Path, dataset: str, base_id: str, rep: int, out:
         raise AfrInputError(f"--out: {out}: allowed: a .npz file in an existing directory")
 
     X, y = load_dataset(dataset, exp.data_seed, exp.synthetic_noise)
-    seeds = UnitSeeds(exp, dataset, bases[base_id], rep)
-    train, test = seeds.split_rows(len(y))
-    Xtr, Xte = X[train], X[test]
-    if exp.scale != "none":
-        scaler = SCALERS[exp.scale]().fit(Xtr)
-        Xtr, Xte = scaler.transform(Xtr), scaler.transform(Xte)
-    forest = bases[base_id].fit(Xtr, y[train], seeds.forest(REFIT))
-    machine = DecisionMachine.from_ensemble(forest)
-    machine.save(out, extra=dict(X_train=Xtr, y_train=y[train], X_test=Xte, y_test=y[test],
+    stage = refit_final_stage(exp, dataset, bases[base_id], rep, X, y)
+    machine = DecisionMachine.from_ensemble(stage.ensemble)
+    machine.save(out, extra=dict(X_train=stage.X_train, y_train=stage.y_train, X_test=stage.X_test, y_test=stage.y_test,
                                  dataset=np.array(dataset), base=np.array(base_id), rep=np.int64(rep),
                                  config=np.array(str(config)), unit_hash=np.array(exp.unit_hash())))
     return machine
