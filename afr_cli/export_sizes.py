@@ -44,6 +44,7 @@ def other_bytes(root: Path) -> int:
 
 
 def render_sizes(root: Path, reps: int = 100) -> str:
+    """The ``afr export --sizes`` table: each export's size, per repetition and extrapolated to ``reps``."""
     from tabulate import tabulate
 
     sizes = export_sizes(root)

@@ -95,6 +95,7 @@ def baseline_rows(summary: pd.DataFrame, forest_model: str) -> list[dict]:
 
 
 def read_golden(path: Path) -> pd.DataFrame:
+    """The committed golden numbers; a missing file is an input error saying how to create it."""
     if not path.is_file():
         raise AfrInputError(f"{path}: no golden results; create them with `afr regress --update`")
     golden = pd.read_csv(path)
@@ -105,4 +106,5 @@ def read_golden(path: Path) -> pd.DataFrame:
 
 
 def compare(summary: pd.DataFrame, golden: pd.DataFrame, forest_model: str) -> RegressReport:
+    """Every golden value and every plain-forest baseline checked against this run's summary."""
     return RegressReport(pd.DataFrame(golden_rows(summary, golden) + baseline_rows(summary, forest_model)))

@@ -142,6 +142,7 @@ def _report_sections(report: Report, paper: Paper, root: Path, site: Path) -> li
 
 
 def paper_page(paper: Paper, verdicts, root: Path, site: Path) -> str:
+    """One paper's HTML page: its claims ledger and each of its tables with ours beside it."""
     body = ['<p><a href="index.html">all papers</a></p>', f"<h1>{_e(paper.title)}</h1>",
             f"<h2>Claims ledger</h2><p>{_e(verdict_counts(verdicts))}.</p>", *_ledger_html(verdicts),
             "<h2>The paper's tables, ours beside them</h2>",
@@ -153,6 +154,7 @@ def paper_page(paper: Paper, verdicts, root: Path, site: Path) -> str:
 
 
 def index_page(pages: list[tuple[Paper, str, str]]) -> str:
+    """The site's index page: one row per paper with its verdict counts."""
     rows = [f'<tr><td><a href="{_e(href)}">{_e(p.title)}</a></td><td>{_e(counts)}</td></tr>' for p, href, counts in pages]
     return _page("afr: the papers reproduced", [
         "<h1>afr: the papers reproduced</h1>",

@@ -43,6 +43,7 @@ TABLE_SUFFIX = ".csv.xz"
 
 
 def has_export(directory: str | Path) -> bool:
+    """Whether ``directory`` holds a committed export (its manifest)."""
     return (Path(directory) / EXPORT_DIR / EXPORT_MANIFEST).is_file()
 
 

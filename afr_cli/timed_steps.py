@@ -73,6 +73,8 @@ def write_section(path: Path, section: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the NAME=COMMAND steps until one fails, print their wall times (and with ``--write``
+    record them in a Markdown file); the exit code of the failing step, else 0."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", type=Path, help="Markdown file whose timing section is (re)written")
     parser.add_argument("steps", nargs="+", help="NAME=COMMAND")

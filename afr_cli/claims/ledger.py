@@ -39,6 +39,7 @@ def judge_paper(paper: Paper, root: Path) -> list[Verdict]:
 
 
 def verdict_counts(verdicts: list[Verdict]) -> str:
+    """'5 reproduces, 8 partly, ...': how many claims got each verdict, in the verdicts' order."""
     counts = Counter(v.verdict for v in verdicts)
     return ", ".join(f"{counts[k]} {k}" for k in VERDICTS if counts[k])
 
@@ -142,6 +143,8 @@ def agreement_rows(paper: Paper, root: Path) -> list[list[str]]:
 
 
 def agreement_block(paper: Paper, root: Path) -> str | None:
+    """The paper's agreement counts as a Markdown table for its README section; None when there are
+    no rows to show."""
     rows = agreement_rows(paper, root)
     if not rows:
         return None

@@ -67,4 +67,5 @@ class Family(ABC):
 
 
 def uniform(T: int) -> np.ndarray:
+    """The weights 1/T of T trees (the untrained forest's average)."""
     return np.full(T, 1.0 / T)

@@ -132,6 +132,7 @@ def papers() -> tuple[Paper, ...]:
 
 
 def paper(paper_id: str) -> Paper:
+    """The data of one paper by id; an unknown id is an input error listing the known ones."""
     for p in papers():
         if p.id == paper_id:
             return p
@@ -168,6 +169,7 @@ def model_order() -> tuple[str, ...]:
 
 
 def base_order() -> tuple[str, ...]:
+    """Every base id of the papers' data, each once, in the order the data files first list them."""
     return _ordered_union(p.bases for p in papers())
 
 

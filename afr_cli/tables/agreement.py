@@ -42,6 +42,8 @@ def tolerance(metric: str, published: float, tol: float | None = None) -> float:
 
 def within_tolerance(metric: str, diff: float, published: float, tol: float | None = None,
                      is_param: bool = False) -> bool:
+    """Whether a raw difference to the paper is within the agreement rule's tolerance for ``metric``
+    (``tol`` overrides it; a hyperparameter row must be equal)."""
     if is_param:
         return math.isclose(diff, 0.0, abs_tol=1e-12)
     return abs(diff) <= tolerance(metric, published, tol) + 1e-12
@@ -60,6 +62,7 @@ def agreement(ours: float, printed: str, metric: str, tol: float | None = None, 
 
 
 def tolerance_legend(tol: float | None) -> str:
+    """The one-line legend under a comparison table: what Δ and * mean at this tolerance."""
     rule = (f"|Δ| > {tol:g}" if tol is not None else
             f"|Δ| > {R2_TOL:g} for R², > {ERROR_REL_TOL:.0%} of the paper's value for MAE/RMSE")
     return f"Δ = ours − paper; * outside tolerance ({rule}; parameters must be equal); n/a: no result of ours"

@@ -53,6 +53,7 @@ def sorted_frame(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
 
 
 def is_missing(value) -> bool:
+    """True for None and NaN: a cell with nothing to show."""
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
@@ -71,6 +72,7 @@ def format_value(value: float, metric: str) -> str:
 
 
 def format_param(value) -> str:
+    """A hyperparameter value as a table shows it (``%g`` for numbers; empty when missing)."""
     if is_missing(value):
         return ""
     return f"{value:g}" if isinstance(value, (int, float)) else str(value)
@@ -96,6 +98,7 @@ def tex(text: str) -> str:
 
 
 def bold(text: str, fmt: str) -> str:
+    """``text`` in bold in the given output format (Markdown or LaTeX)."""
     return rf"\textbf{{{text}}}" if fmt == "latex" else f"**{text}**"
 
 
@@ -119,5 +122,6 @@ def document(title: str, body: str, notes: list[str], fmt: str) -> str:
 
 
 def check_format(fmt: str) -> None:
+    """Refuse an unknown ``--format`` with one line listing the allowed ones."""
     if fmt not in FORMATS:
         raise AfrInputError(f"unknown format {fmt!r}; allowed: {', '.join(FORMATS)}")
