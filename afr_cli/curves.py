@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from afr_cli.errors import AfrInputError
+from afr_cli.plots import choose_base
 
 CURVE_METRICS = ("rmse", "mae", "r2")
 _LABEL = {"rmse": "RMSE", "mae": "MAE", "r2": "R²"}
@@ -43,13 +44,7 @@ def curve_table(results: pd.DataFrame, dataset: str, models: list[str], metric: 
     if dataset not in datasets:
         raise AfrInputError(f"--dataset: {dataset!r} is not in the store; allowed: {', '.join(datasets)}")
     rows = results[results["dataset"] == dataset]
-    bases = sorted(rows["base"].unique())
-    if base is None:
-        if len(bases) > 1:
-            raise AfrInputError(f"--base: {dataset} has several bases; choose one of {', '.join(bases)}")
-        base = bases[0]
-    elif base not in bases:
-        raise AfrInputError(f"--base: {base!r} is not a base of {dataset}; allowed: {', '.join(bases)}")
+    base = choose_base(sorted(rows["base"].unique()), base, dataset)
     rows = rows[rows["base"] == base]
     etas = sorted(rows["noise_eta"].unique())
     if not any(abs(e - noise_eta) < 1e-9 for e in etas):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import ModuleType
+
 
 class AfrInputError(Exception):
     """A user's input (file, key, value) is not acceptable; the message is one line.
@@ -32,7 +34,7 @@ class RunInterrupted(Exception):
     exit_code = 130
 
 
-def require(module: str, purpose: str):
+def require(module: str, purpose: str) -> ModuleType:
     """Import a dependency that only some commands need, or a one-line error saying how to get it
     (an install made with --no-deps, or a trimmed environment, may lack it)."""
     import importlib

@@ -54,6 +54,18 @@ def _fmt(value: float) -> str:
     return f"{value:g}"
 
 
+def choose_base(bases: list[str], base: str | None, what: str) -> str:
+    """The ``--base`` a figure of ``what`` (a dataset, a model on it) is drawn for: the only one when
+    omitted; a missing choice or an unknown base is a one-line AfrInputError listing the bases."""
+    if base is None:
+        if len(bases) > 1:
+            raise AfrInputError(f"--base: {what} has several bases; choose one of {', '.join(bases)}")
+        return bases[0]
+    if base not in bases:
+        raise AfrInputError(f"--base: {base!r} is not a base of {what}; allowed: {', '.join(bases)}")
+    return base
+
+
 def surface_table(grid: pd.DataFrame, dataset: str, model: str, x: str, y: str,
                   metric: str = "r2", score: str = "test", base: str | None = None) -> Surface:
     """The mean (over reps) ``{score}_{metric}`` of ``model`` as a function of params ``x`` and ``y``.
@@ -75,13 +87,7 @@ def surface_table(grid: pd.DataFrame, dataset: str, model: str, x: str, y: str,
     if model not in models:
         raise AfrInputError(f"--model: {model!r} has no grid rows for {dataset}; allowed: {', '.join(models)}")
     rows = rows[rows["model"] == model]
-    bases = sorted(rows["base"].unique())
-    if base is None:
-        if len(bases) > 1:
-            raise AfrInputError(f"--base: {model} on {dataset} has several bases; choose one of {', '.join(bases)}")
-        base = bases[0]
-    elif base not in bases:
-        raise AfrInputError(f"--base: {base!r} is not a base of {model} on {dataset}; allowed: {', '.join(bases)}")
+    base = choose_base(sorted(rows["base"].unique()), base, f"{model} on {dataset}")
     rows = rows[rows["base"] == base]
 
     points = pd.DataFrame(list(rows["point"]), index=rows.index)

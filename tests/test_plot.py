@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from afr_cli.errors import AfrInputError
-from afr_cli.plots import surface_figure, surface_table
+from afr_cli.plots import choose_base, surface_figure, surface_table
 from afr_cli.store import load_grid
 from conftest import assert_one_line_error, run_afr
 
@@ -117,3 +117,13 @@ def test_pure_errors_unknown_dataset_and_a_third_varying_param(store):
         surface_table(grid, "Sparse", "yx", "eps", "eps")
     with pytest.raises(AfrInputError, match="--metric"):
         surface_table(grid, "Sparse", "yx", "tau", "eps", metric="rmse")
+
+
+def test_choose_base_takes_the_only_base_and_names_the_choices():
+    """Surfaces and curves pick their base alike: the only one, or the one named, else one line."""
+    assert choose_base(["RF"], None, "Wine") == "RF"
+    assert choose_base(["ERT", "RF"], "RF", "Wine") == "RF"
+    with pytest.raises(AfrInputError, match=r"^--base: sat-rf-y on Wine has several bases; choose one of ERT, RF$"):
+        choose_base(["ERT", "RF"], None, "sat-rf-y on Wine")
+    with pytest.raises(AfrInputError, match=r"^--base: 'GBM' is not a base of Wine; allowed: ERT, RF$"):
+        choose_base(["ERT", "RF"], "GBM", "Wine")
