@@ -52,7 +52,7 @@ def forget_loaded() -> None:
     _LOADED.clear()
 
 
-def reps_shortfall(frame, reps: int | None, where: str) -> str:
+def reps_shortfall(frame: pd.DataFrame, reps: int | None, where: str) -> str:
     """'' when every (dataset, base, model) of ``frame`` holds at least ``reps`` repetitions;
     otherwise one line saying that fewer are used than --reps asked for, and how many are held."""
     if reps is None or frame.empty:

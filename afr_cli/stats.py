@@ -13,6 +13,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy import stats as sps
 
 from afr_cli.paper import load_ttests, published_table
@@ -30,7 +31,7 @@ class TTestResult:
     ci_high: float
 
 
-def paired_ttest(a, b) -> TTestResult:
+def paired_ttest(a: ArrayLike, b: ArrayLike) -> TTestResult:
     """Demšar's paired t-test of a − b (same-length sequences, one value per dataset).
 
     With sd(d) = 0 the test degenerates: t = 0, p = 1 if the mean is 0, else t = ±inf, p = 0.
@@ -51,7 +52,7 @@ def paired_ttest(a, b) -> TTestResult:
     return TTestResult(n, mean, t, p, mean - half, mean + half)
 
 
-def wilcoxon_test(a, b) -> tuple[float, float]:
+def wilcoxon_test(a: ArrayLike, b: ArrayLike) -> tuple[float, float]:
     """Wilcoxon signed-rank test of a − b: (statistic, two-sided p).
 
     scipy cannot rank differences that are all zero; the two samples are then identical,
@@ -197,7 +198,7 @@ def nemenyi_cd(k: int, n: int, alpha: float = 0.05) -> float:
     return q * math.sqrt(k * (k + 1) / (6.0 * n))
 
 
-def friedman_from_ranks(mean_ranks, n: int) -> tuple[float, float, float, float]:
+def friedman_from_ranks(mean_ranks: ArrayLike, n: int) -> tuple[float, float, float, float]:
     """Friedman's chi² (k − 1 df) and the Iman-Davenport F ((k − 1, (k − 1)(n − 1)) df) from mean
     ranks over n datasets: (chi2, p, F, p_F), as in Demšar (2006), eqs. for chi²_F and F_F."""
     r = np.asarray(mean_ranks, dtype=float)

@@ -23,6 +23,7 @@ import os
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 
 from afr_cli.dm import construction, hard, io, soft
 from afr_cli.dm.rebuild import Leaf, NotATreeTemplate, Split, flatten, nested, skeleton
@@ -116,7 +117,7 @@ class DecisionMachine:
         return self.S.shape[1]
 
     # ---- the hard machine -------------------------------------------------------------------
-    def scores(self, X) -> np.ndarray:
+    def scores(self, X: ArrayLike) -> np.ndarray:
         """p = Bbar sgn(S x - t) for every row, (n, L): 1 at each tree's exit leaf, < 1 elsewhere."""
         X = self._checked(X)
         out = np.empty((X.shape[0], self.n_leaves))
@@ -128,7 +129,7 @@ class DecisionMachine:
             out[rows] = (Bh / norms[:, None]).T
         return out
 
-    def leaves(self, X) -> np.ndarray:
+    def leaves(self, X: ArrayLike) -> np.ndarray:
         """The exit leaf (row of B) of every row: shape (n,) for one tree, (n, T) for T trees."""
         X = self._checked(X)
         exits = np.empty((X.shape[0], self.n_trees), dtype=np.int64)
@@ -136,7 +137,7 @@ class DecisionMachine:
             exits[rows] = chunk
         return exits[:, 0] if self.n_trees == 1 else exits
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """The tree's or ensemble's prediction; equal, bit for bit, to scikit-learn's."""
         X = self._checked(X)
         out = np.empty(X.shape[0])
@@ -160,7 +161,7 @@ class DecisionMachine:
             yield rows, exits
 
     # ---- the soft machine -------------------------------------------------------------------
-    def leaf_probabilities(self, X, tau: float) -> np.ndarray:
+    def leaf_probabilities(self, X: ArrayLike, tau: float) -> np.ndarray:
         """Eqs 12-13: p (n, L), each tree's p summing to 1, at temperature tau > 0."""
         X, tau = self._checked(X), _temperature(tau)
         out = np.empty((X.shape[0], self.n_leaves))
@@ -168,7 +169,7 @@ class DecisionMachine:
             out[rows] = self._soft_leaves(X[rows], tau).T
         return out
 
-    def tree_predictions_soft(self, X, tau: float) -> np.ndarray:
+    def tree_predictions_soft(self, X: ArrayLike, tau: float) -> np.ndarray:
         """Each tree's soft prediction sum_{i in tree} p_i v_i, (n, T)."""
         X, tau = self._checked(X), _temperature(tau)
         out = np.empty((X.shape[0], self.n_trees))
@@ -176,7 +177,7 @@ class DecisionMachine:
             out[rows] = self._soft_trees(X[rows], tau)
         return out
 
-    def predict_soft(self, X, tau: float) -> np.ndarray:
+    def predict_soft(self, X: ArrayLike, tau: float) -> np.ndarray:
         """The soft machine's prediction: intercept + the trees' soft predictions (their mean for
         an unweighted forest); tends to ``predict`` as tau -> 0 off the thresholds."""
         X, tau = self._checked(X), _temperature(tau)
