@@ -27,8 +27,9 @@ def _save(draw, out: Path) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    plot = typer.Typer(help="Figures: score surfaces over two hyperparameters (from a store), attention "
-                            "weights over the iterations (refit on one split).",
+    plot = typer.Typer(help="Figures: score surfaces over two hyperparameters and metric curves over the "
+                            "training fraction (from a store), attention weights over the iterations "
+                            "(refit on one split).",
                        no_args_is_help=True)
     app.add_typer(plot, name="plot")
 
