@@ -65,7 +65,7 @@ def golden_rows(summary: pd.DataFrame, golden: pd.DataFrame) -> list[dict]:
     return rows
 
 
-def baseline_rows(summary: pd.DataFrame, forest_model: str) -> list[dict]:
+def baseline_rows(summary: pd.DataFrame, forest_model: str, base_kinds: dict[str, str]) -> list[dict]:
     """Plain-forest R^2 against the papers' baseline columns (every dataset they report), or
     against the expected value where the papers' data file documents a known gap."""
     from afr_cli.paper import published_table
@@ -75,11 +75,12 @@ def baseline_rows(summary: pd.DataFrame, forest_model: str) -> list[dict]:
     rows = []
     ours = summary[(summary.model == forest_model) & (summary.metric == "r2")]
     for r in ours.itertuples():
-        if r.base not in sources:
+        key = (r.base, base_kinds.get(r.base))
+        if key not in sources:  # a base id the papers print, but another ensemble behind it
             continue
-        spec, paper_model = sources[r.base]
-        if (r.base, r.dataset) in expected:
-            check, ref, tol = f"expected gap to {spec}", expected[(r.base, r.dataset)], EXPECTED_TOLERANCE
+        spec, paper_model = sources[key]
+        if (*key, r.dataset) in expected:
+            check, ref, tol = f"expected gap to {spec}", expected[(*key, r.dataset)], EXPECTED_TOLERANCE
         else:
             pub = published_table(spec)
             hit = pub[(pub.dataset == r.dataset) & (pub.model == paper_model) & (pub.metric == "r2")]
@@ -105,6 +106,9 @@ def read_golden(path: Path) -> pd.DataFrame:
     return golden[GOLDEN_COLUMNS]
 
 
-def compare(summary: pd.DataFrame, golden: pd.DataFrame, forest_model: str) -> RegressReport:
-    """Every golden value and every plain-forest baseline checked against this run's summary."""
-    return RegressReport(pd.DataFrame(golden_rows(summary, golden) + baseline_rows(summary, forest_model)))
+def compare(summary: pd.DataFrame, golden: pd.DataFrame, forest_model: str,
+            base_kinds: dict[str, str]) -> RegressReport:
+    """Every golden value and every plain-model baseline checked against this run's summary;
+    ``base_kinds`` maps each base id to its ensemble kind (which published column applies)."""
+    rows = golden_rows(summary, golden) + baseline_rows(summary, forest_model, base_kinds)
+    return RegressReport(pd.DataFrame(rows))

@@ -15,6 +15,7 @@ def _summary(rows: list[tuple]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=GOLDEN_COLUMNS)
 
 
+KINDS = {"RF": "rf", "ERT": "ert"}  # base id -> ensemble kind, as the regress config's bases say
 GOLDEN = _summary([("Sparse", "RF", "sat-rf-y", "r2", 0.500), ("Sparse", "RF", "sat-rf-y", "mae", 2.00),
                    ("Sparse", "RF", "forest", "r2", 0.470)])
 
@@ -27,7 +28,7 @@ def _status(report, model: str, metric: str, check: str = "golden") -> str:
 def test_equal_or_slightly_worse_numbers_pass():
     run = _summary([("Sparse", "RF", "sat-rf-y", "r2", 0.495), ("Sparse", "RF", "sat-rf-y", "mae", 2.03),
                     ("Sparse", "RF", "forest", "r2", 0.470)])
-    report = compare(run, GOLDEN, "forest")
+    report = compare(run, GOLDEN, "forest", KINDS)
     assert not report.failed, report.table
     # the forest is also checked against the published Sparse RF baseline (0.470)
     assert _status(report, "forest", "r2", "published larf:3") == "ok"
@@ -36,7 +37,7 @@ def test_equal_or_slightly_worse_numbers_pass():
 def test_worse_r2_beyond_tolerance_fails_and_so_does_a_better_one():
     run = _summary([("Sparse", "RF", "sat-rf-y", "r2", 0.485), ("Sparse", "RF", "sat-rf-y", "mae", 1.80),
                     ("Sparse", "RF", "forest", "r2", 0.470)])
-    report = compare(run, GOLDEN, "forest")
+    report = compare(run, GOLDEN, "forest", KINDS)
     assert report.failed
     assert _status(report, "sat-rf-y", "r2") == "REGRESSED"
     assert _status(report, "sat-rf-y", "mae") == "MOVED UP"
@@ -46,32 +47,32 @@ def test_an_inflated_score_alone_fails():
     # a leak of test rows into training raises scores: it must fail CI, not pass as an improvement
     run = _summary([("Sparse", "RF", "sat-rf-y", "r2", 0.530), ("Sparse", "RF", "sat-rf-y", "mae", 2.00),
                     ("Sparse", "RF", "forest", "r2", 0.470)])
-    report = compare(run, GOLDEN, "forest")
+    report = compare(run, GOLDEN, "forest", KINDS)
     assert report.failed and _status(report, "sat-rf-y", "r2") == "MOVED UP"
     above = _summary([("Sparse", "RF", "forest", "r2", 0.480)])
-    assert _status(compare(above, above, "forest"), "forest", "r2", "published larf:3") == "MOVED UP"
+    assert _status(compare(above, above, "forest", KINDS), "forest", "r2", "published larf:3") == "MOVED UP"
 
 
 def test_bostons_known_gap_is_guarded_as_an_expected_value():
     # Boston's forests sit 0.011 / 0.014 below the paper (a documented data difference): the
     # check holds them at the expected value, so the gap can neither widen nor close silently
     at_gap = _summary([("Boston", "RF", "forest", "r2", 0.8035), ("Boston", "ERT", "forest", "r2", 0.8175)])
-    report = compare(at_gap, at_gap, "forest")
+    report = compare(at_gap, at_gap, "forest", KINDS)
     assert not report.failed, report.table
     assert set(report.table.check) == {"golden", "expected gap to larf:3", "expected gap to larf:5"}
     closed = _summary([("Boston", "RF", "forest", "r2", 0.814)])
-    assert _status(compare(closed, closed, "forest"), "forest", "r2", "expected gap to larf:3") == "MOVED UP"
+    assert _status(compare(closed, closed, "forest", KINDS), "forest", "r2", "expected gap to larf:3") == "MOVED UP"
 
 
 def test_worse_mae_beyond_two_percent_fails():
     run = _summary([("Sparse", "RF", "sat-rf-y", "r2", 0.500), ("Sparse", "RF", "sat-rf-y", "mae", 2.05),
                     ("Sparse", "RF", "forest", "r2", 0.470)])
-    assert _status(compare(run, GOLDEN, "forest"), "sat-rf-y", "mae") == "REGRESSED"
+    assert _status(compare(run, GOLDEN, "forest", KINDS), "sat-rf-y", "mae") == "REGRESSED"
 
 
 def test_a_missing_number_fails():
     run = _summary([("Sparse", "RF", "sat-rf-y", "r2", 0.500), ("Sparse", "RF", "forest", "r2", 0.470)])
-    report = compare(run, GOLDEN, "forest")
+    report = compare(run, GOLDEN, "forest", KINDS)
     assert report.failed and _status(report, "sat-rf-y", "mae") == "MISSING"
 
 
@@ -80,7 +81,7 @@ def test_a_forest_off_the_published_baseline_fails_even_when_golden_moved_with_i
     moved.loc[moved.model == "forest", "mean"] = 0.460
     run = _summary([("Sparse", "RF", "sat-rf-y", "r2", 0.500), ("Sparse", "RF", "sat-rf-y", "mae", 2.00),
                     ("Sparse", "RF", "forest", "r2", 0.460)])
-    report = compare(run, moved, "forest")
+    report = compare(run, moved, "forest", KINDS)
     assert _status(report, "forest", "r2") == "ok"
     assert _status(report, "forest", "r2", "published larf:3") == "REGRESSED" and report.failed
 
@@ -109,3 +110,15 @@ def test_cli_update_then_pass_then_fail_on_a_raised_golden(tmp_path):
     raised.to_csv(golden, index=False)
     failed = run_afr(*args)
     assert failed.returncode == 1 and "1 failed" in failed.stdout, failed.stdout
+
+
+def test_a_base_id_is_checked_against_the_column_of_its_own_ensemble_kind():
+    # "ERT" is a forest in the LARF paper and a GBM's learner in AGBoost: only the matching kind's
+    # published column applies; AGBoost's DT learners have their own (Table II's GBM column).
+    run = _summary([("Sparse", "ERT", "gbm", "r2", 0.574), ("Sparse", "DT", "gbm", "r2", 0.598)])
+    table = compare(run, run, "gbm", {"ERT": "gbm-ert", "DT": "gbm-dt"}).table
+    checks = set(zip(table.base, table.check))
+    assert ("ERT", "published larf:5") not in checks and ("DT", "published agboost:II") in checks
+    assert table[table.check == "published agboost:II"].status.iloc[0] == "ok"
+    forest = compare(run.assign(model="forest"), run.assign(model="forest"), "forest", {"ERT": "ert"}).table
+    assert forest[forest.check == "published larf:5"].status.iloc[0] == "MOVED UP"  # 0.574 vs 0.452

@@ -44,7 +44,7 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"wrote {len(summary)} golden values to {golden}")
             return
         forest_model = next(m.id for m in exp.models if m.family == "forest")
-        report = compare(summary, reference, forest_model)
+        report = compare(summary, reference, forest_model, {b.id: b.kind for b in exp.bases})
         shown = report.table.copy()
         for col in ("reference", "ours", "diff"):
             shown[col] = shown[col].map(lambda v: f"{v:.4f}")

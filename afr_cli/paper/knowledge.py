@@ -188,13 +188,14 @@ def paper_reps(spec_or_paper: str) -> int:
     return paper(spec_or_paper.partition(":")[0].lower()).reps
 
 
-def baseline_sources() -> dict[str, tuple[str, str]]:
-    """Base -> (published table, model) holding the papers' plain-forest column for it."""
-    return {base: (src["table"], src["model"]) for p in papers() for base, src in p.baselines.items()}
+def baseline_sources() -> dict[tuple[str, str], tuple[str, str]]:
+    """(base id, ensemble kind) -> (published table, model) holding the papers' plain column for
+    it. The kind tells bases of one id apart: "ERT" is a forest in LARF, a GBM's learner in AGBoost."""
+    return {(base, src["kind"]): (src["table"], src["model"]) for p in papers() for base, src in p.baselines.items()}
 
 
-def expected_baselines() -> dict[tuple[str, str], float]:
-    """(base, dataset) -> the value our plain forest is expected at where a known gap to the
-    paper is documented (Boston), instead of the published one."""
-    return {(base, dataset): float(value) for p in papers() for base, src in p.baselines.items()
+def expected_baselines() -> dict[tuple[str, str, str], float]:
+    """(base id, kind, dataset) -> the value our plain model is expected at where a known gap to
+    the paper is documented (Boston), instead of the published one."""
+    return {(base, src["kind"], dataset): float(value) for p in papers() for base, src in p.baselines.items()
             for dataset, value in (src.get("expected") or {}).items()}
