@@ -170,7 +170,7 @@ figures-robust: $(STAMP)
 # every stored repetition, and the papers' own 10 (their splits) into results/<report>/reps10/.
 tables: $(STAMP)
 	$(BIN)/afr report --html
-	$(BIN)/afr report abrf satrf larf larf_trees --reps 10
+	$(BIN)/afr report abrf satrf larf larf_trees agboost robust_rf --reps 10
 
 # dm-soft (an extension of ours: the Decision Machines paper has no table) beside RF/ERT and
 # eps-ABRF, 11 datasets, both bases, the papers' identified protocol (configs/dm_soft.yaml).
