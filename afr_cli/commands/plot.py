@@ -10,6 +10,12 @@ import typer
 from afr_cli.errors import AfrInputError
 
 
+def _check_png(out: Path) -> None:
+    """Refuse an ``--out`` that is not a .png before any work is done (nothing is written)."""
+    if out.suffix.lower() != ".png":
+        raise AfrInputError(f"--out: {out} must name a .png file")
+
+
 def _save(draw, out: Path) -> None:
     """Draw the figure (matplotlib, or a one-line error without it) and write it to ``out``,
     creating its directory; say where the file went, and which directory was created."""
@@ -55,8 +61,7 @@ def register(app: typer.Typer) -> None:
             raise AfrInputError(f"--metric: {metric!r} is not allowed; allowed: {', '.join(plots.METRICS)}")
         if score not in plots.SCORES:
             raise AfrInputError(f"--score: {score!r} is not allowed; allowed: {', '.join(plots.SCORES)}")
-        if out.suffix.lower() != ".png":
-            raise AfrInputError(f"--out: {out} must name a .png file")
+        _check_png(out)
         if not has_results(results):
             stores = [str(d) for d in stores_under()]
             raise AfrInputError(f"--results: {results} is not a results store (no {STORE_FILE} or export); "
@@ -96,8 +101,7 @@ def register(app: typer.Typer) -> None:
         from afr_cli import plots
         from afr_cli.config import load_experiment
 
-        if out.suffix.lower() != ".png":
-            raise AfrInputError(f"--out: {out} must name a .png file")
+        _check_png(out)
         fixed = {}
         for item in at:
             name, sep, text = item.partition("=")
@@ -132,8 +136,7 @@ def register(app: typer.Typer) -> None:
         from afr_cli import curves
         from afr_cli.commands.table import _load
 
-        if out.suffix.lower() != ".png":
-            raise AfrInputError(f"--out: {out} must name a .png file")
+        _check_png(out)
         results_frame = _load([results], selection, reps)  # best-test over the repetitions shown
         table = curves.curve_table(results_frame, dataset, model, metric, noise_eta, base)
         fig = curves.curve_figure(table)
