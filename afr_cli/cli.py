@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 
 import typer
@@ -63,7 +64,7 @@ def _is_usage_error(err: Exception) -> bool:
 def main() -> None:
     """Console entry point: input errors become one line on stderr and exit code 2, no traceback."""
     try:
-        code = app(standalone_mode=False)
+        code = _run_app()
     except AfrInputError as err:
         print(f"error: {err}", file=sys.stderr)
         sys.exit(err.exit_code)
@@ -87,6 +88,15 @@ def main() -> None:
             sys.exit(err.exit_code)
         raise
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _run_app():
+    """Run the command; once it has returned or raised, Ctrl-C is ignored: only the exit hooks
+    (joining joblib's worker threads) remain, and an interrupt there prints a traceback, saves nothing."""
+    try:
+        return app(standalone_mode=False)
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import platform
-import signal
 import sys
 import time
 from collections import Counter
@@ -23,6 +22,8 @@ from afr_cli.config import Experiment
 from afr_cli.data import load_dataset
 from afr_cli.errors import AfrInputError, RunInterrupted
 from afr_cli.protocol import run_unit
+from afr_cli.quiet_interrupt import (cancelled_tasks_unannounced, interrupts_ignored, quiet_worker,
+                                     start_quiet_resource_tracker)
 from afr_cli.run_messages import complete_message, interrupted_message
 from afr_cli.store import ResultsStore, UnitRecord, has_results, open_existing
 from afr_cli.store_export import export_store, seed_store
@@ -181,19 +182,24 @@ def run_experiment(exp: Experiment, options: RunOptions, echo=print) -> ResultsS
     try:
         _run_units(exp, options, store, todo, data, echo)
     except KeyboardInterrupt:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the count short
-        stored = sum(1 for d, b, _, _, r in store.done_unit_keys()
-                     if d in exp.datasets and r < exp.protocol.reps and b in {x.id for x in exp.bases})
-        raise RunInterrupted(interrupted_message(store.directory, stored, total, options.command)) from None
+        with interrupts_ignored():  # a second Ctrl-C must not cut the count short
+            stored = sum(1 for d, b, _, _, r in store.done_unit_keys()
+                         if d in exp.datasets and r < exp.protocol.reps and b in {x.id for x in exp.bases})
+        if stored < total:
+            raise RunInterrupted(interrupted_message(store.directory, stored, total, options.command)) from None
+    with interrupts_ignored():  # every unit is stored: the export is written whole
+        export_store(store.directory)
+    echo(f"exported -> {store.directory / 'export'} (the committed form of the store)")
     return store
 
 
 def _run_units(exp: Experiment, options: RunOptions, store: ResultsStore, todo: list[tuple],
                data: dict, echo) -> None:
-    """Compute the units in workers, store each as it arrives (one transaction per unit), then
-    export the store (its committed form)."""
+    """Compute the units in workers and store each as it arrives (one transaction per unit)."""
     remaining = Counter((d, exp.bases[b].id) for d, b, _, _ in todo)
-    with _backend(options), _progress(len(todo), options.progress) as bar:
+    if options.backend == "loky" and options.jobs != 1:
+        start_quiet_resource_tracker()
+    with _backend(options), cancelled_tasks_unannounced(), _progress(len(todo), options.progress) as bar:
         jobs = Parallel(n_jobs=options.jobs, return_as="generator_unordered")
         started = time.perf_counter()
         for unit in jobs(delayed(_run_one)(exp, d, b, a, r, *data[d]) for d, b, a, r in todo):
@@ -204,18 +210,6 @@ def _run_units(exp: Experiment, options: RunOptions, store: ResultsStore, todo: 
             if remaining[key] == 0:
                 bar.write(dataset_summary(store, exp, *key))
         bar.write(f"done in {time.perf_counter() - started:.1f} s")
-    export_store(store.directory)
-    echo(f"exported -> {store.directory / 'export'} (the committed form of the store)")
-
-
-def _quiet_worker() -> None:
-    """Worker initializer: leave the terminal's process group and ignore SIGINT, so Ctrl-C reaches
-    only the parent, which stops the workers itself (no 'Solver interrupted', no worker traceback)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        os.setpgrp()
-    except OSError:
-        pass
 
 
 def dataset_summary(store: ResultsStore, exp: Experiment, dataset: str, base: str) -> str:
@@ -234,7 +228,7 @@ def _backend(options: RunOptions):
             raise AfrInputError("--backend dask needs the dask extra: pip install 'afr[dask]'") from None
         client = Client(options.scheduler, timeout="20s")
         return _DaskContext(client)
-    return parallel_config(backend="loky", initializer=_quiet_worker)
+    return parallel_config(backend="loky", initializer=quiet_worker)
 
 
 class _DaskContext:

@@ -156,6 +156,27 @@ def test_ctrl_c_stops_two_workers_quietly_and_the_same_command_resumes(config_pa
     pd.testing.assert_frame_equal(rows[rows.rep < 4].reset_index(drop=True), reference, check_exact=True)
 
 
+def test_ctrl_c_during_the_export_of_a_finished_run_neither_stops_nor_half_writes_it(config_path, tmp_path,
+                                                                                   monkeypatch):
+    import afr_cli.runner as runner
+    from afr_cli.runner import RunOptions, run_experiment
+    from afr_cli.store_export import has_export
+
+    real_export = runner.export_store
+
+    def export_hit_by_ctrl_c(directory):
+        os.kill(os.getpid(), signal.SIGINT)  # delivered now: Ctrl-C mid-export
+        return real_export(directory)
+
+    monkeypatch.setattr(runner, "export_store", export_hit_by_ctrl_c)
+    handler = signal.getsignal(signal.SIGINT)
+    exp = load_experiment(config_path, ["protocol.reps=1"], tmp_path)
+    run_experiment(exp, RunOptions(jobs=1, progress=False), echo=lambda *_: None)
+    assert has_export(tmp_path)
+    assert load_results(tmp_path).rep.nunique() == 1
+    assert signal.getsignal(signal.SIGINT) is handler  # a library caller gets its Ctrl-C back
+
+
 @pytest.mark.slow
 def test_changed_config_is_refused_unless_fresh(config_path, tmp_path):
     args = ["run", str(config_path), "--jobs", "1", "--out", str(tmp_path), "-q", "--reps", "1",
