@@ -243,6 +243,20 @@ def test_self_attention_built_once_per_row_set_and_kappa(data):
     assert solve(problems[0]).status == "optimal"
 
 
+@pytest.mark.parametrize("variant", ["y", "x", "yx"])
+def test_row_blocks_change_no_bit_of_the_self_attention(data, variant, monkeypatch):
+    import afr_cli.models.satrf as satrf
+
+    Xtr, ytr, _ = data
+    forest = get_ensemble("rf").fit(Xtr, ytr, 0, n_estimators=8, min_samples_leaf=3)
+    stats = LeafStatistics(forest, Xtr, ytr)
+    monkeypatch.setattr(satrf, "CHAIN_BLOCK_ROWS", 7)  # 40 rows: five full blocks and a short one
+    blocked = satrf.attention_chain(stats.rows(), variant, (0.5, 2.0))
+    monkeypatch.setattr(satrf, "CHAIN_BLOCK_ROWS", 10_000)
+    whole = satrf.attention_chain(stats.rows(), variant, (0.5, 2.0))
+    assert all(np.array_equal(a, b) for a, b in zip(blocked, whole))
+
+
 def test_registry_names_and_parameter_kinds():
     assert {"sat-rf-y", "sat-rf-x", "sat-rf-yx", "sat-rf-y2"} <= set(FAMILIES)
     assert FAMILIES["sat-rf-yx"].design_names() == ("tau", "kappa")

@@ -70,21 +70,35 @@ def pair_dissimilarity(values: np.ndarray, keys: np.ndarray, variant: str) -> np
     return np.divide(num, dist, out=num)
 
 
+# Rows per block of the self-attention: one block's (rows, T, T) tensors stay in the CPU cache.
+# Every row's numbers are computed alone (batched matmul, per-line sums), so blocking changes no
+# bit; at T = 100 and n = 1200 it is 3-6x faster than one whole-set tensor (measured, 1 thread).
+CHAIN_BLOCK_ROWS = 32
+
+
 def attention_chain(rows: RowTensors, variant: str, kappas: tuple[float, ...]) -> tuple[np.ndarray, ...]:
     """(Z_0, ..., Z_{t-1}), Z_{j-1} = S_j Z_j, Z_t = B: self-attention applied to the values.
 
-    Each T x T tensor S_j (n, T, T) is built vectorised from one dissimilarity tensor, used once
-    and freed; only the (n, T) products are cached on the rows, per (variant, kappas).
+    Each T x T tensor S_j is built vectorised over a block of rows from one dissimilarity tensor,
+    used once and freed; only the (n, T) products are cached on the rows, per (variant, kappas).
     """
     def build() -> tuple[np.ndarray, ...]:
-        s = pair_dissimilarity(rows.values, rows.keys, variant)
-        z = rows.values
-        chain = []
-        for kappa in reversed(kappas):
-            z = np.matmul(softmax_neg(s, kappa, axis=2), z[:, :, None])[:, :, 0]
-            chain.append(z)
-        return tuple(reversed(chain))
+        starts = range(0, rows.n_rows, CHAIN_BLOCK_ROWS) if rows.n_rows else [0]
+        blocks = [_chain_block(rows.values[a:a + CHAIN_BLOCK_ROWS], rows.keys[a:a + CHAIN_BLOCK_ROWS],
+                               variant, kappas) for a in starts]
+        return tuple(np.concatenate([b[j] for b in blocks]) for j in range(len(kappas)))
     return rows.memo(("sat-rf", "chain", variant, tuple(float(k) for k in kappas)), build)
+
+
+def _chain_block(values: np.ndarray, keys: np.ndarray, variant: str,
+                 kappas: tuple[float, ...]) -> tuple[np.ndarray, ...]:
+    s = pair_dissimilarity(values, keys, variant)
+    z = values
+    chain = []
+    for kappa in reversed(kappas):
+        z = np.matmul(softmax_neg(s, kappa, axis=2), z[:, :, None])[:, :, 0]
+        chain.append(z)
+    return tuple(reversed(chain))
 
 
 def tree_attention(rows: RowTensors, tau: float) -> np.ndarray:
