@@ -10,6 +10,13 @@ digits, and xz's larger window makes the LARF grids 22 % smaller, which keeps ``
 100 repetitions within its 30 MB budget; README, "The results store".) Columns the code does not know
 (added by a later schema) are carried by their declared SQLite type.
 
+The grid's test scores (``test_r2``, ``test_mae``, ``test_rmse``; one row per grid point, read
+by best-test tables and surfaces) are written to ``grid_digits`` = 10 significant digits, a
+relative 5e-11, far below any printed digit; they are most of the export, and the rounding
+makes the grids 42 % smaller, which keeps ``results/`` at 100 repetitions within its 30 MB budget.
+Every other value, the selected rows' scores among them, is exact; ``grid_digits=0`` keeps the
+grid exact too, and the working store always is.
+
 Two groups of grid columns are left out unless asked for: the inner-CV scores (``cv_r2``,
 ``cv_mae``; ``grid_cv``) and the per-solve log (``solves``: solver, status, objective, ms per
 stage; ``grid_solves``). Reports, best-test tables, test-score surfaces and ``afr status`` read
@@ -38,6 +45,8 @@ EXPORT_MANIFEST = "manifest.json"
 FORMAT = "afr-export/1"
 PARAM_COLUMNS = {"results": "params", "grid": "point"}  # dicts written as one column per key
 GRID_OPTIONAL = {"grid_cv": ("cv_r2", "cv_mae"), "grid_solves": ("solves",)}  # left out unless kept
+GRID_ROUNDED = ("test_r2", "test_mae", "test_rmse")  # to grid_digits significant digits
+GRID_DIGITS = 10  # a first export's (and a pre-rounding export's) grid_digits; 0 = exact
 NULL_TEXT = r"\N"  # a NULL in a text column ('' stays the empty string)
 TABLE_SUFFIX = ".csv.xz"
 
@@ -59,11 +68,11 @@ def _kind(declared: str) -> str:
     return "json"
 
 
-def _cell(value, kind: str) -> str:
+def _cell(value, kind: str, digits: int = 0) -> str:
     if value is None:
         return NULL_TEXT if kind == "text" else ""
     if kind == "real":
-        return repr(float(value))
+        return repr(float(f"{float(value):.{digits}g}") if digits else float(value))
     if kind == "int":
         return str(int(value))
     if kind == "text":
@@ -110,9 +119,10 @@ def _csv_bytes(header: list[str], rows: list[list[str]]) -> bytes:
     return lzma.compress(text.getvalue().encode("utf-8"), format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC64, preset=6)
 
 
-def _export_table(store: ResultsStore, table: str, kept: dict[str, bool]) -> tuple[bytes, dict]:
+def _export_table(store: ResultsStore, table: str, kept: dict[str, bool], grid_digits: int) -> tuple[bytes, dict]:
     """One table's compressed CSV bytes and its description for manifest.json."""
     columns = store.columns(table)
+    rounded = set(GRID_ROUNDED) if table == "grid" else set()
     left_out = {c for option, cols in GRID_OPTIONAL.items() if not kept[option] for c in cols} if table == "grid" else set()
     keep = [i for i, (name, _) in enumerate(columns) if name not in left_out]
     dict_col = PARAM_COLUMNS.get(table)
@@ -127,14 +137,15 @@ def _export_table(store: ResultsStore, table: str, kept: dict[str, bool]) -> tup
         name = columns[i][0]
         header += [f"{name}.{k}" for k in param_keys] if i == dict_index else [name]
     kinds = [_kind(columns[i][1]) for i in keep]
+    digits = [grid_digits if columns[i][0] in rounded else 0 for i in keep]
     for n, row in enumerate(rows):
         line = []
-        for i, kind in zip(keep, kinds):
+        for i, kind, d in zip(keep, kinds, digits):
             if i == dict_index:
                 params = decoded[n]
                 line += [_param_cell(params[k]) if k in params else "" for k in param_keys]
             else:
-                line.append(_cell(row[i], kind))
+                line.append(_cell(row[i], kind, d))
         body.append(line)
     description = {"rows": len(rows), "columns": [[columns[i][0], columns[i][1]] for i in keep]}
     if dict_index is not None:
@@ -142,10 +153,11 @@ def _export_table(store: ResultsStore, table: str, kept: dict[str, bool]) -> tup
     return _csv_bytes(header, body), description
 
 
-def export_store(directory: str | Path, grid_cv: bool | None = None, grid_solves: bool | None = None) -> list[Path]:
+def export_store(directory: str | Path, grid_cv: bool | None = None, grid_solves: bool | None = None,
+                 grid_digits: int | None = None) -> list[Path]:
     """Write (or refresh) ``directory/export/`` from the store; returns the files whose bytes
     changed (none when the data did not). ``grid_cv``/``grid_solves`` None keep the existing
-    export's choice (no, for a first export)."""
+    export's choice (no, for a first export); ``grid_digits`` None likewise (GRID_DIGITS)."""
     directory = Path(directory)
     store = ResultsStore(directory)
     if not store.exists():
@@ -153,10 +165,14 @@ def export_store(directory: str | Path, grid_cv: bool | None = None, grid_solves
     previous = ExportedStore(directory).meta() if has_export(directory) else {}
     kept = {option: bool(previous.get(option)) if asked is None else asked
             for option, asked in (("grid_cv", grid_cv), ("grid_solves", grid_solves))}
+    if grid_digits is None:
+        grid_digits = int(previous.get("grid_digits", GRID_DIGITS))
+    if not 0 <= grid_digits <= 17:
+        raise AfrInputError(f"grid_digits: {grid_digits} is not allowed; allowed: 1-17 significant digits, or 0 (exact)")
     files, tables = {}, {}
     for table in TABLES:
-        files[f"{table}{TABLE_SUFFIX}"], tables[table] = _export_table(store, table, kept)
-    meta = {"format": FORMAT, **kept, "tables": tables, "manifest": store.manifest()}
+        files[f"{table}{TABLE_SUFFIX}"], tables[table] = _export_table(store, table, kept, grid_digits)
+    meta = {"format": FORMAT, **kept, "grid_digits": grid_digits, "tables": tables, "manifest": store.manifest()}
     files[EXPORT_MANIFEST] = (json.dumps(meta, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
     out = directory / EXPORT_DIR
     try:

@@ -33,6 +33,13 @@ def test_a_claim_the_papers_table_supports_reproduces_on_its_own_numbers():
     assert v.paper.text == "11 of 11" and v.ours.text == "11 of 11" and v.verdict == REPRODUCES
 
 
+def test_stores_with_constant_protocol_axes_name_datasets_as_the_paper_prints_them():
+    # a store written since the protocol axes records train_fraction and noise_eta on every row
+    ours = _ours_from_paper("larf:3", {("RF", "em-w-larf"): -1.0}).assign(train_fraction=0.8, noise_eta=0.0)
+    v = judge("larf", WINS, ours, 10)
+    assert v.ours.text.startswith("0 of 11") and "[" not in v.ours.text and v.verdict == DOES_NOT
+
+
 def test_fewer_wins_than_claimed_is_partly_and_none_does_not():
     lower = {("RF", "em-w-larf"): -0.03}  # worse than rf on the datasets where the gap was < 0.03
     v = judge("larf", WINS, _ours_from_paper("larf:3", lower), 10)

@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from afr_cli.config import load_experiment
+from afr_cli.errors import AfrInputError
 from afr_cli.runner import RunOptions, run_experiment
 from afr_cli.store import KEYS, TABLES, ResultsStore, UnitRecord, load_grid, load_results
 from afr_cli.store_export import EXPORT_DIR, ExportedStore, export_store, has_export, seed_store
@@ -76,10 +77,11 @@ def _awkward_store(directory: Path) -> None:
 
 
 def test_store_export_store_gives_identical_rows(tmp_path, full):
-    for source in (tmp_path / "awkward", full):
+    shutil.copytree(full, tmp_path / "full")  # the module's store keeps its default export
+    for source in (tmp_path / "awkward", tmp_path / "full"):
         if source == tmp_path / "awkward":
             _awkward_store(source)
-        export_store(source, grid_cv=True, grid_solves=True)
+        export_store(source, grid_cv=True, grid_solves=True, grid_digits=0)
         copy = tmp_path / f"copy-{source.name}"
         shutil.copytree(source / EXPORT_DIR, copy / EXPORT_DIR)
         seed_store(copy)
@@ -96,11 +98,29 @@ def test_by_default_only_the_cv_scores_and_solve_logs_are_left_out(tmp_path, ful
     seed_store(tmp_path / "copy")
     raw, seeded = _raw(tmp_path / "s"), _raw(tmp_path / "copy")
     assert {t: v for t, v in seeded.items() if t != "grid"} == {t: v for t, v in raw.items() if t != "grid"}
-    # grid columns: key 0-4, cv_r2 and cv_mae 5-6, test scores 7-9, solves 10, protocol axes 11-12
-    assert [r[:5] + (None, None) + r[7:10] + (None,) + r[11:] for r in raw["grid"]] == seeded["grid"]
+    # grid columns: key 0-4, cv_r2 and cv_mae 5-6, test scores 7-9 (to 10 significant digits), solves 10,
+    # protocol axes 11-12
+    assert [r[:5] + (None, None) + tuple(float(f"{v:.10g}") for v in r[7:10]) + (None,) + r[11:]
+            for r in raw["grid"]] == seeded["grid"]
+    assert any(float(f"{v:.10g}") != v for r in raw["grid"] for v in r[7:10])  # there were digits to drop
     assert any(r[10] not in (None, "[]") for r in raw["grid"])  # there was a log to leave out
     grid = ExportedStore(tmp_path / "s").frame("grid")
     assert "cv_r2" not in grid and "solves" not in grid and grid["test_r2"].notna().all()
+
+
+def test_grid_digits_is_kept_by_a_re_export_and_bad_values_are_refused(tmp_path, full):
+    shutil.copytree(full, tmp_path / "s")
+    export_store(tmp_path / "s", grid_digits=4)
+    export_store(tmp_path / "s")  # None: the export's own choice
+    meta = json.loads((tmp_path / "s" / EXPORT_DIR / "manifest.json").read_text())
+    assert meta["grid_digits"] == 4
+    grid, results = ExportedStore(tmp_path / "s").frame("grid"), ExportedStore(tmp_path / "s").frame("results")
+    assert (grid["test_r2"] == grid["test_r2"].map(lambda v: float(f"{v:.4g}"))).all()
+    pd.testing.assert_frame_equal(results, ResultsStore(tmp_path / "s").frame("results"), check_exact=True)
+    before = {p.name: p.read_bytes() for p in (tmp_path / "s" / EXPORT_DIR).iterdir()}
+    with pytest.raises(AfrInputError, match="grid_digits: 18 is not allowed"):
+        export_store(tmp_path / "s", grid_digits=18)
+    assert {p.name: p.read_bytes() for p in (tmp_path / "s" / EXPORT_DIR).iterdir()} == before
 
 
 def test_exporting_twice_gives_identical_bytes(tmp_path, full):

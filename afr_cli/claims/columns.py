@@ -59,10 +59,12 @@ def published_column(ref: ColumnRef, metric: str) -> pd.Series:
 
 
 def _our_rows(results: pd.DataFrame, ref: ColumnRef) -> pd.DataFrame:
+    """Our rows of the column, labelled as the paper's cells: with the unit axes its table prints."""
     base, model = ref.ours()
     rows = results[(results["base"] == base) & (results["model"] == model)]
     scales = unit_axes()
-    axes = [a for a in scales if a in rows.columns]
+    printed = published_table(ref.spec).columns
+    axes = [a for a in scales if a in rows.columns and a in printed]
     labels = [_axis_label(d, {a: v / scales[a] for a, v in zip(axes, vals)})
               for d, *vals in rows[["dataset", *axes]].itertuples(index=False)]
     return rows.assign(label=labels)

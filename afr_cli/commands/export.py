@@ -21,6 +21,10 @@ def register(app: typer.Typer) -> None:
             None, "--grid-solves/--no-grid-solves",
             help="keep every grid point's per-solve log (solver, status, objective, ms); default: as the "
                  "existing export, else no (the working store keeps it)"),
+        grid_digits: Optional[int] = typer.Option(
+            None, "--grid-digits",
+            help="significant digits of the grid's test scores (0: exact); default: as the existing "
+                 "export, else 10 (5e-11 relative; the working store keeps every digit)"),
         sizes: bool = typer.Option(False, "--sizes", help="write nothing; print each export's size, per "
                                    "repetition and extrapolated to --at repetitions"),
         at: int = typer.Option(100, "--at", help="with --sizes: the repetition count to extrapolate to"),
@@ -45,7 +49,7 @@ def register(app: typer.Typer) -> None:
                 raise AfrInputError(f"{d}: no results store here (expected {STORE_FILE}) to export")
             store.columns("units")
         for d in chosen:
-            changed = export_store(d, grid_cv, grid_solves)
+            changed = export_store(d, grid_cv, grid_solves, grid_digits)
             size = sum(f.stat().st_size for f in (d / EXPORT_DIR).iterdir())
             state = f"{len(changed)} file(s) changed" if changed else "unchanged"
             typer.echo(f"{d / EXPORT_DIR}: {state}, {size / 1e6:.2f} MB")
