@@ -28,6 +28,7 @@ _COMMAND_MODULES = (
     "plot",
     "dm",
     "export",
+    "diff",
     "fidelity",
 )
 
