@@ -1,0 +1,79 @@
+"""The tables of results/robust_rf/README.md, sections 2 and 3, from the committed stores.
+
+Table I side by side (base RF: ours under inner-CV and best-test selection beside the paper's
+cells), and robust − RF over the 18 (gamma, eta) cells per forest and selection (Demšar's paired
+t-test, better / tied / worse at the printed precision), for Boston and Diabetes.
+Run:  PYTHONPATH=. python results/robust_rf/readme_tables.py [--reps 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import pandas as pd
+
+from afr_cli.paper import published_table
+from afr_cli.store import load_grid, load_results
+from afr_cli.tables.compare import compare_models
+from afr_cli.tables.selection import results_in_view
+
+SELECTIONS = (("inner-CV", "stored"), ("best-test", "best-test"))
+FORESTS = (("RF (depth 4)", "RF"), ("RF-msl1", "RF-msl1"))
+
+
+def view(store: str, selection: str, reps: int) -> pd.DataFrame:
+    return results_in_view(load_results(store), load_grid(store), selection, reps, "rmse")
+
+
+def table_one(reps: int) -> str:
+    paper = published_table("robust_rf:I")
+    paper = paper[paper.metric == "rmse"]
+    views = {name: view("results/robust_rf_boston", sel, reps) for name, sel in SELECTIONS}
+    mean = {name: v[v.base == "RF"].groupby(["model", "train_fraction", "noise_eta"]).rmse.mean()
+            for name, v in views.items()}
+
+    def printed(model: str, gamma: float, eta: float) -> str:
+        cell = paper[(paper.model == model) & (paper.train_fraction.round(6) == round(gamma * 100, 6))
+                     & (paper.noise_eta == eta)]
+        return cell.value_str.iloc[0] if len(cell) else "—"
+
+    lines = ["| γ % | η | RF ours | RF paper | α=0.2 inner-CV | α=0.2 best-test | α=0.2 paper "
+             "| α=0.05 inner-CV | α=0.05 best-test | α=0.05 paper |", "|" + "---|" * 10]
+    for eta in (0.0, 0.5):
+        for gamma in sorted(views["inner-CV"].train_fraction.unique()):
+            row = [f"{gamma * 100:g}", f"{eta:g}", f"{mean['inner-CV'][('rf', gamma, eta)]:.3f}", printed("rf", gamma, eta)]
+            for alpha, ours in (("0.2", "robust-rf-a0.2"), ("0.05", "robust-rf-a0.05")):
+                row += [f"{mean['inner-CV'][(ours, gamma, eta)]:.3f}", f"{mean['best-test'][(ours, gamma, eta)]:.3f}",
+                        printed(f"robust-rf-a{alpha}", gamma, eta)]
+            lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def gains(store: str, models: list[str], reps: int) -> str:
+    head = "| forest | selection | " + " | ".join(f"{m} − RF | better / tied / worse" for m in models) + " |"
+    lines = [head, "|" + "---|" * (2 + 2 * len(models))]
+    for forest, base in FORESTS:
+        for name, sel in SELECTIONS:
+            results = view(store, sel, reps)
+            results = results[results.base == base]
+            row = [forest, name]
+            for model in models:
+                c = compare_models(results, "rf", model, "rmse").bases[0]
+                t, r = c.ttest, c.record
+                row += [f"{t.mean_diff:+.3f} (p = {t.p:.2g})", f"{len(r.wins)} / {len(r.ties)} / {len(r.losses)}"]
+            lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=100)
+    reps = parser.parse_args().reps
+    print(f"Table I (Boston, base RF, {reps} repetitions):\n\n{table_one(reps)}\n")
+    print(f"Boston, robust − RF over the 18 cells:\n\n"
+          f"{gains('results/robust_rf_boston', ['robust-rf-a0.2', 'robust-rf-a0.05'], reps)}\n")
+    print(f"Diabetes, robust − RF over the 18 cells:\n\n{gains('results/robust_rf_diabetes', ['robust-rf-a0.002'], reps)}")
+
+
+if __name__ == "__main__":
+    main()
