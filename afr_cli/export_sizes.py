@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from afr_cli.errors import AfrInputError
 from afr_cli.store import find_stores
 from afr_cli.store_export import EXPORT_DIR, EXPORT_MANIFEST, ExportedStore, has_export
 
@@ -43,18 +44,29 @@ def other_bytes(root: Path) -> int:
                if p.is_file() and EXPORT_DIR not in p.relative_to(root).parts and not p.name.startswith("store.sqlite"))
 
 
-def render_sizes(root: Path, reps: int = 100) -> str:
-    """The ``afr export --sizes`` table: each export's size, per repetition and extrapolated to ``reps``."""
+def render_sizes(root: Path, reps: int = 100, as_stored: list[Path] | None = None) -> str:
+    """The ``afr export --sizes`` table: each export's size, per repetition and extrapolated to
+    ``reps``; the exports in ``as_stored`` (studies committed at their own counts) stay as they are."""
     from tabulate import tabulate
 
     sizes = export_sizes(root)
+    kept = {Path(p).resolve() for p in as_stored or []}
+    unknown = kept - {s.directory.resolve() for s in sizes}
+    if unknown:
+        raise AfrInputError(f"--as-stored: {', '.join(sorted(map(str, unknown)))}: no export below {root}")
+
+    def projected(s: ExportSize) -> float:
+        return s.fixed_bytes + s.table_bytes if s.directory.resolve() in kept else s.at(reps)
+
     rows = [[str(s.directory), f"{s.reps:g}", f"{(s.fixed_bytes + s.table_bytes) / 1e6:.2f}",
-             f"{s.table_bytes / s.reps / 1e3:.1f}" if s.reps else "-", f"{s.at(reps) / 1e6:.2f}" if s.reps else "-"]
-             for s in sizes]
+             f"{s.table_bytes / s.reps / 1e3:.1f}" if s.reps else "-",
+             (f"{projected(s) / 1e6:.2f}" + (" (as stored)" if s.directory.resolve() in kept else "")) if s.reps else "-"]
+            for s in sizes]
     now = sum(s.fixed_bytes + s.table_bytes for s in sizes)
-    later = sum(s.at(reps) for s in sizes if s.reps)
+    later = sum(projected(s) for s in sizes if s.reps)
     rows.append(["all exports", "", f"{now / 1e6:.2f}", "", f"{later / 1e6:.2f}"])
     other = other_bytes(root)
     table = tabulate(rows, headers=["export", "reps", "MB now", "kB per rep", f"MB at {reps} reps"], tablefmt="simple")
     return (f"{table}\n\nother committed files under {root} (reports, figures): {other / 1e6:.2f} MB\n"
-            f"{root}/ now: {(now + other) / 1e6:.2f} MB; at {reps} repetitions everywhere: {(later + other) / 1e6:.2f} MB")
+            f"{root}/ now: {(now + other) / 1e6:.2f} MB; at {reps} repetitions "
+            f"{f'(but {len(kept)} export(s) as stored)' if kept else 'everywhere'}: {(later + other) / 1e6:.2f} MB")

@@ -174,3 +174,20 @@ def test_run_seeds_a_missing_store_from_the_export_and_extends_it(tmp_path, conf
     # the run refreshed the export: it now holds both repetitions
     assert ExportedStore(clone).done_units() == {("Friedman1", "RF@5", 0), ("Friedman1", "RF@5", 1)}
     assert ExportedStore(clone).done_unit_keys() == {("Friedman1", "RF@5", 0.8, 0.0, 0), ("Friedman1", "RF@5", 0.8, 0.0, 1)}
+
+
+def test_sizes_extrapolate_the_tables_and_keep_as_stored_exports(tmp_path, full):
+    from afr_cli.export_sizes import export_sizes, other_bytes, render_sizes
+
+    for name in ("a", "b"):
+        shutil.copytree(full, tmp_path / "results" / name)
+    root = tmp_path / "results"
+    (size,) = [s for s in export_sizes(root) if s.directory.name == "a"]
+    tables = sum(p.stat().st_size for p in (root / "a" / EXPORT_DIR).glob("*.csv.xz"))
+    assert size.reps == 2 and size.table_bytes == tables
+    assert size.at(4) == size.fixed_bytes + 2 * tables
+    last = render_sizes(root, 4, [root / "b"]).splitlines()[-1]
+    expected = (size.fixed_bytes + 2 * tables + size.fixed_bytes + tables + other_bytes(root)) / 1e6
+    assert "at 4 repetitions (but 1 export(s) as stored)" in last and f"{expected:.2f} MB" in last
+    proc = run_afr("export", "--sizes", "--root", str(root), "--as-stored", str(tmp_path / "nowhere"))
+    assert proc.returncode == 2 and "--as-stored" in proc.stderr and "no export below" in proc.stderr

@@ -28,6 +28,9 @@ def register(app: typer.Typer) -> None:
         sizes: bool = typer.Option(False, "--sizes", help="write nothing; print each export's size, per "
                                    "repetition and extrapolated to --at repetitions"),
         at: int = typer.Option(100, "--at", help="with --sizes: the repetition count to extrapolate to"),
+        as_stored: Optional[list[Path]] = typer.Option(
+            None, "--as-stored", help="with --sizes: an export kept at its stored size (a study committed "
+                                      "at its own repetition count); repeatable"),
     ) -> None:
         """Deterministic compressed export of each store (unchanged data gives identical bytes)."""
         from afr_cli.errors import AfrInputError
@@ -35,7 +38,7 @@ def register(app: typer.Typer) -> None:
         if sizes:
             from afr_cli.export_sizes import render_sizes
 
-            typer.echo(render_sizes(root, at))
+            typer.echo(render_sizes(root, at, as_stored))
             return
         from afr_cli.store import STORE_FILE, ResultsStore
         from afr_cli.store_export import EXPORT_DIR, export_store
