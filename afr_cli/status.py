@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from afr_cli.store import find_stores, open_existing
+from afr_cli.store import AXIS_COLUMNS, find_stores, open_existing
 
 
 @dataclass
@@ -24,10 +24,9 @@ class StoreStatus:
     solves: Counter = field(default_factory=Counter)  # "SOLVER:status", "fallbacks", "failed"
     source: str = "store"  # "store" (store.sqlite) or "export" (the committed export, no store here)
     progress: str | None = None  # the latest run's progress toward its target, while incomplete
-
-    @property
-    def units(self) -> int:
-        return int(self.reps.to_numpy().sum())
+    units: int = 0
+    axes: tuple[str, ...] = ()  # protocol axes the store varies (training fraction, noise level)
+    axis_points: int = 1  # their combinations per (dataset, base); reps counts each one's repetitions
 
     @property
     def solved(self) -> int:
@@ -39,15 +38,20 @@ def store_status(directory: str | Path) -> StoreStatus:
     store = open_existing(directory)
     units = store.frame("units")
     results = store.frame("results")
-    reps = (units.groupby(["dataset", "base"]).size().unstack("base", fill_value=0)
+    axes = [a for a in AXIS_COLUMNS if a in units.columns and units[a].nunique() > 1]
+    cell = ["dataset", "base", *axes]
+    per_point = units.groupby(cell).size() if len(units) else pd.Series(dtype=int)
+    # repetitions per (dataset, base): the fewest any of its axis points holds
+    reps = (per_point.groupby(["dataset", "base"]).min().unstack("base", fill_value=0)
             if len(units) else pd.DataFrame())
+    points = int(per_point.groupby(["dataset", "base"]).size().max()) if len(units) else 1
     gaps = []
-    for (dataset, base), stored in units.groupby(["dataset", "base"])["rep"]:
+    for key, stored in units.groupby(cell)["rep"]:
         expected = set(range(int(stored.max()) + 1))
         missing = sorted(expected - set(stored))
         if missing:
-            gaps.append(f"{dataset} / {base}: {len(stored)} repetitions up to {stored.max()}, "
-                        f"missing {_ranges(missing)}")
+            where = " / ".join(f"{a}={v:g}" if a in axes else str(v) for a, v in zip(cell, key))
+            gaps.append(f"{where}: {len(stored)} repetitions up to {stored.max()}, missing {_ranges(missing)}")
     solves = Counter()
     # A best-of row repeats its components' solves: count each solve once.
     own = results[~results["params"].map(lambda p: "component" in p)] if len(results) else results
@@ -56,7 +60,7 @@ def store_status(directory: str | Path) -> StoreStatus:
     manifest = store.manifest()
     return StoreStatus(Path(directory), manifest, reps, gaps,
                        float(units["seconds"].sum()) / 60 if len(units) else 0.0, solves,
-                       store.source, run_progress(manifest, units))
+                       store.source, run_progress(manifest, units), len(units), tuple(axes), points)
 
 
 def run_progress(manifest: dict, units: pd.DataFrame, now: datetime | None = None) -> str | None:
@@ -153,6 +157,8 @@ def render_status(status: StoreStatus, detail: bool = False) -> str:
     same = "every" if low == high else "uneven:"
     span = f"{low} repetitions on {same} (dataset, base)" if low == high else \
         f"{same} {low} to {high} repetitions per (dataset, base)"
+    if status.axes:
+        span += f" at each of {status.axis_points} ({', '.join(status.axes)}) points"
     n_data, n_bases = len(status.reps.index), len(status.reps.columns)
     lines.append(f"  {status.units} units: {n_data} dataset{'s' * (n_data != 1)} x {n_bases} base{'s' * (n_bases != 1)}, "
                  f"{span}; {status.compute_minutes:.1f} min of compute")

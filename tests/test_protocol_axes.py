@@ -42,6 +42,13 @@ def test_axes_are_units_and_store_columns(tmp_path):
     # eps = 0 is in the grid, so best-test can never be worse than the forest; the stored rows
     # are inner-CV selected by RMSE
     assert set(df.selection) == {"inner-cv"}
+    # afr status counts repetitions, not units, per (dataset, base)
+    from afr_cli.status import render_status, store_status
+
+    status = store_status(tmp_path / "store")
+    assert (status.units, status.axis_points, int(status.reps.iloc[0, 0])) == (8, 4, 2)
+    assert ("8 units: 1 dataset x 1 base, 2 repetitions on every (dataset, base) at each of 4 "
+            "(train_fraction, noise_eta) points") in render_status(status)
 
 
 def test_noise_does_not_change_the_split_or_the_forests(tmp_path):
