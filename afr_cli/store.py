@@ -283,8 +283,8 @@ class ResultsStore:
             except (sqlite3.DatabaseError, pd.errors.DatabaseError) as err:
                 raise self._unreadable(err) from None
         for col in JSON_COLUMNS:
-            if col in df:
-                df[col] = df[col].map(lambda v: None if v is None else json.loads(v))
+            if col in df:  # pandas reads NULL as NaN in a column that also holds text
+                df[col] = df[col].map(lambda v: json.loads(v) if isinstance(v, str) else None)
         return df
 
 

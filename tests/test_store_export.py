@@ -191,3 +191,14 @@ def test_sizes_extrapolate_the_tables_and_keep_as_stored_exports(tmp_path, full)
     assert "at 4 repetitions (but 1 export(s) as stored)" in last and f"{expected:.2f} MB" in last
     proc = run_afr("export", "--sizes", "--root", str(root), "--as-stored", str(tmp_path / "nowhere"))
     assert proc.returncode == 2 and "--as-stored" in proc.stderr and "no export below" in proc.stderr
+
+
+def test_a_store_extended_from_its_export_reads_back_with_and_without_solve_logs(tmp_path, full):
+    """Seeded rows lack the per-solve log (NULL), new rows have it: pandas reads such a column's
+    NULLs as NaN, which must still decode as 'no log'."""
+    shutil.copytree(full, tmp_path / "s")
+    with sqlite3.connect(tmp_path / "s" / "store.sqlite") as conn:
+        conn.execute("UPDATE grid SET solves = NULL WHERE rep = 0")
+    grid = ResultsStore(tmp_path / "s").frame("grid")
+    assert grid.loc[grid.rep == 0, "solves"].isna().all() and grid.loc[grid.rep == 0, "solves"].map(type).eq(type(None)).all()
+    assert grid.loc[grid.rep == 1, "solves"].map(lambda v: isinstance(v, list)).all()
