@@ -122,8 +122,8 @@ reproduce: $(STAMP)
 	  "Robust RF, 11 datasets ($(ROBUST_ALL_REPS) repetitions)=make runs-robust-all" \
 	  "tables, figures, reports=make tables tables-dm figures-satrf figures-robust ROBUST_REPS=$(REPRODUCE_REPS)"
 
-# The AGBoost paper's Tables II-III at its 100 repetitions (configs/agboost_{dt,ert}.yaml; about 6 h
-# and 8 h of compute, measured on a 2-repetition smoke run).
+# The AGBoost paper's Tables II-III at its 100 repetitions (configs/agboost_{dt,ert}.yaml; 79 and
+# 59 min of compute under solver auto, `afr status`).
 AGBOOST_REPS ?= 100
 runs-agboost: $(STAMP)
 	$(BIN)/afr run configs/agboost_dt.yaml --reps $(AGBOOST_REPS)
