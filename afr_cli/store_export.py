@@ -5,15 +5,15 @@ table's columns) and one xz-compressed CSV per table (``units``, ``results``, ``
 sorted by key, floats written with ``repr`` (the shortest text that reads back to the same
 float), parameters one column each (``params.eps``, ``point.tau``) instead of JSON strings. The
 xz format holds no time stamp or file name, so exporting unchanged data gives the same bytes, and
-store -> export -> store gives the same rows. (xz, not gzip: the grid scores are near-random
-digits, and xz's larger window makes the LARF grids 22 % smaller, which keeps ``results/`` at
-100 repetitions within its 30 MB budget; README, "The results store".) Columns the code does not know
+store -> export -> store gives the same rows (the grid's test scores to ``grid_digits``, below).
+(xz, not gzip: the grid scores are near-random
+digits, and xz's larger window makes the LARF grids 22 % smaller; README, "The results store".) Columns the code does not know
 (added by a later schema) are carried by their declared SQLite type.
 
 The grid's test scores (``test_r2``, ``test_mae``, ``test_rmse``; one row per grid point, read
 by best-test tables and surfaces) are written to ``grid_digits`` = 10 significant digits, a
 relative 5e-11, far below any printed digit; they are most of the export, and the rounding
-makes the grids 42 % smaller, which keeps ``results/`` at 100 repetitions within its 30 MB budget.
+makes the grids 42 % smaller (the 30 MB budget of ``results/``: README, "The results store").
 Every other value, the selected rows' scores among them, is exact; ``grid_digits=0`` keeps the
 grid exact too, and the working store always is.
 
