@@ -10,6 +10,8 @@ Run:  PYTHONPATH=. python results/robust_rf/readme_tables.py [--reps 100]
 from __future__ import annotations
 
 import argparse
+from collections import Counter
+from functools import lru_cache
 
 import pandas as pd
 
@@ -22,8 +24,20 @@ SELECTIONS = (("inner-CV", "stored"), ("best-test", "best-test"))
 FORESTS = (("RF (depth 4)", "RF"), ("RF-msl1", "RF-msl1"))
 
 
+@lru_cache(maxsize=None)
 def view(store: str, selection: str, reps: int) -> pd.DataFrame:
+    """A store's rows under a selection, loaded once per (store, selection, reps); callers only filter it."""
     return results_in_view(load_results(store), load_grid(store), selection, reps, "rmse")
+
+
+def comparisons(store: str, models: list[str], reps: int) -> dict[tuple[str, str], dict]:
+    """RF against each model, per (forest, selection name), forests first: {model: BaseComparison}."""
+    return {(forest, name): {m: compare_models(v[v.base == base], "rf", m, "rmse").bases[0] for m in models}
+            for forest, base in FORESTS for name, v in ((n, view(store, sel, reps)) for n, sel in SELECTIONS)}
+
+
+def counts(record) -> str:
+    return f"{len(record.wins)} / {len(record.ties)} / {len(record.losses)}"
 
 
 def table_one(reps: int) -> str:
@@ -53,16 +67,11 @@ def table_one(reps: int) -> str:
 def gains(store: str, models: list[str], reps: int) -> str:
     head = "| forest | selection | " + " | ".join(f"{m} − RF | better / tied / worse" for m in models) + " |"
     lines = [head, "|" + "---|" * (2 + 2 * len(models))]
-    for forest, base in FORESTS:
-        for name, sel in SELECTIONS:
-            results = view(store, sel, reps)
-            results = results[results.base == base]
-            row = [forest, name]
-            for model in models:
-                c = compare_models(results, "rf", model, "rmse").bases[0]
-                t, r = c.ttest, c.record
-                row += [f"{t.mean_diff:+.3f} (p = {t.p:.2g})", f"{len(r.wins)} / {len(r.ties)} / {len(r.losses)}"]
-            lines.append("| " + " | ".join(row) + " |")
+    for (forest, name), by_model in comparisons(store, models, reps).items():
+        row = [forest, name]
+        for c in by_model.values():
+            row += [f"{c.ttest.mean_diff:+.3f} (p = {c.ttest.p:.2g})", counts(c.record)]
+        lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 
 
@@ -88,27 +97,19 @@ def gain_by_cell(reps: int) -> str:
 def all_datasets(reps: int) -> str:
     """The 11-dataset run (results/robust_rf_all): cells where each robust model beats RF, per
     forest and selection, and per dataset (alpha = 0.2, inner CV, both forests)."""
-    store, models = "results/robust_rf_all", ["robust-rf-a0.2", "robust-rf-a0.05", "robust-rf-train-a0.2"]
+    models = ["robust-rf-a0.2", "robust-rf-a0.05", "robust-rf-train-a0.2"]
+    table = comparisons("results/robust_rf_all", models, reps)
     lines = ["| forest | selection | " + " | ".join(f"{m}: better / tied / worse" for m in models) + " |",
              "|" + "---|" * (2 + len(models))]
-    per_dataset = {}
-    for forest, base in FORESTS:
-        for name, sel in SELECTIONS:
-            results = view(store, sel, reps)
-            results = results[results.base == base]
-            row = [forest, name]
-            for model in models:
-                record = compare_models(results, "rf", model, "rmse").bases[0].record
-                row.append(f"{len(record.wins)} / {len(record.ties)} / {len(record.losses)}")
-                if model == "robust-rf-a0.2" and sel == "stored":
-                    for d in record.wins:
-                        per_dataset.setdefault(d.split(" [")[0], {}).setdefault(forest, 0)
-                        per_dataset[d.split(" [")[0]][forest] += 1
-            lines.append("| " + " | ".join(row) + " |")
-    datasets = sorted(view(store, "stored", reps).dataset.unique())
+    lines += ["| " + " | ".join([forest, name] + [counts(c.record) for c in by_model.values()]) + " |"
+              for (forest, name), by_model in table.items()]
+    first = next(iter(table.values()))["robust-rf-a0.2"].per_dataset
+    datasets = sorted({cell.split(" [")[0] for cell in first["dataset"]})
+    wins = {forest: Counter(cell.split(" [")[0] for cell in table[(forest, "inner-CV")]["robust-rf-a0.2"].record.wins)
+            for forest, _ in FORESTS}
     lines += ["", "| dataset | " + " | ".join(f"{f}: cells of 18 where α=0.2 beats RF (inner CV)" for f, _ in FORESTS) + " |",
               "|" + "---|" * (1 + len(FORESTS))]
-    lines += [f"| {d} | " + " | ".join(str(per_dataset.get(d, {}).get(f, 0)) for f, _ in FORESTS) + " |" for d in datasets]
+    lines += [f"| {d} | " + " | ".join(str(wins[f][d]) for f, _ in FORESTS) + " |" for d in datasets]
     return "\n".join(lines)
 
 
