@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from afr_cli.store import AXIS_COLUMNS, find_stores, open_existing
+from afr_cli.store import find_stores, open_existing, varying_axes
 
 
 @dataclass
@@ -38,7 +38,7 @@ def store_status(directory: str | Path) -> StoreStatus:
     store = open_existing(directory)
     units = store.frame("units")
     results = store.frame("results")
-    axes = [a for a in AXIS_COLUMNS if a in units.columns and units[a].nunique() > 1]
+    axes = varying_axes(units)
     cell = ["dataset", "base", *axes]
     per_point = units.groupby(cell).size() if len(units) else pd.Series(dtype=int)
     # repetitions per (dataset, base): the fewest any of its axis points holds

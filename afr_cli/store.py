@@ -59,6 +59,13 @@ CREATE TABLE IF NOT EXISTS grid (
 AXIS_COLUMNS = ("train_fraction", "noise_eta")
 
 
+def varying_axes(frame: pd.DataFrame) -> list[str]:
+    """The protocol axes a frame of units, results or grid rows varies over beyond dataset, base
+    and rep. Every store records them; one that holds a single value (an experiment without axes:
+    the 1 - test_fraction split, no noise) names no cell."""
+    return [a for a in AXIS_COLUMNS if a in frame.columns and frame[a].nunique() > 1]
+
+
 def axis_defaults(manifest: dict) -> tuple[float, float]:
     """(train_fraction, noise_eta) of a store made before the protocol axes, from its config."""
     protocol = (manifest.get("config") or {}).get("protocol") or {}

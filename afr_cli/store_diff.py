@@ -16,7 +16,7 @@ import pandas as pd
 from tabulate import tabulate
 
 from afr_cli.errors import AfrInputError
-from afr_cli.store import AXIS_COLUMNS, open_existing
+from afr_cli.store import AXIS_COLUMNS, open_existing, varying_axes
 
 METRICS = ("r2", "mae", "rmse")
 CELL = ["dataset", "base", "model"]
@@ -47,7 +47,7 @@ def diff_stores(old: str | Path, new: str | Path, metric: str = "r2") -> StoreDi
     merged = a[key + [metric, "params"]].merge(b[key + [metric, "params"]], on=key, suffixes=("_old", "_new"))
     if merged.empty:
         raise AfrInputError(f"{new}: no (dataset, base, model, repetition) in common with {old}")
-    axes = [c for c in axes if merged[c].nunique() > 1]  # a constant axis names no cell
+    axes = varying_axes(merged)
     x, y = merged[f"{metric}_old"].to_numpy(float), merged[f"{metric}_new"].to_numpy(float)
     both_nan = np.isnan(x) & np.isnan(y)
     delta = np.where(both_nan, 0.0, y - x)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from afr_cli.paper.knowledge import unit_axes
+from afr_cli.store import varying_axes
 from afr_cli.tables.format import (
     CSV_FLOAT, METRIC_NAMES, METRICS, base_key, bold, check_format, dataset_key, decimals, document,
     format_param, format_value, grid, is_missing, model_key, sorted_frame, tex)
@@ -19,17 +19,10 @@ from afr_cli.tables.selection import selection_note
 COMPOSITE_KEY = "component"
 
 
-def axis_columns(results: pd.DataFrame) -> list[str]:
-    """The unit axes (e.g. a training fraction) the results vary over beyond dataset, base and rep.
-    Every store records them; one that holds a single value (an experiment without axes: the
-    1 - test_fraction split, no noise) adds nothing to a summary's rows."""
-    return [a for a in unit_axes() if a in results.columns and results[a].nunique() > 1]
-
-
 def with_axes_in_dataset(results: pd.DataFrame) -> pd.DataFrame:
     """The dataset column extended by the unit axes' values ('Boston [train_fraction=0.15, ...]'),
     so the wide tables keep one row per (dataset, axes) cell."""
-    axes = axis_columns(results)
+    axes = varying_axes(results)
     if not axes:
         return results
     labels = [f"{d} [{', '.join(f'{a}={v:g}' for a, v in zip(axes, vals))}]"
@@ -55,7 +48,7 @@ def selected_params(results: pd.DataFrame) -> tuple[str, ...]:
 def summary_long(results: pd.DataFrame) -> pd.DataFrame:
     """Mean, std (ddof=1) and number of reps per dataset, base, model (unit axes) and metric."""
     metrics = [m for m in METRICS if m in results.columns]
-    keys = ["dataset", "base", "model", *axis_columns(results)]
+    keys = ["dataset", "base", "model", *varying_axes(results)]
     long = results.melt(id_vars=keys, value_vars=metrics, var_name="metric", value_name="value")
     grouped = long.groupby([*keys, "metric"], sort=False)["value"]
     out = grouped.agg(mean="mean", std="std", n_reps="count").reset_index()
