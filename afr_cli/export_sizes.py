@@ -51,16 +51,18 @@ def render_sizes(root: Path, reps: int = 100, as_stored: list[Path] | None = Non
 
     sizes = export_sizes(root)
     kept = {Path(p).resolve() for p in as_stored or []}
-    unknown = kept - {s.directory.resolve() for s in sizes}
+    resolved = {s.directory: s.directory.resolve() for s in sizes}
+    unknown = kept - set(resolved.values())
     if unknown:
         raise AfrInputError(f"--as-stored: {', '.join(sorted(map(str, unknown)))}: no export below {root}")
+    as_is = {d: r in kept for d, r in resolved.items()}
 
     def projected(s: ExportSize) -> float:
-        return s.fixed_bytes + s.table_bytes if s.directory.resolve() in kept else s.at(reps)
+        return s.fixed_bytes + s.table_bytes if as_is[s.directory] else s.at(reps)
 
     rows = [[str(s.directory), f"{s.reps:g}", f"{(s.fixed_bytes + s.table_bytes) / 1e6:.2f}",
              f"{s.table_bytes / s.reps / 1e3:.1f}" if s.reps else "-",
-             (f"{projected(s) / 1e6:.2f}" + (" (as stored)" if s.directory.resolve() in kept else "")) if s.reps else "-"]
+             (f"{projected(s) / 1e6:.2f}" + (" (as stored)" if as_is[s.directory] else "")) if s.reps else "-"]
             for s in sizes]
     now = sum(s.fixed_bytes + s.table_bytes for s in sizes)
     later = sum(projected(s) for s in sizes if s.reps)
