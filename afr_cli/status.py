@@ -32,6 +32,12 @@ class StoreStatus:
     def solved(self) -> int:
         return sum(n for key, n in self.solves.items() if ":" in key)
 
+    @property
+    def mean_reps(self) -> float:
+        """Repetitions per (dataset, base, axis point), averaged: what compute scales with."""
+        cells = int((self.reps > 0).to_numpy().sum()) * self.axis_points if self.units else 0
+        return self.units / cells if cells else 0.0
+
 
 def store_status(directory: str | Path) -> StoreStatus:
     """Coverage, compute time and solver outcomes of one store (a one-line error if there is none)."""
@@ -172,4 +178,19 @@ def render_status(status: StoreStatus, detail: bool = False) -> str:
         table = status.reps.reset_index()
         lines.append("  " + tabulate(table.values.tolist(), headers=list(table.columns),
                                      tablefmt="simple").replace("\n", "\n  "))
+    return "\n".join(lines)
+
+
+def render_totals(statuses: list[StoreStatus], workers: int, at: int | None = None) -> str:
+    """The stores' compute summed, and the least wall time it means on ``workers`` processes; with
+    ``at``, every store's compute scaled to ``at`` repetitions per (dataset, base) (compute grows
+    in proportion to repetitions: each unit is one repetition's forest and solves)."""
+    units = sum(s.units for s in statuses)
+    minutes = sum(s.compute_minutes for s in statuses)
+    lines = [f"all {len(statuses)} stores: {units} units, {minutes:.1f} min of compute "
+             f"({_duration(60 * minutes / workers)} wall at best on {workers} workers)"]
+    if at is not None:
+        scaled = sum(s.compute_minutes * at / s.mean_reps for s in statuses if s.mean_reps)
+        lines.append(f"at {at} repetitions each: {scaled:.1f} min of compute "
+                     f"({_duration(60 * scaled / workers)} wall at best on {workers} workers)")
     return "\n".join(lines)

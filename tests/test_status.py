@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from afr_cli.status import render_status, store_status
+from afr_cli.status import render_status, render_totals, store_status
 from afr_cli.store import ResultsStore, UnitRecord
 from conftest import assert_one_line_error, run_afr
 
@@ -60,3 +60,15 @@ def test_cli_lists_stores_under_root_and_rejects_a_missing_one(tmp_path):
     assert str(tmp_path / "a") in proc.stdout and str(tmp_path / "nested" / "b") in proc.stdout
     assert_one_line_error(run_afr("status", str(tmp_path / "missing")), "missing", "no results store")
     assert_one_line_error(run_afr("status", "--root", str(tmp_path / "empty")), "no results stores")
+
+
+def test_totals_sum_the_stores_and_scale_each_to_the_asked_repetitions(tmp_path):
+    # 12 units of 30 s (3 reps) and 2 units of 30 s (1 rep, one of them a gap): 7 min in all
+    _store(tmp_path / "a", [(d, b, r) for d in ("Sparse", "Yacht") for b in ("RF", "ERT") for r in range(3)])
+    _store(tmp_path / "b", [("Sparse", "RF", 0), ("Yacht", "RF", 0)])
+    statuses = [store_status(tmp_path / "a"), store_status(tmp_path / "b")]
+    assert statuses[0].mean_reps == 3.0 and statuses[1].mean_reps == 1.0
+    text = render_totals(statuses, workers=2, at=6)
+    assert text.splitlines()[0] == "all 2 stores: 14 units, 7.0 min of compute (3.5 min wall at best on 2 workers)"
+    # 6.0 min x 6/3 + 1.0 min x 6/1 = 18 min
+    assert text.splitlines()[1] == "at 6 repetitions each: 18.0 min of compute (9.0 min wall at best on 2 workers)"
