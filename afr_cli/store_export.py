@@ -11,9 +11,9 @@ digits, and xz's larger window makes the LARF grids 22 % smaller; README, "The r
 (added by a later schema) are carried by their declared SQLite type.
 
 The grid's test scores (``test_r2``, ``test_mae``, ``test_rmse``; one row per grid point, read
-by best-test tables and surfaces) are written to ``grid_digits`` = 10 significant digits, a
-relative 5e-11, far below any printed digit; they are most of the export, and the rounding
-makes the grids 42 % smaller (the 30 MB budget of ``results/``: README, "The results store").
+by best-test tables and surfaces) are written to ``grid_digits`` = 7 significant digits, a
+relative 5e-8, far below any printed digit; they are most of the export, and the rounding
+keeps ``results/`` within its 30 MB budget (README, "The results store").
 Every other value, the selected rows' scores among them, is exact; ``grid_digits=0`` keeps the
 grid exact too, and the working store always is.
 
@@ -46,7 +46,7 @@ FORMAT = "afr-export/1"
 PARAM_COLUMNS = {"results": "params", "grid": "point"}  # dicts written as one column per key
 GRID_OPTIONAL = {"grid_cv": ("cv_r2", "cv_mae"), "grid_solves": ("solves",)}  # left out unless kept
 GRID_ROUNDED = ("test_r2", "test_mae", "test_rmse")  # to grid_digits significant digits
-GRID_DIGITS = 10  # a first export's (and a pre-rounding export's) grid_digits; 0 = exact
+GRID_DIGITS = 7  # a first export's (and a pre-rounding export's) grid_digits; 0 = exact
 NULL_TEXT = r"\N"  # a NULL in a text column ('' stays the empty string)
 TABLE_SUFFIX = ".csv.xz"
 
