@@ -51,8 +51,7 @@ bench: $(STAMP)
 clean:
 	rm -rf $(VENV) datasets/cache
 
-# Reference runs (hours on 2 cores; resumable: rerun to continue) and the tables committed from them.
-REPS ?= 20
+# Reference runs (resumable: rerun to continue) and the tables committed from them.
 # Each reference-X target is runs-X (the experiments, resumable) followed by the tables.
 # eps-ABRF: the committed stores hold the papers' 100 repetitions, solved by auto (~6 min each on 2 cores).
 ABRF_REPS ?= 100
@@ -78,10 +77,12 @@ figures-satrf: $(STAMP)
 
 reference-satrf: runs-satrf
 	$(MAKE) tables figures-satrf
+# The committed SAT-RF stores hold the papers' 100 repetitions, solved by auto (`afr status`).
+SATRF_REPS ?= 100
 runs-satrf: $(STAMP)
-	$(BIN)/afr run configs/satrf_rf.yaml --reps $(REPS)
-	$(BIN)/afr run configs/satrf_ert.yaml --reps $(REPS)
-	$(BIN)/afr run configs/satrf_surfaces.yaml
+	$(BIN)/afr run configs/satrf_rf.yaml --reps $(SATRF_REPS)
+	$(BIN)/afr run configs/satrf_ert.yaml --reps $(SATRF_REPS)
+	$(BIN)/afr run configs/satrf_surfaces.yaml --reps $(SATRF_REPS)
 
 # The SAT-RF Softmax columns under each feature scaling, and min-max with tau = kappa = 2
 # (configs/satrf_softmax_scaling.yaml; no QP, a few minutes each).
@@ -115,7 +116,7 @@ reproduce: $(STAMP)
 	$(BIN)/python -m afr_cli.timed_steps --write results/README.md \
 	  "eps-ABRF (RF, ERT)=make runs-abrf ABRF_REPS=$(REPRODUCE_REPS)" \
 	  "eps-ABRF, derived seeds (RF, ERT)=make runs-abrf-derived ABRF_REPS=$(REPRODUCE_REPS)" \
-	  "SAT-RF (RF, ERT, surfaces)=make runs-satrf REPS=$(REPRODUCE_REPS)" \
+	  "SAT-RF (RF, ERT, surfaces)=make runs-satrf SATRF_REPS=$(REPRODUCE_REPS)" \
 	  "SAT-RF Softmax scalings=make runs-satrf-softmax" \
 	  "LARF (RF, ERT, trees, leave-self-out)=make runs-larf LARF_REPS=$(REPRODUCE_REPS)" \
 	  "AGBoost (DT, ERT)=make runs-agboost AGBOOST_REPS=$(REPRODUCE_REPS)" \

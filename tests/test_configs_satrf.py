@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 import pytest
 
@@ -32,15 +31,15 @@ def test_satrf_reference_config(kind):
     assert (exp.seed, exp.data_seed, exp.synthetic_noise) == (2023, 1, "none")
     assert (abrf.seed, abrf.data_seed, abrf.synthetic_noise) == (2023, 1, "none")
     assert exp.datasets == ALL_DATASETS
-    assert replace(exp.protocol, reps=abrf.protocol.reps) == abrf.protocol  # the same protocol; eps-ABRF runs 100
-    assert (exp.protocol.reps, exp.protocol.test_fraction, exp.protocol.inner_folds) == (20, 0.2, 3)
+    assert exp.protocol == abrf.protocol  # the same protocol, the papers' 100 repetitions
+    assert (exp.protocol.reps, exp.protocol.test_fraction, exp.protocol.inner_folds) == (100, 0.2, 3)
     assert exp.protocol.seeding == "rep-index"
     assert (exp.protocol.selection, exp.protocol.select_by, exp.scale) == ("inner-cv", "r2", "standard")
     assert len(exp.bases) == 1
     base = exp.bases[0]
     assert (base.kind, base.params) == (kind, {"n_estimators": 100, "min_samples_leaf": 10, "max_features": 1.0,
                                           "max_depth": None})
-    assert exp.solver == "OSQP"
+    assert exp.solver == "AUTO"
 
     models = {m.id: m for m in exp.models}
     assert list(models) == [kind, "softmax-y", "softmax-x", "softmax-yx", "sat-rf-y", "sat-rf-x",
@@ -51,7 +50,7 @@ def test_satrf_reference_config(kind):
         assert soft.family == full.family == f"sat-rf-{variant}"
         assert soft.grid == {"tau": (1.0,), "kappa": (1.0,), "eps": (0.0,), "gamma": (0.0,)}
         assert full.grid == {"tau": (1.0,), "kappa": (1.0,), "eps": STEPS, "gamma": STEPS}
-        assert soft.solver == full.solver == "OSQP" and soft.loss == full.loss == "l2"
+        assert soft.solver == full.solver == "AUTO" and soft.loss == full.loss == "l2"
     assert models["sat-rf"].best_of == ("sat-rf-y", "sat-rf-x", "sat-rf-yx")
     assert models["eps-abrf"].family == "eps-abrf"
     assert models["eps-abrf"].grid == {"tau": (1.0,), "eps": STEPS}
@@ -65,7 +64,7 @@ def test_satrf_reference_config(kind):
 def test_satrf_surfaces_config():
     exp = load_experiment(ROOT / "configs" / "satrf_surfaces.yaml")
     assert exp.datasets == ("Sparse", "Friedman1", "Boston", "Wine")
-    assert exp.protocol.reps == 20 and exp.solver == "OSQP"
+    assert exp.protocol.reps == 100 and exp.solver == "AUTO"
     assert (exp.seed, exp.data_seed, exp.synthetic_noise, exp.protocol.seeding) == (2023, 1, "none", "rep-index")
     assert [b.kind for b in exp.bases] == ["ert"]
     assert exp.bases[0].params["n_estimators"] == 100 and exp.bases[0].params["min_samples_leaf"] == 10
