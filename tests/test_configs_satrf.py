@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import pytest
 
 from afr_cli.config import load_experiment

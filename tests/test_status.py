@@ -63,7 +63,7 @@ def test_cli_lists_stores_under_root_and_rejects_a_missing_one(tmp_path):
 
 
 def test_totals_sum_the_stores_and_scale_each_to_the_asked_repetitions(tmp_path):
-    # 12 units of 30 s (3 reps) and 2 units of 30 s (1 rep, one of them a gap): 7 min in all
+    # 12 units of 30 s (3 reps of each (dataset, base)) and 2 units of 30 s (1 rep each): 7 min in all
     _store(tmp_path / "a", [(d, b, r) for d in ("Sparse", "Yacht") for b in ("RF", "ERT") for r in range(3)])
     _store(tmp_path / "b", [("Sparse", "RF", 0), ("Yacht", "RF", 0)])
     statuses = [store_status(tmp_path / "a"), store_status(tmp_path / "b")]
