@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from afr_cli.paper import published_table
+from afr_cli.claims.columns import ColumnRef, published_column
 from afr_cli.store import load_grid, load_results
 from afr_cli.tables.selection import results_in_view
 
@@ -23,9 +23,8 @@ BASES = (("RF", "rf", "abrf_rf_derived", "larf:3"), ("ERT", "ert", "abrf_ert_der
 
 
 def published(spec: str, base: str, model: str) -> pd.Series:
-    t = published_table(spec)
-    t = t[(t.base == base) & (t.model == model) & (t.metric == "r2")]
-    return t.set_index("dataset")["value"]
+    """The paper's printed R² of one column, by dataset."""
+    return published_column(ColumnRef(spec, base, model), "r2")
 
 
 def means(store: str, selection: str) -> pd.DataFrame:

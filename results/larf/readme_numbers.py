@@ -6,18 +6,26 @@ Run:  PYTHONPATH=. python results/larf/readme_numbers.py
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import pandas as pd
 
-from afr_cli.paper import published_table
+from afr_cli.claims.columns import ColumnRef, published_column
 from afr_cli.stats import paired_ttest
 from afr_cli.store import load_results
 
 SMALL = ("Friedman3", "Sparse", "Regression")
 
 
+@lru_cache(maxsize=None)
+def stored(store: str) -> pd.DataFrame:
+    """A store's selected rows, read once."""
+    return load_results(f"results/{store}")
+
+
 def ours(store: str, model: str, reps: int | None = None) -> pd.DataFrame:
     """Per (dataset, rep) test R² of one model (selected rows), on repetitions 0..reps-1 or all."""
-    r = load_results(f"results/{store}")
+    r = stored(store)
     r = r[r.model == model]
     return r[r.rep < reps] if reps else r
 
@@ -27,9 +35,8 @@ def mean(store: str, model: str, reps: int | None = None) -> pd.Series:
 
 
 def paper(spec: str, base: str, model: str) -> pd.Series:
-    t = published_table(spec)
-    t = t[(t.base == base) & (t.model == model) & (t.metric == "r2")]
-    return t.set_index("dataset")["value"]
+    """The paper's printed R² of one column, by dataset."""
+    return published_column(ColumnRef(spec, base, model), "r2")
 
 
 def line(label: str, values: dict) -> None:
