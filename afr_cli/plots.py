@@ -195,7 +195,7 @@ def weight_curves(exp, model_id: str, dataset: str, rep: int, sweep: str,
     model's grid has several values). The family must expose ``softmax_attention(feats)`` and a
     ``w_`` fitted attribute (e.g. agboost)."""
     from afr_cli.data import load_dataset
-    from afr_cli.forests import LeafStatistics
+    from afr_cli.features import LeafStatistics
     from afr_cli.models import get_family
     from afr_cli.protocol import refit_final_stage
     from afr_cli.solve import solve

@@ -22,7 +22,7 @@ from sklearn.preprocessing import MinMaxScaler, StandardScaler
 from afr_cli.config import Base, Experiment, ModelConfig
 from afr_cli.ensembles import FittedEnsemble
 from afr_cli.errors import SolverError
-from afr_cli.forests import LeafStatistics
+from afr_cli.features import LeafStatistics
 from afr_cli.models import get_family
 from afr_cli.seeds import derive_seed
 from afr_cli.solve import SolveResult, solve

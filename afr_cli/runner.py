@@ -26,7 +26,7 @@ from afr_cli.quiet_interrupt import (cancelled_tasks_unannounced, interrupts_ign
                                      start_quiet_resource_tracker)
 from afr_cli.run_messages import complete_message, interrupted_message
 from afr_cli.store import ResultsStore, UnitRecord, has_results, open_existing
-from afr_cli.store_export import export_store, seed_store
+from afr_cli.store.export import export_store, seed_store
 from afr_cli.version import git_output
 
 BACKENDS = ("loky", "dask")

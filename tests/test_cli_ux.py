@@ -132,7 +132,7 @@ def test_compare_without_results_uses_the_stores_holding_both_models(tmp_path):
 
 
 def test_compare_without_results_refuses_two_stores_holding_the_same_model_and_base(tmp_path):
-    from afr_cli.discover import stores_for_compare
+    from afr_cli.store.discover import stores_for_compare
 
     root = tmp_path / "results"
     _store_with(root / "one", {"RF": ["a", "b"]})
@@ -167,7 +167,7 @@ def test_reps_beyond_the_stored_count_is_said(tmp_path):
 def test_status_shows_a_runs_target_progress_and_eta(tmp_path):
     import platform
 
-    from afr_cli.status import render_status, run_progress, store_status
+    from afr_cli.store.status import render_status, run_progress, store_status
     from afr_cli.store import ResultsStore
 
     _store_with(tmp_path, {"RF": ["rf"]}, reps=2)  # 6 units of 24: 3 datasets x 1 base x 8 reps

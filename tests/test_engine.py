@@ -160,7 +160,7 @@ def test_ctrl_c_during_the_export_of_a_finished_run_neither_stops_nor_half_write
                                                                                    monkeypatch):
     import afr_cli.runner as runner
     from afr_cli.runner import RunOptions, run_experiment
-    from afr_cli.store_export import has_export
+    from afr_cli.store.export import has_export
 
     real_export = runner.export_store
 

@@ -13,7 +13,7 @@ from sklearn.tree import BaseDecisionTree
 
 from afr_cli.ensembles import ENSEMBLES, OWN, TRAINING_MEAN, FittedEnsemble, from_fitted, get_ensemble
 from afr_cli.errors import AfrInputError
-from afr_cli.forests import LeafStatistics
+from afr_cli.features import LeafStatistics
 from afr_cli.store import load_results
 from conftest import assert_one_line_error, run_afr
 
@@ -114,7 +114,7 @@ import numpy as np
 from sklearn.ensemble import RandomForestRegressor
 
 from afr_cli.ensembles import Ensemble, FittedEnsemble
-from afr_cli.ensembles.forest import forest_ensemble
+from afr_cli.ensembles.random_forests import forest_ensemble
 from afr_cli.params import ENSEMBLE, Param
 
 

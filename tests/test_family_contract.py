@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from afr_cli.ensembles import ENSEMBLES, get_ensemble
-from afr_cli.forests import LeafStatistics
+from afr_cli.features import LeafStatistics
 from afr_cli.models import AGBoost, EpsABRF, FAMILIES, LARF, SATRF
 from afr_cli.solve import LinearAttentionProblem, solve
 

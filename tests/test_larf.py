@@ -8,7 +8,7 @@ from sklearn.datasets import make_friedman1
 
 from afr_cli.errors import AfrInputError
 from afr_cli.ensembles import get_ensemble
-from afr_cli.forests import LeafStatistics
+from afr_cli.features import LeafStatistics
 from afr_cli.models import FAMILIES, LARF, EpsABRF
 from afr_cli.models.larf import LARF_FAMILIES, head_taus, larf_family, mixture_features
 from afr_cli.models import larf_leaf

@@ -43,7 +43,7 @@ def test_axes_are_units_and_store_columns(tmp_path):
     # are inner-CV selected by RMSE
     assert set(df.selection) == {"inner-cv"}
     # afr status counts repetitions, not units, per (dataset, base)
-    from afr_cli.status import render_status, store_status
+    from afr_cli.store.status import render_status, store_status
 
     status = store_status(tmp_path / "store")
     assert (status.units, status.axis_points, int(status.reps.iloc[0, 0])) == (8, 4, 2)

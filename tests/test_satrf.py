@@ -8,7 +8,7 @@ from sklearn.datasets import make_friedman1
 
 from afr_cli.errors import AfrInputError
 from afr_cli.ensembles import get_ensemble
-from afr_cli.forests import LeafStatistics, softmax_neg
+from afr_cli.features import LeafStatistics, softmax_neg
 from afr_cli.models import EpsABRF, FAMILIES, SATRF
 from afr_cli.models.satrf import YX_FLOOR, pair_dissimilarity, satrf_family
 from afr_cli.solve import solve

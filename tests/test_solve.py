@@ -99,7 +99,7 @@ def _family_problems():
     from sklearn.datasets import make_friedman1
 
     from afr_cli.ensembles import get_ensemble
-    from afr_cli.forests import LeafStatistics
+    from afr_cli.features import LeafStatistics
     from afr_cli.models import get_family
 
     X, y = make_friedman1(n_samples=60, noise=0.5, random_state=0)

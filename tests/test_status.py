@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from afr_cli.status import render_status, render_totals, store_status
+from afr_cli.store.status import render_status, render_totals, store_status
 from afr_cli.store import ResultsStore, UnitRecord
 from conftest import assert_one_line_error, run_afr
 

@@ -10,7 +10,7 @@ import yaml
 
 from afr_cli.config import load_experiment
 from afr_cli.runner import RunOptions, run_experiment
-from afr_cli.store_diff import diff_stores, render_diff
+from afr_cli.store.diff import diff_stores, render_diff
 
 from conftest import assert_one_line_error, run_afr
 

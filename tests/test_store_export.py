@@ -17,7 +17,7 @@ from afr_cli.config import load_experiment
 from afr_cli.errors import AfrInputError
 from afr_cli.runner import RunOptions, run_experiment
 from afr_cli.store import KEYS, TABLES, ResultsStore, UnitRecord, load_grid, load_results
-from afr_cli.store_export import EXPORT_DIR, GRID_DIGITS, ExportedStore, export_store, has_export, seed_store
+from afr_cli.store.export import EXPORT_DIR, GRID_DIGITS, ExportedStore, export_store, has_export, seed_store
 from conftest import run_afr
 
 CONFIG = {
@@ -182,7 +182,7 @@ def test_run_seeds_a_missing_store_from_the_export_and_extends_it(tmp_path, conf
 
 
 def test_sizes_extrapolate_the_tables_and_keep_as_stored_exports(tmp_path, full):
-    from afr_cli.export_sizes import export_sizes, other_bytes, render_sizes
+    from afr_cli.store.sizes import export_sizes, other_bytes, render_sizes
 
     for name in ("a", "b"):
         shutil.copytree(full, tmp_path / "results" / name)

@@ -20,7 +20,7 @@ from sklearn.metrics import r2_score
 from sklearn.preprocessing import StandardScaler
 
 from afr_cli.ensembles import get_ensemble
-from afr_cli.forests import LeafStatistics
+from afr_cli.features import LeafStatistics
 from afr_cli.models.larf import LARF_FAMILIES, mixture_features
 from afr_cli.models.larf_leaf import leaf_attention
 from afr_cli.solve import DEFAULT_SOLVER, clear_compiled_cache, solve

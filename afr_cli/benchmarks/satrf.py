@@ -15,7 +15,7 @@ from sklearn.datasets import make_friedman1
 from sklearn.preprocessing import StandardScaler
 
 from afr_cli.ensembles import get_ensemble
-from afr_cli.forests import LeafStatistics
+from afr_cli.features import LeafStatistics
 from afr_cli.models import FAMILIES
 from afr_cli.solve import DEFAULT_SOLVER, clear_compiled_cache, solve
 

@@ -12,7 +12,7 @@ from sklearn.preprocessing import StandardScaler
 
 from afr_cli.data import load_dataset
 from afr_cli.ensembles import get_ensemble
-from afr_cli.forests import LeafStatistics
+from afr_cli.features import LeafStatistics
 from afr_cli.models import get_family
 from afr_cli.solve import Problem
 

@@ -20,7 +20,7 @@ def register(app: typer.Typer) -> None:
         """Per (dataset, base, model) on the units both stores hold: the largest and mean change of
         the selected score, and how often the selected hyperparameters differ."""
         from afr_cli.errors import AfrInputError
-        from afr_cli.store_diff import diff_stores, render_diff
+        from afr_cli.store.diff import diff_stores, render_diff
 
         if fmt not in ("md", "csv"):
             raise AfrInputError(f"--format: {fmt!r} is not allowed; allowed: md, csv")

@@ -36,12 +36,12 @@ def register(app: typer.Typer) -> None:
         from afr_cli.errors import AfrInputError
 
         if sizes:
-            from afr_cli.export_sizes import render_sizes
+            from afr_cli.store.sizes import render_sizes
 
             typer.echo(render_sizes(root, at, as_stored))
             return
         from afr_cli.store import STORE_FILE, ResultsStore
-        from afr_cli.store_export import EXPORT_DIR, export_store
+        from afr_cli.store.export import EXPORT_DIR, export_store
 
         chosen = list(dirs) if dirs else sorted(p.parent for p in root.rglob(STORE_FILE))
         if not chosen:

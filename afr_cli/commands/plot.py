@@ -54,7 +54,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Heatmap of the mean (over reps) score of a model as a function of two hyperparameters."""
         from afr_cli import plots
-        from afr_cli.discover import stores_under
+        from afr_cli.store.discover import stores_under
         from afr_cli.store import STORE_FILE, has_results, load_grid
 
         if metric not in plots.METRICS:

@@ -22,7 +22,7 @@ def register(app: typer.Typer) -> None:
         """Units stored per dataset and base, gaps, compute time, solves by solver and status, fallbacks;
         with several stores (or --at), their compute summed and the wall time it means."""
         from afr_cli.errors import AfrInputError
-        from afr_cli.status import find_stores, render_status, render_totals, store_status
+        from afr_cli.store.status import find_stores, render_status, render_totals, store_status
 
         chosen = list(dirs) if dirs else find_stores(root)
         if not chosen:

@@ -16,7 +16,7 @@ SELECTIONS = ("stored", "best-test")
 
 def _stores_under_results() -> str:
     """The stores under ./results, for the error messages."""
-    from afr_cli.discover import stores_under
+    from afr_cli.store.discover import stores_under
 
     return ", ".join(str(d) for d in stores_under()) or "none"
 
@@ -37,7 +37,7 @@ def _load(dirs: list[Path], selection: str = "stored", reps: int | None = None,
     if reps is not None and reps < 1:
         raise AfrInputError(f"--reps: {reps} is not allowed; an integer >= 1")
     if not dirs and compare is not None:
-        from afr_cli.discover import stores_for_compare
+        from afr_cli.store.discover import stores_for_compare
 
         dirs = stores_for_compare(*compare)
         print(f"note: --compare {' '.join(compare)}: using {', '.join(str(d) for d in dirs)} "

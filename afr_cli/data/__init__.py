@@ -14,7 +14,7 @@ from afr_cli.data.registry import (
     canonical_name,
     get_spec,
 )
-from afr_cli.data.store import VerifyResult, cached_path, dataset_available, verify_all, verify_dataset
+from afr_cli.data.cache import VerifyResult, cached_path, dataset_available, verify_all, verify_dataset
 
 __all__ = [
     "DATASETS",

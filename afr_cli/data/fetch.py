@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from afr_cli.data.registry import UciFile, get_spec, resolve_names
-from afr_cli.data.store import cached_path, mismatch, verify_dataset
+from afr_cli.data.cache import cached_path, mismatch, verify_dataset
 from afr_cli.errors import AfrInputError
 from afr_cli.paths import data_mirror_dir
 

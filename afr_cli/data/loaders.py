@@ -11,7 +11,7 @@ import numpy as np
 from afr_cli.data.fetch import fetch_dataset
 from afr_cli.data.readers import READERS
 from afr_cli.data.registry import DEFAULT_DATA_SEED, DatasetSpec, UciFile, get_spec
-from afr_cli.data.store import cached_path, read_verified, verify_dataset
+from afr_cli.data.cache import cached_path, read_verified, verify_dataset
 from afr_cli.data.synthetic import NOISES, draw
 from afr_cli.errors import AfrInputError
 from afr_cli.paths import data_mirror_dir

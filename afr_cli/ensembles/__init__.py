@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from afr_cli.ensembles.adapters import from_fitted
 from afr_cli.ensembles.base import AVERAGE, BOOSTED, OWN, TRAINING_MEAN, Ensemble, FittedEnsemble
-from afr_cli.ensembles.forest import ExtraTrees, RandomForest
+from afr_cli.ensembles.random_forests import ExtraTrees, RandomForest
 from afr_cli.ensembles.gbm import BoostedExtraTrees, BoostedTrees
 from afr_cli.ensembles.tree import DecisionTree
 from afr_cli.errors import AfrInputError

@@ -20,7 +20,7 @@ from afr_cli.errors import AfrInputError
 
 def from_fitted(model) -> FittedEnsemble:
     """The FittedEnsemble view of a fitted scikit-learn regressor (see the module doc)."""
-    from afr_cli.ensembles.forest import forest_ensemble
+    from afr_cli.ensembles.random_forests import forest_ensemble
     from afr_cli.ensembles.tree import tree_ensemble
 
     if isinstance(model, FittedEnsemble):

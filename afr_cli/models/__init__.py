@@ -9,7 +9,7 @@ from afr_cli.models.agboost import AGBoost, AGBoostFamily, AGBoostOnFitted, NonP
 from afr_cli.models.base import Family, Param
 from afr_cli.models.dm_soft import DMSoftFamily
 from afr_cli.models.estimator import AttentionForestRegressor
-from afr_cli.models.forest import ForestFamily
+from afr_cli.models.plain import ForestFamily
 from afr_cli.models.larf import LARF, LARF_FAMILIES, LEAVE_SELF_OUT_FAMILIES
 from afr_cli.models.robust import ROBUST_FAMILIES
 from afr_cli.models.robust_estimator import RobustRF

@@ -12,7 +12,7 @@ from typing import Mapping
 
 import numpy as np
 
-from afr_cli.forests import RowTensors, softmax_neg
+from afr_cli.features import RowTensors, softmax_neg
 from afr_cli.models.base import EPS, TAU, Family, uniform
 from afr_cli.solve import LinearAttentionProblem, simplex_constraints
 

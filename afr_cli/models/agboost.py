@@ -23,7 +23,7 @@ import numpy as np
 
 from afr_cli.ensembles import BOOSTED, from_fitted
 from afr_cli.errors import AfrInputError
-from afr_cli.forests import RowTensors, softmax_neg
+from afr_cli.features import RowTensors, softmax_neg
 from afr_cli.models.abrf import EpsABRFFamily, SoftmaxFeatures
 from afr_cli.models.base import DESIGN, EPS, Param
 from afr_cli.models.estimator import AttentionForestRegressor

@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Mapping
 import numpy as np
 
 from afr_cli.ensembles import AVERAGE
-from afr_cli.forests import RowTensors
+from afr_cli.features import RowTensors
 from afr_cli.params import DESIGN, MIXING, Param
 from afr_cli.solve import LinearAttentionProblem
 

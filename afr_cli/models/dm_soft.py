@@ -19,7 +19,7 @@ import numpy as np
 
 from afr_cli.dm import DecisionMachine, ensemble_parts
 from afr_cli.ensembles import AVERAGE, BOOSTED
-from afr_cli.forests import RowTensors
+from afr_cli.features import RowTensors
 from afr_cli.models.base import DESIGN, EPS, Family, Param, uniform
 from afr_cli.solve import LinearAttentionProblem, simplex_constraints
 

@@ -10,7 +10,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from afr_cli.ensembles import Ensemble, get_ensemble
 from afr_cli.errors import AfrInputError, InvalidParameterError
-from afr_cli.forests import LeafStatistics
+from afr_cli.features import LeafStatistics
 from afr_cli.models.base import Family
 from afr_cli.solve import DEFAULT_SOLVER, SolveResult, solve
 from afr_cli.solver_names import check_loss, check_solver

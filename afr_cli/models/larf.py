@@ -18,7 +18,7 @@ from typing import ClassVar, Mapping
 import numpy as np
 
 from afr_cli.errors import AfrInputError
-from afr_cli.forests import RowTensors, softmax_neg
+from afr_cli.features import RowTensors, softmax_neg
 from afr_cli.models.base import DESIGN, EPS, MIXING, Family, Param, uniform
 from afr_cli.models.estimator import AttentionForestRegressor
 from afr_cli.models.larf_leaf import leaf_attention

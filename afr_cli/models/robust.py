@@ -30,7 +30,7 @@ from scipy import stats as sps
 
 from typing import Mapping
 
-from afr_cli.forests import LeafStatistics, RowTensors
+from afr_cli.features import LeafStatistics, RowTensors
 from afr_cli.models.base import DESIGN, EPS, MIXING, Family, Param, uniform
 from afr_cli.solve import ConstraintBuilder, LinearConstraints, LinearProblem, QuadraticProblem
 

@@ -34,7 +34,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from afr_cli.errors import AfrInputError
-from afr_cli.forests import RowTensors, softmax_neg
+from afr_cli.features import RowTensors, softmax_neg
 from afr_cli.models.base import DESIGN, EPS, MIXING, TAU, Family, Param, uniform
 from afr_cli.models.estimator import AttentionForestRegressor
 from afr_cli.solve import DEFAULT_SOLVER, ConstraintBuilder, LinearAttentionProblem

@@ -16,7 +16,7 @@ import pandas as pd
 
 from afr_cli.data import load_dataset
 from afr_cli.ensembles import get_ensemble
-from afr_cli.forests import LeafStatistics
+from afr_cli.features import LeafStatistics
 from afr_cli.models.robust import RobustRFFamily, weight_bounds, weights_problem
 from afr_cli.protocol import derive_seed, split_indices
 from afr_cli.solve import solve

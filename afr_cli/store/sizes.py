@@ -8,7 +8,7 @@ from pathlib import Path
 
 from afr_cli.errors import AfrInputError
 from afr_cli.store import find_stores
-from afr_cli.store_export import EXPORT_DIR, EXPORT_MANIFEST, ExportedStore, has_export
+from afr_cli.store.export import EXPORT_DIR, EXPORT_MANIFEST, ExportedStore, has_export
 
 
 @dataclass

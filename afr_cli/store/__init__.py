@@ -6,7 +6,7 @@ and one ``grid`` row per model and grid point) or not at all, so a run killed at
 leaves only complete units; the next run skips them and computes the rest.
 
 The SQLite file is the *working* store (git-ignored); its committed form is the export beside it
-(``export/``, see ``afr_cli.store_export``). Readers go through ``open_existing``, which reads the
+(``export/``, see ``afr_cli.store.export``). Readers go through ``open_existing``, which reads the
 store when there is one and the export otherwise. A store is opened read-only wherever only
 reading is needed, and a file that is not a readable store is a one-line ``AfrInputError``.
 The journal is SQLite's rollback journal, not WAL: a read-only reader then creates no files at all
@@ -307,14 +307,14 @@ def add_axis_columns(conn: sqlite3.Connection, defaults: tuple[float, float]) ->
 
 def has_results(directory: str | Path) -> bool:
     """Whether ``directory`` holds a results store or its export."""
-    from afr_cli.store_export import has_export
+    from afr_cli.store.export import has_export
 
     return (Path(directory) / STORE_FILE).is_file() or has_export(directory)
 
 
 def find_stores(root: str | Path) -> list[Path]:
     """Every directory below ``root`` holding a store or an export, in path order."""
-    from afr_cli.store_export import EXPORT_DIR, EXPORT_MANIFEST
+    from afr_cli.store.export import EXPORT_DIR, EXPORT_MANIFEST
 
     root = Path(root)
     if not root.is_dir():
@@ -327,7 +327,7 @@ def find_stores(root: str | Path) -> list[Path]:
 def open_existing(directory: str | Path):
     """The results of ``directory`` for reading: its SQLite store when there is one, else its
     committed export (both offer ``frame``, ``manifest``, ``done_units``); a one-line error if neither."""
-    from afr_cli.store_export import ExportedStore, has_export
+    from afr_cli.store.export import ExportedStore, has_export
 
     store = ResultsStore(directory)
     if store.exists():
