@@ -203,7 +203,8 @@ def run_unit(exp: Experiment, dataset: str, base: Base, rep: int, X: np.ndarray,
         grid.extend(_grid_rows(model, scores[model.id]))
     stored_fraction = round(1.0 - exp.protocol.test_fraction, 10) if train_fraction is None else train_fraction
     return UnitRecord(dataset, base.id, rep, seeds.split, len(train), len(test), forest_seconds,
-                      time.perf_counter() - t_unit, results, grid, stored_fraction, noise_eta)
+                      time.perf_counter() - t_unit, results, grid,
+                      {"train_fraction": stored_fraction, "noise_eta": noise_eta})
 
 
 def _score_model(model: ModelConfig, s: _PointScores, stage: _Stage, train_rows, query_rows,

@@ -25,7 +25,7 @@ from afr_cli.protocol import run_unit
 from afr_cli.quiet_interrupt import (cancelled_tasks_unannounced, interrupts_ignored, quiet_worker,
                                      start_quiet_resource_tracker)
 from afr_cli.run_messages import complete_message, interrupted_message
-from afr_cli.store import ResultsStore, UnitRecord, has_results, open_existing
+from afr_cli.store import ResultsStore, UnitRecord, axis_defaults, has_results, open_existing
 from afr_cli.store.export import export_store, seed_store
 from afr_cli.version import git_output
 
@@ -121,10 +121,10 @@ def prepare_store(exp: Experiment, fresh: bool, confirm: Callable[[str], bool] |
                 f"{exp.source}: the store {held.path} was made by a different config (hash {old} != "
                 f"{exp.unit_hash()}); use --fresh --yes to discard it or --out DIR for a new store")
     axes = exp.protocol.axes()
-    done = {(d, b, round(f, 9), round(e, 9), r) for d, b, f, e, r in held.done_unit_keys()} if previous else set()
+    done = {(d, b, *(round(v, 9) for v in point), r) for d, b, *point, r in held.done_unit_keys()} if previous else set()
     todo = [(d, b, a, r) for d in exp.datasets for b in range(len(exp.bases)) for a in axes
             for r in range(exp.protocol.reps)
-            if (d, exp.bases[b].id, round(a[0], 9), round(a[1], 9), r) not in done]
+            if (d, exp.bases[b].id, *_stored_point(a, previous), r) not in done]
     if todo:
         store.check_writable()
         if fresh:
@@ -135,6 +135,12 @@ def prepare_store(exp: Experiment, fresh: bool, confirm: Callable[[str], bool] |
         manifest["runs"] = run_history(previous, manifest, exp.protocol.reps, len(done), run_target(exp, jobs))
         store.create(manifest)
     return store, todo
+
+
+def _stored_point(point: tuple[float, ...], manifest: dict) -> tuple[float, ...]:
+    """A config's axis point (train_fraction, noise_eta) as the store keys it: every declared axis
+    in order, the ones the config does not vary at their defaults, rounded as keys are compared."""
+    return tuple(round(v, 9) for v in (*point, *axis_defaults(manifest)[len(point):]))
 
 
 def _confirm_fresh(held, confirm: Callable[[str], bool] | None) -> None:
@@ -183,7 +189,7 @@ def run_experiment(exp: Experiment, options: RunOptions, echo=print) -> ResultsS
         _run_units(exp, options, store, todo, data, echo)
     except KeyboardInterrupt:
         with interrupts_ignored():  # a second Ctrl-C must not cut the count short
-            stored = sum(1 for d, b, _, _, r in store.done_unit_keys()
+            stored = sum(1 for d, b, *_, r in store.done_unit_keys()
                          if d in exp.datasets and r < exp.protocol.reps and b in {x.id for x in exp.bases})
         if stored < total:
             raise RunInterrupted(interrupted_message(store.directory, stored, total, options.command)) from None

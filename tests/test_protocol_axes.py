@@ -60,7 +60,7 @@ def test_noise_does_not_change_the_split_or_the_forests(tmp_path):
     noisy = run_unit(exp, "Diabetes", exp.bases[0], 0, X, y, 0.15, 0.5)
     assert (clean.split_seed, clean.n_train, clean.n_test) == (noisy.split_seed, noisy.n_train, noisy.n_test)
     assert clean.n_train == round(0.15 * len(y)) and clean.n_train + clean.n_test == len(y)
-    assert (clean.train_fraction, clean.noise_eta, noisy.noise_eta) == (0.15, 0.0, 0.5)
+    assert (clean.axes["train_fraction"], clean.axes["noise_eta"], noisy.axes["noise_eta"]) == (0.15, 0.0, 0.5)
     other = run_unit(exp, "Diabetes", exp.bases[0], 0, X, y, 0.5, 0.0)
     assert other.split_seed != clean.split_seed
 

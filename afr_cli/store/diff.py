@@ -16,7 +16,8 @@ import pandas as pd
 from tabulate import tabulate
 
 from afr_cli.errors import AfrInputError
-from afr_cli.store import AXIS_COLUMNS, open_existing, varying_axes
+from afr_cli.store.reader import open_existing
+from afr_cli.store.schema import axis_names, varying_axes
 
 METRICS = ("r2", "mae", "rmse")
 CELL = ["dataset", "base", "model"]
@@ -42,7 +43,7 @@ def diff_stores(old: str | Path, new: str | Path, metric: str = "r2") -> StoreDi
     if metric not in METRICS:
         raise AfrInputError(f"--metric: {metric!r} is not allowed; allowed: {', '.join(METRICS)}")
     a, b = open_existing(old).frame("results"), open_existing(new).frame("results")
-    axes = [c for c in AXIS_COLUMNS if c in a.columns and c in b.columns]
+    axes = [c for c in axis_names() if c in a.columns and c in b.columns]
     key = CELL + axes + ["rep"]
     merged = a[key + [metric, "params"]].merge(b[key + [metric, "params"]], on=key, suffixes=("_old", "_new"))
     if merged.empty:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from afr_cli.errors import AfrInputError
-from afr_cli.store import has_results, load_results
+from afr_cli.store.reader import has_results, load_results
 
 RESULTS_ROOT = Path("results")
 

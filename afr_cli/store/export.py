@@ -38,7 +38,8 @@ from pathlib import Path
 import pandas as pd
 
 from afr_cli.errors import AfrInputError
-from afr_cli.store import _SCHEMA, AXIS_COLUMNS, JSON_COLUMNS, STORE_FILE, TABLES, ResultsStore, axis_defaults
+from afr_cli.store.schema import JSON_COLUMNS, STORE_FILE, TABLES, axis_defaults, axis_names, create_tables_sql
+from afr_cli.store.writer import ResultsStore
 
 EXPORT_DIR = "export"
 EXPORT_MANIFEST = "manifest.json"
@@ -266,11 +267,11 @@ class ExportedStore:
     def done_units(self) -> set[tuple[str, str, int]]:
         return {(r[0], r[1], r[2]) for r in self.rows("units")}
 
-    def done_unit_keys(self) -> set[tuple[str, str, float, float, int]]:
-        """(dataset, base, train_fraction, noise_eta, rep), as ``ResultsStore.done_unit_keys``."""
+    def done_unit_keys(self) -> set[tuple]:
+        """(dataset, base, *axes, rep), as ``ResultsStore.done_unit_keys``."""
         names = [c[0] for c in self.columns("units")]
         defaults = axis_defaults(self.manifest())
-        at = [names.index(a) if a in names else None for a in AXIS_COLUMNS]
+        at = [names.index(a) if a in names else None for a in axis_names()]
         return {(r[0], r[1], *(r[i] if i is not None else d for i, d in zip(at, defaults)), r[2])
                 for r in self.rows("units")}
 
@@ -293,7 +294,7 @@ def seed_store(directory: str | Path) -> ResultsStore:
     tmp.unlink(missing_ok=True)
     try:
         with closing(sqlite3.connect(tmp)) as conn, conn:
-            conn.executescript(_SCHEMA)
+            conn.executescript(create_tables_sql())
             conn.executemany("INSERT INTO manifest VALUES (?, ?)",
                              [(k, json.dumps(v, default=str)) for k, v in export.manifest().items()])
             for table in TABLES:
@@ -304,7 +305,7 @@ def seed_store(directory: str | Path) -> ResultsStore:
                         conn.execute(f'ALTER TABLE {table} ADD COLUMN "{name}" {declared}')
                 dict_col = PARAM_COLUMNS.get(table)
                 # an export from before the protocol axes: its units at its config's axis values
-                extra = [(a, v) for a, v in zip(AXIS_COLUMNS, axis_defaults(export.manifest()))
+                extra = [(a, v) for a, v in zip(axis_names(), axis_defaults(export.manifest()))
                          if a not in {name for name, _ in columns}]
                 rows = [tuple(json.dumps(v, sort_keys=True) if name == dict_col else v
                               for (name, _), v in zip(columns, row)) + tuple(v for _, v in extra)

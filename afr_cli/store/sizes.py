@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from afr_cli.errors import AfrInputError
-from afr_cli.store import find_stores
+from afr_cli.store.reader import find_stores
 from afr_cli.store.export import EXPORT_DIR, EXPORT_MANIFEST, ExportedStore, has_export
 
 

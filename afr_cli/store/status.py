@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from afr_cli.store import find_stores, open_existing, varying_axes
+from afr_cli.store.reader import find_stores, open_existing
+from afr_cli.store.schema import varying_axes
 
 
 @dataclass
