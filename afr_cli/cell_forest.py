@@ -12,17 +12,16 @@ from pathlib import Path
 
 import numpy as np
 
+from afr_cli.config import load_experiment
+from afr_cli.data import load_dataset
 from afr_cli.dm.machine import DecisionMachine
 from afr_cli.errors import AfrInputError
+from afr_cli.protocol import refit_final_stage
 
 
 def export_forest(config: str | Path, dataset: str, base_id: str, rep: int, out: str | Path,
                   overrides: list[str] | None = None) -> DecisionMachine:
     """Refit the final-stage forest of one unit, save it with its data to ``out``; returns the machine."""
-    from afr_cli.config import load_experiment
-    from afr_cli.data import load_dataset
-    from afr_cli.protocol import refit_final_stage
-
     exp = load_experiment(config, overrides)
     if dataset not in exp.datasets:
         raise AfrInputError(f"{config}: --dataset: {dataset!r} is not in the experiment; "

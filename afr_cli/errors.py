@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from types import ModuleType
 
 
@@ -37,8 +38,6 @@ class RunInterrupted(Exception):
 def require(module: str, purpose: str) -> ModuleType:
     """Import a dependency that only some commands need, or a one-line error saying how to get it
     (an install made with --no-deps, or a trimmed environment, may lack it)."""
-    import importlib
-
     try:
         return importlib.import_module(module)
     except ImportError:

@@ -10,6 +10,8 @@ import warnings
 from contextlib import contextmanager
 from typing import Iterator
 
+from joblib.externals.loky.backend import resource_tracker
+
 
 def quiet_worker() -> None:
     """Worker initializer: leave the terminal's process group and ignore SIGINT, so Ctrl-C reaches
@@ -23,8 +25,6 @@ def quiet_worker() -> None:
 
 def start_quiet_resource_tracker() -> None:
     """Start loky's resource tracker (once per process) with its stderr on /dev/null."""
-    from joblib.externals.loky.backend import resource_tracker
-
     saved = os.dup(2)
     try:
         with open(os.devnull, "w") as null:

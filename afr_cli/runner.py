@@ -12,11 +12,13 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from importlib import metadata
 from typing import Callable
 
 import numpy as np
-from joblib import Parallel, delayed, parallel_config
+from joblib import Parallel, delayed, effective_n_jobs, parallel_config
+from tqdm import tqdm
 
 from afr_cli.config import Experiment
 from afr_cli.data import load_dataset
@@ -79,8 +81,6 @@ def run_history(previous: dict, manifest: dict, reps: int, stored: int, target: 
     if previous and not runs:  # a store from before run histories: keep what its manifest said
         runs.append({"git_commit": previous.get("git_commit"), "versions": previous.get("versions"),
                      "note": "recorded before run histories; this run's units may span several runs"})
-    from datetime import datetime, timezone
-
     runs.append({"started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                  "git_commit": manifest["git_commit"], "code_modified": _code_modified(),
                  "versions": manifest["versions"], "reps": reps, "units_stored_before": stored,
@@ -92,8 +92,6 @@ def run_target(exp: Experiment, jobs: int) -> dict:
     """What a run sets out to store (datasets x bases x repetitions 0..reps-1) and who runs it
     (host, process id, workers), recorded at its start so ``afr status`` can show its progress
     and an ETA while it runs."""
-    from joblib import effective_n_jobs
-
     return {"datasets": list(exp.datasets), "bases": [b.id for b in exp.bases], "reps": exp.protocol.reps,
             "units": len(exp.datasets) * len(exp.bases) * len(exp.protocol.axes()) * exp.protocol.reps,
             "host": platform.node(),
@@ -254,7 +252,5 @@ class _DaskContext:
 
 
 def _progress(total: int, enabled: bool):
-    from tqdm import tqdm
-
     return tqdm(total=total, unit="unit", disable=not enabled, file=sys.stderr, dynamic_ncols=True,
                 bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} units [{elapsed}<{remaining}, {rate_fmt}]")

@@ -6,13 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from afr_cli.errors import AfrInputError
+from afr_cli.solve import LOSSES, SOLVERS
 
 
 def check_solver(value: Any, where: str, error: type[AfrInputError] = AfrInputError) -> str:
     """The solver name as the solver layer spells it (case-insensitive match), or ``error``
     naming ``where`` and the allowed names (``afr_cli.solve.SOLVERS``, whatever it holds)."""
-    from afr_cli.solve import SOLVERS
-
     by_folded = {name.casefold(): name for name in SOLVERS}
     if not isinstance(value, str) or value.casefold() not in by_folded:
         raise error(f"{where}: {value!r} is not allowed; allowed: {', '.join(SOLVERS)}")
@@ -21,8 +20,6 @@ def check_solver(value: Any, where: str, error: type[AfrInputError] = AfrInputEr
 
 def check_loss(value: Any, where: str, error: type[AfrInputError] = AfrInputError) -> str:
     """The loss name, or ``error`` naming ``where`` and the allowed losses (``afr_cli.solve.LOSSES``)."""
-    from afr_cli.solve import LOSSES
-
     if value not in LOSSES:
         raise error(f"{where}: {value!r} is not allowed; allowed: {', '.join(LOSSES)}")
     return value

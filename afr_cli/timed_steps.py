@@ -8,6 +8,7 @@ Usage: ``python -m afr_cli.timed_steps --write results/README.md "NAME=COMMAND" 
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import subprocess
 import sys
@@ -55,8 +56,6 @@ def table(done: list[dict], planned: int) -> str:
 
 
 def _cores() -> int:
-    import os
-
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 

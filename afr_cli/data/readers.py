@@ -11,6 +11,8 @@ from typing import Callable
 
 import pandas as pd
 
+from afr_cli.errors import require
+
 
 def _semicolon_header(data: bytes) -> pd.DataFrame:
     """Wine: ';'-separated, one quoted header line."""
@@ -27,8 +29,6 @@ def _excel(data: bytes) -> pd.DataFrame:
 
     Read with xlrd directly: pandas has deprecated its xlrd engine, and xlrd is what reads .xls.
     """
-    from afr_cli.errors import require
-
     xlrd = require("xlrd", "reading Concrete's .xls file")
     sheet = xlrd.open_workbook(file_contents=data).sheet_by_index(0)
     rows = [sheet.row_values(i) for i in range(sheet.nrows)]

@@ -12,6 +12,7 @@ from afr_cli.ensembles.random_forests import ExtraTrees, RandomForest
 from afr_cli.ensembles.gbm import BoostedExtraTrees, BoostedTrees
 from afr_cli.ensembles.tree import DecisionTree
 from afr_cli.errors import AfrInputError
+from afr_cli.plugins import import_plugin
 
 ENSEMBLES: dict[str, Ensemble] = {e.name: e for e in (RandomForest(), ExtraTrees(), DecisionTree(),
                                                       BoostedTrees(), BoostedExtraTrees())}
@@ -24,8 +25,6 @@ def get_ensemble(name: str, where: str = "kind") -> Ensemble:
     if isinstance(name, str) and name in ENSEMBLES:
         return ENSEMBLES[name]
     if isinstance(name, str) and ":" in name:
-        from afr_cli.plugins import import_plugin
-
         return import_plugin(name, Ensemble, where, "an ensemble", "params and fit")
     raise AfrInputError(f"{where}: unknown ensemble {name!r}; allowed: {', '.join(ENSEMBLES)}, "
                         "or module:Class for an ensemble of your own")

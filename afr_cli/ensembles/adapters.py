@@ -15,14 +15,13 @@ from sklearn.ensemble import ExtraTreesRegressor, GradientBoostingRegressor, Ran
 from sklearn.tree import BaseDecisionTree
 
 from afr_cli.ensembles.base import BOOSTED, OWN, FittedEnsemble
+from afr_cli.ensembles.random_forests import forest_ensemble
+from afr_cli.ensembles.tree import tree_ensemble
 from afr_cli.errors import AfrInputError
 
 
 def from_fitted(model) -> FittedEnsemble:
     """The FittedEnsemble view of a fitted scikit-learn regressor (see the module doc)."""
-    from afr_cli.ensembles.random_forests import forest_ensemble
-    from afr_cli.ensembles.tree import tree_ensemble
-
     if isinstance(model, FittedEnsemble):
         return model
     if not hasattr(model, "n_features_in_"):

@@ -14,6 +14,7 @@ from afr_cli.models.larf import LARF, LARF_FAMILIES, LEAVE_SELF_OUT_FAMILIES
 from afr_cli.models.robust import ROBUST_FAMILIES
 from afr_cli.models.robust_estimator import RobustRF
 from afr_cli.models.satrf import SATRF, satrf_family
+from afr_cli.plugins import import_plugin
 from afr_cli.solve import DEFAULT_SOLVER
 
 
@@ -58,8 +59,6 @@ def get_family(name: str, where: str = "family") -> Family:
     if name in FAMILIES:
         return FAMILIES[name]
     if ":" in name:
-        from afr_cli.plugins import import_plugin
-
         return import_plugin(name, Family, where, "a family", "features, training_problem and predict")
     raise AfrInputError(f"{where}: unknown model family {name!r}; allowed: {', '.join(FAMILIES)}, "
                         "or module:Class for a family of your own")

@@ -6,9 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from tabulate import tabulate
+
 from afr_cli.errors import AfrInputError
-from afr_cli.store.reader import find_stores
 from afr_cli.store.export import EXPORT_DIR, EXPORT_MANIFEST, ExportedStore, has_export
+from afr_cli.store.reader import find_stores
 
 
 @dataclass
@@ -47,8 +49,6 @@ def other_bytes(root: Path) -> int:
 def render_sizes(root: Path, reps: int = 100, as_stored: list[Path] | None = None) -> str:
     """The ``afr export --sizes`` table: each export's size, per repetition and extrapolated to
     ``reps``; the exports in ``as_stored`` (studies committed at their own counts) stay as they are."""
-    from tabulate import tabulate
-
     sizes = export_sizes(root)
     kept = {Path(p).resolve() for p in as_stored or []}
     resolved = {s.directory: s.directory.resolve() for s in sizes}

@@ -4,12 +4,15 @@ command away, and a reader of a committed store can see what its tables rest on.
 
 from __future__ import annotations
 
+import os
+import platform
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
 import pandas as pd
+from tabulate import tabulate
 
 from afr_cli.store.reader import find_stores, open_existing
 from afr_cli.store.schema import varying_axes
@@ -108,9 +111,6 @@ def run_progress(manifest: dict, units: pd.DataFrame, now: datetime | None = Non
 def _process_state(target: dict) -> str:
     """'running (pid N)' when the run's process is alive on this host, else 'stopped' (or that
     it runs on another host, which cannot be checked from here)."""
-    import os
-    import platform
-
     if target.get("host") != platform.node():
         return f"on host {target.get('host')}, pid {target.get('pid')}"
     try:
@@ -142,8 +142,6 @@ def _ranges(values: list[int]) -> str:
 
 def render_status(status: StoreStatus, detail: bool = False) -> str:
     """A few lines per store; the per-dataset table when coverage is uneven or ``detail`` asks."""
-    from tabulate import tabulate
-
     m = status.manifest
     commit = str(m.get("git_commit") or "unknown")[:7]
     where = f"{status.directory}" + (" (export)" if status.source == "export" else "")
