@@ -10,7 +10,7 @@ from contextlib import closing
 
 import pytest
 
-from afr_cli.store import ResultsStore, UnitRecord, open_existing, varying_axes
+from afr_cli.store import ResultsReader, ResultsStore, UnitRecord, open_existing, varying_axes
 from afr_cli.store import schema
 from afr_cli.store.export import ExportedStore, export_store, seed_store
 
@@ -94,6 +94,8 @@ def test_store_with_the_two_axes_round_trips(tmp_path):
     export_store(store.directory, grid_cv=True, grid_solves=True)
     exported = ExportedStore(store.directory)
     assert exported.done_unit_keys() == keys
+    assert isinstance(store, ResultsReader) and isinstance(exported, ResultsReader)  # one reading interface
+    assert (store.source, exported.source) == ("store", "export")
     clone = tmp_path / "clone"
     clone.mkdir()
     (clone / "export").symlink_to(store.directory / "export")

@@ -193,7 +193,8 @@ def export_store(directory: str | Path, grid_cv: bool | None = None, grid_solves
 
 
 class ExportedStore:
-    """The read side of an export: the same ``frame``, ``manifest`` and ``done_units`` as a store."""
+    """The read side of an export: the same ``frame``, ``manifest`` and unit keys as a store (both
+    satisfy ``afr_cli.store.reader.ResultsReader``)."""
 
     source = "export"
 
