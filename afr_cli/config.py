@@ -168,8 +168,7 @@ def apply_override(raw: dict, item: str, src: str) -> None:
         value = yaml.safe_load(text)
     except yaml.YAMLError as err:
         problem = getattr(err, "problem", None) or str(err).splitlines()[0]
-        raise AfrInputError(f"{src}: --set {key.strip()}: {text!r} is not a YAML value{_yaml_where(err)}: "
-                            f"{problem}; quote text, e.g. --set {key.strip()}='[1, 2]'") from None
+        raise AfrInputError(f"{src}: --set {key.strip()}: {text!r} is not a YAML value: {problem}") from None
     set_key(raw, key, value, src)
 
 
