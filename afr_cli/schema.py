@@ -185,12 +185,13 @@ PROTOCOL = Section("protocol", "The papers' protocol: repeated random splits, an
         "oracle, for the papers that report one)", "inner-cv", choices=SELECTIONS),
     Key("select_by", CHOICE, "the metric the selection maximises (r2) or minimises (mae, rmse)", "r2",
         choices=SELECT_BY),
-    Key("seeding", CHOICE, "derived: every unit's seed hashed from (seed, dataset, base, rep); rep-index: "
-        "the repetition's index, as the authors' code", "derived", choices=SEEDINGS),
+    Key("seeding", CHOICE, "derived: every seed derived from (seed, dataset, rep[, stage, base]); rep-index: "
+        "the papers' own seeding, by the repetition's index", "derived", choices=SEEDINGS),
     Key("train_fractions", AXIS, "axis: training fractions, each a unit of its own (the rest is the test set; "
         "not with test_fraction)", (), low=0, high=1, low_open=True, high_open=True,
         default_doc="[] (one split at 1 - test_fraction)"),
-    Key("noise_eta", AXIS, "axis: Gaussian noise levels eta (noise sd = eta times the training part's std)",
+    Key("noise_eta", AXIS, "axis: Gaussian noise levels eta, each a unit of its own (noise sd = eta times "
+        "the training part's std)",
         (0.0,), low=0),
     Key("noise_on", CHOICE, "where the noise is added: test features, training targets, or both", "test",
         choices=NOISE_ON),
@@ -220,8 +221,8 @@ MODEL = Section("models[]", "One model: a family with fixed hyperparameters and 
     Key("loss", CHOICE, "the training loss of the attention problem", "l2", choices=LOSSES),
     Key("solver", CHOICE, "the solver of this model's problems (l1 cannot use OSQP)", None, choices=SOLVERS,
         upper=True, default_doc="the experiment's solver"),
-    Key("best_of", CUSTOM, "ids of two or more models above; this model is whichever the selection prefers "
-        "(with id only)", (), shape="a list of model ids", default_doc="[]"),
+    Key("best_of", CUSTOM, "ids of two or more models above; per repetition, the component with the best "
+        "inner-CV score (with id only)", (), shape="a list of model ids", default_doc="[]"),
     Key("select_as", CUSTOM, "the id of another model over the same grid, whose selected grid point this "
         "model is evaluated at", None, shape="a model id"),
 ))
@@ -230,10 +231,12 @@ TOP = Section("top level", "An experiment: one YAML file. Unknown keys are error
               "`--set` alike.", (
     Key("name", NAME, "the experiment; its store is results/<name>/"),
     Key("description", TEXT, "free text, kept in the store's manifest", None),
-    Key("seed", INTEGER, "the seed every unit's random choices derive from", 0, low=0),
-    Key("data_seed", INTEGER, "the seed of the synthetic datasets' draws", 0, low=0),
-    Key("synthetic_noise", CHOICE, "documented: the synthetic sets' stated noise; none: noiseless",
-        "documented", choices=SYNTHETIC_NOISES),
+    Key("seed", INTEGER, "splits, folds and forests derive their seeds from (seed, dataset, rep, fold, base)",
+        0, low=0),
+    Key("data_seed", INTEGER, "the draw of the synthetic datasets (once per experiment)", 0, low=0),
+    Key("synthetic_noise", CHOICE, "documented: the synthetic sets with the registry's noise levels; none: "
+        "the generators' defaults (no noise but Sparse's own), as the papers' baselines", "documented",
+        choices=SYNTHETIC_NOISES),
     Key("protocol", SECTION, "the protocol", {}, section=PROTOCOL, shape="a mapping (see protocol)"),
     Key("datasets", CUSTOM, "the datasets (see `afr datasets list`; names match ignoring case, spaces, "
         "'_' and '-')", shape="a non-empty list of dataset names"),
@@ -317,7 +320,7 @@ def key_rows() -> list[tuple[str, str, str, str]]:
         for key in section.keys:
             rows.append((prefix + key.name, key.allowed(), key.show_default(), key.doc))
         if section.extra:
-            rows.append((prefix + "...", section.extra, "", ""))
+            rows.append((prefix + "<parameter>", section.extra, "", ""))
     return rows
 
 
