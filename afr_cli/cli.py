@@ -30,6 +30,7 @@ _COMMAND_MODULES = (
     "export",
     "diff",
     "fidelity",
+    "docs",
 )
 
 

@@ -1,8 +1,11 @@
 """Experiment configs: YAML -> a validated ``Experiment``; every error names the file, key and what is allowed.
 
 An experiment is one YAML file: name, seed, protocol, datasets, preprocessing, base
-ensembles, models (fixed hyperparameters and grids), solver, results directory. Unknown
-keys are errors, in the file and in ``--set`` overrides alike: a typo must never pass.
+ensembles, models (fixed hyperparameters and grids), solver, results directory. Its keys,
+types, domains and defaults are declared once, in ``afr_cli.schema``; this module holds the
+validated result (``Experiment`` and its parts), reading and ``--set`` overrides, and the
+small validators of what the table cannot state (datasets, bases, models and their grids).
+Unknown keys are errors, in the file and in ``--set`` overrides alike: a typo must never pass.
 """
 
 from __future__ import annotations
@@ -18,41 +21,36 @@ from typing import Any
 import numpy as np
 import yaml
 
-from afr_cli.errors import AfrInputError
 from afr_cli.ensembles import Ensemble, FittedEnsemble, get_ensemble
+from afr_cli.errors import AfrInputError
 from afr_cli.models import FAMILIES, get_family
-from afr_cli.solve import DEFAULT_SOLVER, LOSSES, SOLVERS
+from afr_cli.schema import (BASE, MODEL, NOISE_ON, PROTOCOL, SCALES, SEEDINGS, SELECT_BY, SELECTIONS, TOP,
+                            check_known, check_section, section_at)
+from afr_cli.solve import DEFAULT_SOLVER
 
-SELECTIONS = ("inner-cv", "best-test")
-SELECT_BY = ("r2", "mae", "rmse")
-NOISE_ON = ("test", "train", "both")
-SCALES = ("standard", "minmax", "none")
-METRICS = ("r2", "mae", "rmse")
+__all__ = ["Base", "Experiment", "ModelConfig", "NOISE_ON", "Protocol", "SCALES", "SEEDINGS", "SELECT_BY",
+           "SELECTIONS", "apply_override", "families_help", "load_experiment", "read_yaml_file", "set_key",
+           "validate"]
 
-_TOP_KEYS = {"name", "description", "seed", "data_seed", "synthetic_noise", "protocol", "datasets",
-             "preprocess", "bases", "models", "solver", "results"}
-_PROTOCOL_KEYS = {"reps", "test_fraction", "inner_folds", "selection", "select_by", "seeding",
-                  "train_fractions", "noise_eta", "noise_on"}
-SEEDINGS = ("derived", "rep-index")
-_PREPROCESS_KEYS = {"scale"}
-_BASE_KEYS = {"id", "kind"}  # plus the parameters of the base's ensemble kind
-_MODEL_KEYS = {"id", "family", "params", "grid", "loss", "solver", "best_of", "select_as"}
+_P = {k.name: k.default for k in PROTOCOL.keys}
 
 
 @dataclass(frozen=True)
 class Protocol:
-    reps: int = 100
-    test_fraction: float = 0.2
-    inner_folds: int = 3
-    selection: str = "inner-cv"
-    select_by: str = "r2"
-    seeding: str = "derived"
+    """The validated ``protocol:`` section; its defaults are the schema's (``afr_cli.schema.PROTOCOL``)."""
+
+    reps: int = _P["reps"]
+    test_fraction: float = _P["test_fraction"]
+    inner_folds: int = _P["inner_folds"]
+    selection: str = _P["selection"]
+    select_by: str = _P["select_by"]
+    seeding: str = _P["seeding"]
     # Protocol axes (each value a unit of its own): training fractions (the rest is the test set;
     # empty = one 1 - test_fraction split as before) and Gaussian noise levels eta (noise sd =
     # eta times the training part's std) added where noise_on says: test features, training targets.
-    train_fractions: tuple[float, ...] = ()
-    noise_etas: tuple[float, ...] = (0.0,)
-    noise_on: str = "test"
+    train_fractions: tuple[float, ...] = _P["train_fractions"]
+    noise_etas: tuple[float, ...] = _P["noise_eta"]
+    noise_on: str = _P["noise_on"]
 
     def axes(self) -> list[tuple[float, float]]:
         """Every (train_fraction, noise_eta) of a repetition, as stored in the unit key."""
@@ -84,7 +82,7 @@ class ModelConfig:
     id: str
     family: str | None
     grid: dict[str, tuple[float, ...]] = field(default_factory=dict)
-    loss: str = "l2"
+    loss: str = MODEL["loss"].default
     solver: str = DEFAULT_SOLVER
     best_of: tuple[str, ...] = ()
     select_as: str | None = None  # evaluated at the grid point this other model selects
@@ -121,15 +119,20 @@ class Experiment:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def load_experiment(path: str | Path, overrides: list[str] | None = None,
+def load_experiment(path: str | Path, overrides: list[str | tuple[str, Any]] | None = None,
                     results_dir: str | Path | None = None) -> Experiment:
-    """Read, override (``key.sub=value``) and validate a config file."""
+    """Read, override and validate a config file. An override is ``"key.sub=value"`` (``--set``:
+    the value is YAML) or a ``(key, value)`` pair whose value is used as it is (CLI options such
+    as ``--datasets``: their text is never parsed as YAML)."""
     src = str(path)
     raw = read_yaml_file(path, "config")
     if not isinstance(raw, dict):
-        raise AfrInputError(f"{src}: the top level must be a mapping with keys {sorted(_TOP_KEYS)}")
+        raise AfrInputError(f"{src}: the top level must be a mapping with keys {sorted(TOP.names())}")
     for item in overrides or []:
-        apply_override(raw, item, src)
+        if isinstance(item, tuple):
+            set_key(raw, *item, src=src)
+        else:
+            apply_override(raw, item, src)
     return validate(raw, src, results_dir)
 
 
@@ -148,9 +151,12 @@ def read_yaml_file(path: str | Path, what: str) -> Any:
     except OSError as err:
         raise AfrInputError(f"{src}: cannot read the {what} ({err.strerror})") from None
     except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-        raise AfrInputError(f"{src}: malformed YAML{where}: {getattr(err, 'problem', err)}") from None
+        raise AfrInputError(f"{src}: malformed YAML{_yaml_where(err)}: {getattr(err, 'problem', err)}") from None
+
+
+def _yaml_where(err: yaml.YAMLError) -> str:
+    mark = getattr(err, "problem_mark", None)
+    return f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
 
 
 def apply_override(raw: dict, item: str, src: str) -> None:
@@ -158,7 +164,17 @@ def apply_override(raw: dict, item: str, src: str) -> None:
     if "=" not in item:
         raise AfrInputError(f"--set {item!r}: expected KEY=VALUE, e.g. protocol.reps=10")
     key, text = item.split("=", 1)
-    value = yaml.safe_load(text)
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        raise AfrInputError(f"{src}: --set {key.strip()}: {text!r} is not a YAML value: {problem}") from None
+    set_key(raw, key, value, src)
+
+
+def set_key(raw: dict, key: str, value: Any, src: str) -> None:
+    """Set the config key ``a.b.c`` (list entries by index: ``models.1.solver``) to ``value``, in
+    place; a key the schema does not declare is an error listing the keys allowed there."""
     parts = key.strip().split(".")
     node: Any = raw
     for depth, part in enumerate(parts):
@@ -184,108 +200,44 @@ def apply_override(raw: dict, item: str, src: str) -> None:
 
 
 def _allowed_keys(path: list[str], node: dict) -> set[str] | None:
-    """Keys allowed at a config path (None where any name is allowed, e.g. under a grid)."""
-    if not path:
-        return _TOP_KEYS
-    if path == ["protocol"]:
-        return _PROTOCOL_KEYS
-    if path == ["preprocess"]:
-        return _PREPROCESS_KEYS
-    if len(path) == 2 and path[0] == "bases":
-        kind = node.get("kind")
+    """Keys allowed at a config path, from the schema (None where any name is allowed, e.g. under a
+    grid); a base entry also takes the parameters of its kind."""
+    section = section_at(path)
+    if section is None:
+        return None
+    allowed = set(section.names())
+    if section is BASE:
         try:
-            return _BASE_KEYS | set(get_ensemble(kind).param_names())
+            allowed |= set(get_ensemble(node.get("kind")).param_names())
         except AfrInputError:
             return None  # an unknown kind is reported by validate, with what is allowed
-    if len(path) == 2 and path[0] == "models":
-        return _MODEL_KEYS
-    return None
+    return allowed
 
 
 def validate(raw: dict, src: str, results_dir: str | Path | None = None) -> Experiment:
-    """Check every key and value of a raw config; the first problem raises AfrInputError."""
-    _no_unknown(raw, _TOP_KEYS, src, "")
-    name = _require(raw, "name", src, "")
-    if not isinstance(name, str) or not name.strip() or "/" in name:
-        raise AfrInputError(f"{src}: name: must be a non-empty string without '/'")
-    seed = _int(raw.get("seed", 0), src, "seed", low=0)
-    data_seed = _int(raw.get("data_seed", 0), src, "data_seed", low=0)
-    noise = _choice(raw.get("synthetic_noise", "documented"), ("documented", "none"), src, "synthetic_noise")
-    protocol = _protocol(raw.get("protocol") or {}, src)
-    datasets = _datasets(_require(raw, "datasets", src, ""), src)
-    pre = raw.get("preprocess") or {}
-    _no_unknown(pre, _PREPROCESS_KEYS, src, "preprocess")
-    scale = _choice(pre.get("scale", "standard"), SCALES, src, "preprocess.scale")
-    solver = _choice(str(raw.get("solver", DEFAULT_SOLVER)).upper(), SOLVERS, src, "solver")
-    bases = _bases(_require(raw, "bases", src, ""), src)
-    models = _models(_require(raw, "models", src, ""), src, solver)
-    _check_compatible(models, bases, src)
-    out = Path(results_dir) if results_dir else Path(raw.get("results") or Path("results") / name)
-    return Experiment(name, seed, data_seed, noise, protocol, datasets, scale, bases, models, solver, out,
-                      src, copy.deepcopy(raw))
+    """Check every key and value of a raw config against the schema; the first problem raises AfrInputError."""
+    v = check_section(TOP, raw, src, "", {"protocol": _protocol, "datasets": _datasets_key,
+                                          "bases": _bases, "models": _models})
+    _check_compatible(v["models"], v["bases"], src)
+    out = Path(results_dir) if results_dir else Path(v["results"] or Path("results") / v["name"])
+    return Experiment(v["name"], v["seed"], v["data_seed"], v["synthetic_noise"], v["protocol"], v["datasets"],
+                      v["preprocess"]["scale"], v["bases"], v["models"], v["solver"], out, src, copy.deepcopy(raw))
 
 
-def _no_unknown(node: Any, allowed: set[str], src: str, where: str) -> None:
-    if not isinstance(node, dict):
-        raise AfrInputError(f"{src}: {where or 'top level'}: must be a mapping with keys {', '.join(sorted(allowed))}")
-    for key in node:
-        if key not in allowed:
-            at = f"{where}.{key}" if where else str(key)
-            raise AfrInputError(f"{src}: {at}: unknown key; allowed: {', '.join(sorted(allowed))}")
-
-
-def _require(node: dict, key: str, src: str, where: str) -> Any:
-    if key not in node or node[key] is None:
-        raise AfrInputError(f"{src}: {where + '.' if where else ''}{key}: missing (required)")
-    return node[key]
-
-
-def _int(value: Any, src: str, where: str, low: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or (low is not None and value < low):
-        bound = f" >= {low}" if low is not None else ""
-        raise AfrInputError(f"{src}: {where}: {value!r} is not allowed; must be an integer{bound}")
-    return value
-
-
-def _choice(value: Any, allowed: tuple[str, ...], src: str, where: str) -> str:
-    if value not in allowed:
-        raise AfrInputError(f"{src}: {where}: {value!r} is not allowed; allowed: {', '.join(allowed)}")
-    return value
-
-
-def _protocol(node: dict, src: str) -> Protocol:
-    _no_unknown(node, _PROTOCOL_KEYS, src, "protocol")
-    reps = _int(node.get("reps", 100), src, "protocol.reps", low=1)
-    frac = node.get("test_fraction", 0.2)
-    if isinstance(frac, bool) or not isinstance(frac, (int, float)) or not 0 < frac < 1:
-        raise AfrInputError(f"{src}: protocol.test_fraction: {frac!r} is not allowed; must be in (0, 1)")
-    folds = _int(node.get("inner_folds", 3), src, "protocol.inner_folds", low=2)
-    selection = _choice(node.get("selection", "inner-cv"), SELECTIONS, src, "protocol.selection")
-    select_by = _choice(node.get("select_by", "r2"), SELECT_BY, src, "protocol.select_by")
-    seeding = _choice(node.get("seeding", "derived"), SEEDINGS, src, "protocol.seeding")
+def _protocol(node: Any, src: str, done: dict) -> Protocol:
+    """The protocol's keys from the table, and the one rule across keys: the split is given by
+    train_fractions or by test_fraction, not both."""
+    v = check_section(PROTOCOL, node, src, "protocol")
     if "train_fractions" in node and "test_fraction" in node:
         raise AfrInputError(f"{src}: protocol.train_fractions: give train_fractions or test_fraction, not both "
                             "(with train_fractions the rest of the data is the test set)")
-    fractions = _number_list(node, "train_fractions", (), src, lambda v: 0 < v < 1, "in (0, 1)")
-    etas = _number_list(node, "noise_eta", (0.0,), src, lambda v: v >= 0, ">= 0")
-    noise_on = _choice(node.get("noise_on", "test"), NOISE_ON, src, "protocol.noise_on")
-    return Protocol(reps, float(frac), folds, selection, select_by, seeding, fractions, etas, noise_on)
+    return Protocol(v["reps"], v["test_fraction"], v["inner_folds"], v["selection"], v["select_by"],
+                    v["seeding"], v["train_fractions"], v["noise_eta"], v["noise_on"])
 
 
-def _number_list(node: dict, key: str, default: tuple[float, ...], src: str, ok, allowed: str) -> tuple[float, ...]:
-    """A protocol axis: a non-empty list of distinct numbers (a single number is a list of one)."""
-    if key not in node:
-        return default
-    values = node[key] if isinstance(node[key], list) else [node[key]]
-    where = f"{src}: protocol.{key}"
-    if not values:
-        raise AfrInputError(f"{where}: must be a non-empty list of numbers {allowed}")
-    for j, v in enumerate(values):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not ok(v):
-            raise AfrInputError(f"{where}[{j}]: {v!r} is not allowed; must be a number {allowed}")
-    if len(set(values)) != len(values):
-        raise AfrInputError(f"{where}: a value is listed twice")
-    return tuple(float(v) for v in values)
+def _datasets_key(node: Any, src: str, done: dict) -> tuple[str, ...]:
+    """The validator of ``datasets:`` (``_datasets`` checks the list on its own)."""
+    return _datasets(node, src)
 
 
 def _datasets(node: Any, src: str) -> tuple[str, ...]:
@@ -304,7 +256,8 @@ def _datasets(node: Any, src: str) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _bases(node: Any, src: str) -> tuple[Base, ...]:
+def _bases(node: Any, src: str, done: dict) -> tuple[Base, ...]:
+    """Each base entry: its kind, that kind's own parameters (the ensemble's Params) and its id."""
     if not isinstance(node, list) or not node:
         raise AfrInputError(f"{src}: bases: must be a non-empty list of base ensembles ({{kind: NAME, ...}}; "
                             "see `afr models`)")
@@ -313,12 +266,12 @@ def _bases(node: Any, src: str) -> tuple[Base, ...]:
         where = f"bases[{i}]"
         if not isinstance(item, dict):
             raise AfrInputError(f"{src}: {where}: must be a mapping {{kind: NAME, id: ..., parameters of that kind}}")
-        kind = _require(item, "kind", src, where)
+        if item.get("kind") is None:
+            raise AfrInputError(f"{src}: {where}.kind: missing (required)")
+        kind = item["kind"]
         ensemble = get_ensemble(kind, f"{src}: {where}.kind")
-        params = ensemble.check_params({k: v for k, v in item.items() if k not in _BASE_KEYS}, f"{src}: {where}")
-        base_id = item.get("id", ensemble.default_id(params))
-        if not isinstance(base_id, str) or not base_id:
-            raise AfrInputError(f"{src}: {where}.id: must be a non-empty string")
+        params = ensemble.check_params({k: v for k, v in item.items() if k not in BASE.names()}, f"{src}: {where}")
+        base_id = BASE["id"].check(item.get("id", ensemble.default_id(params)), f"{src}: {where}.id")
         bases.append(Base(base_id, kind, params))
     ids = [b.id for b in bases]
     if len(set(ids)) != len(ids):
@@ -340,25 +293,29 @@ def _check_compatible(models: tuple[ModelConfig, ...], bases: tuple[Base, ...], 
                                     f"{' or '.join(family.structures)} ensembles")
 
 
-def _models(node: Any, src: str, solver: str) -> tuple[ModelConfig, ...]:
+def _models(node: Any, src: str, done: dict) -> tuple[ModelConfig, ...]:
+    """Each model entry: the table's plain keys (id, loss, solver), then its family, params and
+    grid (checked against the family's own Params), or best_of; then select_as across models."""
     if not isinstance(node, list) or not node:
         raise AfrInputError(f"{src}: models: must be a non-empty list of models")
     models: list[ModelConfig] = []
     for i, item in enumerate(node):
         where = f"models[{i}]"
-        _no_unknown(item, _MODEL_KEYS, src, where)
-        mid = _require(item, "id", src, where)
-        if not isinstance(mid, str) or not mid:
-            raise AfrInputError(f"{src}: {where}.id: must be a non-empty string")
+        check_known(MODEL, item, src, where)
+        if item.get("id") is None:
+            raise AfrInputError(f"{src}: {where}.id: missing (required)")
+        mid = MODEL["id"].check(item["id"], f"{src}: {where}.id")
         if "best_of" in item:
             models.append(_best_of(item, models, src, where, mid))
             continue
-        family_spec = _require(item, "family", src, where)
+        if item.get("family") is None:
+            raise AfrInputError(f"{src}: {where}.family: missing (required)")
+        family_spec = item["family"]
         if not isinstance(family_spec, str):
             raise AfrInputError(f"{src}: {where}.family: must be a family name (see `afr models`) or module:Class")
         family = get_family(family_spec, f"{src}: {where}.family")
-        loss = _choice(item.get("loss", "l2"), LOSSES, src, f"{where}.loss")
-        msolver = _choice(str(item.get("solver", solver)).upper(), SOLVERS, src, f"{where}.solver")
+        loss = MODEL["loss"].check(item.get("loss", MODEL["loss"].default), f"{src}: {where}.loss")
+        msolver = MODEL["solver"].check(item.get("solver", done["solver"]), f"{src}: {where}.solver")
         if loss == "l1" and msolver == "OSQP":
             raise AfrInputError(f"{src}: {where}.solver: OSQP solves QPs only; loss l1 needs AUTO, ECOS, CLARABEL or SCS")
         grid = _grid(item, family, src, where)

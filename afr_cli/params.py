@@ -35,33 +35,56 @@ class Param:
 
     def allowed(self) -> str:
         """Human-readable domain, e.g. '[0, 1]', '> 0' or 'an integer >= 1'."""
-        kind = "an integer " if self.integer else ""
-        if self.low is not None and self.high is not None:
-            left, right = "(" if self.low_open else "[", ")" if self.high_open else "]"
-            text = f"{kind}in {left}{self.low:g}, {self.high:g}{right}"
-        elif self.low is not None:
-            text = f"{kind}{'>' if self.low_open else '>='} {self.low:g}"
+        bounds = interval_text(self.low, self.high, self.low_open, self.high_open)
+        if self.integer:
+            text = f"an integer {bounds}".strip()
         else:
-            text = f"{kind or 'a number'}".strip()
+            text = bounds or "a number"
         return text + "".join(f" or {_show(c)}" for c in self.choices)
 
     def check(self, value: Any, where: str) -> Any:
         """The value as a number (or a named choice), or AfrInputError naming ``where`` and the domain."""
         if any(value is c or (isinstance(c, str) and value == c) for c in self.choices):
             return value
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        if not is_number(value):
             raise AfrInputError(f"{where}: {value!r} is not a number; {self.name} must be {self.allowed()}")
         v = float(value)
-        bad = (not np.isfinite(v)
-               or (self.integer and v != int(v))
-               or (self.low is not None and (v <= self.low if self.low_open else v < self.low))
-               or (self.high is not None and (v >= self.high if self.high_open else v > self.high)))
-        if bad:
+        if (self.integer and np.isfinite(v) and v != int(v)) or not in_interval(v, self.low, self.high,
+                                                                                   self.low_open, self.high_open):
             raise AfrInputError(f"{where}: {value!r} is not allowed; {self.name} must be {self.allowed()}")
         return int(v) if self.integer else v
 
     def show_default(self) -> str:
         return _show(self.default)
+
+
+def is_number(value: Any) -> bool:
+    """A real number as YAML or numpy gives one; True/False are not numbers (YAML's ``yes`` is a bool)."""
+    return not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating))
+
+
+def is_integer(value: Any) -> bool:
+    """An integer as YAML or numpy gives one (1.0 is not one; True/False are not either)."""
+    return not isinstance(value, bool) and isinstance(value, (int, np.integer))
+
+
+def in_interval(value: float, low: float | None, high: float | None, low_open: bool = False,
+                high_open: bool = False) -> bool:
+    """Whether a number is finite and within the bounds (None: unbounded on that side)."""
+    return bool(np.isfinite(value)
+                and (low is None or (value > low if low_open else value >= low))
+                and (high is None or (value < high if high_open else value <= high)))
+
+
+def interval_text(low: float | None, high: float | None, low_open: bool = False, high_open: bool = False) -> str:
+    """The bounds as a user reads them: 'in (0, 1]', '>= 1', '> 0', or '' when unbounded."""
+    if low is not None and high is not None:
+        return f"in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+    if low is not None:
+        return f"{'>' if low_open else '>='} {low:g}"
+    if high is not None:
+        return f"{'<' if high_open else '<='} {high:g}"
+    return ""
 
 
 def _show(value: Any) -> str:
@@ -84,7 +107,7 @@ class FeaturesParam(Param):
     def check(self, value: Any, where: str) -> Any:
         ok = (value in ("sqrt", "log2")
               or (isinstance(value, (float, np.floating)) and 0 < value <= 1)
-              or (isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1))
+              or (is_integer(value) and value >= 1))
         if not ok:
             raise AfrInputError(f"{where}: {value!r} is not allowed; {self.name} must be {self.allowed()}")
         return value

@@ -23,6 +23,7 @@ from afr_cli.config import SCALES, Base, Experiment, load_experiment, read_yaml_
 from afr_cli.data import load_dataset
 from afr_cli.errors import AfrInputError
 from afr_cli.paper import load_published
+from afr_cli.params import is_integer
 from afr_cli.protocol import SCALERS, run_unit
 from afr_cli.stats import matches_printed
 
@@ -78,7 +79,7 @@ def load_study(path: str | Path) -> Study:
         exp_path = path.parent / exp_path
     experiment = load_experiment(exp_path)
     reps = raw.get("reps", experiment.protocol.reps)
-    if not isinstance(reps, int) or isinstance(reps, bool) or reps < 1:
+    if not is_integer(reps) or reps < 1:
         raise AfrInputError(f"{src}: reps: {reps!r} is not a positive integer")
     study = Study(experiment, reps, _candidates(raw["candidates"], src),
                   _cell_selections(raw["cells"], src), src)

@@ -37,7 +37,7 @@ def run(config: str, dataset: str, against: str, rep: int = 0, overrides: list[s
     out: dict = {"config": config, "dataset": dataset, "rep": rep, "solvers": {}}
     r2s = {}
     for solver in ("AUTO", against.upper()):
-        exp = load_experiment(config, list(overrides or []) + [f"solver={solver}"])
+        exp = load_experiment(config, [*(overrides or []), ("solver", solver)])
         X, y = load_dataset(dataset, exp.data_seed, exp.synthetic_noise)
         r2s[solver], cpu, wall = _unit(exp, dataset, rep, X, y)
         out["solvers"][solver] = {"cpu_s": round(cpu, 3), "wall_s": round(wall, 3)}

@@ -1,4 +1,4 @@
-"""``afr run``, ``afr validate`` and ``afr models``: experiments from YAML configs.
+"""``afr run``, ``afr validate`` and ``afr models``: experiments from YAML configs (their keys: afr_cli.schema).
 
 Heavy modules (cvxpy, scikit-learn) are imported inside the commands, so ``afr --help``
 and every other command start fast.
@@ -14,14 +14,15 @@ import typer
 from afr_cli.errors import AfrInputError
 
 
-def _overrides(reps: int | None, datasets: str | None, sets: list[str]) -> list[str]:
-    """--reps and --datasets as --set overrides, so one code path validates them all."""
-    out = list(sets)
+def _overrides(reps: int | None, datasets: str | None, sets: list[str]) -> list[str | tuple[str, object]]:
+    """--reps and --datasets as overrides after the --set ones, so one code path validates them all.
+    They are (key, value) pairs, the value built here: an option's text is never parsed as YAML,
+    so a name holding a quote or a bracket stays a plain (unknown) dataset name."""
+    out: list[str | tuple[str, object]] = list(sets)
     if reps is not None:
-        out.append(f"protocol.reps={reps}")
+        out.append(("protocol.reps", reps))
     if datasets:
-        names = [d.strip() for d in datasets.split(",") if d.strip()]
-        out.append("datasets=[" + ", ".join(f"'{n}'" for n in names) + "]")
+        out.append(("datasets", [d.strip() for d in datasets.split(",") if d.strip()]))
     return out
 
 
@@ -85,12 +86,16 @@ def register(app: typer.Typer) -> None:
 
         from afr_cli.config import families_help
         from afr_cli.ensembles import ensembles_help
+        from afr_cli.schema import key_rows
 
         typer.echo(tabulate(families_help(), headers=["family", "what it is", "hyperparameters"],
                             tablefmt="simple", maxcolwidths=[14, 40, 60]))
         typer.echo("")
         typer.echo(tabulate(ensembles_help(), headers=["ensemble (bases: kind)", "what it is", "parameters"],
                             tablefmt="simple", maxcolwidths=[14, 40, 60]))
+        typer.echo("")
+        typer.echo(tabulate(key_rows(), headers=["config key", "allowed", "default", "what it is"],
+                            tablefmt="simple", maxcolwidths=[26, 34, 18, 50]))
 
 
 def register_report(app: typer.Typer) -> None:

@@ -14,13 +14,14 @@ from afr_cli.data.registry import DEFAULT_DATA_SEED, DatasetSpec, UciFile, get_s
 from afr_cli.data.cache import cached_path, read_verified, verify_dataset
 from afr_cli.data.synthetic import NOISES, draw
 from afr_cli.errors import AfrInputError
+from afr_cli.params import is_integer
 from afr_cli.paths import data_mirror_dir
 
 _MAX_SEED = 2**32 - 1  # numpy's RandomState accepts seeds in [0, 2**32 - 1]
 
 
 def _check_seed(name: str, data_seed: int) -> None:
-    if isinstance(data_seed, bool) or not isinstance(data_seed, (int, np.integer)):
+    if not is_integer(data_seed):
         raise AfrInputError(f"{name}: data_seed must be an integer in [0, {_MAX_SEED}], got {data_seed!r}")
     if not 0 <= int(data_seed) <= _MAX_SEED:
         raise AfrInputError(f"{name}: data_seed {data_seed} is outside [0, {_MAX_SEED}]")

@@ -28,6 +28,7 @@ from numpy.typing import ArrayLike
 from afr_cli.dm import construction, hard, io, soft
 from afr_cli.dm.rebuild import Leaf, NotATreeTemplate, Split, flatten, nested, skeleton
 from afr_cli.errors import AfrInputError
+from afr_cli.params import in_interval, is_number
 
 WHERE = construction.WHERE
 
@@ -296,8 +297,7 @@ def _rank_note(B: sp.csr_matrix) -> str:
 
 
 def _temperature(tau) -> float:
-    if isinstance(tau, bool) or not isinstance(tau, (int, float, np.integer, np.floating)) \
-            or not np.isfinite(tau) or tau <= 0:
+    if not is_number(tau) or not in_interval(float(tau), 0, None, low_open=True):
         raise AfrInputError(f"{WHERE}: tau: {tau!r}; allowed: a finite number > 0")
     return float(tau)
 

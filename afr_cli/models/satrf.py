@@ -37,6 +37,7 @@ from afr_cli.errors import AfrInputError
 from afr_cli.features import RowTensors, softmax_neg
 from afr_cli.models.base import DESIGN, EPS, MIXING, TAU, Family, Param, uniform
 from afr_cli.models.estimator import AttentionForestRegressor
+from afr_cli.params import is_integer
 from afr_cli.solve import DEFAULT_SOLVER, ConstraintBuilder, LinearAttentionProblem
 
 VARIANTS = ("y", "x", "yx")
@@ -190,7 +191,7 @@ def satrf_family(variant: str = "y", heads: int = 1) -> SATRFFamily:
     """The SAT-RF family for a variant ('y', 'x', 'yx') and head count (names sat-rf-y, sat-rf-y2, ...)."""
     if variant not in VARIANTS:
         raise AfrInputError(f"SAT-RF variant: {variant!r} is not allowed; allowed: {', '.join(VARIANTS)}")
-    if isinstance(heads, bool) or not isinstance(heads, (int, np.integer)) or heads < 1:
+    if not is_integer(heads) or heads < 1:
         raise AfrInputError(f"SAT-RF heads: {heads!r} is not allowed; heads must be an integer >= 1")
     return _family(variant, int(heads))
 
