@@ -160,7 +160,7 @@ def write_all(root: Path, names: list[str] | None = None, reps: int | None = Non
     """Every store's summary and every report under ``root``, then (on every repetition, all
     reports) the claims ledgers and the READMEs' generated sections, and with ``html`` the
     site under ``results/site/``; returns the files written."""
-    from afr_cli.claims.ledger import write_ledgers
+    from afr_cli.publish.claims.ledger import write_ledgers
 
     written = []
     for report in chosen_reports(names):

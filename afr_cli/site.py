@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from afr_cli.claims.judge import VERDICTS, describe_test
-from afr_cli.claims.ledger import judge_paper, verdict_counts
+from afr_cli.publish.claims.judge import VERDICTS, describe_test
+from afr_cli.publish.claims.ledger import judge_paper, verdict_counts
 from afr_cli.paper.knowledge import Paper, Report, papers
 from afr_cli.tables.agreement import RULE, agreement
 from afr_cli.tables.format import METRIC_NAMES, METRICS, format_param, format_value

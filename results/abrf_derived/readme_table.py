@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from afr_cli.claims.columns import ColumnRef, published_column
+from afr_cli.publish.claims.columns import ColumnRef, published_column
 from afr_cli.store import load_grid, load_results
 from afr_cli.tables.selection import results_in_view
 

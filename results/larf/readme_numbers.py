@@ -10,7 +10,7 @@ from functools import lru_cache
 
 import pandas as pd
 
-from afr_cli.claims.columns import ColumnRef, published_column
+from afr_cli.publish.claims.columns import ColumnRef, published_column
 from afr_cli.stats import paired_ttest
 from afr_cli.store import load_results
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from afr_cli.claims.judge import VERDICTS, Verdict, describe_test, judge, reason
+from afr_cli.publish.claims.judge import VERDICTS, Verdict, describe_test, judge, reason
 from afr_cli.paper.knowledge import Paper, papers
 from afr_cli.tables.agreement import RULE, as_printed
 from afr_cli.tables.format import METRIC_NAMES, grid
@@ -65,7 +65,7 @@ def ledger_table(verdicts: list[Verdict], reps_label: str) -> str:
 
 def render_ledger(paper: Paper, verdicts: list[Verdict]) -> str:
     """results/<paper>/claims.md: the verdict count, the table, then each claim quoted."""
-    from afr_cli.claims import judge as j
+    from afr_cli.publish.claims import judge as j
 
     reps_label = f"repetitions 0-{paper.reps - 1}"
     head = [f"# Claims ledger: {paper.title}",
