@@ -105,7 +105,7 @@ def register_report(app: typer.Typer) -> None:
                html: bool = typer.Option(False, "--html", help="also write the static site results/site/index.html "
                                          "(one page per paper; open it from disk)")) -> None:
         """Write every store's summary and ours beside the papers' tables (results/<report>/)."""
-        from afr_cli.reports import REPORTS, reps_shortfall, write_all
+        from afr_cli.publish.report_files import REPORTS, reps_shortfall, write_all
         from afr_cli.store import has_results, load_results
 
         if reps is not None and reps < 1:

@@ -23,7 +23,7 @@ END = "<!-- END GENERATED: {name} -->"
 
 def judge_paper(paper: Paper, root: Path) -> list[Verdict]:
     """Every claim of a paper, judged on the stores under ``root``."""
-    from afr_cli.reports import REPORTS, load_store, report_frames
+    from afr_cli.publish.report_files import REPORTS, load_store, report_frames
 
     reports = {r.name: r for r in REPORTS}
     out = []
@@ -106,7 +106,7 @@ def summary_block(paper: Paper, verdicts: list[Verdict]) -> str:
 def agreement_rows(paper: Paper, root: Path) -> list[list[str]]:
     """Per agreement group of the paper's data file, per metric and selection: cells, as printed,
     within tolerance and mean Δ on the paper's own repetitions (the agreement rule)."""
-    from afr_cli.reports import REPORTS, report_frames
+    from afr_cli.publish.report_files import REPORTS, report_frames
     from afr_cli.tables.paper_compare import paper_comparison, printed_cells
 
     reports = {r.name: r for r in REPORTS}

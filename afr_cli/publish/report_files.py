@@ -170,7 +170,7 @@ def write_all(root: Path, names: list[str] | None = None, reps: int | None = Non
     if reps is None and not names:
         written += write_ledgers(root)
     if html:
-        from afr_cli.site import write_site
+        from afr_cli.publish.site import write_site
 
         written += write_site(root)
     return written

@@ -116,7 +116,7 @@ def _table_html(results: pd.DataFrame, spec: str) -> list[str]:
 
 
 def _report_sections(report: Report, paper: Paper, root: Path, site: Path) -> list[str]:
-    from afr_cli.reports import report_frames
+    from afr_cli.publish.report_files import report_frames
 
     results = report_frames(report, root, paper.reps)
     stores = ", ".join(f"<code>results/{_e(s)}</code>" for s in report.stores)
