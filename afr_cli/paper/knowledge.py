@@ -19,8 +19,10 @@ from afr_cli.errors import AfrInputError
 
 PAPER_DIR = Path(__file__).resolve().parent
 PAPER_KEYS = {"id", "order", "title", "text", "published", "reps", "models", "bases", "param_rows", "axes",
-              "tables", "ttests", "baselines", "reports", "claims", "agreement"}
+              "tables", "ttests", "baselines", "reports", "claims", "agreement", "studies"}
 REPORT_KEYS = {"name", "stores", "tables", "compare", "compare_metric", "friedman"}
+STUDY_KEYS = {"name", "function", "block", "cache", "digits"}
+STUDIES_DIR = PAPER_DIR.parent / "papers"  # afr_cli/papers/<paper>/studies.py
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,22 @@ class Report:
 
 
 @dataclass(frozen=True)
+class Study:
+    """One analysis of a paper beyond its tables: a function of ``afr_cli/papers/<paper>/studies.py``
+    that returns a frame, rendered by ``afr report`` into the generated block ``block`` of the page
+    that quotes it (floats at ``digits`` decimals). With ``cache`` (a csv under results/) the study is
+    expensive: only ``afr report --studies`` runs it and writes that file; otherwise the block is
+    rendered from the committed csv."""
+
+    paper: str
+    name: str
+    function: str
+    block: str
+    cache: str | None = None
+    digits: int = 3
+
+
+@dataclass(frozen=True)
 class Paper:
     """One paper's data file, parsed."""
 
@@ -73,6 +91,12 @@ class Paper:
     reports: tuple[Report, ...]
     claims: tuple[dict, ...]
     agreement: tuple[dict, ...] = ()
+    studies: tuple[Study, ...] = ()
+
+    @property
+    def studies_file(self) -> Path:
+        """Where the paper's study functions live."""
+        return STUDIES_DIR / self.id / "studies.py"
 
 
 def _require(record: dict, key: str, where: str) -> Any:
@@ -88,6 +112,21 @@ def _parse_report(raw: dict, paper: str, where: str) -> Report:
     return Report(str(_require(raw, "name", where)), paper, tuple(_require(raw, "stores", where)),
                   tuple(raw.get("tables", ())), tuple(tuple(pair) for pair in raw.get("compare", ())),
                   tuple(raw.get("friedman", ())), _compare_metric(raw, where))
+
+
+def _parse_study(raw: dict, paper: str, where: str) -> Study:
+    if not isinstance(raw, dict):
+        raise AfrInputError(f"{where}: not a mapping of study keys; allowed: {', '.join(sorted(STUDY_KEYS))}")
+    unknown = set(raw) - STUDY_KEYS
+    if unknown:
+        raise AfrInputError(f"{where}: {sorted(unknown)[0]}: unknown key; allowed: {', '.join(sorted(STUDY_KEYS))}")
+    name = str(_require(raw, "name", where))
+    digits = raw.get("digits", 3)
+    if not isinstance(digits, int) or isinstance(digits, bool) or not 0 <= digits <= 12:
+        raise AfrInputError(f"{where}: {name}: digits: {digits!r} is not allowed; allowed: an integer 0-12")
+    cache = raw.get("cache")
+    return Study(paper, name, str(raw.get("function", name)), str(_require(raw, "block", where)),
+                 str(cache) if cache else None, digits)
 
 
 def _compare_metric(raw: dict, where: str) -> str:
@@ -118,7 +157,8 @@ def parse_paper(raw: dict, where: str) -> Paper:
         param_rows=dict(raw.get("param_rows", {})), axes=axes, tables=tables,
         ttests=tuple(raw.get("ttests", ())), baselines=dict(raw.get("baselines", {})),
         reports=tuple(_parse_report(r, paper, f"{where}: reports") for r in raw.get("reports", ())),
-        claims=tuple(raw.get("claims", ())), agreement=tuple(raw.get("agreement", ())))
+        claims=tuple(raw.get("claims", ())), agreement=tuple(raw.get("agreement", ())),
+        studies=tuple(_parse_study(r, paper, f"{where}: studies") for r in raw.get("studies", ()) or ()))
 
 
 @lru_cache(maxsize=None)

@@ -1,4 +1,4 @@
-"""The committed reference reports, as each paper's data file lists them (``reports``).
+"""The report files of the committed reference reports, as each paper's data file lists them (``reports``).
 
 ``afr report`` writes, for every report whose stores exist under ``results/``, the summary of
 each store (``summary.md``, ``summary.csv``) and, in ``results/<report>/``, ours beside every
@@ -15,85 +15,19 @@ papers' own splits while the main files use every stored repetition.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
-import pandas as pd
-
-from afr_cli.errors import AfrInputError
-from afr_cli.paper.knowledge import Report, paper, reports
-from afr_cli.store import has_results, load_grid, load_results
-
-REPORTS = reports()
-
-
-@dataclass
-class StoreFrames:
-    """One store's results and grid rows, loaded once per ``afr report``."""
-
-    results: pd.DataFrame
-    grid: pd.DataFrame
-
-
-_LOADED: dict[Path, StoreFrames | None] = {}
-
-
-def load_store(directory: Path) -> StoreFrames | None:
-    """A store's frames through the store's read paths (the store, else its export), or None when
-    there is neither; a damaged store is its one-line error, not a silently missing store."""
-    key = Path(directory).resolve()
-    if key not in _LOADED:
-        _LOADED[key] = StoreFrames(load_results(directory), load_grid(directory)) if has_results(directory) else None
-    return _LOADED[key]
-
-
-def forget_loaded() -> None:
-    """Drop the loaded stores (a test that rewrites a store in one process)."""
-    _LOADED.clear()
-
-
-def reps_shortfall(frame: pd.DataFrame, reps: int | None, where: str) -> str:
-    """'' when every (dataset, base, model) of ``frame`` holds at least ``reps`` repetitions;
-    otherwise one line saying that fewer are used than --reps asked for, and how many are held."""
-    if reps is None or frame.empty:
-        return ""
-    held = frame.groupby(["dataset", "base", "model"])["rep"].nunique()
-    short = held[held < reps]
-    if short.empty:
-        return ""
-    if len(short) == len(held) and short.nunique() == 1:
-        span = f"only {short.iloc[0]} repetitions are stored"
-    else:
-        fewest = short.groupby(level=["model", "base"]).min()
-        span = (f"{len(short)} of {len(held)} (dataset, base, model) hold fewer: "
-                + ", ".join(f"{m} ({b}) {n}" for (m, b), n in fewest.items()))
-    return f"--reps {reps}: {span} in {where}; those are used"
-
-
-def reps_suffix(reps: int | None) -> str:
-    """'' for every repetition, 'reps<N>' for the first N: how files of a restricted count are named."""
-    return "" if reps is None else f"reps{reps}"
-
-
-def report_frames(report: Report, root: Path, reps: int | None = None,
-                  selection: str = "stored") -> pd.DataFrame | None:
-    """The report's results over the stores that exist (repetitions 0..reps-1), None without any."""
-    from afr_cli.store import store_select_by
-    from afr_cli.tables import results_in_view
-
-    stores = [(root / s, load_store(root / s)) for s in report.stores]
-    stores = [(d, f) for d, f in stores if f is not None]
-    if not stores:
-        return None
-    return pd.concat([results_in_view(f.results, f.grid, selection, reps, store_select_by(d)) for d, f in stores],
-                     ignore_index=True)
+from afr_cli.paper.knowledge import Report, paper
+from afr_cli.publish.frames import load_store, report_frames, reps_suffix
+from afr_cli.tables import (METRIC_NAMES, compare_models, paper_comparison, render_comparison_overview,
+                            render_model_comparison, render_paper_comparison, render_summary, repetitions_note,
+                            results_in_view, selection_note)
+from afr_cli.tables.friedman import write_friedman
 
 
 def write_summary(store_dir: Path, reps: int | None = None) -> list[Path]:
     """summary.csv (long form) and summary.md (R² and MAE, mean ± std) of one store
     (summary-reps<N>.* when restricted to the first N repetitions)."""
-    from afr_cli.tables import render_summary, results_in_view
-
     frames = load_store(store_dir)
     if frames is None:
         return []
@@ -108,11 +42,6 @@ def write_summary(store_dir: Path, reps: int | None = None) -> list[Path]:
 def write_report(report: Report, root: Path, reps: int | None = None) -> list[Path]:
     """The report's paper comparisons, paired tests and Friedman tests, from the stores that exist
     (repetitions 0..reps-1 only, into the report's ``reps<N>/`` folder, when ``reps`` is given)."""
-    from afr_cli.tables import (METRIC_NAMES, compare_models, paper_comparison, render_comparison_overview,
-                                render_model_comparison, render_paper_comparison, repetitions_note,
-                                selection_note)
-    from afr_cli.tables.friedman import write_friedman
-
     results = report_frames(report, root, reps)
     if results is None:
         return []
@@ -143,34 +72,4 @@ def write_report(report: Report, root: Path, reps: int | None = None) -> list[Pa
         (out / "compare.md").write_text("\n\n".join([overview, *blocks]) + "\n")
         written.append(out / "compare.md")
     written += write_friedman(results, report.friedman, out)
-    return written
-
-
-def chosen_reports(names: list[str] | None) -> list[Report]:
-    """The reports named (all when None), or a one-line error listing the known ones."""
-    known = {r.name: r for r in REPORTS}
-    for name in names or []:
-        if name not in known:
-            raise AfrInputError(f"report {name!r} is unknown; allowed: {', '.join(known)}")
-    return [known[n] for n in names] if names else list(REPORTS)
-
-
-def write_all(root: Path, names: list[str] | None = None, reps: int | None = None,
-              html: bool = False) -> list[Path]:
-    """Every store's summary and every report under ``root``, then (on every repetition, all
-    reports) the claims ledgers and the READMEs' generated sections, and with ``html`` the
-    site under ``results/site/``; returns the files written."""
-    from afr_cli.publish.claims.ledger import write_ledgers
-
-    written = []
-    for report in chosen_reports(names):
-        for store in report.stores:
-            written += write_summary(root / store, reps)
-        written += write_report(report, root, reps)
-    if reps is None and not names:
-        written += write_ledgers(root)
-    if html:
-        from afr_cli.publish.site import write_site
-
-        written += write_site(root)
     return written

@@ -1,31 +1,39 @@
-"""``afr report --html``: a static site under ``results/site/`` to look at the reproduction.
+"""``afr report --html``: a static site under ``results/site/`` that stands alone.
 
-``index.html`` lists the papers with their verdict counts; one page per paper holds the claims
-ledger with its verdicts, every published table of the paper's reports with ours beside each
-cell, coloured by the agreement rule (as printed / within tolerance / miss; on the paper's own
-repetitions), the figures under ``results/<report>/figures/`` and the Friedman / Nemenyi
-critical-difference diagrams. Static files with relative links only: it opens from disk. A
-small inline script counts images that failed to load into ``<body data-broken-images>``, so a
+``index.html`` shows every paper's agreement (its table cells as printed / within tolerance /
+miss, on the paper's own repetitions) and its claim verdicts at a glance, as stacked bars drawn
+in inline SVG, with the counts in a table beside; one page per paper the loader returns holds
+the claims ledger with its verdicts, every published table of the paper's reports with ours beside
+each cell, coloured by the agreement rule, the figures under ``results/<report>/figures/`` and the
+Friedman / Nemenyi critical-difference diagrams. Every image and file a page links to is copied
+inside ``site/`` (``site/<report>/...``), so the folder can be copied or published on its own.
+A small inline script counts images that failed to load into ``<body data-broken-images>``, so a
 browser test can see a broken page.
 """
 
 from __future__ import annotations
 
 import html
-import os
+import re
+import shutil
+from collections import Counter
 from pathlib import Path
 
 import pandas as pd
 
+from afr_cli.paper.knowledge import Paper, Report, param_rows, papers
 from afr_cli.publish.claims.judge import VERDICTS, describe_test
 from afr_cli.publish.claims.ledger import judge_paper, verdict_counts
-from afr_cli.paper.knowledge import Paper, Report, papers
+from afr_cli.publish.frames import report_frames
 from afr_cli.tables.agreement import RULE, agreement
 from afr_cli.tables.format import METRIC_NAMES, METRICS, format_param, format_value
+from afr_cli.tables.paper_compare import paper_comparison, printed_cells
 
 SITE = "site"
 VERDICT_CLASS = {v: f"v{i}" for i, v in enumerate(VERDICTS)}
 AGREEMENT_CLASS = {"as printed": "printed", "within tol": "tol", "miss": "miss", "n/a": "na"}
+COLOUR = {"printed": "#5cb85c", "tol": "#f0c419", "miss": "#d9534f", "na": "#bbbbbb",
+          "v0": "#5cb85c", "v1": "#f0c419", "v2": "#d9534f", "v3": "#9b7fd1", "v4": "#bbbbbb"}
 STYLE = """
 body { font-family: sans-serif; margin: 2em; max-width: 80em; color: #222; }
 table { border-collapse: collapse; margin: 0.6em 0 1.4em; font-size: 0.85em; }
@@ -57,9 +65,14 @@ def _page(title: str, body: list[str]) -> str:
         *body, BROKEN_IMAGE_CHECK, "</body>", "</html>", ""])
 
 
-def _rel(target: Path, site: Path) -> str:
-    """A link from a page in ``site`` to ``target``, relative and with forward slashes."""
-    return Path(os.path.relpath(target, site)).as_posix()
+def _copied(source: Path, root: Path, site: Path) -> str:
+    """Copy ``source`` (a file under ``root``) to the same place under ``site``; the page's link to it."""
+    rel = source.relative_to(root)
+    target = site / rel
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if not target.is_file() or target.read_bytes() != source.read_bytes():
+        shutil.copyfile(source, target)
+    return rel.as_posix()
 
 
 def _ledger_html(verdicts) -> list[str]:
@@ -75,12 +88,9 @@ def _ledger_html(verdicts) -> list[str]:
     return rows + ["</table>"]
 
 
-def _table_html(results: pd.DataFrame, spec: str) -> list[str]:
+def _table_html(results: pd.DataFrame, spec: str, kinds: Counter) -> list[str]:
     """One published table as rows of datasets and a cell 'ours / paper' per column and metric,
-    coloured by the agreement rule."""
-    from afr_cli.paper.knowledge import param_rows
-    from afr_cli.tables.paper_compare import paper_comparison, printed_cells
-
+    coloured by the agreement rule; each cell's kind is counted into ``kinds``."""
     comparison = paper_comparison(results, spec)
     printed = printed_cells(spec)
     params = param_rows()
@@ -107,6 +117,7 @@ def _table_html(results: pd.DataFrame, spec: str) -> list[str]:
                 shown = printed.get((dataset, model, metric), "")
                 is_param = metric in params
                 kind = agreement(cell["ours"], shown, metric, is_param=is_param)
+                kinds[kind] += 1
                 ours = ("n/a" if pd.isna(cell["ours"]) else
                         format_param(cell["ours"]) if is_param else format_value(cell["ours"], metric))
                 row.append(f'<td class="{AGREEMENT_CLASS[kind]}" title="{_e(kind)}">{_e(ours)} / {_e(shown)}</td>')
@@ -115,9 +126,7 @@ def _table_html(results: pd.DataFrame, spec: str) -> list[str]:
     return out
 
 
-def _report_sections(report: Report, paper: Paper, root: Path, site: Path) -> list[str]:
-    from afr_cli.publish.report_files import report_frames
-
+def _report_sections(report: Report, paper: Paper, root: Path, site: Path, kinds: Counter) -> list[str]:
     results = report_frames(report, root, paper.reps)
     stores = ", ".join(f"<code>results/{_e(s)}</code>" for s in report.stores)
     out = [f"<h3>Report {_e(report.name)}</h3>"]
@@ -126,54 +135,115 @@ def _report_sections(report: Report, paper: Paper, root: Path, site: Path) -> li
     else:
         out.append(f"<p>Stores: {stores}; cells on repetitions 0-{paper.reps - 1}, the paper's own splits.</p>")
         for spec in report.papers:
-            out += _table_html(results, spec)
+            out += _table_html(results, spec, kinds)
     folder = root / report.name
     figures = sorted((folder / "figures").glob("*.png")) if (folder / "figures").is_dir() else []
     if figures:
         out.append("<h4>Figures</h4>")
-        out += [f'<figure><img src="{_e(_rel(f, site))}" alt="{_e(f.stem)}"><figcaption>{_e(f.name)}</figcaption></figure>'
+        out += [f'<figure><img src="{_e(_copied(f, root, site))}" alt="{_e(f.stem)}"><figcaption>{_e(f.name)}</figcaption></figure>'
                 for f in figures]
     diagrams = sorted(folder.glob("cd-*.svg"))
     if diagrams:
         out.append(f'<h4>Friedman test and Nemenyi critical differences '
-                   f'(<a href="{_e(_rel(folder / "friedman.md", site))}">friedman.md</a>, every repetition)</h4>')
-        out += [f'<img class="cd" src="{_e(_rel(d, site))}" alt="{_e(d.stem)}">' for d in diagrams]
+                   f'(<a href="{_e(_copied(folder / "friedman.md", root, site))}">friedman.md</a>, every repetition)</h4>')
+        out += [f'<img class="cd" src="{_e(_copied(d, root, site))}" alt="{_e(d.stem)}">' for d in diagrams]
     return out
 
 
-def paper_page(paper: Paper, verdicts, root: Path, site: Path) -> str:
-    """One paper's HTML page: its claims ledger and each of its tables with ours beside it."""
+def paper_page(paper: Paper, verdicts, root: Path, site: Path, kinds: Counter | None = None) -> str:
+    """One paper's HTML page: its claims ledger and each of its tables with ours beside it (the
+    tables' agreement kinds counted into ``kinds``; the images it shows copied into ``site``)."""
+    kinds = Counter() if kinds is None else kinds
     body = ['<p><a href="index.html">all papers</a></p>', f"<h1>{_e(paper.title)}</h1>",
             f"<h2>Claims ledger</h2><p>{_e(verdict_counts(verdicts))}.</p>", *_ledger_html(verdicts),
             "<h2>The paper's tables, ours beside them</h2>",
             "<p>" + "".join(f'<span class="legend {c}">{_e(k)}</span>' for k, c in AGREEMENT_CLASS.items())
             + f"</p><p>{_e(RULE)}.</p>"]
     for report in paper.reports:
-        body += _report_sections(report, paper, root, site)
+        body += _report_sections(report, paper, root, site, kinds)
     return _page(paper.title, body)
 
 
-def index_page(pages: list[tuple[Paper, str, str]]) -> str:
-    """The site's index page: one row per paper with its verdict counts."""
-    rows = [f'<tr><td><a href="{_e(href)}">{_e(p.title)}</a></td><td>{_e(counts)}</td></tr>' for p, href, counts in pages]
+def _bar(y: int, label: str, parts: list[tuple[str, int, str]], width: int = 420) -> list[str]:
+    """One stacked bar at height ``y``: segments (name, count, css class) scaled to ``width``."""
+    total = sum(n for _, n, _ in parts)
+    out = [f'<text x="0" y="{y + 13}" class="bar-label">{_e(label)}</text>']
+    if not total:
+        return out + [f'<text x="110" y="{y + 13}" class="bar-label">none</text>']
+    x = 110.0
+    for name, n, css in parts:
+        if not n:
+            continue
+        w = width * n / total
+        out.append(f'<rect x="{x:.1f}" y="{y}" width="{w:.1f}" height="18" fill="{COLOUR[css]}">'
+                   f"<title>{_e(f'{n} {name}')}</title></rect>")
+        if w >= 18:
+            out.append(f'<text x="{x + w / 2:.1f}" y="{y + 13}" text-anchor="middle" class="bar-count">{n}</text>')
+        x += w
+    return out
+
+
+def glance_chart(rows: list[tuple[Paper, Counter, Counter]]) -> str:
+    """Inline SVG: per paper, a stacked bar of its table cells by agreement kind and one of its
+    claims by verdict, each scaled to its own total (the counts are printed in the segments)."""
+    height = 16 + 64 * len(rows) + 40
+    out = [f'<svg class="glance" xmlns="http://www.w3.org/2000/svg" width="560" height="{height}" '
+           f'viewBox="0 0 560 {height}" role="img" aria-label="agreement and claim verdicts per paper">',
+           "<style>.bar-label { font: 12px sans-serif; } .bar-count { font: bold 11px sans-serif; fill: #111; }"
+           " .paper { font: bold 13px sans-serif; }</style>"]
+    y = 14
+    for paper, kinds, verdicts in rows:
+        out.append(f'<text x="0" y="{y}" class="paper">{_e(paper.id)}</text>')
+        out += _bar(y + 6, "table cells", [(k, kinds[k], c) for k, c in AGREEMENT_CLASS.items() if k != "n/a"])
+        out += _bar(y + 28, "claims", [(v, verdicts[v], VERDICT_CLASS[v]) for v in VERDICTS])
+        y += 64
+    legend = [(k, c) for k, c in AGREEMENT_CLASS.items() if k != "n/a"] + [(v, VERDICT_CLASS[v]) for v in VERDICTS]
+    x = 0
+    for row, chunk in enumerate((legend[:3], legend[3:])):
+        x = 0
+        for name, css in chunk:
+            out.append(f'<rect x="{x}" y="{y + row * 18}" width="12" height="12" fill="{COLOUR[css]}"></rect>'
+                       f'<text x="{x + 16}" y="{y + row * 18 + 10}" class="bar-label">{_e(name)}</text>')
+            x += 26 + 6 * len(name)
+    return "\n".join(out + ["</svg>"])
+
+
+def index_page(pages: list[tuple[Paper, str, Counter, Counter]]) -> str:
+    """The site's landing page: the chart, then one row per paper with its counts."""
+    rows = [f'<tr><td><a href="{_e(href)}">{_e(p.title)}</a></td>'
+            + "".join(f"<td>{kinds[k]}</td>" for k in AGREEMENT_CLASS if k != "n/a")
+            + "".join(f"<td>{verdicts[v]}</td>" for v in VERDICTS) + "</tr>"
+            for p, href, kinds, verdicts in pages]
+    heads = "".join(f'<th class="{c}">{_e(k)}</th>' for k, c in AGREEMENT_CLASS.items() if k != "n/a")
+    heads += "".join(f'<th class="{VERDICT_CLASS[v]}">{_e(v)}</th>' for v in VERDICTS)
     return _page("afr: the papers reproduced", [
         "<h1>afr: the papers reproduced</h1>",
         "<p>One page per paper: its claims with computed verdicts, its tables with ours beside every "
         "cell, the figures and the critical-difference diagrams. Written by <code>afr report --html</code>.</p>",
-        "<table><tr><th>paper</th><th>claims</th></tr>", *rows, "</table>"])
+        "<h2>At a glance</h2>",
+        f"<p>Table cells: ours against the printed number on the paper's own repetitions ({_e(RULE)}); "
+        "claims: the verdicts of the claims ledger.</p>",
+        glance_chart([(p, kinds, verdicts) for p, _, kinds, verdicts in pages]),
+        '<table class="glance-counts"><tr><th rowspan="2">paper</th><th colspan="3">table cells</th>'
+        f'<th colspan="{len(VERDICTS)}">claims</th></tr>', f"<tr>{heads}</tr>", *rows, "</table>"])
 
 
 def write_site(root: Path) -> list[Path]:
-    """results/site/index.html and one page per paper; returns the files written."""
+    """results/site/index.html, one page per paper the loader returns, and the images and files
+    they show, copied inside site/; returns the pages and the files they link to."""
     site = root / SITE
     site.mkdir(parents=True, exist_ok=True)
     written, pages = [], []
     for paper in papers():
         verdicts = judge_paper(paper, root)
+        kinds: Counter = Counter()
         path = site / f"{paper.id}.html"
-        path.write_text(paper_page(paper, verdicts, root, site), encoding="utf-8")
+        path.write_text(paper_page(paper, verdicts, root, site, kinds), encoding="utf-8")
         written.append(path)
-        pages.append((paper, path.name, verdict_counts(verdicts)))
+        pages.append((paper, path.name, kinds, Counter(v.verdict for v in verdicts)))
     index = site / "index.html"
     index.write_text(index_page(pages), encoding="utf-8")
-    return [index, *written]
+    linked = sorted({site / target for page in written for target in
+                     re.findall(r'(?:src|href)="([^"#]+)"', page.read_text(encoding="utf-8"))
+                     if not target.endswith(".html")})
+    return [index, *written, *linked]
