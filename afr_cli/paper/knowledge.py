@@ -21,7 +21,7 @@ PAPER_DIR = Path(__file__).resolve().parent
 PAPER_KEYS = {"id", "order", "title", "text", "published", "reps", "models", "bases", "param_rows", "axes",
               "tables", "ttests", "baselines", "reports", "claims", "agreement", "studies"}
 REPORT_KEYS = {"name", "stores", "tables", "compare", "compare_metric", "friedman"}
-STUDY_KEYS = {"name", "function", "block", "cache", "digits"}
+STUDY_KEYS = {"name", "function", "block", "cache", "show", "digits", "formats"}
 STUDIES_DIR = PAPER_DIR.parent / "papers"  # afr_cli/papers/<paper>/studies.py
 
 
@@ -59,16 +59,20 @@ class Report:
 class Study:
     """One analysis of a paper beyond its tables: a function of ``afr_cli/papers/<paper>/studies.py``
     that returns a frame, rendered by ``afr report`` into the generated block ``block`` of the page
-    that quotes it (floats at ``digits`` decimals). With ``cache`` (a csv under results/) the study is
-    expensive: only ``afr report --studies`` runs it and writes that file; otherwise the block is
-    rendered from the committed csv."""
+    that quotes it (floats at ``digits`` decimals, or by the Python format spec ``formats`` gives a
+    column, e.g. ``+.3f``, ``.2g``). With ``cache`` (a csv under results/) the study is expensive:
+    only ``afr report --studies`` runs it and writes that file; otherwise its frame is read from
+    the committed csv. ``show`` names a cheap function of the same file that turns the study's
+    frame into the one shown (a pivot, a ranking)."""
 
     paper: str
     name: str
     function: str
     block: str
     cache: str | None = None
+    show: str | None = None
     digits: int = 3
+    formats: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -124,9 +128,19 @@ def _parse_study(raw: dict, paper: str, where: str) -> Study:
     digits = raw.get("digits", 3)
     if not isinstance(digits, int) or isinstance(digits, bool) or not 0 <= digits <= 12:
         raise AfrInputError(f"{where}: {name}: digits: {digits!r} is not allowed; allowed: an integer 0-12")
-    cache = raw.get("cache")
+    formats = raw.get("formats") or {}
+    if not isinstance(formats, dict):
+        raise AfrInputError(f"{where}: {name}: formats: not a mapping; allowed: column -> format spec (e.g. '+.3f')")
+    for column, spec in formats.items():
+        try:
+            format(1.5, str(spec))
+        except ValueError:
+            raise AfrInputError(f"{where}: {name}: formats: {column}: {spec!r} is not a number format; "
+                                f"allowed: a Python format spec such as '.3f', '+.3f', '.2g'") from None
+    cache, show = raw.get("cache"), raw.get("show")
     return Study(paper, name, str(raw.get("function", name)), str(_require(raw, "block", where)),
-                 str(cache) if cache else None, digits)
+                 str(cache) if cache else None, str(show) if show else None, digits,
+                 {str(k): str(v) for k, v in formats.items()})
 
 
 def _compare_metric(raw: dict, where: str) -> str:

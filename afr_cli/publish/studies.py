@@ -6,9 +6,10 @@ A study with ``cache`` is expensive (it refits models): its frame is computed on
 ``afr report --studies`` and written to that csv under ``root``; every other ``afr report`` (and
 ``--check``) renders the block from the committed csv, so the page never waits on a refit.
 
-How a frame is shown: floats at the study's ``digits`` decimals, or per column from
-``frame.attrs["digits"]``; columns listed in ``frame.attrs["signed"]`` carry a sign (differences);
-missing values are "—"; everything else as text.
+How a frame is shown: a study's ``show`` function (cheap: a pivot, a ranking) may turn its frame
+into the one shown; then floats at the study's ``digits`` decimals, or by the format spec its
+``formats`` gives the column (``+.3f`` for differences, ``.2g`` for p-values); missing values
+are "—"; everything else as text.
 """
 
 from __future__ import annotations
@@ -39,14 +40,16 @@ def studies_module(paper: Paper) -> ModuleType:
     return _MODULES[path]
 
 
-def study_function(paper: Paper, study: Study):
-    """The function a study names, or a one-line error naming the file and what it holds."""
+def study_function(paper: Paper, study: Study, name: str | None = None):
+    """The function a study names (``name``: another of its file, its ``show``), or a one-line
+    error naming the file and what it holds."""
     module = studies_module(paper)
-    fn = getattr(module, study.function, None)
+    fn = getattr(module, name or study.function, None)
     if not callable(fn):
         known = sorted(n for n, v in vars(module).items() if callable(v) and not n.startswith("_")
                        and getattr(v, "__module__", None) == module.__name__)
-        raise AfrInputError(f"{paper.studies_file}: {study.function}: no such function; allowed: {', '.join(known)}")
+        raise AfrInputError(f"{paper.studies_file}: {name or study.function}: no such function; "
+                            f"allowed: {', '.join(known)}")
     return fn
 
 
@@ -59,26 +62,25 @@ def study_frame(paper: Paper, study: Study, root: Path, refresh: bool = False) -
     if refresh:
         frame = study_function(paper, study)(root)
         cache.parent.mkdir(parents=True, exist_ok=True)
-        frame.to_csv(cache, index=False)
+        frame.to_csv(cache, index=False, float_format="%.6g")
         return frame
     return pd.read_csv(cache) if cache.is_file() else None
 
 
-def _cell(value, digits: int, signed: bool) -> str:
-    if isinstance(value, float) and math.isnan(value):
+def _cell(value, spec: str) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
         return "—"
     if isinstance(value, float):
-        return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
+        return format(value, spec)
     return str(value)
 
 
-def render_frame(frame: pd.DataFrame, digits: int) -> str:
+def render_frame(frame: pd.DataFrame, digits: int, formats: dict[str, str] | None = None) -> str:
     """A frame as a Markdown table (see the module's doc for the number format)."""
-    per_column = dict(frame.attrs.get("digits", {}))
-    signed = set(frame.attrs.get("signed", ()))
+    formats = formats or {}
     lines = ["| " + " | ".join(str(c) for c in frame.columns) + " |", "|" + "---|" * len(frame.columns)]
     for row in frame.itertuples(index=False):
-        cells = [_cell(v.item() if hasattr(v, "item") else v, per_column.get(c, digits), c in signed)
+        cells = [_cell(v.item() if hasattr(v, "item") else v, formats.get(str(c), f".{digits}f"))
                  for c, v in zip(frame.columns, row)]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -92,6 +94,9 @@ def study_blocks(papers: tuple[Paper, ...], root: Path, refresh: bool = False) -
             frame = study_frame(paper, study, root, refresh)
             if refresh and study.cache:
                 written.append(root / study.cache)
-            if frame is not None:
-                blocks[study.block] = render_frame(frame, study.digits)
+            if frame is None:
+                continue
+            if study.show:
+                frame = study_function(paper, study, study.show)(frame)
+            blocks[study.block] = render_frame(frame, study.digits, study.formats)
     return blocks, written
