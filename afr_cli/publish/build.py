@@ -17,7 +17,7 @@ from pathlib import Path
 from afr_cli.paper.knowledge import papers
 from afr_cli.publish.claims.ledger import (agreement_block, judge_paper, ledger_table, summary_block,
                                            write_ledger)
-from afr_cli.publish.frames import chosen_reports, forget_loaded
+from afr_cli.publish.frames import REPORTS, chosen_reports, forget_loaded
 from afr_cli.publish.pages import blocks_in, page_files, write_pages
 from afr_cli.publish.report_files import write_report, write_summary
 from afr_cli.publish.site import SITE, write_site
@@ -59,10 +59,16 @@ def write_all(root: Path, names: list[str] | None = None, reps: int | None = Non
     return written
 
 
-def committed_reps(root: Path) -> list[int]:
-    """The restricted repetition counts whose reports are committed (``results/<report>/reps<N>/``)."""
-    return sorted({int(m.group(1)) for d in root.glob("*/reps*") if d.is_dir()
-                   for m in [re.fullmatch(r"reps(\d+)", d.name)] if m})
+def committed_reps(root: Path) -> dict[int, list[str]]:
+    """The restricted views that are committed: repetition count -> the reports that hold a
+    ``results/<report>/reps<N>/`` folder (``afr report NAMES --reps N`` wrote them)."""
+    views: dict[int, list[str]] = {}
+    for report in REPORTS:
+        for folder in sorted((root / report.name).glob("reps*")):
+            match = re.fullmatch(r"reps(\d+)", folder.name)
+            if folder.is_dir() and match:
+                views.setdefault(int(match.group(1)), []).append(report.name)
+    return dict(sorted(views.items()))
 
 
 def _files(folder: Path) -> dict[Path, bytes]:
@@ -84,8 +90,8 @@ def stale_outputs(root: Path) -> list[str]:
         forget_loaded()
         written = set()
         try:
-            for reps in committed_reps(root):
-                written |= set(write_all(copy, reps=reps))
+            for reps, names in committed_reps(root).items():
+                written |= set(write_all(copy, names, reps=reps))
             written |= set(write_all(copy, html=True))
         finally:
             forget_loaded()

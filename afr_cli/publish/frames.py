@@ -40,6 +40,19 @@ def load_store(directory: Path) -> StoreFrames | None:
     return _LOADED[key]
 
 
+class StoreMissing(LookupError):
+    """A study needs a store that this results root does not hold (a scratch ``--root``): its block
+    is left as it is, as a report without stores writes nothing."""
+
+
+def stored(directory: Path) -> StoreFrames:
+    """A store's frames, or ``StoreMissing`` when there is neither the store nor its export."""
+    frames = load_store(directory)
+    if frames is None:
+        raise StoreMissing(str(directory))
+    return frames
+
+
 def forget_loaded() -> None:
     """Drop the loaded stores (a test that rewrites a store in one process)."""
     _LOADED.clear()

@@ -23,6 +23,7 @@ import pandas as pd
 
 from afr_cli.errors import AfrInputError
 from afr_cli.paper.knowledge import Paper, Study
+from afr_cli.publish.frames import StoreMissing
 
 _MODULES: dict[Path, ModuleType] = {}
 
@@ -87,11 +88,15 @@ def render_frame(frame: pd.DataFrame, digits: int, formats: dict[str, str] | Non
 
 
 def study_blocks(papers: tuple[Paper, ...], root: Path, refresh: bool = False) -> tuple[dict[str, str], list[Path]]:
-    """Every declared study's block body by block name, and the cache files written (``refresh``)."""
+    """Every declared study's block body by block name, and the cache files written (``refresh``);
+    a study whose stores ``root`` does not hold is left out (its block stays as it is)."""
     blocks, written = {}, []
     for paper in papers:
         for study in paper.studies:
-            frame = study_frame(paper, study, root, refresh)
+            try:
+                frame = study_frame(paper, study, root, refresh)
+            except StoreMissing:
+                continue
             if refresh and study.cache:
                 written.append(root / study.cache)
             if frame is None:

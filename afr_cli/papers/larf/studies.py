@@ -24,7 +24,7 @@ from afr_cli.models import LARF
 from afr_cli.paths import PROJECT_ROOT
 from afr_cli.protocol import UnitSeeds
 from afr_cli.publish.claims.columns import ColumnRef, published_column
-from afr_cli.publish.frames import load_store
+from afr_cli.publish.frames import stored
 from afr_cli.stats import paired_ttest
 
 SMALL = ("Friedman3", "Sparse", "Regression")
@@ -34,7 +34,7 @@ PAPER_REPS = 10
 
 def _ours(root: Path, store: str, model: str, reps: int | None = None) -> pd.DataFrame:
     """Per (dataset, rep) rows of one model (selected rows), on repetitions 0..reps-1 or all."""
-    r = load_store(root / store).results
+    r = stored(root / store).results
     r = r[r.model == model]
     return r[r.rep < reps] if reps else r
 

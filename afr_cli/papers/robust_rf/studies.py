@@ -31,7 +31,7 @@ from afr_cli.forests import LeafStatistics
 from afr_cli.models.robust import RobustRFFamily, weight_bounds, weights_problem
 from afr_cli.paper import published_table
 from afr_cli.protocol import derive_seed, split_indices
-from afr_cli.publish.frames import load_store
+from afr_cli.publish.frames import stored
 from afr_cli.solve import solve
 from afr_cli.tables.compare import compare_models
 from afr_cli.tables.selection import results_in_view
@@ -43,7 +43,7 @@ ALL_MODELS = ("robust-rf-a0.2", "robust-rf-a0.05", "robust-rf-train-a0.2")
 
 
 def _view(root: Path, store: str, selection: str, reps: int) -> pd.DataFrame:
-    frames = load_store(root / store)
+    frames = stored(root / store)
     return results_in_view(frames.results, frames.grid, selection, reps, "rmse")
 
 

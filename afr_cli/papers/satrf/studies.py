@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from afr_cli.publish.claims.columns import ColumnRef, published_column
-from afr_cli.publish.frames import load_store
+from afr_cli.publish.frames import stored
 from afr_cli.tables.selection import results_in_view
 
 DATASETS = ("Diabetes", "Friedman1", "Friedman2", "Friedman3", "Regression", "Sparse", "Wine",
@@ -29,7 +29,7 @@ def _published(spec: str, base: str, model: str) -> pd.Series:
 
 
 def _means(root: Path, store: str, selection: str) -> pd.DataFrame:
-    frames = load_store(root / store)
+    frames = stored(root / store)
     view = results_in_view(frames.results, frames.grid, selection)
     return view.groupby(["dataset", "model"]).r2.mean().unstack("model")
 
