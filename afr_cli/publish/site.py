@@ -204,7 +204,7 @@ def glance_chart(rows: list[tuple[Paper, Counter, Counter]]) -> str:
         for name, css in chunk:
             out.append(f'<rect x="{x}" y="{y + row * 18}" width="12" height="12" fill="{COLOUR[css]}"></rect>'
                        f'<text x="{x + 16}" y="{y + row * 18 + 10}" class="bar-label">{_e(name)}</text>')
-            x += 26 + 6 * len(name)
+            x += 26 + int(5.6 * len(name))
     return "\n".join(out + ["</svg>"])
 
 
