@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from afr_cli.claims.judge import CANNOT, DOES_NOT, NOT_RUN, PARTLY, REPRODUCES, judge
+from afr_cli.publish.claims.judge import CANNOT, DOES_NOT, NOT_RUN, PARTLY, REPRODUCES, judge
 from afr_cli.paper import published_table
 
 

@@ -151,7 +151,7 @@ def test_compare_without_results_refuses_two_stores_holding_the_same_model_and_b
 
 @pytest.mark.slow
 def test_reps_beyond_the_stored_count_is_said(tmp_path):
-    from afr_cli.reports import reps_shortfall
+    from afr_cli.publish.frames import reps_shortfall
 
     _store_with(tmp_path / "s", {"RF": ["rf", "a", "b"]}, reps=3)
     proc = run_afr("table", "--results", str(tmp_path / "s"), "--reps", "50", "--compare", "a", "b")

@@ -373,7 +373,7 @@ def test_table_and_report_agree_on_best_test_with_reps(tmp_path, capsys):
     import yaml
 
     from afr_cli.commands.table import _table
-    from afr_cli.reports import REPORTS, forget_loaded, report_frames
+    from afr_cli.publish.frames import REPORTS, forget_loaded, report_frames
     from conftest import run_afr
 
     cfg = {"name": "abrf_rf", "seed": 3, "protocol": {"reps": 3}, "datasets": ["Sparse", "Friedman1"],

@@ -108,15 +108,32 @@ def register_report(app: typer.Typer) -> None:
                                                   "the papers' count); written beside the all-repetition files, "
                                                   "as summary-repsN.* and results/<report>/repsN/"),
                html: bool = typer.Option(False, "--html", help="also write the static site results/site/index.html "
-                                         "(one page per paper; open it from disk)")) -> None:
+                                         "(one page per paper; open it from disk or copy the folder anywhere)"),
+               studies: bool = typer.Option(False, "--studies", help="also rerun the expensive studies (refits) and "
+                                            "rewrite their committed csv files before rendering their blocks"),
+               check: bool = typer.Option(False, "--check", help="write nothing: regenerate in a scratch copy and "
+                                          "exit 1 naming every committed file or generated block that is stale")) -> None:
         """Write every store's summary and ours beside the papers' tables (results/<report>/)."""
-        from afr_cli.reports import REPORTS, reps_shortfall, write_all
+        from afr_cli.publish.build import stale_outputs, write_all
+        from afr_cli.publish.frames import REPORTS, reps_shortfall
         from afr_cli.store import has_results, load_results
 
         if reps is not None and reps < 1:
             raise AfrInputError(f"--reps: {reps} is not allowed; an integer >= 1")
+        if check:
+            if names or reps is not None or html or studies:
+                raise AfrInputError("--check: takes no report names, --reps, --html or --studies; "
+                                    "allowed: afr report --check [--root DIR]")
+            stale = stale_outputs(root)
+            for line in stale:
+                typer.echo(line)
+            if stale:
+                typer.echo(f"{len(stale)} stale: run afr report --html (and commit) to regenerate", err=True)
+                raise typer.Exit(1)
+            typer.echo("every generated file and block is current")
+            return
         try:
-            written = write_all(root, names or None, reps, html)
+            written = write_all(root, names or None, reps, html, studies)
         except OSError as err:
             raise AfrInputError(f"{err.filename}: cannot write the report ({err.strerror})") from None
         for path in written:

@@ -91,7 +91,7 @@ def _table(
     from afr_cli import tables
     from afr_cli.paper import published_table
     from afr_cli.paper.knowledge import paper_reps
-    from afr_cli.reports import reps_shortfall
+    from afr_cli.publish.frames import reps_shortfall
 
     if fmt not in tables.FORMATS:
         raise AfrInputError(f"--format: {fmt!r} is not one of {', '.join(tables.FORMATS)}")

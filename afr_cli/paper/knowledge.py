@@ -19,8 +19,10 @@ from afr_cli.errors import AfrInputError
 
 PAPER_DIR = Path(__file__).resolve().parent
 PAPER_KEYS = {"id", "order", "title", "text", "published", "reps", "models", "bases", "param_rows", "axes",
-              "tables", "ttests", "baselines", "reports", "claims", "agreement"}
+              "tables", "ttests", "baselines", "reports", "claims", "agreement", "studies"}
 REPORT_KEYS = {"name", "stores", "tables", "compare", "compare_metric", "friedman"}
+STUDY_KEYS = {"name", "function", "block", "cache", "show", "digits", "formats"}
+STUDIES_DIR = PAPER_DIR.parent / "papers"  # afr_cli/papers/<paper>/studies.py
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,26 @@ class Report:
 
 
 @dataclass(frozen=True)
+class Study:
+    """One analysis of a paper beyond its tables: a function of ``afr_cli/papers/<paper>/studies.py``
+    that returns a frame, rendered by ``afr report`` into the generated block ``block`` of the page
+    that quotes it (floats at ``digits`` decimals, or by the Python format spec ``formats`` gives a
+    column, e.g. ``+.3f``, ``.2g``). With ``cache`` (a csv under results/) the study is expensive:
+    only ``afr report --studies`` runs it and writes that file; otherwise its frame is read from
+    the committed csv. ``show`` names a cheap function of the same file that turns the study's
+    frame into the one shown (a pivot, a ranking)."""
+
+    paper: str
+    name: str
+    function: str
+    block: str
+    cache: str | None = None
+    show: str | None = None
+    digits: int = 3
+    formats: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Paper:
     """One paper's data file, parsed."""
 
@@ -73,6 +95,12 @@ class Paper:
     reports: tuple[Report, ...]
     claims: tuple[dict, ...]
     agreement: tuple[dict, ...] = ()
+    studies: tuple[Study, ...] = ()
+
+    @property
+    def studies_file(self) -> Path:
+        """Where the paper's study functions live."""
+        return STUDIES_DIR / self.id / "studies.py"
 
 
 def _require(record: dict, key: str, where: str) -> Any:
@@ -88,6 +116,31 @@ def _parse_report(raw: dict, paper: str, where: str) -> Report:
     return Report(str(_require(raw, "name", where)), paper, tuple(_require(raw, "stores", where)),
                   tuple(raw.get("tables", ())), tuple(tuple(pair) for pair in raw.get("compare", ())),
                   tuple(raw.get("friedman", ())), _compare_metric(raw, where))
+
+
+def _parse_study(raw: dict, paper: str, where: str) -> Study:
+    if not isinstance(raw, dict):
+        raise AfrInputError(f"{where}: not a mapping of study keys; allowed: {', '.join(sorted(STUDY_KEYS))}")
+    unknown = set(raw) - STUDY_KEYS
+    if unknown:
+        raise AfrInputError(f"{where}: {sorted(unknown)[0]}: unknown key; allowed: {', '.join(sorted(STUDY_KEYS))}")
+    name = str(_require(raw, "name", where))
+    digits = raw.get("digits", 3)
+    if not isinstance(digits, int) or isinstance(digits, bool) or not 0 <= digits <= 12:
+        raise AfrInputError(f"{where}: {name}: digits: {digits!r} is not allowed; allowed: an integer 0-12")
+    formats = raw.get("formats") or {}
+    if not isinstance(formats, dict):
+        raise AfrInputError(f"{where}: {name}: formats: not a mapping; allowed: column -> format spec (e.g. '+.3f')")
+    for column, spec in formats.items():
+        try:
+            format(1.5, str(spec))
+        except ValueError:
+            raise AfrInputError(f"{where}: {name}: formats: {column}: {spec!r} is not a number format; "
+                                f"allowed: a Python format spec such as '.3f', '+.3f', '.2g'") from None
+    cache, show = raw.get("cache"), raw.get("show")
+    return Study(paper, name, str(raw.get("function", name)), str(_require(raw, "block", where)),
+                 str(cache) if cache else None, str(show) if show else None, digits,
+                 {str(k): str(v) for k, v in formats.items()})
 
 
 def _compare_metric(raw: dict, where: str) -> str:
@@ -118,7 +171,8 @@ def parse_paper(raw: dict, where: str) -> Paper:
         param_rows=dict(raw.get("param_rows", {})), axes=axes, tables=tables,
         ttests=tuple(raw.get("ttests", ())), baselines=dict(raw.get("baselines", {})),
         reports=tuple(_parse_report(r, paper, f"{where}: reports") for r in raw.get("reports", ())),
-        claims=tuple(raw.get("claims", ())), agreement=tuple(raw.get("agreement", ())))
+        claims=tuple(raw.get("claims", ())), agreement=tuple(raw.get("agreement", ())),
+        studies=tuple(_parse_study(r, paper, f"{where}: studies") for r in raw.get("studies", ()) or ()))
 
 
 @lru_cache(maxsize=None)

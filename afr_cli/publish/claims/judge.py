@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from afr_cli.claims.columns import ColumnRef, column_ref, our_columns, published_column, shared_reps
+from afr_cli.publish.claims.columns import ColumnRef, column_ref, our_columns, published_column, shared_reps
 from afr_cli.errors import AfrInputError
 from afr_cli.paper import load_ttests
 from afr_cli.stats import paired_ttest

@@ -1,31 +1,29 @@
-"""The claims ledger and the agreement counts, written by ``afr report``: one ``claims.md`` per
-paper under ``results/<paper>/``, and the generated sections of README.md and results/*/README.md
-(between ``<!-- BEGIN GENERATED: name -->`` and ``<!-- END GENERATED: name -->``), so no count or
-verdict in a README is typed by hand."""
+"""The claims ledger and the agreement counts: every claim of a paper judged on the stores, one
+``claims.md`` per paper under ``results/<paper>/``, and the bodies of the pages' generated blocks
+that quote them (the verdict list, the ledger table, the agreement counts; afr_cli/publish/pages.py
+puts them into the pages)."""
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from pathlib import Path
 
 import pandas as pd
 
-from afr_cli.claims.judge import VERDICTS, Verdict, describe_test, judge, reason
-from afr_cli.paper.knowledge import Paper, papers
+import afr_cli.publish.claims.judge as judge_rules
+from afr_cli.paper.knowledge import Paper
+from afr_cli.publish.claims.judge import VERDICTS, Verdict, describe_test, judge, printed_test, reason
+from afr_cli.publish.frames import load_store, report_by_name, report_frames
 from afr_cli.tables.agreement import RULE, as_printed
 from afr_cli.tables.format import METRIC_NAMES, grid
+from afr_cli.tables.paper_compare import paper_comparison, printed_cells
 
 LEDGER = "claims.md"
-BEGIN = "<!-- BEGIN GENERATED: {name} (afr report; do not edit by hand) -->"
-END = "<!-- END GENERATED: {name} -->"
 
 
 def judge_paper(paper: Paper, root: Path) -> list[Verdict]:
     """Every claim of a paper, judged on the stores under ``root``."""
-    from afr_cli.reports import REPORTS, load_store, report_frames
-
-    reports = {r.name: r for r in REPORTS}
+    reports = report_by_name()
     out = []
     for claim in paper.claims:
         if claim.get("test") == "surface_peak":
@@ -65,13 +63,11 @@ def ledger_table(verdicts: list[Verdict], reps_label: str) -> str:
 
 def render_ledger(paper: Paper, verdicts: list[Verdict]) -> str:
     """results/<paper>/claims.md: the verdict count, the table, then each claim quoted."""
-    from afr_cli.claims import judge as j
-
     reps_label = f"repetitions 0-{paper.reps - 1}"
     head = [f"# Claims ledger: {paper.title}",
             f"Every claim of the paper, as its data file `afr_cli/paper/{paper.id}.yaml` records it, judged by "
             f"`afr report` on our stores: {verdict_counts(verdicts)}.",
-            j.__doc__.split("\n\n", 1)[1].strip(),
+            judge_rules.__doc__.split("\n\n", 1)[1].strip(),
             f"The paper's number is its claim's test applied to the paper's own table (a printed t-test "
             f"is quoted below the table); ours is on every stored repetition, with the paper's own "
             f"{reps_label} beside it (not used for the verdict).",
@@ -81,7 +77,7 @@ def render_ledger(paper: Paper, verdicts: list[Verdict]) -> str:
         lines = [f"### {v.id}: {v.verdict}", f"> {v.claim['quote']}",
                  f"- test: {describe_test(v.claim)}",
                  f"- paper: {v.paper.text if v.paper else ''}"]
-        printed = j.printed_test(paper.id, v.claim)
+        printed = printed_test(paper.id, v.claim)
         if printed:
             lines.append(f"- printed in the paper's text: {printed}")
         if v.ours:
@@ -106,10 +102,7 @@ def summary_block(paper: Paper, verdicts: list[Verdict]) -> str:
 def agreement_rows(paper: Paper, root: Path) -> list[list[str]]:
     """Per agreement group of the paper's data file, per metric and selection: cells, as printed,
     within tolerance and mean Δ on the paper's own repetitions (the agreement rule)."""
-    from afr_cli.reports import REPORTS, report_frames
-    from afr_cli.tables.paper_compare import paper_comparison, printed_cells
-
-    reports = {r.name: r for r in REPORTS}
+    reports = report_by_name()
     rows = []
     for group in paper.agreement:
         report = reports[group["report"]]
@@ -153,35 +146,9 @@ def agreement_block(paper: Paper, root: Path) -> str | None:
             + grid(headers, rows, "md"))
 
 
-def replace_sections(path: Path, blocks: dict[str, str]) -> bool:
-    """Rewrite the generated sections of one file; True when the file changed."""
-    text = path.read_text(encoding="utf-8")
-    new = text
-    for name, body in blocks.items():
-        pattern = re.compile(re.escape(BEGIN.format(name=name)) + r".*?" + re.escape(END.format(name=name)), re.S)
-        new = pattern.sub(lambda _: f"{BEGIN.format(name=name)}\n{body}\n{END.format(name=name)}", new)
-    if new != text:
-        path.write_text(new, encoding="utf-8")
-    return new != text
-
-
-def write_ledgers(root: Path) -> list[Path]:
-    """Every paper's claims.md under ``root`` and the generated README sections beside it."""
-    written, blocks = [], {}
-    for paper in papers():
-        verdicts = judge_paper(paper, root)
-        if verdicts:
-            out = root / paper.id / LEDGER
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(render_ledger(paper, verdicts))
-            written.append(out)
-            blocks[f"claims:{paper.id}"] = summary_block(paper, verdicts)
-            blocks[f"ledger:{paper.id}"] = ledger_table(verdicts, f"repetitions 0-{paper.reps - 1}")
-        agreement = agreement_block(paper, root)
-        if agreement:
-            blocks[f"agreement:{paper.id}"] = agreement
-    readmes = [root.parent / "README.md", *sorted(root.glob("*/README.md"))]
-    for readme in readmes:
-        if readme.is_file() and replace_sections(readme, blocks):
-            written.append(readme)
-    return written
+def write_ledger(paper: Paper, verdicts: list[Verdict], root: Path) -> Path:
+    """results/<paper>/claims.md under ``root``."""
+    out = root / paper.id / LEDGER
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render_ledger(paper, verdicts))
+    return out

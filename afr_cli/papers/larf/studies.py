@@ -1,0 +1,160 @@
+"""Studies of the LARF paper (results/larf/README.md, "The misses, and one explanation tested").
+
+Cheap, read from the stores on every ``afr report``: ours is the mean test R² over the stated
+repetitions of the selected rows; the paper's is its printed cell (LARF Tables 3 and 5, SAT-RF
+Table 9 = LARF Table 10).
+
+Expensive: ``which_optimum`` refits epsM-w-LARF eight times (two grid points x four solvers) and
+runs only under ``afr report --studies``, which writes results/larf/which_optimum.csv; every other
+``afr report`` renders its block from that committed file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.metrics import r2_score
+from sklearn.preprocessing import StandardScaler
+
+from afr_cli.config import load_experiment
+from afr_cli.data import load_dataset
+from afr_cli.models import LARF
+from afr_cli.paths import PROJECT_ROOT
+from afr_cli.protocol import UnitSeeds
+from afr_cli.publish.claims.columns import ColumnRef, published_column
+from afr_cli.publish.frames import stored
+from afr_cli.stats import paired_ttest
+
+SMALL = ("Friedman3", "Sparse", "Regression")
+LARGE = ("Concrete", "Airfoil", "Friedman2", "Yacht")
+PAPER_REPS = 10
+
+
+def _ours(root: Path, store: str, model: str, reps: int | None = None) -> pd.DataFrame:
+    """Per (dataset, rep) rows of one model (selected rows), on repetitions 0..reps-1 or all."""
+    r = stored(root / store).results
+    r = r[r.model == model]
+    return r[r.rep < reps] if reps else r
+
+
+def _mean(root: Path, store: str, model: str, reps: int | None = None) -> pd.Series:
+    return _ours(root, store, model, reps).groupby("dataset").r2.mean()
+
+
+def _paper(spec: str, base: str, model: str) -> pd.Series:
+    """The paper's printed R² of one column, by dataset."""
+    return published_column(ColumnRef(spec, base, model), "r2")
+
+
+def ert_excess(root: Path) -> pd.DataFrame:
+    """ERT epsM-w-ARF on repetitions 0-9 where the paper's value sits at its plain ERT: ours, the
+    paper's, its plain ERT and our eps-ABRF on the same forests; the last row the mean over the
+    11 datasets of ours − paper."""
+    ours, paper = _mean(root, "larf_ert", "em-w-arf", PAPER_REPS), _paper("larf:5", "ERT", "em-w-arf")
+    ert, abrf = _paper("larf:5", "ERT", "ert"), _mean(root, "larf_ert", "eps-abrf", PAPER_REPS)
+    rows = [{"dataset": d, "ours": ours[d], "paper": paper[d], "ours − paper": ours[d] - paper[d],
+             "paper's plain ERT": ert[d], "our eps-ABRF": abrf[d]}
+            for d in ("Friedman1", "Friedman2", "Friedman3", "Airfoil")]
+    rows.append({"dataset": "mean over the 11 datasets", "ours": None, "paper": None,
+                 "ours − paper": float((ours - paper).mean()), "paper's plain ERT": None, "our eps-ABRF": None})
+    return pd.DataFrame(rows)
+
+
+def larger_sets(root: Path) -> pd.DataFrame:
+    """RF epsM-w-LARF on the larger sets, repetitions 0-9, beside the paper."""
+    ours, paper = _mean(root, "larf_rf", "em-w-larf", PAPER_REPS), _paper("larf:3", "RF", "em-w-larf")
+    return pd.DataFrame([{"dataset": d, "ours": ours[d], "paper": paper[d]} for d in LARGE])
+
+
+def small_sets(root: Path) -> pd.DataFrame:
+    """RF epsM-w-LARF on the 80-row synthetic sets: the mean on repetitions 0-9 and its gap to the
+    paper, the split-to-split standard deviation there and the standard error of a 10-repetition
+    mean, then the same over every stored repetition."""
+    chosen = _ours(root, "larf_rf", "em-w-larf", PAPER_REPS)
+    every = _ours(root, "larf_rf", "em-w-larf")
+    paper = _paper("larf:3", "RF", "em-w-larf")
+    rows = []
+    for d in SMALL:
+        ten, all_reps = chosen[chosen.dataset == d].r2, every[every.dataset == d].r2
+        rows.append({"dataset": d, "ours 0-9": ten.mean(), "paper": paper[d], "gap 0-9": ten.mean() - paper[d],
+                     "sd 0-9": ten.std(), "SE of the 0-9 mean": ten.std() / PAPER_REPS ** 0.5,
+                     "reps": int(all_reps.size), "ours, all": all_reps.mean(), "sd, all": all_reps.std(),
+                     "gap, all": all_reps.mean() - paper[d]})
+    return pd.DataFrame(rows)
+
+
+def small_sets_tau0(root: Path) -> pd.DataFrame:
+    """The tau0 the inner CV chose for epsM-w-LARF on the small sets, repetitions 0-9: how often;
+    and Friedman 3's repetition 0 (its choice, CV and test R², how much it lowers the 10-repetition
+    mean, and the median of repetitions 0-9)."""
+    chosen = _ours(root, "larf_rf", "em-w-larf", PAPER_REPS)
+    small = chosen[chosen.dataset.isin(SMALL)]
+    counts = small["params"].map(lambda p: p.get("tau0")).value_counts()
+    rows = [{"what": f"(dataset, rep) pairs choosing tau0 = {tau0:g}", "value": str(int(n))} for tau0, n in counts.items()]
+    f3 = small[small.dataset == "Friedman3"].set_index("rep")
+    r0 = f3.loc[0]
+    rows += [{"what": "Friedman 3, rep 0: tau0 chosen", "value": f"{r0['params'].get('tau0'):g}"},
+             {"what": "Friedman 3, rep 0: CV R²", "value": f"{r0['cv_score']:.2f}"},
+             {"what": "Friedman 3, rep 0: test R²", "value": f"{r0['r2']:.2f}"},
+             {"what": "Friedman 3: how much rep 0 lowers the 0-9 mean", "value": f"{f3.r2.drop(0).mean() - f3.r2.mean():.2f}"},
+             {"what": "Friedman 3: median of reps 0-9", "value": f"{f3.r2.median():.3f}"}]
+    return pd.DataFrame(rows)
+
+
+def leave_self_out(root: Path) -> pd.DataFrame:
+    """Leaving a training row out of its own leaves, on repetitions 0-9: ours → leave-self-out beside
+    the paper, per model and small dataset."""
+    rows = []
+    for model, spec_model in (("em-w-larf", "em-w-larf"), ("em-larf", "em-larf")):
+        base = _mean(root, "larf_rf", model, PAPER_REPS)
+        loo = _mean(root, "larf_leave_self_out", f"{model}-loo", PAPER_REPS)
+        paper = _paper("larf:3", "RF", spec_model)
+        rows += [{"model": model, "dataset": d, "ours": base[d], "leave-self-out": loo[d], "paper": paper[d]}
+                 for d in SMALL]
+    return pd.DataFrame(rows)
+
+
+def leave_self_out_paired(root: Path) -> pd.DataFrame:
+    """Every repetition both stores hold, paired split by split: ours → leave-self-out per small
+    dataset, and the paired t-test over the three datasets."""
+    rows = []
+    for model in ("em-w-larf", "em-larf"):
+        loo_rows = _ours(root, "larf_leave_self_out", f"{model}-loo")
+        base = _ours(root, "larf_rf", model).merge(loo_rows[["dataset", "rep"]], on=["dataset", "rep"])
+        b, l = base.groupby("dataset").r2.mean(), loo_rows.groupby("dataset").r2.mean()
+        test = paired_ttest(b[list(SMALL)].to_numpy(), l[list(SMALL)].to_numpy())
+        rows.append({"model": model, "reps": int(loo_rows.rep.nunique()),
+                     **{d: f"{b[d]:.3f} → {l[d]:.3f}" for d in SMALL}, "paired t-test p (3 datasets)": test.p})
+    return pd.DataFrame(rows)
+
+
+DATASET, REP = "Regression", 34
+POINTS = ({"tau0": 100.0, "M": 1}, {"tau0": 1.0, "M": 20})  # chosen under OSQP, under AUTO
+SOLVERS = ("OSQP", "auto", "CLARABEL", "ECOS")
+
+
+def which_optimum(root: Path) -> pd.DataFrame:
+    """Expensive (eight QP fits): on Regression, RF, repetition 34 (the repetition ``afr diff`` found
+    moved most), the unit's own split, scaling and forest, epsM-w-LARF refit on its 80 training rows
+    at the two grid points the old (OSQP) and new (AUTO) stores selected; per solver: the
+    objective, the weights' norm and the test R² (the AUTO and OSQP rows equal the stores' cells)."""
+    exp = load_experiment(PROJECT_ROOT / "configs" / "larf_rf.yaml")
+    base = exp.bases[0]
+    X, y = load_dataset(DATASET, exp.data_seed, exp.synthetic_noise)
+    seeds = UnitSeeds(exp, DATASET, base, REP)
+    train, test = seeds.split_rows(len(y))
+    scaler = StandardScaler().fit(X[train])
+    X_train, X_test = scaler.transform(X[train]), scaler.transform(X[test])
+    rows = []
+    for point in POINTS:
+        for solver in SOLVERS:
+            model = LARF(variant="em-w-larf", base=base.kind, random_state=seeds.forest(-1), solver=solver,
+                         **point, **{k: v for k, v in base.params.items() if v is not None}).fit(X_train, y[train])
+            result = model.solve_result_
+            rows.append({"tau0": point["tau0"], "M": point["M"], "solver asked": solver,
+                         "solver used": f"{result.solver}: {result.status}", "training rows": len(train),
+                         "objective": float(result.objective), "|weights|": float(np.linalg.norm(result.theta)),
+                         "weights": int(result.theta.size), "test R²": float(r2_score(y[test], model.predict(X_test)))})
+    return pd.DataFrame(rows)

@@ -1,0 +1,309 @@
+"""Studies of the robust interval-weighted RF paper (results/robust_rf/README.md).
+
+Cheap, read from the stores on every ``afr report``: ``table_one`` (Table I side by side),
+``boston_gains`` / ``diabetes_gains`` (robust − RF over the 18 (gamma, eta) cells, Demšar's paired
+t-test, better / tied / worse at the printed precision), ``gain_by_cell`` and the 11-dataset run
+(``all_datasets``, ``all_datasets_wins``), all at the paper's 100 repetitions (10 for the
+11-dataset store, which holds 10).
+
+Expensive, they refit forests and run only under ``afr report --studies``, which writes their
+committed csv (and weight_path.png) under results/robust_rf/; every other ``afr report`` renders
+their blocks from those files: ``rf_search`` (23 forest settings scored on Table I's RF column
+alone, 30 splits at gamma 15/75/95 %, plain scikit-learn, minutes), ``rf_check`` (the chosen
+setting on all nine fractions, 100 splits) and ``weight_path`` (the robust RF's tree weights as
+lambda varies, one Boston split).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from sklearn.ensemble import RandomForestRegressor
+
+from afr_cli.data import load_dataset
+from afr_cli.ensembles import get_ensemble
+from afr_cli.features import LeafStatistics
+from afr_cli.models.robust import RobustRFFamily, weight_bounds, weights_problem
+from afr_cli.paper import published_table
+from afr_cli.protocol import derive_seed, split_indices
+from afr_cli.publish.frames import stored
+from afr_cli.solve import solve
+from afr_cli.tables.compare import compare_models
+from afr_cli.tables.selection import results_in_view
+
+SELECTIONS = (("inner-CV", "stored"), ("best-test", "best-test"))
+FORESTS = (("RF (depth 4)", "RF"), ("RF-msl1", "RF-msl1"))
+REPS, ALL_REPS = 100, 10  # the paper's count; the 11-dataset store holds 10
+ALL_MODELS = ("robust-rf-a0.2", "robust-rf-a0.05", "robust-rf-train-a0.2")
+
+
+def _view(root: Path, store: str, selection: str, reps: int) -> pd.DataFrame:
+    frames = stored(root / store)
+    return results_in_view(frames.results, frames.grid, selection, reps, "rmse")
+
+
+def _comparisons(root: Path, store: str, models: tuple[str, ...], reps: int) -> dict:
+    """RF against each model per (forest, selection name): {model: BaseComparison}."""
+    out = {}
+    for forest, base in FORESTS:
+        for name, selection in SELECTIONS:
+            v = _view(root, store, selection, reps)
+            out[(forest, name)] = {m: compare_models(v[v.base == base], "rf", m, "rmse").bases[0] for m in models}
+    return out
+
+
+def _counts(record) -> str:
+    return f"{len(record.wins)} / {len(record.ties)} / {len(record.losses)}"
+
+
+def table_one(root: Path) -> pd.DataFrame:
+    """Table I (Boston, base RF): ours under inner-CV and best-test selection beside the paper's cells."""
+    paper = published_table("robust_rf:I")
+    paper = paper[paper.metric == "rmse"]
+    views = {name: _view(root, "robust_rf_boston", sel, REPS) for name, sel in SELECTIONS}
+    mean = {name: v[v.base == "RF"].groupby(["model", "train_fraction", "noise_eta"]).rmse.mean()
+            for name, v in views.items()}
+
+    def printed(model: str, gamma: float, eta: float) -> str:
+        cell = paper[(paper.model == model) & (paper.train_fraction.round(6) == round(gamma * 100, 6))
+                     & (paper.noise_eta == eta)]
+        return cell.value_str.iloc[0] if len(cell) else "—"
+
+    rows = []
+    for eta in (0.0, 0.5):
+        for gamma in sorted(views["inner-CV"].train_fraction.unique()):
+            row = {"γ %": f"{gamma * 100:g}", "η": f"{eta:g}", "RF ours": mean["inner-CV"][("rf", gamma, eta)],
+                   "RF paper": printed("rf", gamma, eta)}
+            for alpha, ours in (("0.2", "robust-rf-a0.2"), ("0.05", "robust-rf-a0.05")):
+                row[f"α={alpha} inner-CV"] = mean["inner-CV"][(ours, gamma, eta)]
+                row[f"α={alpha} best-test"] = mean["best-test"][(ours, gamma, eta)]
+                row[f"α={alpha} paper"] = printed(f"robust-rf-a{alpha}", gamma, eta)
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _gains(root: Path, store: str, models: tuple[str, ...]) -> pd.DataFrame:
+    rows = []
+    for (forest, name), by_model in _comparisons(root, store, models, REPS).items():
+        row = {"forest": forest, "selection": name}
+        for model, c in by_model.items():
+            row[f"{model} − RF"] = c.ttest.mean_diff
+            row[f"p ({model})"] = c.ttest.p
+            row[f"better / tied / worse ({model})"] = _counts(c.record)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def boston_gains(root: Path) -> pd.DataFrame:
+    """Boston: robust − RF over the 18 (gamma, eta) cells, per forest and selection."""
+    return _gains(root, "robust_rf_boston", ("robust-rf-a0.2", "robust-rf-a0.05"))
+
+
+def diabetes_gains(root: Path) -> pd.DataFrame:
+    """Diabetes (Figures 1-2): robust (alpha = 0.002) − RF over the 18 cells."""
+    return _gains(root, "robust_rf_diabetes", ("robust-rf-a0.002",))
+
+
+def gain_by_cell(root: Path) -> pd.DataFrame:
+    """Robust (alpha = 0.2) − RF per (gamma, eta) on Boston's depth-4 forest: does the gain grow
+    with less data and with noise, as the paper says?"""
+    rows = []
+    for name, selection in SELECTIONS:
+        v = _view(root, "robust_rf_boston", selection, REPS)
+        m = v[v.base == "RF"].groupby(["model", "noise_eta", "train_fraction"]).rmse.mean()
+        gain = m["robust-rf-a0.2"] - m["rf"]
+        for eta in (0.0, 0.5):
+            cells = gain[eta]
+            rows.append({"selection": name, "η": f"{eta:g}",
+                         **{f"{g * 100:g} %": cells[g] for g in sorted(cells.index)}, "mean": cells.mean()})
+    return pd.DataFrame(rows)
+
+
+def all_datasets(root: Path) -> pd.DataFrame:
+    """The 11-dataset run: cells (of 198) where each robust model is better than RF, tied or worse,
+    per forest and selection."""
+    table = _comparisons(root, "robust_rf_all", ALL_MODELS, ALL_REPS)
+    return pd.DataFrame([{"forest": forest, "selection": name,
+                          **{f"{m}: better / tied / worse": _counts(c.record) for m, c in by_model.items()}}
+                         for (forest, name), by_model in table.items()])
+
+
+def all_datasets_wins(root: Path) -> pd.DataFrame:
+    """The 11-dataset run per dataset: cells of 18 where alpha = 0.2 beats RF (inner CV), per forest."""
+    table = _comparisons(root, "robust_rf_all", ALL_MODELS[:1], ALL_REPS)
+    first = table[(FORESTS[0][0], "inner-CV")][ALL_MODELS[0]].per_dataset
+    datasets = sorted({cell.split(" [")[0] for cell in first["dataset"]})
+    wins = {forest: Counter(cell.split(" [")[0] for cell in table[(forest, "inner-CV")][ALL_MODELS[0]].record.wins)
+            for forest, _ in FORESTS}
+    return pd.DataFrame([{"dataset": d, **{f"{f}: cells of 18 where α=0.2 beats RF (inner CV)": wins[f][d]
+                                           for f, _ in FORESTS}} for d in datasets])
+
+
+SEARCH_GAMMAS = (0.15, 0.75, 0.95)
+ALL_GAMMAS = (0.15, 0.25, 0.35, 0.45, 0.55, 0.65, 0.75, 0.85, 0.95)
+SETTINGS = {  # name -> RandomForestRegressor keyword arguments (100 trees unless said)
+    "msl1": {}, "msl3": {"min_samples_leaf": 3}, "msl5": {"min_samples_leaf": 5},
+    "msl10": {"min_samples_leaf": 10}, "mf1/3": {"max_features": 1 / 3}, "mf-sqrt": {"max_features": "sqrt"},
+    "depth3": {"max_depth": 3}, "depth4": {"max_depth": 4}, "depth5": {"max_depth": 5},
+    "depth6": {"max_depth": 6}, "depth8": {"max_depth": 8}, "no-bootstrap": {"bootstrap": False},
+    "10 trees": {"n_estimators": 10}, "msl5-depth6": {"min_samples_leaf": 5, "max_depth": 6},
+    "leaves16": {"max_leaf_nodes": 16}, "leaves32": {"max_leaf_nodes": 32}, "msl4": {"min_samples_leaf": 4},
+    "msl5-mf1/3": {"min_samples_leaf": 5, "max_features": 1 / 3},
+    "msl3-mf1/3": {"min_samples_leaf": 3, "max_features": 1 / 3},
+    "depth3-mf1/3": {"max_depth": 3, "max_features": 1 / 3},
+    "depth4-mf1/3": {"max_depth": 4, "max_features": 1 / 3},
+    "depth4-sqrt": {"max_depth": 4, "max_features": "sqrt"},
+    "depth5-mf1/3": {"max_depth": 5, "max_features": 1 / 3},
+}
+NAMED = {"msl1": "msl1 (scikit-learn's default)", "msl10": "msl10 (the other papers' setting)"}
+CHOSEN = "depth4-mf1/3"
+
+
+def forest_settings(settings: list[str], gammas: tuple[float, ...], reps: int) -> pd.DataFrame:
+    """Plain scikit-learn forests on Boston, no robust weights anywhere: per setting and training
+    fraction, the test RMSE over ``reps`` random splits (seeded by the repetition index), clean and
+    with N(0, (0.5 sigma_j)^2) noise on the test features (sigma_j on the training part)."""
+    X, y = load_dataset("Boston", 0, "documented")
+    n = len(y)
+    rows = []
+    for name in settings:
+        kw = {"n_estimators": 100, **SETTINGS[name]}
+        for gamma in gammas:
+            clean, noisy = [], []
+            for rep in range(reps):
+                rng = np.random.default_rng(derive_seed(2019, "Boston", rep, int(round(gamma * 100))))
+                perm = rng.permutation(n)
+                n_tr = int(round(gamma * n))
+                tr, te = perm[:n_tr], perm[n_tr:]
+                rf = RandomForestRegressor(random_state=rep, n_jobs=1, **kw).fit(X[tr], y[tr])
+                sigma = X[tr].std(axis=0, ddof=1)
+                noisy_test = X[te] + rng.normal(size=X[te].shape) * (0.5 * sigma)
+                clean.append(np.sqrt(np.mean((y[te] - rf.predict(X[te])) ** 2)))
+                noisy.append(np.sqrt(np.mean((y[te] - rf.predict(noisy_test)) ** 2)))
+            for eta, values in ((0, clean), (0.5, noisy)):
+                rows.append({"setting": name, "train_fraction": round(gamma * 100), "noise_eta": eta,
+                             "rmse_mean": float(np.mean(values)), "rmse_std": float(np.std(values)), "reps": reps})
+    return pd.DataFrame(rows)
+
+
+def rf_search(root: Path) -> pd.DataFrame:
+    """Expensive (about 2,000 forests): the 23 settings at gamma 15/75/95 %, 30 splits each."""
+    return forest_settings(list(SETTINGS), SEARCH_GAMMAS, 30)
+
+
+def rf_check(root: Path) -> pd.DataFrame:
+    """Expensive: the chosen setting on all nine fractions, 100 splits each."""
+    return forest_settings([CHOSEN], ALL_GAMMAS, 100)
+
+
+def _published_rf() -> pd.Series:
+    """The paper's RF column of Table I, by (training fraction %, eta)."""
+    paper = published_table("robust_rf:I")
+    paper = paper[(paper.metric == "rmse") & (paper.model == "rf")]
+    return pd.Series(paper.value.to_numpy(), index=pd.MultiIndex.from_arrays(
+        [paper.train_fraction.round().astype(int), paper.noise_eta.astype(float)]))
+
+
+def rf_search_table(search: pd.DataFrame) -> pd.DataFrame:
+    """The search as shown: the published row, then one row per setting by RMS Δ to the six
+    published cells (root mean square difference), best first."""
+    published = _published_rf()
+    cells = [(g, eta) for eta in (0.0, 0.5) for g in (15, 75, 95)]
+    heads = ["γ 15 %", "75 %", "95 %", "η 0.5: 15 %", "75 %", "95 %"]
+    rows = [["**published**", *[f"{published[c]:.3f}" for c in cells], ""]]
+    ranked = []
+    for name, part in search.groupby("setting", sort=False):
+        means = part.set_index(["train_fraction", "noise_eta"]).rmse_mean
+        values = [float(means[(g, eta)]) for g, eta in cells]
+        rms = float(np.sqrt(np.mean([(v - published[c]) ** 2 for v, c in zip(values, cells)])))
+        ranked.append((rms, NAMED.get(name, name), values))
+    for rms, name, values in sorted(ranked, key=lambda r: r[0]):
+        rows.append([name, *[f"{v:.3f}" for v in values], f"{rms:.3f}"])
+    table = pd.DataFrame(rows, columns=["setting", *[f"c{i}" for i in range(6)], "RMS Δ"])
+    table.columns = ["setting", *heads, "RMS Δ"]
+    return table
+
+
+def rf_check_table(check: pd.DataFrame) -> pd.DataFrame:
+    """The chosen setting on the nine fractions, clean and with test noise: ours, the paper's,
+    the difference and the standard error of our mean (std / sqrt(reps))."""
+    published = _published_rf()
+    rows = []
+    for gamma, part in check.groupby("train_fraction"):
+        row = {"γ %": str(gamma)}
+        for eta, label in ((0.0, "clean"), (0.5, "η 0.5")):
+            cell = part[part.noise_eta == eta].iloc[0]
+            paper = float(published[(gamma, eta)])
+            row[f"{label} ours"] = float(cell.rmse_mean)
+            row[f"{label} paper"] = paper
+            row[f"{label} Δ"] = float(cell.rmse_mean) - paper
+            row[f"{label} SE"] = float(cell.rmse_std) / float(np.sqrt(cell.reps))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+LAMBDAS = (0.0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 100.0)
+
+
+def weight_path(root: Path) -> pd.DataFrame:
+    """Expensive (one forest, 22 solves): the robust RF's tree weights as lambda varies on Boston, one
+    split at gamma 15 %, fully grown forest (100 trees, as configs/robust_rf_boston.yaml's RF-msl1),
+    alpha = 0.05, bootstrap leaf statistics. Per (eps, lambda): the largest weight, the trees at the
+    lower bound (1 - eps)/T, the effective number of trees 1 / sum w^2, the objective and the test
+    RMSE; the last row (eps = 0, w = 1/T) is the plain forest. Also draws
+    results/robust_rf/weight_path.png (the sorted weights at eps = 1 per lambda)."""
+    X, y = load_dataset("Boston", 0)
+    train, test = split_indices(len(y), 0.85, derive_seed(2019, "Boston", 0, 15.0))
+    forest = get_ensemble("rf").fit(X[train], y[train], 0, n_estimators=100, min_samples_leaf=1, max_features=1.0)
+    stats = LeafStatistics(forest, X[train], y[train])
+    family = RobustRFFamily()
+    feats = family.features(stats.rows(), {"alpha": 0.05})
+    query = family.features(stats.rows(X[test]), {"alpha": 0.05})
+    c = family.costs(feats, y[train])
+    rows, curves = [], {}
+    for eps in (0.5, 1.0):
+        lo, _ = weight_bounds(len(c), eps)
+        for lam in LAMBDAS:
+            w = solve(weights_problem(c, eps, lam)).theta
+            pred = query.z @ w
+            rows.append({"eps": eps, "lam": lam, "max_w": w.max(), "at_lower_bound": int((w <= lo + 1e-6).sum()),
+                         "effective_trees": 1.0 / float(w @ w), "objective": float(c @ w + lam * w @ w),
+                         "test_rmse": float(np.sqrt(np.mean((y[test] - pred) ** 2)))})
+            if eps == 1.0:
+                curves[lam] = np.sort(w)[::-1]
+    plain = np.full(len(c), 1.0 / len(c))
+    rows.append({"eps": 0.0, "lam": 0.0, "max_w": float(plain.max()), "at_lower_bound": len(c),
+                 "effective_trees": 1.0 / float(plain @ plain), "objective": float(c @ plain),
+                 "test_rmse": float(np.sqrt(np.mean((y[test] - forest.predict(X[test])) ** 2)))})
+    _weight_figure(curves, c, root / "robust_rf" / "weight_path.png")
+    return pd.DataFrame(rows)
+
+
+def _weight_figure(curves: dict, c: np.ndarray, path: Path) -> None:
+    fig = Figure(figsize=(6.4, 4.2), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    for lam, w in curves.items():
+        ax.plot(np.arange(1, len(w) + 1), w, label=f"lambda = {lam:g}")
+    ax.axhline(1 / len(c), color="grey", linestyle=":", label="1/T (plain RF)")
+    ax.set_yscale("symlog", linthresh=1e-3)
+    ax.set_xlabel("tree, by decreasing weight")
+    ax.set_ylabel("w")
+    ax.set_title("Robust RF weights as lambda varies (Boston, gamma = 15 %, eps = 1, alpha = 0.05)", fontsize=9)
+    ax.legend(fontsize=7, ncol=2)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+
+
+def weight_path_table(path: pd.DataFrame) -> pd.DataFrame:
+    """The weight path as shown: per eps and lambda, the effective number of trees and the test RMSE."""
+    shown = path[["eps", "lam", "max_w", "at_lower_bound", "effective_trees", "test_rmse"]].copy()
+    shown.columns = ["eps", "lambda", "largest w", "trees at the lower bound", "effective trees 1 / Σw²", "test RMSE"]
+    shown["eps"] = shown["eps"].map(lambda v: f"{v:g}")
+    shown["lambda"] = shown["lambda"].map(lambda v: f"{v:g}")
+    return shown

@@ -1,0 +1,81 @@
+"""Studies of the SAT-RF paper's eps-ABRF (its Table 9) under the independent protocol: seeds
+derived from (seed, dataset, rep), the documented noise, 100 repetitions (results/abrf_rf_derived,
+results/abrf_ert_derived). Cheap: read from the stores on every ``afr report``.
+
+Ours is the mean test R² over every stored repetition; the paper's is its printed cell: RF and ERT
+from the LARF paper's Tables 3 and 5, eps-ABRF from the SAT-RF paper's Table 9; best-test is the
+grid point with the best mean test R² (afr_cli/tables/selection.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from afr_cli.publish.claims.columns import ColumnRef, published_column
+from afr_cli.publish.frames import stored
+from afr_cli.tables.selection import results_in_view
+
+DATASETS = ("Diabetes", "Friedman1", "Friedman2", "Friedman3", "Regression", "Sparse", "Wine",
+            "Boston", "Concrete", "Yacht", "Airfoil")
+UCI = ("Airfoil", "Yacht", "Concrete", "Wine", "Boston")
+BASES = (("RF", "rf", "abrf_rf_derived", "larf:3"), ("ERT", "ert", "abrf_ert_derived", "larf:5"))
+
+
+def _published(spec: str, base: str, model: str) -> pd.Series:
+    """The paper's printed R² of one column, by dataset."""
+    return published_column(ColumnRef(spec, base, model), "r2")
+
+
+def _means(root: Path, store: str, selection: str) -> pd.DataFrame:
+    frames = stored(root / store)
+    view = results_in_view(frames.results, frames.grid, selection)
+    return view.groupby(["dataset", "model"]).r2.mean().unstack("model")
+
+
+def _columns(root: Path) -> dict[str, tuple[pd.Series, pd.Series]]:
+    """Per shown column: (ours by dataset, the paper's by dataset)."""
+    cols = {}
+    for base, forest, store, spec in BASES:
+        stored, best = _means(root, store, "stored"), _means(root, store, "best-test")
+        paper_forest, paper_abrf = _published(spec, base, forest), _published("satrf:9", base, "eps-abrf")
+        cols[base] = (stored[forest], paper_forest)
+        cols[f"eps-ABRF ({base})"] = (stored["eps-abrf"], paper_abrf)
+        cols[f"eps-ABRF best-test ({base})"] = (best["eps-abrf"], paper_abrf)
+    return cols
+
+
+def derived_protocol(root: Path) -> pd.DataFrame:
+    """Per dataset: ours / paper / difference for RF, ERT and eps-ABRF on each, and eps-ABRF chosen
+    on the test set (difference to the paper in brackets)."""
+    cols = _columns(root)
+    rows = []
+    for d in DATASETS:
+        row = {"dataset": d}
+        for key in ("RF", "ERT", "eps-ABRF (RF)", "eps-ABRF (ERT)"):
+            ours, paper = cols[key][0][d], cols[key][1][d]
+            row[key] = f"{ours:.3f} / {paper:.3f} / {ours - paper:+.3f}"
+        for key in ("eps-ABRF best-test (RF)", "eps-ABRF best-test (ERT)"):
+            ours, paper = cols[key][0][d], cols[key][1][d]
+            row[key] = f"{ours:.3f} ({ours - paper:+.3f})"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def derived_gains(root: Path) -> pd.DataFrame:
+    """eps-ABRF − its forest on the UCI sets, ours beside the paper's, per forest; and how much
+    choosing eps-ABRF's grid point on the test set raises it (range over the 11 datasets)."""
+    cols = _columns(root)
+    rows = []
+    for base in ("RF", "ERT"):
+        ours = cols[f"eps-ABRF ({base})"][0] - cols[base][0]
+        paper = cols[f"eps-ABRF ({base})"][1] - cols[base][1]
+        raise_by = cols[f"eps-ABRF best-test ({base})"][0] - cols[f"eps-ABRF ({base})"][0]
+        row = {"forest": base}
+        for d in UCI:
+            row[d] = f"{ours[d]:+.3f} ({paper[d]:+.3f})"
+        row["best-test − inner-CV (11 sets)"] = (f"{raise_by.min():+.3f} to {raise_by.max():+.3f} "
+                                                  f"(largest on {raise_by.idxmax()})")
+        rows.append(row)
+    return pd.DataFrame(rows)

@@ -1,0 +1,116 @@
+"""``afr report``: the build that drives the publishing layers in their one direction, and
+``afr report --check``, which regenerates into a scratch copy and names every committed file or
+generated block that differs from what the stores give now.
+
+Order: each store's summary and each report's files (afr_cli/publish/report_files.py), then, on
+every repetition and all reports, the claims ledgers (claims/ledger.py) and the pages' generated
+blocks (pages.py: claims, ledgers, agreement counts, studies), then with ``html`` the site (site.py).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+from afr_cli.paper.knowledge import papers
+from afr_cli.publish.claims.ledger import (agreement_block, judge_paper, ledger_table, summary_block,
+                                           write_ledger)
+from afr_cli.publish.frames import REPORTS, chosen_reports, forget_loaded
+from afr_cli.publish.pages import blocks_in, page_files, write_pages
+from afr_cli.publish.report_files import write_report, write_summary
+from afr_cli.publish.site import SITE, write_site
+from afr_cli.publish.studies import study_blocks
+
+
+def write_ledgers(root: Path, refresh_studies: bool = False) -> list[Path]:
+    """Every paper's claims.md under ``root`` and the generated blocks of the pages beside it."""
+    written, blocks = [], {}
+    for paper in papers():
+        verdicts = judge_paper(paper, root)
+        if verdicts:
+            written.append(write_ledger(paper, verdicts, root))
+            blocks[f"claims:{paper.id}"] = summary_block(paper, verdicts)
+            blocks[f"ledger:{paper.id}"] = ledger_table(verdicts, f"repetitions 0-{paper.reps - 1}")
+        agreement = agreement_block(paper, root)
+        if agreement:
+            blocks[f"agreement:{paper.id}"] = agreement
+    studies, caches = study_blocks(papers(), root, refresh_studies)
+    blocks.update(studies)
+    return written + caches + write_pages(root, blocks)
+
+
+def write_all(root: Path, names: list[str] | None = None, reps: int | None = None,
+              html: bool = False, studies: bool = False) -> list[Path]:
+    """Every store's summary and every report under ``root``, then (on every repetition, all
+    reports) the claims ledgers and the pages' generated blocks (``studies``: rerun the expensive
+    studies and rewrite their csv), and with ``html`` the site under ``results/site/``; returns the
+    files written."""
+    written = []
+    for report in chosen_reports(names):
+        for store in report.stores:
+            written += write_summary(root / store, reps)
+        written += write_report(report, root, reps)
+    if reps is None and not names:
+        written += write_ledgers(root, studies)
+    if html:
+        written += write_site(root)
+    return written
+
+
+def committed_reps(root: Path) -> dict[int, list[str]]:
+    """The restricted views that are committed: repetition count -> the reports that hold a
+    ``results/<report>/reps<N>/`` folder (``afr report NAMES --reps N`` wrote them)."""
+    views: dict[int, list[str]] = {}
+    for report in REPORTS:
+        for folder in sorted((root / report.name).glob("reps*")):
+            match = re.fullmatch(r"reps(\d+)", folder.name)
+            if folder.is_dir() and match:
+                views.setdefault(int(match.group(1)), []).append(report.name)
+    return dict(sorted(views.items()))
+
+
+def _files(folder: Path) -> dict[Path, bytes]:
+    return {p.relative_to(folder): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def stale_outputs(root: Path) -> list[str]:
+    """Regenerate everything ``afr report`` writes (every repetition with the site, and each
+    committed ``reps<N>`` view) in a scratch copy of ``root`` and the pages beside it; one line per
+    generated file that differs or is missing, per stale generated block of a page, and per site
+    file that the build would no longer write. Nothing under ``root`` is touched."""
+    root = Path(root)
+    with tempfile.TemporaryDirectory(prefix="afr-check-") as scratch:
+        copy = Path(scratch) / root.resolve().name
+        shutil.copytree(root, copy, ignore=shutil.ignore_patterns(SITE, "*.sqlite-journal", "*.sqlite-wal"))
+        for page in page_files(root):
+            if page.parent == root.parent:
+                shutil.copy2(page, Path(scratch) / page.name)
+        forget_loaded()
+        written = set()
+        try:
+            for reps, names in committed_reps(root).items():
+                written |= set(write_all(copy, names, reps=reps))
+            written |= set(write_all(copy, html=True))
+        finally:
+            forget_loaded()
+        lines = []
+        pages = {p.resolve() for p in page_files(copy)}
+        for new in sorted(written):
+            rel = new.relative_to(copy) if new.is_relative_to(copy) else new.relative_to(Path(scratch))
+            old = (root / rel) if new.is_relative_to(copy) else (root.parent / rel)
+            shown = old.as_posix()
+            if new.resolve() in pages and old.is_file():
+                before, after = blocks_in(old.read_text(encoding="utf-8")), blocks_in(new.read_text(encoding="utf-8"))
+                lines += [f"{shown}: generated block {name} is stale" for name in after if before.get(name) != after[name]]
+                continue
+            if not old.is_file():
+                lines.append(f"{shown}: missing (afr report writes it)")
+            elif old.read_bytes() != new.read_bytes():
+                lines.append(f"{shown}: stale")
+        site_now = _files(copy / SITE)
+        if (root / SITE).is_dir():
+            lines += [f"{(root / SITE / rel).as_posix()}: not written by afr report any more"
+                      for rel in _files(root / SITE) if rel not in site_now]
+    return lines

@@ -1,0 +1,106 @@
+"""The frames every published file is made from: each store's results and grid, loaded once per
+process, and a report's results over its stores under one selection and repetition count.
+
+The lowest layer of afr_cli/publish/: tables, claims, pages and the site all read their numbers
+through ``report_frames`` / ``load_store``, and nothing here imports them back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from afr_cli.errors import AfrInputError
+from afr_cli.paper.knowledge import Report, reports
+from afr_cli.store import has_results, load_grid, load_results, store_select_by
+from afr_cli.tables import results_in_view
+
+REPORTS = reports()
+
+
+@dataclass
+class StoreFrames:
+    """One store's results and grid rows, loaded once per ``afr report``."""
+
+    results: pd.DataFrame
+    grid: pd.DataFrame
+
+
+_LOADED: dict[Path, StoreFrames | None] = {}
+
+
+def load_store(directory: Path) -> StoreFrames | None:
+    """A store's frames through the store's read paths (the store, else its export), or None when
+    there is neither; a damaged store is its one-line error, not a silently missing store."""
+    key = Path(directory).resolve()
+    if key not in _LOADED:
+        _LOADED[key] = StoreFrames(load_results(directory), load_grid(directory)) if has_results(directory) else None
+    return _LOADED[key]
+
+
+class StoreMissing(LookupError):
+    """A study needs a store that this results root does not hold (a scratch ``--root``): its block
+    is left as it is, as a report without stores writes nothing."""
+
+
+def stored(directory: Path) -> StoreFrames:
+    """A store's frames, or ``StoreMissing`` when there is neither the store nor its export."""
+    frames = load_store(directory)
+    if frames is None:
+        raise StoreMissing(str(directory))
+    return frames
+
+
+def forget_loaded() -> None:
+    """Drop the loaded stores (a test that rewrites a store in one process)."""
+    _LOADED.clear()
+
+
+def reps_shortfall(frame: pd.DataFrame, reps: int | None, where: str) -> str:
+    """'' when every (dataset, base, model) of ``frame`` holds at least ``reps`` repetitions;
+    otherwise one line saying that fewer are used than --reps asked for, and how many are held."""
+    if reps is None or frame.empty:
+        return ""
+    held = frame.groupby(["dataset", "base", "model"])["rep"].nunique()
+    short = held[held < reps]
+    if short.empty:
+        return ""
+    if len(short) == len(held) and short.nunique() == 1:
+        span = f"only {short.iloc[0]} repetitions are stored"
+    else:
+        fewest = short.groupby(level=["model", "base"]).min()
+        span = (f"{len(short)} of {len(held)} (dataset, base, model) hold fewer: "
+                + ", ".join(f"{m} ({b}) {n}" for (m, b), n in fewest.items()))
+    return f"--reps {reps}: {span} in {where}; those are used"
+
+
+def reps_suffix(reps: int | None) -> str:
+    """'' for every repetition, 'reps<N>' for the first N: how files of a restricted count are named."""
+    return "" if reps is None else f"reps{reps}"
+
+
+def report_frames(report: Report, root: Path, reps: int | None = None,
+                  selection: str = "stored") -> pd.DataFrame | None:
+    """The report's results over the stores that exist (repetitions 0..reps-1), None without any."""
+    stores = [(root / s, load_store(root / s)) for s in report.stores]
+    stores = [(d, f) for d, f in stores if f is not None]
+    if not stores:
+        return None
+    return pd.concat([results_in_view(f.results, f.grid, selection, reps, store_select_by(d)) for d, f in stores],
+                     ignore_index=True)
+
+
+def report_by_name() -> dict[str, Report]:
+    """Every report of every paper's data file, by name."""
+    return {r.name: r for r in REPORTS}
+
+
+def chosen_reports(names: list[str] | None) -> list[Report]:
+    """The reports named (all when None), or a one-line error listing the known ones."""
+    known = report_by_name()
+    for name in names or []:
+        if name not in known:
+            raise AfrInputError(f"report {name!r} is unknown; allowed: {', '.join(known)}")
+    return [known[n] for n in names] if names else list(REPORTS)

@@ -1,0 +1,46 @@
+"""Generated blocks in the Markdown pages: README.md and results/*/README.md hold sections between
+``<!-- BEGIN GENERATED: name ... -->`` and ``<!-- END GENERATED: name -->`` that ``afr report``
+rewrites (claims, ledgers, agreement counts, studies), so no number in a page is typed by hand;
+the prose around a block is never touched. A block named in no page is not written anywhere."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+BEGIN = "<!-- BEGIN GENERATED: {name} (afr report; do not edit by hand) -->"
+END = "<!-- END GENERATED: {name} -->"
+_ANY_BLOCK = re.compile(r"<!-- BEGIN GENERATED: (\S+) \(afr report; do not edit by hand\) -->\n(.*?)\n<!-- END GENERATED: \1 -->",
+                        re.S)
+
+
+def page_files(root: Path) -> list[Path]:
+    """The pages that may hold generated blocks: the README beside ``root`` and each results/*/README.md."""
+    return [p for p in [root.parent / "README.md", *sorted(root.glob("*/README.md"))] if p.is_file()]
+
+
+def blocks_in(text: str) -> dict[str, str]:
+    """The generated blocks of a page's text, by name: their bodies as written."""
+    return {m.group(1): m.group(2) for m in _ANY_BLOCK.finditer(text)}
+
+
+def with_blocks(text: str, blocks: dict[str, str]) -> str:
+    """``text`` with the body of every block it holds that ``blocks`` names replaced."""
+    for name, body in blocks.items():
+        pattern = re.compile(re.escape(BEGIN.format(name=name)) + r".*?" + re.escape(END.format(name=name)), re.S)
+        text = pattern.sub(lambda _: f"{BEGIN.format(name=name)}\n{body}\n{END.format(name=name)}", text)
+    return text
+
+
+def replace_sections(path: Path, blocks: dict[str, str]) -> bool:
+    """Rewrite the generated sections of one file; True when the file changed."""
+    text = path.read_text(encoding="utf-8")
+    new = with_blocks(text, blocks)
+    if new != text:
+        path.write_text(new, encoding="utf-8")
+    return new != text
+
+
+def write_pages(root: Path, blocks: dict[str, str]) -> list[Path]:
+    """Every page's generated blocks; returns the pages that changed."""
+    return [page for page in page_files(root) if replace_sections(page, blocks)]

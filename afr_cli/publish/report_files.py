@@ -1,0 +1,75 @@
+"""The report files of the committed reference reports, as each paper's data file lists them (``reports``).
+
+``afr report`` writes, for every report whose stores exist under ``results/``, the summary of
+each store (``summary.md``, ``summary.csv``) and, in ``results/<report>/``, ours beside every
+published table of the report (``paper-<paper>-<table>.md`` / ``.csv``, and ``-best-test.md``:
+the same under the one best-test definition of afr_cli/tables/selection.py), the paired tests
+(``compare.md``) and the Friedman test with Nemenyi critical differences over each table's
+models (``friedman.md``, ``cd-*.svg``). Everything there is regenerated from the stores.
+
+With ``reps = N`` only repetitions 0..N-1 are used and the files go beside the all-repetition
+ones, never over them: ``summary-reps<N>.*`` in the store and ``results/<report>/reps<N>/``. The
+papers' baseline columns are 10-repetition means, so ``--reps 10`` gives the comparison on the
+papers' own splits while the main files use every stored repetition.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from afr_cli.paper.knowledge import Report, paper
+from afr_cli.publish.frames import load_store, report_frames, reps_suffix
+from afr_cli.tables import (METRIC_NAMES, compare_models, paper_comparison, render_comparison_overview,
+                            render_model_comparison, render_paper_comparison, render_summary, repetitions_note,
+                            results_in_view, selection_note)
+from afr_cli.tables.friedman import write_friedman
+
+
+def write_summary(store_dir: Path, reps: int | None = None) -> list[Path]:
+    """summary.csv (long form) and summary.md (R² and MAE, mean ± std) of one store
+    (summary-reps<N>.* when restricted to the first N repetitions)."""
+    frames = load_store(store_dir)
+    if frames is None:
+        return []
+    results = results_in_view(frames.results, frames.grid, "stored", reps)
+    stem = "-".join(filter(None, ("summary", reps_suffix(reps))))
+    csv_path, md_path = store_dir / f"{stem}.csv", store_dir / f"{stem}.md"
+    csv_path.write_text(render_summary(results, None, "csv"))
+    md_path.write_text("\n\n".join(render_summary(results, m, "md", with_std=True) for m in ("r2", "mae")) + "\n")
+    return [csv_path, md_path]
+
+
+def write_report(report: Report, root: Path, reps: int | None = None) -> list[Path]:
+    """The report's paper comparisons, paired tests and Friedman tests, from the stores that exist
+    (repetitions 0..reps-1 only, into the report's ``reps<N>/`` folder, when ``reps`` is given)."""
+    results = report_frames(report, root, reps)
+    if results is None:
+        return []
+    optimistic = report_frames(report, root, reps, "best-test")
+    out = root / report.name / reps_suffix(reps)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    published_reps = paper(report.paper).reps
+    counted = repetitions_note(results, reps, published_reps=published_reps)
+    note = " ".join(n for n in (selection_note(results), counted) if n) or None
+    for spec in report.papers:
+        comparison = paper_comparison(results, spec)
+        stem = out / f"paper-{spec.replace(':', '-')}"
+        Path(f"{stem}.md").write_text(render_paper_comparison(comparison, spec, "md", note=note) + "\n")
+        Path(f"{stem}.csv").write_text(render_paper_comparison(comparison, spec, "csv"))
+        best_note = " ".join(n for n in (selection_note(optimistic), counted) if n) or None
+        best = render_paper_comparison(paper_comparison(optimistic, spec), spec, "md", note=best_note)
+        Path(f"{stem}-best-test.md").write_text(best + "\n")
+        written += [Path(f"{stem}.md"), Path(f"{stem}.csv"), Path(f"{stem}-best-test.md")]
+    comparisons = [compare_models(results, a, b, report.compare_metric) for a, b in report.compare
+                   if {a.partition(":")[0], b.partition(":")[0]} <= set(results.model)]
+    if comparisons:
+        metric = METRIC_NAMES.get(comparisons[0].metric, comparisons[0].metric)
+        overview = (f"# Paired comparisons over the datasets ({metric}: mean of B − A, Demšar's t-test, "
+                    f"Wilcoxon, and on how many datasets B is better at the printed precision)\n\n"
+                    + render_comparison_overview(comparisons) + f"\n\n{repetitions_note(results, reps, pointer=False)}")
+        blocks = [f"## {c.b} against {c.a}\n\n" + render_model_comparison(c, "md") for c in comparisons]
+        (out / "compare.md").write_text("\n\n".join([overview, *blocks]) + "\n")
+        written.append(out / "compare.md")
+    written += write_friedman(results, report.friedman, out)
+    return written

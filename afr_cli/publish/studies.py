@@ -1,0 +1,107 @@
+"""Studies: a paper's analyses beyond its tables (``afr_cli/papers/<paper>/studies.py``), each a
+function ``f(root) -> pandas.DataFrame`` declared in the paper's data file (``studies:``), rendered
+by ``afr report`` into the generated block of the page that quotes its numbers.
+
+A study with ``cache`` is expensive (it refits models): its frame is computed only by
+``afr report --studies`` and written to that csv under ``root``; every other ``afr report`` (and
+``--check``) renders the block from the committed csv, so the page never waits on a refit.
+
+How a frame is shown: a study's ``show`` function (cheap: a pivot, a ranking) may turn its frame
+into the one shown; then floats at the study's ``digits`` decimals, or by the format spec its
+``formats`` gives the column (``+.3f`` for differences, ``.2g`` for p-values); missing values
+are "—"; everything else as text.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+from pathlib import Path
+from types import ModuleType
+
+import pandas as pd
+
+from afr_cli.errors import AfrInputError
+from afr_cli.paper.knowledge import Paper, Study
+from afr_cli.publish.frames import StoreMissing
+
+_MODULES: dict[Path, ModuleType] = {}
+
+
+def studies_module(paper: Paper) -> ModuleType:
+    """The paper's studies.py, loaded from its file (a paper folder outside the package works the same)."""
+    path = paper.studies_file
+    if path not in _MODULES:
+        if not path.is_file():
+            raise AfrInputError(f"{path}: missing; the paper {paper.id!r} declares studies")
+        spec = importlib.util.spec_from_file_location(f"afr_paper_studies_{paper.id}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _MODULES[path] = module
+    return _MODULES[path]
+
+
+def study_function(paper: Paper, study: Study, name: str | None = None):
+    """The function a study names (``name``: another of its file, its ``show``), or a one-line
+    error naming the file and what it holds."""
+    module = studies_module(paper)
+    fn = getattr(module, name or study.function, None)
+    if not callable(fn):
+        known = sorted(n for n, v in vars(module).items() if callable(v) and not n.startswith("_")
+                       and getattr(v, "__module__", None) == module.__name__)
+        raise AfrInputError(f"{paper.studies_file}: {name or study.function}: no such function; "
+                            f"allowed: {', '.join(known)}")
+    return fn
+
+
+def study_frame(paper: Paper, study: Study, root: Path, refresh: bool = False) -> pd.DataFrame | None:
+    """The study's frame: computed (and, when cached, written to its csv when ``refresh``), else
+    read from its committed csv; None for a cached study whose csv is not there yet."""
+    if study.cache is None:
+        return study_function(paper, study)(root)
+    cache = root / study.cache
+    if refresh:
+        frame = study_function(paper, study)(root)
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        frame.to_csv(cache, index=False, float_format="%.6g")
+        return frame
+    return pd.read_csv(cache) if cache.is_file() else None
+
+
+def _cell(value, spec: str) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    if isinstance(value, float):
+        return format(value, spec)
+    return str(value)
+
+
+def render_frame(frame: pd.DataFrame, digits: int, formats: dict[str, str] | None = None) -> str:
+    """A frame as a Markdown table (see the module's doc for the number format)."""
+    formats = formats or {}
+    lines = ["| " + " | ".join(str(c) for c in frame.columns) + " |", "|" + "---|" * len(frame.columns)]
+    for row in frame.itertuples(index=False):
+        cells = [_cell(v.item() if hasattr(v, "item") else v, formats.get(str(c), f".{digits}f"))
+                 for c, v in zip(frame.columns, row)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def study_blocks(papers: tuple[Paper, ...], root: Path, refresh: bool = False) -> tuple[dict[str, str], list[Path]]:
+    """Every declared study's block body by block name, and the cache files written (``refresh``);
+    a study whose stores ``root`` does not hold is left out (its block stays as it is)."""
+    blocks, written = {}, []
+    for paper in papers:
+        for study in paper.studies:
+            try:
+                frame = study_frame(paper, study, root, refresh)
+            except StoreMissing:
+                continue
+            if refresh and study.cache:
+                written.append(root / study.cache)
+            if frame is None:
+                continue
+            if study.show:
+                frame = study_function(paper, study, study.show)(frame)
+            blocks[study.block] = render_frame(frame, study.digits, study.formats)
+    return blocks, written
