@@ -18,9 +18,11 @@ from typing import Any
 import numpy as np
 import yaml
 
+from afr_cli.data.files import DatasetSource, parse_entry
 from afr_cli.errors import AfrInputError
 from afr_cli.ensembles import Ensemble, FittedEnsemble, get_ensemble
 from afr_cli.models import FAMILIES, get_family
+from afr_cli.plugin_files import PluginSource, activate, parse_plugins
 from afr_cli.solve import DEFAULT_SOLVER, LOSSES, SOLVERS
 
 SELECTIONS = ("inner-cv", "best-test")
@@ -30,7 +32,7 @@ SCALES = ("standard", "minmax", "none")
 METRICS = ("r2", "mae", "rmse")
 
 _TOP_KEYS = {"name", "description", "seed", "data_seed", "synthetic_noise", "protocol", "datasets",
-             "preprocess", "bases", "models", "solver", "results"}
+             "preprocess", "bases", "models", "solver", "results", "plugins"}
 _PROTOCOL_KEYS = {"reps", "test_fraction", "inner_folds", "selection", "select_by", "seeding",
                   "train_fractions", "noise_eta", "noise_on"}
 SEEDINGS = ("derived", "rep-index")
@@ -112,6 +114,9 @@ class Experiment:
     results: Path
     source: str
     raw: dict
+    # datasets read from files or loaders, by name (registered names are not in it)
+    dataset_sources: dict[str, DatasetSource] = field(default_factory=dict)
+    plugins: tuple[PluginSource, ...] = ()  # imported before the models are checked, and in workers
 
     def unit_hash(self) -> str:
         """Hash of everything that changes a unit's numbers (not the name, reps or the dataset list)."""
@@ -205,6 +210,8 @@ def _allowed_keys(path: list[str], node: dict) -> set[str] | None:
 def validate(raw: dict, src: str, results_dir: str | Path | None = None) -> Experiment:
     """Check every key and value of a raw config; the first problem raises AfrInputError."""
     _no_unknown(raw, _TOP_KEYS, src, "")
+    plugins = parse_plugins(raw.get("plugins"), src, Path(src).parent)
+    activate(plugins, src)
     name = _require(raw, "name", src, "")
     if not isinstance(name, str) or not name.strip() or "/" in name:
         raise AfrInputError(f"{src}: name: must be a non-empty string without '/'")
@@ -212,7 +219,7 @@ def validate(raw: dict, src: str, results_dir: str | Path | None = None) -> Expe
     data_seed = _int(raw.get("data_seed", 0), src, "data_seed", low=0)
     noise = _choice(raw.get("synthetic_noise", "documented"), ("documented", "none"), src, "synthetic_noise")
     protocol = _protocol(raw.get("protocol") or {}, src)
-    datasets = _datasets(_require(raw, "datasets", src, ""), src)
+    datasets, sources = _datasets(_require(raw, "datasets", src, ""), src)
     pre = raw.get("preprocess") or {}
     _no_unknown(pre, _PREPROCESS_KEYS, src, "preprocess")
     scale = _choice(pre.get("scale", "standard"), SCALES, src, "preprocess.scale")
@@ -222,7 +229,7 @@ def validate(raw: dict, src: str, results_dir: str | Path | None = None) -> Expe
     _check_compatible(models, bases, src)
     out = Path(results_dir) if results_dir else Path(raw.get("results") or Path("results") / name)
     return Experiment(name, seed, data_seed, noise, protocol, datasets, scale, bases, models, solver, out,
-                      src, copy.deepcopy(raw))
+                      src, copy.deepcopy(raw), sources, plugins)
 
 
 def _no_unknown(node: Any, allowed: set[str], src: str, where: str) -> None:
@@ -288,20 +295,23 @@ def _number_list(node: dict, key: str, default: tuple[float, ...], src: str, ok,
     return tuple(float(v) for v in values)
 
 
-def _datasets(node: Any, src: str) -> tuple[str, ...]:
-    from afr_cli.data import DATASETS, canonical_name
-
+def _datasets(node: Any, src: str) -> tuple[tuple[str, ...], dict[str, DatasetSource]]:
+    """The dataset names, and the file or loader source of each name that is not registered
+    (an entry is a name or a mapping, see afr_cli.data.files.parse_entry)."""
     if not isinstance(node, list) or not node:
-        raise AfrInputError(f"{src}: datasets: must be a non-empty list of dataset names")
-    names = []
+        raise AfrInputError(f"{src}: datasets: must be a non-empty list of dataset names or "
+                            "{name: NAME, file: PATH, target: COLUMN} mappings")
+    names, sources = [], {}
     for i, item in enumerate(node):
-        try:
-            names.append(canonical_name(str(item)))
-        except AfrInputError:
-            raise AfrInputError(f"{src}: datasets[{i}]: unknown dataset {item!r}; allowed: {', '.join(DATASETS)}") from None
+        entry = parse_entry(item, f"{src}: datasets[{i}]", Path(src).parent)
+        if isinstance(entry, str):
+            names.append(entry)
+        else:
+            names.append(entry.name)
+            sources[entry.name] = entry
     if len(set(names)) != len(names):
         raise AfrInputError(f"{src}: datasets: a dataset is listed twice")
-    return tuple(names)
+    return tuple(names), sources
 
 
 def _bases(node: Any, src: str) -> tuple[Base, ...]:
