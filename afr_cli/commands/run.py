@@ -70,8 +70,10 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Check a config without running it (exit 0, or exit 2 with one line naming the key)."""
         from afr_cli.config import load_experiment
+        from afr_cli.experiment_data import load_experiment_data
 
         exp = load_experiment(config, set_)
+        load_experiment_data(exp, registered=False)  # the user's files and loaders: read and checked
         points = sum(len(m.grid_points()) for m in exp.models if not m.best_of)
         typer.echo(f"{config}: ok ({exp.name}: {len(exp.datasets)} datasets, {len(exp.bases)} bases, "
                    f"{len(exp.models)} models, {points} grid points, {exp.protocol.reps} reps)")
