@@ -16,6 +16,7 @@ import importlib
 import importlib.util
 import inspect
 import sys
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -101,7 +102,8 @@ def _import(plugin: PluginSource, where: str) -> ModuleType:
         exec(compile(plugin.code, plugin.path, "exec"), module.__dict__)
     except Exception as err:
         del sys.modules[plugin.module]
-        line = getattr(err, "lineno", None)
+        frames = [f.lineno for f in traceback.extract_tb(err.__traceback__) if f.filename == plugin.path]
+        line = frames[-1] if frames else getattr(err, "lineno", None)  # where in the plugin it failed
         at = f" (line {line})" if line else ""
         raise AfrInputError(f"{where}: {plugin.entry}{at} failed to import: {type(err).__name__}: {err}") from None
     return module
