@@ -200,3 +200,62 @@ def test_a_loader_from_a_plugin_file_runs_and_its_arrays_are_hashed(tmp_path):
     y = 10 * np.sin(np.pi * X[:, 0] * X[:, 1]) + 5 * X[:, 2]
     record = json.loads((store / "export" / "manifest.json").read_text())["manifest"]["data"]["Loaded"]
     assert record == {"loader": "my_loaders:friedman_like", "sha256": array_sha256(X, y), "rows": 50, "columns": 4}
+
+
+@pytest.mark.slow
+def test_dask_workers_get_file_datasets_and_plugin_families_from_the_parent(tmp_path):
+    """The parent reads the file and ships the arrays; workers import the plugin from its source
+    text carried in the config: a Dask run stores exactly what a local run does."""
+    distributed = pytest.importorskip("distributed")
+    from afr_cli.store import load_results
+
+    _frame(80).to_csv(tmp_path / "d.csv", index=False)
+    (tmp_path / "my_loaders.py").write_text(LOADER_PLUGIN + '''
+
+from afr_cli.family_api import EPS, EpsABRFFamily, softmax_features
+
+
+class SharpABRF(EpsABRFFamily):
+    """eps-ABRF with tau fixed at 0.5."""
+
+    name = "sharp-abrf"
+    summary = "eps-ABRF, tau 0.5"
+    params = (EPS,)
+
+    def features(self, rows, design):
+        return softmax_features(rows, 0.5)
+''')
+    config = _config(tmp_path, {"name": "Mine", "file": "d.csv", "target": "progression"}, plugins=["my_loaders.py"])
+    cfg = yaml.safe_load(config.read_text())
+    cfg["datasets"].append({"name": "Loaded", "loader": "my_loaders:friedman_like"})
+    cfg["models"].append({"id": "sharp", "family": "sharp-abrf", "grid": {"eps": [0.0, 0.5]}})
+    config.write_text(yaml.safe_dump(cfg))
+    proc = run_afr("run", str(config), "--out", str(tmp_path / "local"), "-q", "-j", "1")
+    assert proc.returncode == 0, proc.stderr
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        proc = run_afr("run", str(config), "--backend", "dask", "--scheduler", cluster.scheduler_address,
+                       "--out", str(tmp_path / "dask"), "-q")
+    assert proc.returncode == 0, proc.stderr
+    local, dask = (load_results(tmp_path / d).sort_values(["dataset", "rep", "model"]).reset_index(drop=True)
+                   for d in ("local", "dask"))
+    assert set(local.model) == {"rf", "eps-abrf", "sharp"} and set(local.dataset) == {"Mine", "Loaded"}
+    pd.testing.assert_frame_equal(local.drop(columns=[c for c in local.columns if "second" in c]),
+                                  dask.drop(columns=[c for c in dask.columns if "second" in c]), check_exact=True)
+
+
+@pytest.mark.slow
+def test_datasets_option_names_a_file_dataset_and_the_manifest_keeps_earlier_ones(tmp_path):
+    _frame(60).to_csv(tmp_path / "a.csv", index=False)
+    _frame(70).to_csv(tmp_path / "b.tsv", sep="\t", index=False)
+    config = _config(tmp_path, {"name": "A", "file": "a.csv", "target": "progression"})
+    cfg = yaml.safe_load(config.read_text())
+    cfg["datasets"].append({"name": "B", "file": "b.tsv", "target": "progression"})
+    config.write_text(yaml.safe_dump(cfg))
+    store = tmp_path / "store"
+    for name in ("B", "A"):
+        proc = run_afr("run", str(config), "--out", str(store), "-q", "-j", "1", "--datasets", name)
+        assert proc.returncode == 0, proc.stderr
+        assert f"{name} / RF@8 (2 reps)" in proc.stdout
+    data = json.loads((store / "export" / "manifest.json").read_text())["manifest"]["data"]
+    assert {k: v["rows"] for k, v in data.items()} == {"A": 60, "B": 70}

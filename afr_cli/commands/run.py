@@ -14,15 +14,33 @@ import typer
 from afr_cli.errors import AfrInputError
 
 
-def _overrides(reps: int | None, datasets: str | None, sets: list[str]) -> list[str]:
-    """--reps and --datasets as --set overrides, so one code path validates them all."""
+def _overrides(reps: int | None, datasets: str | None, sets: list[str], config: Path | None = None) -> list[str]:
+    """--reps and --datasets as --set overrides, so one code path validates them all. A name
+    of --datasets that a config entry gives to a file or loader stands for that whole entry."""
     out = list(sets)
     if reps is not None:
         out.append(f"protocol.reps={reps}")
     if datasets:
+        import yaml
+
         names = [d.strip() for d in datasets.split(",") if d.strip()]
-        out.append("datasets=[" + ", ".join(f"'{n}'" for n in names) + "]")
+        own = _own_dataset_entries(config) if config is not None else {}
+        entries = [own.get(n, n) for n in names]
+        out.append("datasets=" + yaml.safe_dump(entries, default_flow_style=True, width=10**6).strip())
     return out
+
+
+def _own_dataset_entries(config: Path) -> dict[str, dict]:
+    """The config's ``{name: ..., file|loader: ...}`` dataset entries by name (none when the
+    file cannot be read: loading it reports that)."""
+    from afr_cli.config import read_yaml_file
+
+    try:
+        raw = read_yaml_file(config, "config")
+    except AfrInputError:
+        return {}
+    entries = raw.get("datasets") if isinstance(raw, dict) else None
+    return {e["name"]: e for e in entries or [] if isinstance(e, dict) and isinstance(e.get("name"), str)}
 
 
 def _fresh_confirmation(yes: bool):
@@ -58,7 +76,7 @@ def register(app: typer.Typer) -> None:
 
         if jobs == 0 or jobs < -1:
             raise AfrInputError(f"--jobs: {jobs} is not allowed; a positive count or -1 for all cores")
-        exp = load_experiment(config, _overrides(reps, datasets, set_), out)
+        exp = load_experiment(config, _overrides(reps, datasets, set_, config), out)
         command = rerun_command(config, datasets, set_, out)
         run_experiment(exp, RunOptions(jobs, backend, scheduler, fresh, not quiet, _fresh_confirmation(yes), command),
                        echo=typer.echo)
