@@ -62,3 +62,11 @@ def test_the_tutorial_runs_as_printed(tmp_path):
     numbers = re.findall(r"-?\d+\.\d+", row)
     assert len(numbers) == 3 and all(n in table for n in numbers), table
     assert "Traceback" not in table
+
+
+def test_the_readme_tour_runs_the_tutorials_files():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for line in ("python docs/own-family/make_data.py", "afr run docs/own-family/own.yaml --reps 2",
+                 "afr table --results results/own-family --compare eps-abrf l1-abrf"):
+        assert line in readme
+    assert "docs/tutorial-own-family.md" in readme
