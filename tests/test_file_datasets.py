@@ -86,6 +86,10 @@ def test_duplicate_column_names_are_refused(tmp_path):
     _refused(tmp_path, _csv(["a", "a", "y"], _good_rows()), "column 'a'", "used by 2 columns", "unique")
 
 
+def test_an_unnamed_column_such_as_a_written_index_is_refused(tmp_path):
+    _refused(tmp_path, _csv(["", "a", "y"], _good_rows()), "column 1 has no name", "index=False")
+
+
 def test_fewer_rows_than_the_protocol_needs_at_its_smallest_training_split(tmp_path):
     protocol = {"reps": 2, "train_fractions": [0.5, 0.8], "inner_folds": 5}
     _refused(tmp_path, _csv(["a", "b", "y"], _good_rows(12)), "12 rows", f"at least {rows_needed((0.5, 0.2), 5)}",

@@ -29,6 +29,15 @@ def check_unique_columns(names: Sequence[str], where: str) -> None:
                             "column names must be unique (rename one in the file)")
 
 
+def check_named_columns(names: Sequence[str], where: str) -> None:
+    """Every header cell names its column: an unnamed one is most often a row index written with
+    the data, which must not become a feature."""
+    for j, name in enumerate(names):
+        if not str(name).strip():
+            raise AfrInputError(f"{where}: column {j + 1} has no name in the header (a row index written with the "
+                                "data?); name it, or write the file without the index (pandas: index=False)")
+
+
 def check_columns_exist(wanted: Sequence[str], names: Sequence[str], where: str, key: str) -> None:
     """Every column ``key`` names (target, features, drop) is a column of the file."""
     for name in wanted:

@@ -24,8 +24,8 @@ from typing import Any, Union
 import numpy as np
 import pandas as pd
 
-from afr_cli.data.checks import (check_columns_exist, check_finite, check_numeric, check_target_varies,
-                                 check_unique_columns)
+from afr_cli.data.checks import (check_columns_exist, check_finite, check_named_columns, check_numeric,
+                                 check_target_varies, check_unique_columns)
 from afr_cli.data.registry import DATASETS, canonical_name
 from afr_cli.errors import AfrInputError
 
@@ -199,6 +199,7 @@ def read_table(data: bytes, where: str, sep: str | None = None, suffix: str = ""
     sep = sep or detect_separator(text, suffix)
     try:
         header = next(csv.reader(io.StringIO(text), delimiter=sep))
+        check_named_columns(header, where)
         check_unique_columns([h.strip() for h in header], where)
         frame = pd.read_csv(io.StringIO(text), sep=sep, skipinitialspace=True)
     except (pd.errors.ParserError, csv.Error, ValueError) as err:
