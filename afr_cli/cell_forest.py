@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from afr_cli.config import load_experiment
-from afr_cli.data import load_dataset
+from afr_cli.experiment_data import load_one
 from afr_cli.dm.machine import DecisionMachine
 from afr_cli.errors import AfrInputError
 from afr_cli.protocol import refit_final_stage
@@ -35,7 +35,7 @@ def export_forest(config: str | Path, dataset: str, base_id: str, rep: int, out:
     if out.suffix != ".npz" or not out.parent.is_dir():
         raise AfrInputError(f"--out: {out}: allowed: a .npz file in an existing directory")
 
-    X, y = load_dataset(dataset, exp.data_seed, exp.synthetic_noise)
+    X, y = load_one(exp, dataset)
     stage = refit_final_stage(exp, dataset, bases[base_id], rep, X, y)
     machine = DecisionMachine.from_ensemble(stage.ensemble)
     machine.save(out, extra=dict(X_train=stage.X_train, y_train=stage.y_train, X_test=stage.X_test, y_test=stage.y_test,

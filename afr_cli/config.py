@@ -21,11 +21,13 @@ from typing import Any
 import numpy as np
 import yaml
 
+from afr_cli.data.files import DatasetSource, parse_entry
 from afr_cli.ensembles import Ensemble, FittedEnsemble, get_ensemble
 from afr_cli.errors import AfrInputError
 from afr_cli.models import FAMILIES, get_family
 from afr_cli.schema import (BASE, MODEL, NOISE_ON, PROTOCOL, SCALES, SEEDINGS, SELECT_BY, SELECTIONS, TOP,
                             check_known, check_section, section_at)
+from afr_cli.plugin_files import PluginSource, activate, parse_plugins
 from afr_cli.solve import DEFAULT_SOLVER
 
 __all__ = ["Base", "Experiment", "ModelConfig", "NOISE_ON", "Protocol", "SCALES", "SEEDINGS", "SELECT_BY",
@@ -110,6 +112,9 @@ class Experiment:
     results: Path
     source: str
     raw: dict
+    # datasets read from files or loaders, by name (registered names are not in it)
+    dataset_sources: dict[str, DatasetSource] = field(default_factory=dict)
+    plugins: tuple[PluginSource, ...] = ()  # imported before the models are checked, and in workers
 
     def unit_hash(self) -> str:
         """Hash of everything that changes a unit's numbers (not the name, reps or the dataset list)."""
@@ -215,13 +220,24 @@ def _allowed_keys(path: list[str], node: dict) -> set[str] | None:
 
 
 def validate(raw: dict, src: str, results_dir: str | Path | None = None) -> Experiment:
-    """Check every key and value of a raw config against the schema; the first problem raises AfrInputError."""
-    v = check_section(TOP, raw, src, "", {"protocol": _protocol, "datasets": _datasets_key,
+    """Check every key and value of a raw config against the schema; the first problem raises AfrInputError.
+    The config's plugins are imported first (the ``plugins`` key comes before bases and models in the
+    table), so their families and ensembles are known when the models are checked."""
+    v = check_section(TOP, raw, src, "", {"plugins": _plugins, "protocol": _protocol, "datasets": _datasets_key,
                                           "bases": _bases, "models": _models})
     _check_compatible(v["models"], v["bases"], src)
     out = Path(results_dir) if results_dir else Path(v["results"] or Path("results") / v["name"])
-    return Experiment(v["name"], v["seed"], v["data_seed"], v["synthetic_noise"], v["protocol"], v["datasets"],
-                      v["preprocess"]["scale"], v["bases"], v["models"], v["solver"], out, src, copy.deepcopy(raw))
+    datasets, sources = v["datasets"]
+    return Experiment(v["name"], v["seed"], v["data_seed"], v["synthetic_noise"], v["protocol"], datasets,
+                      v["preprocess"]["scale"], v["bases"], v["models"], v["solver"], out, src, copy.deepcopy(raw),
+                      sources, v["plugins"])
+
+
+def _plugins(node: Any, src: str, done: dict) -> tuple[PluginSource, ...]:
+    """The validator of ``plugins:``: each file or module read and imported, its classes registered."""
+    plugins = parse_plugins(node, src, Path(src).parent)
+    activate(plugins, src)
+    return plugins
 
 
 def _protocol(node: Any, src: str, done: dict) -> Protocol:
@@ -235,25 +251,28 @@ def _protocol(node: Any, src: str, done: dict) -> Protocol:
                     v["seeding"], v["train_fractions"], v["noise_eta"], v["noise_on"])
 
 
-def _datasets_key(node: Any, src: str, done: dict) -> tuple[str, ...]:
+def _datasets_key(node: Any, src: str, done: dict) -> tuple[tuple[str, ...], dict[str, DatasetSource]]:
     """The validator of ``datasets:`` (``_datasets`` checks the list on its own)."""
     return _datasets(node, src)
 
 
-def _datasets(node: Any, src: str) -> tuple[str, ...]:
-    from afr_cli.data import DATASETS, canonical_name
-
+def _datasets(node: Any, src: str) -> tuple[tuple[str, ...], dict[str, DatasetSource]]:
+    """The dataset names, and the file or loader source of each name that is not registered
+    (an entry is a name or a mapping, see afr_cli.data.files.parse_entry)."""
     if not isinstance(node, list) or not node:
-        raise AfrInputError(f"{src}: datasets: must be a non-empty list of dataset names")
-    names = []
+        raise AfrInputError(f"{src}: datasets: must be a non-empty list of dataset names or "
+                            "{name: NAME, file: PATH, target: COLUMN} mappings")
+    names, sources = [], {}
     for i, item in enumerate(node):
-        try:
-            names.append(canonical_name(str(item)))
-        except AfrInputError:
-            raise AfrInputError(f"{src}: datasets[{i}]: unknown dataset {item!r}; allowed: {', '.join(DATASETS)}") from None
+        entry = parse_entry(item, f"{src}: datasets[{i}]", Path(src).parent)
+        if isinstance(entry, str):
+            names.append(entry)
+        else:
+            names.append(entry.name)
+            sources[entry.name] = entry
     if len(set(names)) != len(names):
         raise AfrInputError(f"{src}: datasets: a dataset is listed twice")
-    return tuple(names)
+    return tuple(names), sources
 
 
 def _bases(node: Any, src: str, done: dict) -> tuple[Base, ...]:

@@ -54,6 +54,7 @@ class LeafStatistics:
 
     @property
     def n_trees(self) -> int:
+        """T, the number of trees (stages, for a GBM)."""
         return len(self.offsets)
 
     def leaf_ids(self, X: np.ndarray) -> np.ndarray:
@@ -89,6 +90,7 @@ class RowTensors:
 
     @property
     def n_rows(self) -> int:
+        """n, the number of query rows."""
         return self.X.shape[0]
 
     @cached_property

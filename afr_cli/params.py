@@ -55,6 +55,7 @@ class Param:
         return int(v) if self.integer else v
 
     def show_default(self) -> str:
+        """The default as configs and ``afr models`` write it (null for None)."""
         return _show(self.default)
 
 

@@ -194,7 +194,7 @@ def weight_curves(exp, model_id: str, dataset: str, rep: int, sweep: str,
     at every grid value of ``sweep`` with the other parameters at ``fixed`` (required where the
     model's grid has several values). The family must expose ``softmax_attention(feats)`` and a
     ``w_`` fitted attribute (e.g. agboost)."""
-    from afr_cli.data import load_dataset
+    from afr_cli.experiment_data import load_one
     from afr_cli.features import LeafStatistics
     from afr_cli.models import get_family
     from afr_cli.protocol import refit_final_stage
@@ -233,7 +233,7 @@ def weight_curves(exp, model_id: str, dataset: str, rep: int, sweep: str,
     if not 0 <= rep < exp.protocol.reps:
         raise AfrInputError(f"--rep: {rep} is not allowed; an integer in [0, {exp.protocol.reps - 1}]")
 
-    X, y = load_dataset(dataset, exp.data_seed, exp.synthetic_noise)
+    X, y = load_one(exp, dataset)
     stage = refit_final_stage(exp, dataset, base, rep, X, y)
     stats = LeafStatistics(stage.ensemble, stage.X_train, stage.y_train)
     train_rows, test_rows = stats.rows(), stats.rows(stage.X_test)

@@ -22,7 +22,8 @@ def import_plugin(spec: str, base: type, where: str, what: str, hint: str) -> ob
         module = importlib.import_module(module_name)
     except Exception as err:  # any import-time failure is the user's module's, reported in one line
         raise AfrInputError(f"{where}: cannot import module {module_name!r} ({type(err).__name__}: {err}); "
-                            f"{what} of your own must be importable (installed, or on PYTHONPATH)") from None
+                            f"{what} of your own must be importable (installed, on PYTHONPATH, or its file "
+                            "named in the config's plugins:)") from None
     cls = getattr(module, class_name, None)
     if not (inspect.isclass(cls) and issubclass(cls, base)) or inspect.isabstract(cls):
         raise AfrInputError(f"{where}: {spec!r} is not a concrete subclass of {base.__module__.rsplit('.', 1)[0]}."

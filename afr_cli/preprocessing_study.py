@@ -20,7 +20,7 @@ from joblib import Parallel, delayed
 from scipy.stats import binomtest
 
 from afr_cli.config import SCALES, Base, Experiment, load_experiment, read_yaml_file
-from afr_cli.data import load_dataset
+from afr_cli.experiment_data import load_experiment_data
 from afr_cli.errors import AfrInputError
 from afr_cli.paper import load_published
 from afr_cli.params import is_integer
@@ -185,7 +185,7 @@ def _candidate_unit(exp: Experiment, cand: Candidate, dataset: str, base: Base, 
 def forest_scores(study: Study, jobs: int = -1) -> pd.DataFrame:
     """Per (candidate, dataset, base, rep): the plain forest's R2, MAE and RMSE on the test part."""
     exp = study.experiment
-    data = {d: load_dataset(d, exp.data_seed, exp.synthetic_noise) for d in exp.datasets}
+    data = load_experiment_data(exp)[0]
     tasks = [delayed(_candidate_unit)(exp, cand, d, base, study.reps, *data[d])
              for cand in study.candidates for d in exp.datasets for base in exp.bases]
     chunks = Parallel(n_jobs=jobs)(tasks)

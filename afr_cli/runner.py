@@ -21,8 +21,9 @@ from joblib import Parallel, delayed, effective_n_jobs, parallel_config
 from tqdm import tqdm
 
 from afr_cli.config import Experiment
-from afr_cli.data import load_dataset
 from afr_cli.errors import AfrInputError, RunInterrupted
+from afr_cli.experiment_data import load_experiment_data
+from afr_cli.plugin_files import activate
 from afr_cli.protocol import run_unit
 from afr_cli.quiet_interrupt import (cancelled_tasks_unannounced, interrupts_ignored, quiet_worker,
                                      start_quiet_resource_tracker)
@@ -47,8 +48,10 @@ class RunOptions:
     command: list[str] | None = None
 
 
-def manifest_for(exp: Experiment) -> dict:
-    """Config, its hash, package versions and git commit: enough to repeat the run."""
+def manifest_for(exp: Experiment, data_identity: dict[str, dict] | None = None) -> dict:
+    """Config, its hash, package versions and git commit: enough to repeat the run; and, under
+    ``data``, each file or loader dataset's identity (sha256, rows, columns), so a changed file
+    cannot extend the store (registered datasets are fixed by the registry and add nothing)."""
     versions = {}
     for pkg in ("numpy", "scipy", "scikit-learn", "cvxpy", "ecos", "clarabel", "osqp", "daqp", "piqp", "pandas",
                 "joblib"):
@@ -57,8 +60,11 @@ def manifest_for(exp: Experiment) -> dict:
         except metadata.PackageNotFoundError:
             versions[pkg] = None
     versions["python"] = platform.python_version()
-    return {"experiment": exp.name, "config": exp.raw, "config_source": exp.source,
-            "config_hash": exp.unit_hash(), "versions": versions, "git_commit": _git_commit()}
+    manifest = {"experiment": exp.name, "config": exp.raw, "config_source": exp.source,
+                "config_hash": exp.unit_hash(), "versions": versions, "git_commit": _git_commit()}
+    if data_identity:
+        manifest["data"] = dict(data_identity)
+    return manifest
 
 
 def _git_commit() -> str | None:
@@ -99,7 +105,7 @@ def run_target(exp: Experiment, jobs: int) -> dict:
 
 
 def prepare_store(exp: Experiment, fresh: bool, confirm: Callable[[str], bool] | None = None,
-                  jobs: int = 1) -> tuple[ResultsStore, list[tuple]]:
+                  jobs: int = 1, data_identity: dict[str, dict] | None = None) -> tuple[ResultsStore, list[tuple]]:
     """Open the experiment's store and list its missing units (dataset, base index, (train fraction,
     noise level), rep); refuse
     a store made by a different config unless ``fresh``. A missing store is seeded from the
@@ -118,6 +124,7 @@ def prepare_store(exp: Experiment, fresh: bool, confirm: Callable[[str], bool] |
             raise AfrInputError(
                 f"{exp.source}: the store {held.path} was made by a different config (hash {old} != "
                 f"{exp.unit_hash()}); use --fresh --yes to discard it or --out DIR for a new store")
+        _check_same_data(exp, held, previous, data_identity or {})
     axes = exp.protocol.axes()
     done = {(d, b, *(round(v, 9) for v in point), r) for d, b, *point, r in held.done_unit_keys()} if previous else set()
     todo = [(d, b, a, r) for d in exp.datasets for b in range(len(exp.bases)) for a in axes
@@ -129,7 +136,8 @@ def prepare_store(exp: Experiment, fresh: bool, confirm: Callable[[str], bool] |
             store.delete()
         elif previous and not store.exists():
             seed_store(exp.results)
-        manifest = manifest_for(exp)
+        known = {**(previous.get("data") or {}), **(data_identity or {})}  # datasets of earlier runs stay
+        manifest = manifest_for(exp, known)
         manifest["runs"] = run_history(previous, manifest, exp.protocol.reps, len(done), run_target(exp, jobs))
         store.create(manifest)
     return store, todo
@@ -139,6 +147,19 @@ def _stored_point(point: tuple[float, ...], manifest: dict) -> tuple[float, ...]
     """A config's axis point (train_fraction, noise_eta) as the store keys it: every declared axis
     in order, the ones the config does not vary at their defaults, rounded as keys are compared."""
     return tuple(round(v, 9) for v in (*point, *axis_defaults(manifest)[len(point):]))
+
+
+def _check_same_data(exp: Experiment, held, previous: dict, data_identity: dict[str, dict]) -> None:
+    """Refuse to extend a store whose file or loader dataset now holds other data."""
+    recorded = previous.get("data") or {}
+    for name, now in data_identity.items():
+        old = (recorded.get(name) or {}).get("sha256")
+        if old is not None and old != now["sha256"]:
+            source = exp.dataset_sources[name]
+            raise AfrInputError(
+                f"{source.where}: dataset {name} changed since the store {held.path} was made (sha256 {old} != "
+                f"{now['sha256']}); restore the data, or use --fresh --yes to discard the store or --out DIR "
+                "for a new store")
 
 
 def _confirm_fresh(held, confirm: Callable[[str], bool] | None) -> None:
@@ -161,6 +182,7 @@ def _confirm_fresh(held, confirm: Callable[[str], bool] | None) -> None:
 
 def _run_one(exp: Experiment, dataset: str, base_index: int, axis: tuple[float, float], rep: int,
              X: np.ndarray, y: np.ndarray) -> UnitRecord:
+    activate(exp.plugins, exp.source)  # a worker imports the config's plugins once (from their source text)
     fraction = axis[0] if exp.protocol.train_fractions else None  # no axis: the seeds of before
     return run_unit(exp, dataset, exp.bases[base_index], rep, X, y, fraction, axis[1])
 
@@ -171,8 +193,8 @@ def run_experiment(exp: Experiment, options: RunOptions, echo=print) -> ResultsS
         raise AfrInputError(f"--backend: {options.backend!r} is not allowed; allowed: {', '.join(BACKENDS)}")
     if options.backend == "dask" and not options.scheduler:
         raise AfrInputError("--backend dask needs --scheduler ADDRESS (e.g. tcp://127.0.0.1:8786)")
-    data = {name: load_dataset(name, exp.data_seed, exp.synthetic_noise) for name in exp.datasets}
-    store, todo = prepare_store(exp, options.fresh, options.confirm, options.jobs)
+    data, identity = load_experiment_data(exp)  # read and checked before the store is touched
+    store, todo = prepare_store(exp, options.fresh, options.confirm, options.jobs, identity)
     n_axes = len(exp.protocol.axes())
     total = len(exp.datasets) * len(exp.bases) * n_axes * exp.protocol.reps
     axes_text = f" x {n_axes} (train fraction, noise)" if n_axes > 1 else ""

@@ -231,6 +231,8 @@ TOP = Section("top level", "An experiment: one YAML file. Unknown keys are error
               "`--set` alike.", (
     Key("name", NAME, "the experiment; its store is results/<name>/"),
     Key("description", TEXT, "free text, kept in the store's manifest", None),
+    Key("plugins", CUSTOM, "Python files (relative to the config) or modules to import first; the families "
+        "and ensembles they define are then known by name to every command", (), shape="a list of files or modules"),
     Key("seed", INTEGER, "splits, folds and forests derive their seeds from (seed, dataset, rep, fold, base)",
         0, low=0),
     Key("data_seed", INTEGER, "the draw of the synthetic datasets (once per experiment)", 0, low=0),
@@ -238,8 +240,9 @@ TOP = Section("top level", "An experiment: one YAML file. Unknown keys are error
         "the generators' defaults (no noise but Sparse's own), as the papers' baselines", "documented",
         choices=SYNTHETIC_NOISES),
     Key("protocol", SECTION, "the protocol", {}, section=PROTOCOL, shape="a mapping (see protocol)"),
-    Key("datasets", CUSTOM, "the datasets (see `afr datasets list`; names match ignoring case, spaces, "
-        "'_' and '-')", shape="a non-empty list of dataset names"),
+    Key("datasets", CUSTOM, "the datasets: registered names (see `afr datasets list`; names match ignoring "
+        "case, spaces, '_' and '-'), {name, file, target} mappings (CSV, TSV or Parquet; optional sep, features "
+        "or drop) or {name, loader: module:function} mappings", shape="a non-empty list of dataset names or mappings"),
     Key("preprocess", SECTION, "feature preprocessing", {}, section=PREPROCESS,
         shape="a mapping (see preprocess)"),
     Key("solver", CHOICE, "the default solver of every model", DEFAULT_SOLVER, choices=SOLVERS, upper=True),

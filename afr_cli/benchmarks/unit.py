@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 
 from afr_cli.config import Experiment, load_experiment
-from afr_cli.data import load_dataset
+from afr_cli.experiment_data import load_one
 from afr_cli.protocol import run_unit
 from afr_cli.solvers.cvxpy_backend import clear_compiled_cache
 from afr_cli.store import ResultsStore
@@ -38,7 +38,7 @@ def run(config: str, dataset: str, against: str, rep: int = 0, overrides: list[s
     r2s = {}
     for solver in ("AUTO", against.upper()):
         exp = load_experiment(config, [*(overrides or []), ("solver", solver)])
-        X, y = load_dataset(dataset, exp.data_seed, exp.synthetic_noise)
+        X, y = load_one(exp, dataset)
         r2s[solver], cpu, wall = _unit(exp, dataset, rep, X, y)
         out["solvers"][solver] = {"cpu_s": round(cpu, 3), "wall_s": round(wall, 3)}
     old = against.upper()

@@ -1,4 +1,5 @@
-"""``afr datasets``: list the registry, fetch UCI files into the cache, verify them, show a record."""
+"""``afr datasets``: list the registry, fetch UCI files into the cache, verify them, show a record
+(of a registered dataset, or of a file of the user's own: what afr would read from it)."""
 
 from __future__ import annotations
 
@@ -71,10 +72,17 @@ def _verify(
         )
 
 
-def _info(name: str = typer.Argument(..., help="Dataset name, e.g. wine or 'Friedman 1'.")) -> None:
-    """Show the full registry record of one dataset, including its citation and cache state."""
+def _info(name: str = typer.Argument(..., help="Dataset name, e.g. wine or 'Friedman 1', or a CSV/TSV/Parquet file."),
+          target: Optional[str] = typer.Option(None, "--target", help="With a file: the column to predict."),
+          sep: Optional[str] = typer.Option(None, "--sep", help="With a CSV file: its delimiter (default: detected)."),
+          drop: List[str] = typer.Option([], "--drop", help="With a file: a column not to use (repeatable).")) -> None:
+    """Show the full registry record of one dataset, or what afr would read from a file of your own
+    (rows, features, target summary; a problem is the one-line error a run would stop with)."""
     from afr_cli.data import DEFAULT_DATA_SEED, get_spec, verify_dataset
 
+    if target is not None or Path(name).is_file():
+        _file_info(Path(name), target, sep, tuple(drop))
+        return
     spec = get_spec(name)
     lines = [
         ("name", spec.name),
@@ -101,6 +109,33 @@ def _info(name: str = typer.Argument(..., help="Dataset name, e.g. wine or 'Frie
             ("format", spec.file.format),
             ("cache", f"{state.path} ({state.status})"),
         ]
+    width = max(len(key) for key, _ in lines)
+    for key, value in lines:
+        typer.echo(f"{key:<{width}}  {value}")
+
+
+def _file_info(path: Path, target: str | None, sep: str | None, drop: tuple[str, ...]) -> None:
+    """What a ``{name, file, target}`` dataset entry would read from ``path``."""
+    import numpy as np
+
+    from afr_cli.data.checks import rows_needed
+    from afr_cli.data.files import read_file_dataset
+
+    if target is None:
+        raise AfrInputError(f"{path}: --target: missing; name the column to predict (afr datasets info FILE --target COL)")
+    if not path.is_file():
+        raise AfrInputError(f"{path}: no such file")
+    loaded = read_file_dataset(path, target, sep, None, drop)
+    y, columns = loaded.y, loaded.identity["columns"]
+    need = rows_needed((0.2,), 3)
+    lines = [("file", str(path)), ("sha256", loaded.identity["sha256"]),
+             ("rows", f"{len(y)} (the default protocol, 80/20 with 3 inner folds, needs at least {need})"),
+             ("features", f"{len(columns)}: {', '.join(columns)}"),
+             ("target", f"{target}: mean {np.mean(y):.6g}, std {np.std(y, ddof=1):.6g}, "
+                        f"min {np.min(y):.6g}, max {np.max(y):.6g}, {len(np.unique(y))} distinct values"),
+             ("problems", "none" if len(y) >= need else f"fewer rows than the default protocol needs ({need})"),
+             ("config entry", f"{{name: NAME, file: {path.name}, target: {target}"
+                              + (f", drop: [{', '.join(drop)}]" if drop else "") + "}")]
     width = max(len(key) for key, _ in lines)
     for key, value in lines:
         typer.echo(f"{key:<{width}}  {value}")

@@ -14,16 +14,33 @@ import typer
 from afr_cli.errors import AfrInputError
 
 
-def _overrides(reps: int | None, datasets: str | None, sets: list[str]) -> list[str | tuple[str, object]]:
+def _overrides(reps: int | None, datasets: str | None, sets: list[str],
+               config: Path | None = None) -> list[str | tuple[str, object]]:
     """--reps and --datasets as overrides after the --set ones, so one code path validates them all.
     They are (key, value) pairs, the value built here: an option's text is never parsed as YAML,
-    so a name holding a quote or a bracket stays a plain (unknown) dataset name."""
+    so a name holding a quote or a bracket stays a plain (unknown) dataset name. A name of
+    --datasets that a config entry gives to a file or loader stands for that whole entry."""
     out: list[str | tuple[str, object]] = list(sets)
     if reps is not None:
         out.append(("protocol.reps", reps))
     if datasets:
-        out.append(("datasets", [d.strip() for d in datasets.split(",") if d.strip()]))
+        names = [d.strip() for d in datasets.split(",") if d.strip()]
+        own = _own_dataset_entries(config) if config is not None else {}
+        out.append(("datasets", [own.get(n, n) for n in names]))
     return out
+
+
+def _own_dataset_entries(config: Path) -> dict[str, dict]:
+    """The config's ``{name: ..., file|loader: ...}`` dataset entries by name (none when the
+    file cannot be read: loading it reports that)."""
+    from afr_cli.config import read_yaml_file
+
+    try:
+        raw = read_yaml_file(config, "config")
+    except AfrInputError:
+        return {}
+    entries = raw.get("datasets") if isinstance(raw, dict) else None
+    return {e["name"]: e for e in entries or [] if isinstance(e, dict) and isinstance(e.get("name"), str)}
 
 
 def _fresh_confirmation(yes: bool):
@@ -59,7 +76,7 @@ def register(app: typer.Typer) -> None:
 
         if jobs == 0 or jobs < -1:
             raise AfrInputError(f"--jobs: {jobs} is not allowed; a positive count or -1 for all cores")
-        exp = load_experiment(config, _overrides(reps, datasets, set_), out)
+        exp = load_experiment(config, _overrides(reps, datasets, set_, config), out)
         command = rerun_command(config, datasets, set_, out)
         run_experiment(exp, RunOptions(jobs, backend, scheduler, fresh, not quiet, _fresh_confirmation(yes), command),
                        echo=typer.echo)
@@ -71,8 +88,10 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Check a config without running it (exit 0, or exit 2 with one line naming the key)."""
         from afr_cli.config import load_experiment
+        from afr_cli.experiment_data import load_experiment_data
 
         exp = load_experiment(config, set_)
+        load_experiment_data(exp, registered=False)  # the user's files and loaders: read and checked
         points = sum(len(m.grid_points()) for m in exp.models if not m.best_of)
         typer.echo(f"{config}: ok ({exp.name}: {len(exp.datasets)} datasets, {len(exp.bases)} bases, "
                    f"{len(exp.models)} models, {points} grid points, {exp.protocol.reps} reps)")

@@ -34,15 +34,19 @@ def softmax_features(rows: RowTensors, tau: float) -> SoftmaxFeatures:
 
 
 class EpsABRFFamily(Family):
+    """eps-ABRF: (1 - eps) softmax(-||x - A_k(x)||^2 / tau) + eps w over the trees, w on the simplex."""
+
     name = "eps-abrf"
     summary = "attention-based RF with Huber eps-contamination (SAT-RF paper sec. 5; = w-ARF)"
     params = (EPS, TAU)
 
     def features(self, rows: RowTensors, design: Mapping[str, float]) -> SoftmaxFeatures:
+        """The softmax tree attention of the rows at temperature tau (cached on the rows)."""
         return softmax_features(rows, design["tau"])
 
     def training_problem(self, feats: SoftmaxFeatures, y: np.ndarray,
                          mixing: Mapping[str, float]) -> LinearAttentionProblem | None:
+        """y ~ (1 - eps) softmax sum + eps B w, w on the simplex; None at eps = 0 (nothing to train)."""
         eps = mixing["eps"]
         if eps == 0.0:
             return None
@@ -52,12 +56,15 @@ class EpsABRFFamily(Family):
 
     def predict(self, feats: SoftmaxFeatures, mixing: Mapping[str, float],
                 theta: np.ndarray | None) -> np.ndarray:
+        """(1 - eps) softmax sum + eps B w, with w = theta (uniform when untrained)."""
         eps = mixing["eps"]
         w = self.weights(feats, theta)
         return (1.0 - eps) * feats.softmax_sum + eps * (feats.values @ w)
 
     def weights(self, feats: SoftmaxFeatures, theta: np.ndarray | None) -> np.ndarray:
+        """The tree weights w: theta, or 1/T when nothing was trained."""
         return uniform(feats.values.shape[1]) if theta is None else theta
 
     def fitted_attributes(self, feats, mixing, theta):
+        """``w_``, the tree weights, for the scikit-learn estimator."""
         return {"w_": self.weights(feats, theta)}

@@ -34,6 +34,7 @@ class Family(ABC):
 
     @classmethod
     def param(cls, name: str) -> Param:
+        """The hyperparameter called ``name`` (KeyError if the family has none)."""
         for p in cls.params:
             if p.name == name:
                 return p
@@ -41,10 +42,12 @@ class Family(ABC):
 
     @classmethod
     def design_names(cls) -> tuple[str, ...]:
+        """Names of the design hyperparameters: they change the features (tau, kappa, ...)."""
         return tuple(p.name for p in cls.params if p.kind == DESIGN)
 
     @classmethod
     def mixing_names(cls) -> tuple[str, ...]:
+        """Names of the mixing hyperparameters: they only rescale features (eps, gamma, ...)."""
         return tuple(p.name for p in cls.params if p.kind == MIXING)
 
     @abstractmethod

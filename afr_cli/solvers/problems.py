@@ -28,6 +28,7 @@ class LinearConstraints:
 
     @property
     def size(self) -> int:
+        """The length of theta."""
         return len(self.lower)
 
     def structure_key(self) -> str:
@@ -104,6 +105,7 @@ class ConstraintBuilder:
         return self
 
     def build(self) -> LinearConstraints:
+        """The LinearConstraints of every block added so far (bounds default to theta >= 0)."""
         eq = np.array(self._rows) if self._rows else np.zeros((0, self.size))
         return LinearConstraints(self.lower.copy(), self.upper.copy(), eq, np.array(self._rhs))
 
@@ -123,6 +125,7 @@ class LinearAttentionProblem:
     constraints: LinearConstraints
 
     def residual(self, theta: np.ndarray) -> np.ndarray:
+        """y - r - Phi theta: the training residual at theta, (n,)."""
         return self.y - self.r - self.Phi @ theta
 
     def objective(self, theta: np.ndarray, loss: str) -> float:
@@ -131,6 +134,7 @@ class LinearAttentionProblem:
         return float(res @ res) if loss == "l2" else float(np.abs(res).sum())
 
     def finite(self) -> bool:
+        """Whether Phi and y - r are finite (a solver is never given NaN or inf)."""
         return bool(np.all(np.isfinite(self.Phi)) and np.all(np.isfinite(self.y - self.r)))
 
 
@@ -145,9 +149,11 @@ class QuadraticProblem:
     constraints: LinearConstraints
 
     def objective(self, theta: np.ndarray, loss: str | None = None) -> float:
+        """1/2 theta'H theta + f'theta at theta (``loss`` is ignored: the form is fixed)."""
         return float(0.5 * theta @ self.H @ theta + self.f @ theta)
 
     def finite(self) -> bool:
+        """Whether H and f are finite (a solver is never given NaN or inf)."""
         return bool(np.all(np.isfinite(self.H)) and np.all(np.isfinite(self.f)))
 
 
@@ -159,9 +165,11 @@ class LinearProblem:
     constraints: LinearConstraints
 
     def objective(self, theta: np.ndarray, loss: str | None = None) -> float:
+        """c'theta at theta (``loss`` is ignored: the form is fixed)."""
         return float(self.c @ theta)
 
     def finite(self) -> bool:
+        """Whether c is finite (a solver is never given NaN or inf)."""
         return bool(np.all(np.isfinite(self.c)))
 
 

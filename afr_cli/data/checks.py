@@ -1,0 +1,117 @@
+"""Checks on a dataset read from a user's file or loader, each a one-line AfrInputError.
+
+Each message names the file (or loader), the column and, where it applies, the first bad row,
+and says what to do. Rows are counted from 1 over the data rows (the header is not a row).
+They run before a run opens its store, so a bad file leaves nothing written.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from afr_cli.errors import AfrInputError
+
+MIN_TEST_ROWS = 2  # R² of a test set needs two rows
+MIN_FOLD_ROWS = 2  # ... and so does every inner validation fold
+
+
+def check_unique_columns(names: Sequence[str], where: str) -> None:
+    """Two columns with one name would make ``target``, ``features`` and ``drop`` ambiguous."""
+    counts = Counter(str(n) for n in names)
+    dup = [n for n in counts if counts[n] > 1]
+    if dup:
+        raise AfrInputError(f"{where}: column {dup[0]!r}: the name is used by {counts[dup[0]]} columns; "
+                            "column names must be unique (rename one in the file)")
+
+
+def check_named_columns(names: Sequence[str], where: str) -> None:
+    """Every header cell names its column: an unnamed one is most often a row index written with
+    the data, which must not become a feature."""
+    for j, name in enumerate(names):
+        if not str(name).strip():
+            raise AfrInputError(f"{where}: column {j + 1} has no name in the header (a row index written with the "
+                                "data?); name it, or write the file without the index (pandas: index=False)")
+
+
+def check_columns_exist(wanted: Sequence[str], names: Sequence[str], where: str, key: str) -> None:
+    """Every column ``key`` names (target, features, drop) is a column of the file."""
+    for name in wanted:
+        if name not in names:
+            raise AfrInputError(f"{where}: {key}: no column {name!r}; columns: {', '.join(map(str, names))}")
+
+
+def check_numeric(frame: pd.DataFrame, where: str, target: str) -> None:
+    """Every column is numbers (or booleans); the first that is not names its first bad row."""
+    for name in frame.columns:
+        col = frame[name]
+        if pd.api.types.is_bool_dtype(col) or pd.api.types.is_numeric_dtype(col):
+            continue
+        as_numbers = pd.to_numeric(col, errors="coerce")
+        bad = col.notna() & as_numbers.isna()
+        row = int(np.flatnonzero(bad.to_numpy())[0]) + 1 if bad.any() else 1
+        value = col.iloc[row - 1]
+        fix = ("the target must be numbers" if name == target else
+               f"drop it (drop: [{name}]) or encode it as numbers in the file (e.g. one 0/1 column per category)")
+        raise AfrInputError(f"{where}: column {name!r}: not numeric (row {row}: {value!r}); {fix}")
+
+
+def check_finite(frame: pd.DataFrame, where: str) -> None:
+    """No missing (NaN, empty cell) or infinite value in any column."""
+    values = frame.to_numpy(dtype=np.float64)
+    bad = ~np.isfinite(values)
+    if not bad.any():
+        return
+    rows, cols = np.nonzero(bad)
+    first = int(np.argmin(rows * values.shape[1] + cols))
+    row, col = int(rows[first]), int(cols[first])
+    kind = "missing value (NaN or empty cell)" if np.isnan(values[row, col]) else f"infinite value ({values[row, col]})"
+    count = int(bad[:, col].sum())
+    raise AfrInputError(f"{where}: column {frame.columns[col]!r}: {kind} at row {row + 1} "
+                        f"({count} in the column); remove or fill those rows, or drop the column")
+
+
+def check_target_varies(y: np.ndarray, where: str, target: str) -> None:
+    """A constant target leaves R² undefined (its variance is zero) and nothing to learn."""
+    if len(y) and np.all(y == y[0]):
+        raise AfrInputError(f"{where}: target {target!r}: constant (every row is {y[0]:g}); R² is undefined; "
+                            "choose another target column")
+
+
+def smallest_training_rows(n: int, test_fractions: Sequence[float]) -> tuple[int, int]:
+    """(training rows, test rows) of the protocol's smallest training split of ``n`` rows.
+
+    Counted as the protocol splits (test = round(fraction n), at least 1) and as scikit-learn's
+    train_test_split does for rep-index seeding (test = ceil(fraction n)); the smaller
+    training part of the two is the one that must suffice."""
+    train, test = n, n
+    for fraction in test_fractions:
+        for n_test in (max(1, int(round(fraction * n))), math.ceil(fraction * n)):
+            train, test = min(train, n - n_test), min(test, n_test)
+    return train, test
+
+
+def rows_needed(test_fractions: Sequence[float], inner_folds: int) -> int:
+    """The fewest rows whose smallest split leaves two test rows and two rows per inner fold."""
+    n = 1
+    while True:
+        train, test = smallest_training_rows(n, test_fractions)
+        if test >= MIN_TEST_ROWS and train >= MIN_FOLD_ROWS * inner_folds:
+            return n
+        n += 1
+
+
+def check_enough_rows(n: int, test_fractions: Sequence[float], inner_folds: int, where: str) -> None:
+    """Enough rows for the protocol: two test rows, and two rows in each of the ``inner_folds``
+    validation folds of the smallest training split."""
+    need = rows_needed(test_fractions, inner_folds)
+    if n < need:
+        train, _ = smallest_training_rows(n, test_fractions)
+        raise AfrInputError(f"{where}: {n} rows; the protocol needs at least {need}: its smallest training "
+                            f"split (test fraction {max(test_fractions):g}) holds {max(train, 0)} rows, and "
+                            f"{inner_folds} inner folds need {MIN_FOLD_ROWS} rows each (plus "
+                            f"{MIN_TEST_ROWS} test rows)")

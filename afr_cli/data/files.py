@@ -1,0 +1,271 @@
+"""Datasets of the user's own: a CSV, TSV or Parquet file, or a loader function returning (X, y).
+
+A config's ``datasets:`` entry is a registered name, ``{name, file, target}`` (with optional
+``sep``, ``features`` or ``drop``; the path relative to the config file) or ``{name, loader:
+module:function}``. ``parse_entry`` reads that entry; ``load_source`` reads the data, runs the
+checks of ``afr_cli.data.checks`` and returns the arrays with their identity: the file's sha256
+(or, for a loader, the sha256 of its arrays), rows and columns, which the store's manifest
+records so a changed file cannot silently extend a store.
+
+The name seeds the splits exactly as a registered dataset's name does. Files are read once, in
+the process that runs ``afr``; workers (local or Dask) receive the arrays, never the path.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import importlib
+import io
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Union
+
+import numpy as np
+import pandas as pd
+
+from afr_cli.data.checks import (check_columns_exist, check_finite, check_named_columns, check_numeric,
+                                 check_target_varies, check_unique_columns)
+from afr_cli.data.registry import DATASETS, canonical_name
+from afr_cli.errors import AfrInputError
+
+FILE_KEYS = ("name", "file", "target", "sep", "features", "drop")
+LOADER_KEYS = ("name", "loader")
+SEPARATORS = (",", ";", "\t", "|")
+PARQUET_MAGIC = b"PAR1"
+
+
+@dataclass(frozen=True)
+class FileDataset:
+    """A dataset read from a CSV/TSV or Parquet file.
+
+    ``path`` is where the file is (the config's directory joined with what it says), ``given``
+    the path as the config wrote it (recorded in the manifest); ``sep`` None means detected."""
+
+    name: str
+    path: Path
+    given: str
+    target: str
+    sep: str | None = None
+    features: tuple[str, ...] | None = None
+    drop: tuple[str, ...] = ()
+
+    @property
+    def where(self) -> str:
+        return str(self.path)
+
+
+@dataclass(frozen=True)
+class LoaderDataset:
+    """A dataset returned by ``module:function`` (called with no arguments, returning (X, y))."""
+
+    name: str
+    loader: str
+
+    @property
+    def where(self) -> str:
+        return f"loader {self.loader}"
+
+
+DatasetSource = Union[FileDataset, LoaderDataset]
+
+
+@dataclass(frozen=True)
+class LoadedDataset:
+    """A dataset's arrays (X float64 (n, m), y float64 (n,)) and its identity for the manifest."""
+
+    X: np.ndarray
+    y: np.ndarray
+    identity: dict[str, Any]
+
+
+def parse_entry(item: Any, where: str, config_dir: Path) -> str | DatasetSource:
+    """One ``datasets:`` entry: a registered name (returned canonical) or a file or loader source.
+
+    ``where`` prefixes messages (``config.yaml: datasets[0]``); file paths are taken relative
+    to ``config_dir``."""
+    if not isinstance(item, dict):
+        try:
+            return canonical_name(str(item))
+        except AfrInputError:
+            raise AfrInputError(f"{where}: unknown dataset {item!r}; allowed: {', '.join(DATASETS)}, or "
+                                "{name: NAME, file: PATH, target: COLUMN} or {name: NAME, loader: module:function}"
+                                ) from None
+    name = item.get("name")
+    if not isinstance(name, str) or not name.strip() or "/" in name:
+        raise AfrInputError(f"{where}.name: must be a non-empty string without '/' (it names the dataset "
+                            "in the store and tables, and seeds its splits)")
+    if name in DATASETS or _is_registered(name):
+        raise AfrInputError(f"{where}.name: {name!r} is a registered dataset; give your data another name")
+    if "file" in item and "loader" in item:
+        raise AfrInputError(f"{where}: give file or loader, not both")
+    if "loader" in item:
+        _only(item, LOADER_KEYS, where)
+        loader = item["loader"]
+        if not isinstance(loader, str) or ":" not in loader:
+            raise AfrInputError(f"{where}.loader: must be module:function (a function returning (X, y))")
+        return LoaderDataset(name, loader)
+    if "file" not in item:
+        raise AfrInputError(f"{where}: a dataset mapping needs file (with target) or loader")
+    _only(item, FILE_KEYS, where)
+    given = item["file"]
+    if not isinstance(given, str) or not given:
+        raise AfrInputError(f"{where}.file: must be a path (relative to the config file)")
+    path = config_dir / given
+    if not path.is_file():
+        raise AfrInputError(f"{where}.file: no such file {str(path)!r} (paths are relative to the config file)")
+    target = item.get("target")
+    if not isinstance(target, str) or not target:
+        raise AfrInputError(f"{where}.target: missing (required): the name of the column to predict")
+    sep = item.get("sep")
+    if sep is not None and (not isinstance(sep, str) or len(sep) != 1):
+        raise AfrInputError(f"{where}.sep: {sep!r} is not allowed; one character, e.g. ',' ';' or '\\t'")
+    if "features" in item and "drop" in item:
+        raise AfrInputError(f"{where}: give features or drop, not both")
+    features = _names(item, "features", where) if "features" in item else None
+    drop = _names(item, "drop", where) if "drop" in item else ()
+    return FileDataset(name, path, given, target, sep, features, drop)
+
+
+def _is_registered(name: str) -> bool:
+    try:
+        canonical_name(name)
+    except AfrInputError:
+        return False
+    return True
+
+
+def _only(item: dict, allowed: tuple[str, ...], where: str) -> None:
+    for key in item:
+        if key not in allowed:
+            raise AfrInputError(f"{where}.{key}: unknown key; allowed: {', '.join(allowed)}")
+
+
+def _names(item: dict, key: str, where: str) -> tuple[str, ...]:
+    value = item[key]
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        raise AfrInputError(f"{where}.{key}: must be a non-empty list of column names")
+    return tuple(value)
+
+
+def load_source(source: DatasetSource) -> LoadedDataset:
+    """The checked arrays and identity of a file or loader dataset (one-line errors otherwise)."""
+    if isinstance(source, LoaderDataset):
+        return _call_loader(source)
+    return read_file_dataset(source.path, source.target, source.sep, source.features, source.drop, source.given)
+
+
+def read_file_dataset(path: Path, target: str, sep: str | None = None, features: tuple[str, ...] | None = None,
+                      drop: tuple[str, ...] = (), given: str | None = None) -> LoadedDataset:
+    """X from the feature columns (all but the target and ``drop``, or ``features``), y from
+    ``target``; every check of afr_cli.data.checks applied, the file's bytes hashed as read."""
+    where = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as err:
+        raise AfrInputError(f"{where}: cannot read the data file ({err.strerror})") from None
+    frame = read_table(data, where, sep, Path(path).suffix.lower())
+    names = [str(c) for c in frame.columns]
+    check_columns_exist([target], names, where, "target")
+    for key, wanted in (("features", features or ()), ("drop", drop)):
+        check_columns_exist(wanted, names, where, key)
+    if features is not None and target in features:
+        raise AfrInputError(f"{where}: features: lists the target {target!r}; the target cannot be a feature")
+    keep = list(features) if features is not None else [n for n in names if n != target and n not in drop]
+    if not keep:
+        raise AfrInputError(f"{where}: no feature columns left (columns: {', '.join(names)}; target {target!r})")
+    used = frame[keep + [target]]
+    check_numeric(used, where, target)
+    check_finite(used, where)
+    X = np.ascontiguousarray(used[keep].to_numpy(dtype=np.float64))
+    y = np.ascontiguousarray(used[target].to_numpy(dtype=np.float64))
+    check_target_varies(y, where, target)
+    identity = {"file": given if given is not None else str(path), "sha256": hashlib.sha256(data).hexdigest(),
+                "rows": int(X.shape[0]), "columns": keep, "target": target}
+    return LoadedDataset(X, y, identity)
+
+
+def read_table(data: bytes, where: str, sep: str | None = None, suffix: str = "") -> pd.DataFrame:
+    """A Parquet file (recognised by its magic bytes) or delimited text (``sep``, else detected)
+    as a DataFrame, after checking its column names are unique."""
+    if data[:4] == PARQUET_MAGIC:
+        return _read_parquet(data, where)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise AfrInputError(f"{where}: not a UTF-8 text file nor Parquet (byte {err.start}: {err.reason})") from None
+    if not text.strip():
+        raise AfrInputError(f"{where}: the file is empty; expected a header line and rows")
+    sep = sep or detect_separator(text, suffix)
+    try:
+        header = next(csv.reader(io.StringIO(text), delimiter=sep))
+        check_named_columns(header, where)
+        check_unique_columns([h.strip() for h in header], where)
+        frame = pd.read_csv(io.StringIO(text), sep=sep, skipinitialspace=True)
+    except (pd.errors.ParserError, csv.Error, ValueError) as err:
+        raise AfrInputError(f"{where}: cannot parse as {_sep_name(sep)}-separated text "
+                            f"({' '.join(str(err).split())}); give sep: if it is another delimiter") from None
+    frame.columns = [str(c).strip() for c in frame.columns]
+    return frame
+
+
+def _read_parquet(data: bytes, where: str) -> pd.DataFrame:
+    import pyarrow.parquet as pq  # heavy: only for Parquet files
+
+    try:
+        table = pq.read_table(io.BytesIO(data))
+    except Exception as err:  # pyarrow raises several types for a damaged file
+        raise AfrInputError(f"{where}: cannot read as Parquet ({type(err).__name__}: {err})") from None
+    check_unique_columns(table.column_names, where)
+    return table.to_pandas()
+
+
+def detect_separator(text: str, suffix: str = "") -> str:
+    """The delimiter of delimited text: the one csv.Sniffer finds among , ; TAB |, else TAB for
+    a .tsv file and ',' otherwise."""
+    sample = "\n".join(text.splitlines()[:50])
+    try:
+        return csv.Sniffer().sniff(sample, delimiters="".join(SEPARATORS)).delimiter
+    except csv.Error:
+        return "\t" if suffix == ".tsv" else ","
+
+
+def _sep_name(sep: str) -> str:
+    return {"\t": "TAB", ",": "comma", ";": "semicolon", "|": "pipe"}.get(sep, repr(sep))
+
+
+def _call_loader(source: LoaderDataset) -> LoadedDataset:
+    where = source.where
+    module_name, _, function_name = source.loader.partition(":")
+    try:
+        function = getattr(importlib.import_module(module_name), function_name)
+    except Exception as err:  # the user's module: any failure is theirs, reported in one line
+        raise AfrInputError(f"{where}: cannot import it ({type(err).__name__}: {err}); name a module "
+                            "listed in plugins:, installed, or on PYTHONPATH") from None
+    try:
+        result = function()
+    except Exception as err:
+        raise AfrInputError(f"{where}: raised {type(err).__name__}: {err}") from None
+    try:
+        X, y = result
+        X = np.ascontiguousarray(np.asarray(X, dtype=np.float64))
+        y = np.ascontiguousarray(np.asarray(y, dtype=np.float64))
+    except (TypeError, ValueError) as err:
+        raise AfrInputError(f"{where}: must return (X, y) of numbers ({err})") from None
+    if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
+        raise AfrInputError(f"{where}: returned X {X.shape} and y {y.shape}; expected X (n, m) and y (n,)")
+    columns = [f"x{j}" for j in range(X.shape[1])]
+    check_finite(pd.DataFrame(np.column_stack([X, y]), columns=columns + ["y"]), where)
+    check_target_varies(y, where, "y")
+    return LoadedDataset(X, y, {"loader": source.loader, "sha256": array_sha256(X, y), "rows": int(X.shape[0]),
+                                "columns": int(X.shape[1])})
+
+
+def array_sha256(X: np.ndarray, y: np.ndarray) -> str:
+    """sha256 of the float64 arrays with their shapes: a loader's data identity."""
+    h = hashlib.sha256()
+    for a in (X, y):
+        a = np.ascontiguousarray(a, dtype=np.float64)
+        h.update(str(a.shape).encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
