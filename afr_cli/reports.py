@@ -21,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from afr_cli.errors import AfrInputError
-from afr_cli.paper.knowledge import Report, paper, reports
+from afr_cli.papers.knowledge import Report, paper, reports
 from afr_cli.store import has_results, load_grid, load_results
 
 REPORTS = reports()

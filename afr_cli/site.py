@@ -19,7 +19,7 @@ import pandas as pd
 
 from afr_cli.claims.judge import VERDICTS, describe_test
 from afr_cli.claims.ledger import judge_paper, verdict_counts
-from afr_cli.paper.knowledge import Paper, Report, papers
+from afr_cli.papers.knowledge import Paper, Report, papers
 from afr_cli.tables.agreement import RULE, agreement
 from afr_cli.tables.format import METRIC_NAMES, METRICS, format_param, format_value
 
@@ -78,7 +78,7 @@ def _ledger_html(verdicts) -> list[str]:
 def _table_html(results: pd.DataFrame, spec: str) -> list[str]:
     """One published table as rows of datasets and a cell 'ours / paper' per column and metric,
     coloured by the agreement rule."""
-    from afr_cli.paper.knowledge import param_rows
+    from afr_cli.papers.knowledge import param_rows
     from afr_cli.tables.paper_compare import paper_comparison, printed_cells
 
     comparison = paper_comparison(results, spec)

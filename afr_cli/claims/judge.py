@@ -23,7 +23,7 @@ import pandas as pd
 
 from afr_cli.claims.columns import ColumnRef, column_ref, our_columns, published_column, shared_reps
 from afr_cli.errors import AfrInputError
-from afr_cli.paper import load_ttests
+from afr_cli.papers import load_ttests
 from afr_cli.stats import paired_ttest
 from afr_cli.tables.compare import WinRecord
 from afr_cli.tables.format import METRIC_NAMES, format_value

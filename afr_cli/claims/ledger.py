@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from afr_cli.claims.judge import VERDICTS, Verdict, describe_test, judge, reason
-from afr_cli.paper.knowledge import Paper, papers
+from afr_cli.papers.knowledge import Paper, papers
 from afr_cli.tables.agreement import RULE, as_printed
 from afr_cli.tables.format import METRIC_NAMES, grid
 

@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import pandas as pd
 
-from afr_cli.paper import published_table
+from afr_cli.papers import published_table
 from afr_cli.store import load_grid, load_results
 from afr_cli.tables.compare import compare_models
 from afr_cli.tables.selection import results_in_view

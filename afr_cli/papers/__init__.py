@@ -19,7 +19,7 @@ PAPER_DIR = Path(__file__).resolve().parent
 
 def _paper_files() -> dict[str, str]:
     """Paper id -> its published CSV, as each paper's data file names it."""
-    from afr_cli.paper.knowledge import papers
+    from afr_cli.papers.knowledge import papers
 
     return {p.id: p.published for p in papers()}
 
@@ -29,7 +29,7 @@ PAPER_FILES: dict[str, str] = _paper_files()
 
 def extra_keys() -> tuple[str, ...]:
     """Key columns some tables have beyond (dataset, base): the papers' unit axes."""
-    from afr_cli.paper.knowledge import unit_axes
+    from afr_cli.papers.knowledge import unit_axes
 
     return tuple(unit_axes())
 
@@ -75,7 +75,7 @@ def available_tables() -> list[str]:
 
 def published_table(spec: str) -> pd.DataFrame:
     """The cells of one published table, given as ``paper:table`` (case-insensitive)."""
-    from afr_cli.paper.knowledge import table_info
+    from afr_cli.papers.knowledge import table_info
 
     info = table_info(spec)
     wanted = info.spec.lower() if info is not None else spec.strip().lower()
