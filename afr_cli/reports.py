@@ -24,7 +24,7 @@ from afr_cli.errors import AfrInputError
 from afr_cli.papers.knowledge import Report, paper, reports
 from afr_cli.store import has_results, load_grid, load_results
 
-REPORTS = reports()
+REPORTS = reports()  # the package's papers' reports; chosen_reports also sees folders added since
 
 
 @dataclass
@@ -148,11 +148,11 @@ def write_report(report: Report, root: Path, reps: int | None = None) -> list[Pa
 
 def chosen_reports(names: list[str] | None) -> list[Report]:
     """The reports named (all when None), or a one-line error listing the known ones."""
-    known = {r.name: r for r in REPORTS}
+    known = {r.name: r for r in reports()}
     for name in names or []:
         if name not in known:
             raise AfrInputError(f"report {name!r} is unknown; allowed: {', '.join(known)}")
-    return [known[n] for n in names] if names else list(REPORTS)
+    return [known[n] for n in names] if names else list(known.values())
 
 
 def write_all(root: Path, names: list[str] | None = None, reps: int | None = None,

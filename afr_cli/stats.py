@@ -79,7 +79,7 @@ class TTestSource:
 
 def ttest_sources() -> dict[tuple[str, str, str], TTestSource]:
     """ttests.csv row (paper, comparison, base) -> the table columns the test was computed on,
-    as each paper's data file (afr_cli/paper/<paper>.yaml, ``ttests``) says."""
+    as each paper's data file (afr_cli/papers/<paper>/paper.yaml, ``ttests``) says."""
     from afr_cli.papers.knowledge import papers
 
     return {(p.id, t["comparison"], t["base"]): TTestSource(str(t["table"]), tuple(t["a"]), tuple(t["b"]))

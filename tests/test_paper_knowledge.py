@@ -1,4 +1,4 @@
-"""The papers' data files (afr_cli/paper/*.yaml): tables, aliases, parameter rows, axes, reports."""
+"""The papers' data files (afr_cli/papers/*/paper.yaml): tables, aliases, parameter rows, axes, reports."""
 
 from __future__ import annotations
 

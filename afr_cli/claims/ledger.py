@@ -1,7 +1,7 @@
 """The claims ledger and the agreement counts, written by ``afr report``: one ``claims.md`` per
-paper under ``results/<paper>/``, and the generated sections of README.md and results/*/README.md
-(between ``<!-- BEGIN GENERATED: name -->`` and ``<!-- END GENERATED: name -->``), so no count or
-verdict in a README is typed by hand."""
+paper under ``results/<paper>/``, and the generated sections of README.md, results/*/README.md and
+each paper's page (``page`` in its folder; between ``<!-- BEGIN GENERATED: name -->`` and
+``<!-- END GENERATED: name -->``), so no count or verdict in a README is typed by hand."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import pandas as pd
 
 from afr_cli.claims.judge import VERDICTS, Verdict, describe_test, judge, reason
 from afr_cli.papers.knowledge import Paper, papers
+from afr_cli.papers.knowledge import reports as all_reports
 from afr_cli.tables.agreement import RULE, as_printed
 from afr_cli.tables.format import METRIC_NAMES, grid
 
@@ -23,9 +24,9 @@ END = "<!-- END GENERATED: {name} -->"
 
 def judge_paper(paper: Paper, root: Path) -> list[Verdict]:
     """Every claim of a paper, judged on the stores under ``root``."""
-    from afr_cli.reports import REPORTS, load_store, report_frames
+    from afr_cli.reports import load_store, report_frames
 
-    reports = {r.name: r for r in REPORTS}
+    reports = {r.name: r for r in all_reports()}
     out = []
     for claim in paper.claims:
         if claim.get("test") == "surface_peak":
@@ -69,7 +70,7 @@ def render_ledger(paper: Paper, verdicts: list[Verdict]) -> str:
 
     reps_label = f"repetitions 0-{paper.reps - 1}"
     head = [f"# Claims ledger: {paper.title}",
-            f"Every claim of the paper, as its data file `afr_cli/paper/{paper.id}.yaml` records it, judged by "
+            f"Every claim of the paper, as its data file `{paper.data_file}` records it, judged by "
             f"`afr report` on our stores: {verdict_counts(verdicts)}.",
             j.__doc__.split("\n\n", 1)[1].strip(),
             f"The paper's number is its claim's test applied to the paper's own table (a printed t-test "
@@ -106,10 +107,10 @@ def summary_block(paper: Paper, verdicts: list[Verdict]) -> str:
 def agreement_rows(paper: Paper, root: Path) -> list[list[str]]:
     """Per agreement group of the paper's data file, per metric and selection: cells, as printed,
     within tolerance and mean Δ on the paper's own repetitions (the agreement rule)."""
-    from afr_cli.reports import REPORTS, report_frames
+    from afr_cli.reports import report_frames
     from afr_cli.tables.paper_compare import paper_comparison, printed_cells
 
-    reports = {r.name: r for r in REPORTS}
+    reports = {r.name: r for r in all_reports()}
     rows = []
     for group in paper.agreement:
         report = reports[group["report"]]
@@ -165,6 +166,19 @@ def replace_sections(path: Path, blocks: dict[str, str]) -> bool:
     return new != text
 
 
+def page_path(paper: Paper, root: Path) -> Path:
+    """Where the paper's page gets its generated blocks from the stores under ``root``: the page in
+    its folder for the project's results root (``results/``), else a copy of it under the other
+    root (``<root>/<paper>/page.md``), so a scratch run never rewrites a committed page."""
+    if Path(root).resolve() == Path("results").resolve():
+        return paper.page
+    copy = Path(root) / paper.id / paper.page.name
+    if not copy.is_file():
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        copy.write_text(paper.page.read_text(encoding="utf-8"), encoding="utf-8")
+    return copy
+
+
 def write_ledgers(root: Path) -> list[Path]:
     """Every paper's claims.md under ``root`` and the generated README sections beside it."""
     written, blocks = [], {}
@@ -180,7 +194,8 @@ def write_ledgers(root: Path) -> list[Path]:
         agreement = agreement_block(paper, root)
         if agreement:
             blocks[f"agreement:{paper.id}"] = agreement
-    readmes = [root.parent / "README.md", *sorted(root.glob("*/README.md"))]
+    readmes = [root.parent / "README.md", *sorted(root.glob("*/README.md")),
+               *(page_path(p, root) for p in papers() if p.page is not None)]
     for readme in readmes:
         if readme.is_file() and replace_sections(readme, blocks):
             written.append(readme)

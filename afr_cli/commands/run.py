@@ -97,7 +97,7 @@ def register_report(app: typer.Typer) -> None:
     """``afr report``: regenerate the committed summaries and paper comparisons under results/."""
 
     @app.command()
-    def report(names: list[str] = typer.Argument(None, help="reports to write (default: all, as the papers' data files afr_cli/paper/*.yaml list them; with all, also the claims ledgers and the READMEs' generated sections)"),
+    def report(names: list[str] = typer.Argument(None, help="reports to write (default: all, as the papers' data files afr_cli/papers/*/paper.yaml list them; with all, also the claims ledgers and the READMEs' generated sections)"),
                root: Path = typer.Option(Path("results"), "--root", help="directory holding the stores"),
                reps: Optional[int] = typer.Option(None, "--reps", help="use only repetitions 0..N-1 (e.g. 10, "
                                                   "the papers' count); written beside the all-repetition files, "

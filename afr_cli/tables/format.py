@@ -1,7 +1,7 @@
 """How our tables look: the order of rows and columns, number formats, md/LaTeX rendering.
 
 The orders come from data: datasets from the dataset registry, models and bases from the
-papers' data files (afr_cli/paper/*.yaml); anything unknown sorts after, by name.
+papers' data files (afr_cli/papers/*/paper.yaml); anything unknown sorts after, by name.
 """
 
 from __future__ import annotations

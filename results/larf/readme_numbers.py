@@ -1,4 +1,4 @@
-"""The numbers of results/larf/README.md's prose ("The misses, and one explanation tested"), from
+"""The numbers of afr_cli/papers/larf/page.md's prose ("The misses, and one explanation tested"), from
 the stores: each line names the README passage it feeds. Ours is the mean test R² over the stated
 repetitions; the paper's is its printed cell (LARF Tables 3 and 5, SAT-RF Table 9 = LARF Table 10).
 Run:  PYTHONPATH=. python results/larf/readme_numbers.py

@@ -1,4 +1,4 @@
-"""Evidence for results/larf/README.md, "Which optimum": on an 80-row set the epsM-w-LARF training
+"""Evidence for afr_cli/papers/larf/page.md, "Which optimum": on an 80-row set the epsM-w-LARF training
 QP can have a zero objective on a whole face of its feasible set, and each solver returns another
 point of it. Regression, RF, repetition 34 (the repetition `afr diff` found moved most), the
 unit's own split, scaling and forest, refit on its 80 training rows at the two grid points the

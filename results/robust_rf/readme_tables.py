@@ -1,4 +1,4 @@
-"""The tables of results/robust_rf/README.md, sections 2 and 3, from the committed stores.
+"""The tables of afr_cli/papers/robust_rf/page.md, sections 2 and 3, from the committed stores.
 
 Table I side by side (base RF: ours under inner-CV and best-test selection beside the paper's
 cells), and robust − RF over the 18 (gamma, eta) cells per forest and selection (Demšar's paired
