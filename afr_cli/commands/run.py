@@ -53,6 +53,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Run an experiment (resumes: only units missing from the store are computed)."""
         from afr_cli.config import load_experiment
+        from afr_cli.papers.knowledge import is_reference_store
         from afr_cli.run_messages import rerun_command
         from afr_cli.runner import RunOptions, run_experiment
 
@@ -60,8 +61,11 @@ def register(app: typer.Typer) -> None:
             raise AfrInputError(f"--jobs: {jobs} is not allowed; a positive count or -1 for all cores")
         exp = load_experiment(config, _overrides(reps, datasets, set_), out)
         command = rerun_command(config, datasets, set_, out)
-        run_experiment(exp, RunOptions(jobs, backend, scheduler, fresh, not quiet, _fresh_confirmation(yes), command),
-                       echo=typer.echo)
+        # The committed export is written for the stores a paper folder declares, and kept current
+        # where one exists; a store of one's own stays a single git-ignored store.sqlite (`afr export`).
+        export = is_reference_store(exp.results) or (exp.results / "export").is_dir()
+        run_experiment(exp, RunOptions(jobs, backend, scheduler, fresh, not quiet, _fresh_confirmation(yes), command,
+                                       export), echo=typer.echo)
 
     @app.command()
     def validate(

@@ -377,3 +377,10 @@ def expected_baselines() -> dict[tuple[str, str, str], float]:
     the paper is documented (Boston), instead of the published one."""
     return {(base, src["kind"], dataset): float(value) for p in papers() for base, src in p.baselines.items()
             for dataset, value in (src.get("expected") or {}).items()}
+
+
+def is_reference_store(directory: str | Path, root: str | Path = "results") -> bool:
+    """Whether a store directory is one a paper folder's experiments declare under the results
+    ``root``: a reference store, whose export is committed (``afr run`` writes it only for these)."""
+    target = Path(directory).resolve()
+    return any((Path(root) / name).resolve() == target for name in reference_stores())
