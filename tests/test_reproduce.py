@@ -141,3 +141,14 @@ def test_an_output_that_fails_is_reported_and_the_others_still_run(tmp_path):
     assert len(failed) == 1 and failed[0].startswith("toy/paper.yaml: outputs[0]: `afr table --results")
     assert not (tmp_path / "out" / "never.md").exists()  # nothing half-written
     assert "eps-abrf" in (tmp_path / "out" / "models.txt").read_text()
+
+
+def test_every_committed_store_and_report_store_is_declared_by_a_paper_folder():
+    """What .gitignore no longer lists follows from the folders: every committed export and every
+    store a report reads is an experiment of some paper folder."""
+    from afr_cli.papers.knowledge import reference_stores, reports
+
+    declared = set(reference_stores())
+    committed = {str(p.parent.parent.relative_to(ROOT / "results")) for p in (ROOT / "results").glob("**/export/manifest.json")}
+    assert committed and committed <= declared, sorted(committed - declared)
+    assert {s for r in reports() for s in r.stores} <= declared
