@@ -152,3 +152,38 @@ def test_every_committed_store_and_report_store_is_declared_by_a_paper_folder():
     committed = {str(p.parent.parent.relative_to(ROOT / "results")) for p in (ROOT / "results").glob("**/export/manifest.json")}
     assert committed and committed <= declared, sorted(committed - declared)
     assert {s for r in reports() for s in r.stores} <= declared
+
+
+def test_a_folder_outside_the_package_joins_the_papers(tmp_path, monkeypatch):
+    from afr_cli.errors import AfrInputError
+    from afr_cli.papers import knowledge, published_table
+
+    monkeypatch.setattr(knowledge, "_EXTRA_FOLDERS", [])
+    knowledge.papers.cache_clear()
+    try:
+        folder = write_toy(tmp_path)
+        toy = knowledge.add_paper_folder(folder)
+        assert toy.id == "toy" and toy.page == folder.resolve() / "page.md"
+        assert [e.config for e in toy.experiments] == [folder.resolve() / "toy.yaml"]  # the folder's own config
+        assert toy.experiments[0].store() == "toy_run" and "toy" in [p.id for p in knowledge.papers()]
+        assert list(published_table("toy:1")["value"]) == [0.6, 0.7]
+        assert knowledge.add_paper_folder(folder) == toy  # twice: a no-op
+        twin = tmp_path / "twin"
+        shutil.copytree(folder, twin)
+        with pytest.raises(AfrInputError, match="id: 'toy' is already the id of"):
+            knowledge.add_paper_folder(twin)
+        assert len([p for p in knowledge.papers() if p.id == "toy"]) == 1  # the refused folder left no trace
+    finally:
+        monkeypatch.undo()
+        knowledge.papers.cache_clear()
+    assert "toy" not in [p.id for p in knowledge.papers()]
+
+
+@pytest.mark.slow
+def test_the_plan_follows_reps_and_datasets_and_projects_compute_from_stored_units():
+    proc = run_afr("reproduce", "larf", "--plan", "--reps", "120", "--datasets", "Wine")
+    assert proc.returncode == 0, proc.stderr
+    rows = {line.split("  ")[0].strip() + "|" + line.split("results/")[1].split()[0]: line
+            for line in proc.stdout.splitlines() if "results/" in line}
+    assert re.search(r"\s1100\s+20\s+[\d.]+ CPU-min", rows["larf|larf_rf"])  # Wine, 1 base, reps 100-119
+    assert "skipped: none of --datasets" in rows["larf|larf_leave_self_out"]
