@@ -43,7 +43,7 @@ def site(tmp_path_factory) -> Path:
 
 def test_site_pages_exist_with_tables_ledger_and_links_that_resolve(site):
     pages = sorted(p.name for p in site.glob("*.html"))
-    assert pages == ["agboost.html", "index.html", "larf.html", "robust_rf.html", "satrf.html"]
+    assert pages == ["agboost.html", "dm.html", "index.html", "larf.html", "robust_rf.html", "satrf.html"]  # DM: its folder
     satrf = (site / "satrf.html").read_text()
     # Table 9's eps-ABRF column beside ours, coloured by the agreement rule, and the ledger
     assert 'data-spec="satrf:9"' in satrf and re.search(r'<td class="(printed|tol|miss)" title=', satrf)
