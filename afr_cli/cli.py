@@ -19,6 +19,7 @@ app = typer.Typer(
 # Each module defines register(app) and adds its commands; the order is the help order.
 _COMMAND_MODULES = (
     "run",
+    "reproduce",
     "status",
     "datasets",
     "table",

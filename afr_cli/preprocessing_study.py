@@ -22,7 +22,7 @@ from scipy.stats import binomtest
 from afr_cli.config import SCALES, Base, Experiment, load_experiment, read_yaml_file
 from afr_cli.experiment_data import load_experiment_data
 from afr_cli.errors import AfrInputError
-from afr_cli.paper import load_published
+from afr_cli.papers import load_published
 from afr_cli.params import is_integer
 from afr_cli.protocol import SCALERS, run_unit
 from afr_cli.stats import matches_printed

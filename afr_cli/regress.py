@@ -68,8 +68,8 @@ def golden_rows(summary: pd.DataFrame, golden: pd.DataFrame) -> list[dict]:
 def baseline_rows(summary: pd.DataFrame, forest_model: str, base_kinds: dict[str, str]) -> list[dict]:
     """Plain-forest R^2 against the papers' baseline columns (every dataset they report), or
     against the expected value where the papers' data file documents a known gap."""
-    from afr_cli.paper import published_table
-    from afr_cli.paper.knowledge import baseline_sources, expected_baselines
+    from afr_cli.papers import published_table
+    from afr_cli.papers.knowledge import baseline_sources, expected_baselines
 
     sources, expected = baseline_sources(), expected_baselines()
     rows = []

@@ -14,7 +14,8 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from importlib import metadata
-from typing import Callable
+from contextlib import nullcontext
+from typing import Any, Callable
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs, parallel_config
@@ -46,6 +47,12 @@ class RunOptions:
     # The user's `afr run` command without --reps/--fresh/scheduling (run_messages.rerun_command):
     # when given, a complete store says how to extend it, and an interrupted run how to resume.
     command: list[str] | None = None
+    # Whether the finished store is exported (results/<name>/export/, the committed form): the
+    # caller decides, `afr run` for the stores a paper folder declares (or that have an export).
+    export: bool = True
+    # A progress bar owned by the caller (`afr reproduce`: one bar over several experiments);
+    # None: each run draws its own.
+    bar: Any = None
 
 
 def manifest_for(exp: Experiment, data_identity: dict[str, dict] | None = None) -> dict:
@@ -118,18 +125,7 @@ def prepare_store(exp: Experiment, fresh: bool, confirm: Callable[[str], bool] |
     if fresh and held is not None:
         _confirm_fresh(held, confirm)
     previous = held.manifest() if held is not None and not fresh else {}
-    if previous:
-        old = previous.get("config_hash")
-        if old != exp.unit_hash():
-            raise AfrInputError(
-                f"{exp.source}: the store {held.path} was made by a different config (hash {old} != "
-                f"{exp.unit_hash()}); use --fresh --yes to discard it or --out DIR for a new store")
-        _check_same_data(exp, held, previous, data_identity or {})
-    axes = exp.protocol.axes()
-    done = {(d, b, *(round(v, 9) for v in point), r) for d, b, *point, r in held.done_unit_keys()} if previous else set()
-    todo = [(d, b, a, r) for d in exp.datasets for b in range(len(exp.bases)) for a in axes
-            for r in range(exp.protocol.reps)
-            if (d, exp.bases[b].id, *_stored_point(a, previous), r) not in done]
+    done, todo = missing_units(exp, held if previous else None, data_identity)
     if todo:
         store.check_writable()
         if fresh:
@@ -147,6 +143,26 @@ def _stored_point(point: tuple[float, ...], manifest: dict) -> tuple[float, ...]
     """A config's axis point (train_fraction, noise_eta) as the store keys it: every declared axis
     in order, the ones the config does not vary at their defaults, rounded as keys are compared."""
     return tuple(round(v, 9) for v in (*point, *axis_defaults(manifest)[len(point):]))
+
+
+def missing_units(exp: Experiment, held, data_identity: dict[str, dict] | None = None) -> tuple[set, list[tuple]]:
+    """The units ``held`` (a store or its export, or None) already has, and the experiment's units
+    it lacks (dataset, base index, axis point, rep); a store made by a different config, or whose
+    file datasets changed, is refused. Reads only: ``afr reproduce --plan`` asks this of every experiment."""
+    manifest = held.manifest() if held is not None else {}
+    if manifest:
+        old = manifest.get("config_hash")
+        if old != exp.unit_hash():
+            raise AfrInputError(
+                f"{exp.source}: the store {held.path} was made by a different config (hash {old} != "
+                f"{exp.unit_hash()}); use --fresh --yes to discard it or --out DIR for a new store")
+        _check_same_data(exp, held, manifest, data_identity or {})
+    axes = exp.protocol.axes()
+    done = {(d, b, *(round(v, 9) for v in point), r) for d, b, *point, r in held.done_unit_keys()} if manifest else set()
+    todo = [(d, b, a, r) for d in exp.datasets for b in range(len(exp.bases)) for a in axes
+            for r in range(exp.protocol.reps)
+            if (d, exp.bases[b].id, *_stored_point(a, manifest), r) not in done]
+    return done, todo
 
 
 def _check_same_data(exp: Experiment, held, previous: dict, data_identity: dict[str, dict]) -> None:
@@ -213,9 +229,10 @@ def run_experiment(exp: Experiment, options: RunOptions, echo=print) -> ResultsS
                          if d in exp.datasets and r < exp.protocol.reps and b in {x.id for x in exp.bases})
         if stored < total:
             raise RunInterrupted(interrupted_message(store.directory, stored, total, options.command)) from None
-    with interrupts_ignored():  # every unit is stored: the export is written whole
-        export_store(store.directory)
-    echo(f"exported -> {store.directory / 'export'} (the committed form of the store)")
+    if options.export:
+        with interrupts_ignored():  # every unit is stored: the export is written whole
+            export_store(store.directory)
+        echo(f"exported -> {store.directory / 'export'} (the committed form of the store)")
     return store
 
 
@@ -225,7 +242,8 @@ def _run_units(exp: Experiment, options: RunOptions, store: ResultsStore, todo: 
     remaining = Counter((d, exp.bases[b].id) for d, b, _, _ in todo)
     if options.backend == "loky" and options.jobs != 1:
         start_quiet_resource_tracker()
-    with _backend(options), cancelled_tasks_unannounced(), _progress(len(todo), options.progress) as bar:
+    bar_context = nullcontext(options.bar) if options.bar is not None else _progress(len(todo), options.progress)
+    with _backend(options), cancelled_tasks_unannounced(), bar_context as bar:
         jobs = Parallel(n_jobs=options.jobs, return_as="generator_unordered")
         started = time.perf_counter()
         for unit in jobs(delayed(_run_one)(exp, d, b, a, r, *data[d]) for d, b, a, r in todo):

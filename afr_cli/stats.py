@@ -16,7 +16,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy import stats as sps
 
-from afr_cli.paper import load_ttests, published_table
+from afr_cli.papers import load_ttests, published_table
 
 
 @dataclass(frozen=True)
@@ -79,8 +79,8 @@ class TTestSource:
 
 def ttest_sources() -> dict[tuple[str, str, str], TTestSource]:
     """ttests.csv row (paper, comparison, base) -> the table columns the test was computed on,
-    as each paper's data file (afr_cli/paper/<paper>.yaml, ``ttests``) says."""
-    from afr_cli.paper.knowledge import papers
+    as each paper's data file (afr_cli/papers/<paper>/paper.yaml, ``ttests``) says."""
+    from afr_cli.papers.knowledge import papers
 
     return {(p.id, t["comparison"], t["base"]): TTestSource(str(t["table"]), tuple(t["a"]), tuple(t["b"]))
             for p in papers() for t in p.ttests}

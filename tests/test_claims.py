@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from afr_cli.publish.claims.judge import CANNOT, DOES_NOT, NOT_RUN, PARTLY, REPRODUCES, judge
-from afr_cli.paper import published_table
+from afr_cli.papers import published_table
 
 
 def _ours_from_paper(spec: str, shift: dict | None = None, reps: int = 2) -> pd.DataFrame:

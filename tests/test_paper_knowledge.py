@@ -1,4 +1,4 @@
-"""The papers' data files (afr_cli/paper/*.yaml): tables, aliases, parameter rows, axes, reports."""
+"""The papers' data files (afr_cli/papers/*/paper.yaml): tables, aliases, parameter rows, axes, reports."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from afr_cli.errors import AfrInputError
-from afr_cli.paper import published_table
-from afr_cli.paper.knowledge import paper, param_rows, parse_paper, reports, table_info
+from afr_cli.papers import published_table
+from afr_cli.papers.knowledge import paper, param_rows, parse_paper, reports, table_info
 from afr_cli.stats import ttest_sources
 
 

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from afr_cli.errors import AfrInputError
-from afr_cli.paper.knowledge import paper, papers, parse_paper
+from afr_cli.papers.knowledge import paper, papers, parse_paper
 from afr_cli.publish import site as site_module
 from afr_cli.publish.pages import BEGIN, END, blocks_in, with_blocks
 from afr_cli.publish.studies import render_frame, study_blocks, study_function
@@ -35,12 +35,13 @@ def test_every_declared_study_names_a_function_of_its_papers_studies_file():
         assert callable(study_function(p, s)), (p.id, s.name)
         if s.show:
             assert callable(study_function(p, s, s.show)), (p.id, s.show)
-        pages = [REPO / "README.md", *sorted((REPO / "results").glob("*/README.md"))]
+        pages = [REPO / "README.md", *sorted((REPO / "results").glob("*/README.md")),
+                 *(q.page for q in papers() if q.page is not None)]
         assert any(BEGIN.format(name=s.block) in page.read_text() for page in pages), f"no page quotes {s.block}"
 
 
 def test_a_bad_study_declaration_is_one_line_naming_the_key():
-    raw = yaml.safe_load((REPO / "afr_cli" / "paper" / "larf.yaml").read_text())
+    raw = yaml.safe_load((REPO / "afr_cli" / "papers" / "larf" / "paper.yaml").read_text())
     raw["studies"] = [{"name": "x", "block": "study:larf:x", "colour": "red"}]
     with pytest.raises(AfrInputError, match=r"studies: colour: unknown key; allowed: block, cache, digits"):
         parse_paper(raw, "larf.yaml")

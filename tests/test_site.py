@@ -11,7 +11,7 @@ from urllib.parse import unquote
 import pytest
 import yaml
 
-from afr_cli.paper.knowledge import papers
+from afr_cli.papers.knowledge import papers
 from conftest import run_afr
 
 BROWSER = next((b for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
@@ -45,6 +45,7 @@ def site(tmp_path_factory) -> Path:
 def test_site_pages_exist_with_tables_ledger_and_links_that_resolve(site):
     pages = sorted(p.name for p in site.glob("*.html"))
     assert pages == sorted(["index.html", *(f"{p.id}.html" for p in papers())])  # one per paper the loader returns
+    assert "dm.html" in pages  # the Decision Machines have a folder, so a page
     satrf = (site / "satrf.html").read_text()
     # Table 9's eps-ABRF column beside ours, coloured by the agreement rule, and the ledger
     assert 'data-spec="satrf:9"' in satrf and re.search(r'<td class="(printed|tol|miss)" title=', satrf)

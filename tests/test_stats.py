@@ -15,7 +15,7 @@ from scipy import stats as sps
 from afr_cli.commands.stats import _published
 from afr_cli.commands.table import _table
 from afr_cli.errors import AfrInputError
-from afr_cli.paper import available_tables, load_published, load_ttests, published_table
+from afr_cli.papers import available_tables, load_published, load_ttests, published_table
 from afr_cli.stats import (
     RECOMPUTE_COLUMNS,
     ttest_sources,

@@ -373,7 +373,7 @@ def test_table_and_report_agree_on_best_test_with_reps(tmp_path, capsys):
     import yaml
 
     from afr_cli.commands.table import _table
-    from afr_cli.publish.frames import REPORTS, forget_loaded, report_frames
+    from afr_cli.publish.frames import forget_loaded, report_by_name, report_frames
     from conftest import run_afr
 
     cfg = {"name": "abrf_rf", "seed": 3, "protocol": {"reps": 3}, "datasets": ["Sparse", "Friedman1"],
@@ -387,7 +387,7 @@ def test_table_and_report_agree_on_best_test_with_reps(tmp_path, capsys):
            selection="best-test", reps=2, compare=None)
     table = _csv(capsys.readouterr().out)
     forget_loaded()
-    report = next(r for r in REPORTS if r.name == "abrf")
+    report = report_by_name()["abrf"]
     frames = report_frames(report, tmp_path, 2, "best-test")
     ours = summary_long(frames)
     ours = ours[ours.metric == "r2"].reset_index(drop=True)

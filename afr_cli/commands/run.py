@@ -71,6 +71,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Run an experiment (resumes: only units missing from the store are computed)."""
         from afr_cli.config import load_experiment
+        from afr_cli.papers.knowledge import is_reference_store
         from afr_cli.run_messages import rerun_command
         from afr_cli.runner import RunOptions, run_experiment
 
@@ -78,8 +79,11 @@ def register(app: typer.Typer) -> None:
             raise AfrInputError(f"--jobs: {jobs} is not allowed; a positive count or -1 for all cores")
         exp = load_experiment(config, _overrides(reps, datasets, set_, config), out)
         command = rerun_command(config, datasets, set_, out)
-        run_experiment(exp, RunOptions(jobs, backend, scheduler, fresh, not quiet, _fresh_confirmation(yes), command),
-                       echo=typer.echo)
+        # The committed export is written for the stores a paper folder declares, and kept current
+        # where one exists; a store of one's own stays a single git-ignored store.sqlite (`afr export`).
+        export = is_reference_store(exp.results) or (exp.results / "export").is_dir()
+        run_experiment(exp, RunOptions(jobs, backend, scheduler, fresh, not quiet, _fresh_confirmation(yes), command,
+                                       export), echo=typer.echo)
 
     @app.command()
     def validate(
@@ -121,7 +125,7 @@ def register_report(app: typer.Typer) -> None:
     """``afr report``: regenerate the committed summaries and paper comparisons under results/."""
 
     @app.command()
-    def report(names: list[str] = typer.Argument(None, help="reports to write (default: all, as the papers' data files afr_cli/paper/*.yaml list them; with all, also the claims ledgers and the READMEs' generated sections)"),
+    def report(names: list[str] = typer.Argument(None, help="reports to write (default: all, as the papers' data files afr_cli/papers/*/paper.yaml list them; with all, also the claims ledgers and the READMEs' generated sections)"),
                root: Path = typer.Option(Path("results"), "--root", help="directory holding the stores"),
                reps: Optional[int] = typer.Option(None, "--reps", help="use only repetitions 0..N-1 (e.g. 10, "
                                                   "the papers' count); written beside the all-repetition files, "
@@ -134,7 +138,7 @@ def register_report(app: typer.Typer) -> None:
                                           "exit 1 naming every committed file or generated block that is stale")) -> None:
         """Write every store's summary and ours beside the papers' tables (results/<report>/)."""
         from afr_cli.publish.build import stale_outputs, write_all
-        from afr_cli.publish.frames import REPORTS, reps_shortfall
+        from afr_cli.publish.frames import report_by_name, reps_shortfall
         from afr_cli.store import has_results, load_results
 
         if reps is not None and reps < 1:
@@ -157,7 +161,7 @@ def register_report(app: typer.Typer) -> None:
             raise AfrInputError(f"{err.filename}: cannot write the report ({err.strerror})") from None
         for path in written:
             typer.echo(f"wrote {path}")
-        stores = dict.fromkeys(root / s for r in REPORTS if not names or r.name in names for s in r.stores)
+        stores = dict.fromkeys(root / s for r in report_by_name().values() if not names or r.name in names for s in r.stores)
         for store in (s for s in stores if reps is not None and has_results(s)):
             short = reps_shortfall(load_results(store), reps, str(store))
             if short:

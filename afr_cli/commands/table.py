@@ -89,8 +89,8 @@ def _table(
 ) -> None:
     """Summarise results per dataset and model, or set them beside a published table."""
     from afr_cli import tables
-    from afr_cli.paper import published_table
-    from afr_cli.paper.knowledge import paper_reps
+    from afr_cli.papers import published_table
+    from afr_cli.papers.knowledge import paper_reps
     from afr_cli.publish.frames import reps_shortfall
 
     if fmt not in tables.FORMATS:

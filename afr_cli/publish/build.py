@@ -14,10 +14,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from afr_cli.paper.knowledge import papers
+from afr_cli.papers.knowledge import papers
 from afr_cli.publish.claims.ledger import (agreement_block, judge_paper, ledger_table, summary_block,
                                            write_ledger)
-from afr_cli.publish.frames import REPORTS, chosen_reports, forget_loaded
+from afr_cli.publish.frames import chosen_reports, forget_loaded, report_by_name
 from afr_cli.publish.pages import blocks_in, page_files, write_pages
 from afr_cli.publish.report_files import write_report, write_summary
 from afr_cli.publish.site import SITE, write_site
@@ -63,7 +63,7 @@ def committed_reps(root: Path) -> dict[int, list[str]]:
     """The restricted views that are committed: repetition count -> the reports that hold a
     ``results/<report>/reps<N>/`` folder (``afr report NAMES --reps N`` wrote them)."""
     views: dict[int, list[str]] = {}
-    for report in REPORTS:
+    for report in report_by_name().values():
         for folder in sorted((root / report.name).glob("reps*")):
             match = re.fullmatch(r"reps(\d+)", folder.name)
             if folder.is_dir() and match:
@@ -100,6 +100,7 @@ def stale_outputs(root: Path) -> list[str]:
         for new in sorted(written):
             rel = new.relative_to(copy) if new.is_relative_to(copy) else new.relative_to(Path(scratch))
             old = (root / rel) if new.is_relative_to(copy) else (root.parent / rel)
+            old = committed_page(new, copy) or old
             shown = old.as_posix()
             if new.resolve() in pages and old.is_file():
                 before, after = blocks_in(old.read_text(encoding="utf-8")), blocks_in(new.read_text(encoding="utf-8"))

@@ -13,11 +13,9 @@ from pathlib import Path
 import pandas as pd
 
 from afr_cli.errors import AfrInputError
-from afr_cli.paper.knowledge import Report, reports
+from afr_cli.papers.knowledge import Report, reports
 from afr_cli.store import has_results, load_grid, load_results, store_select_by
 from afr_cli.tables import results_in_view
-
-REPORTS = reports()
 
 
 @dataclass
@@ -93,8 +91,9 @@ def report_frames(report: Report, root: Path, reps: int | None = None,
 
 
 def report_by_name() -> dict[str, Report]:
-    """Every report of every paper's data file, by name."""
-    return {r.name: r for r in REPORTS}
+    """Every report of every paper's data file, by name (read at call time: a paper folder added
+    from outside the package, ``afr reproduce path/to/folder``, is seen)."""
+    return {r.name: r for r in reports()}
 
 
 def chosen_reports(names: list[str] | None) -> list[Report]:
@@ -103,4 +102,4 @@ def chosen_reports(names: list[str] | None) -> list[Report]:
     for name in names or []:
         if name not in known:
             raise AfrInputError(f"report {name!r} is unknown; allowed: {', '.join(known)}")
-    return [known[n] for n in names] if names else list(REPORTS)
+    return [known[n] for n in names] if names else list(known.values())

@@ -1,4 +1,5 @@
-"""Generated blocks in the Markdown pages: README.md and results/*/README.md hold sections between
+"""Generated blocks in the Markdown pages: README.md, results/*/README.md and each paper folder's
+page (``page`` in its data file) hold sections between
 ``<!-- BEGIN GENERATED: name ... -->`` and ``<!-- END GENERATED: name -->`` that ``afr report``
 rewrites (claims, ledgers, agreement counts, studies), so no number in a page is typed by hand;
 the prose around a block is never touched. A block named in no page is not written anywhere."""
@@ -8,6 +9,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from afr_cli.papers.knowledge import papers
+
 BEGIN = "<!-- BEGIN GENERATED: {name} (afr report; do not edit by hand) -->"
 END = "<!-- END GENERATED: {name} -->"
 _ANY_BLOCK = re.compile(r"<!-- BEGIN GENERATED: (\S+) \(afr report; do not edit by hand\) -->\n(.*?)\n<!-- END GENERATED: \1 -->",
@@ -15,8 +18,32 @@ _ANY_BLOCK = re.compile(r"<!-- BEGIN GENERATED: (\S+) \(afr report; do not edit 
 
 
 def page_files(root: Path) -> list[Path]:
-    """The pages that may hold generated blocks: the README beside ``root`` and each results/*/README.md."""
-    return [p for p in [root.parent / "README.md", *sorted(root.glob("*/README.md"))] if p.is_file()]
+    """The pages that may hold generated blocks: the README beside ``root``, each results/*/README.md
+    and every paper's page (see ``paper_page``)."""
+    readmes = [root.parent / "README.md", *sorted(root.glob("*/README.md"))]
+    pages = [paper_page(p.page, p.id, root) for p in papers() if p.page is not None]
+    return [p for p in [*readmes, *pages] if p.is_file()]
+
+
+def paper_page(page: Path, paper_id: str, root: Path) -> Path:
+    """Where a paper's page takes its generated blocks from the stores under ``root``: the page in
+    its folder for the project's own results root (``results/``), else a copy of it under the other
+    root (``<root>/<paper>/page.md``, made on first use), so a scratch run never rewrites a committed page."""
+    if Path(root).resolve() == Path("results").resolve():
+        return page
+    copy = Path(root) / paper_id / page.name
+    if not copy.is_file():
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        copy.write_text(page.read_text(encoding="utf-8"), encoding="utf-8")
+    return copy
+
+
+def committed_page(copy: Path, root: Path) -> Path | None:
+    """The committed page a scratch copy under ``root`` stands for (``paper_page``'s inverse), or None."""
+    for paper in papers():
+        if paper.page is not None and (Path(root) / paper.id / paper.page.name).resolve() == Path(copy).resolve():
+            return paper.page
+    return None
 
 
 def blocks_in(text: str) -> dict[str, str]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from afr_cli.paper.knowledge import Report, paper
+from afr_cli.papers.knowledge import Report, paper
 from afr_cli.publish.frames import load_store, report_frames, reps_suffix
 from afr_cli.tables import (METRIC_NAMES, compare_models, paper_comparison, render_comparison_overview,
                             render_model_comparison, render_paper_comparison, render_summary, repetitions_note,

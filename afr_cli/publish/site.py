@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from afr_cli.paper.knowledge import Paper, Report, param_rows, papers
+from afr_cli.papers.knowledge import Paper, Report, param_rows, papers
 from afr_cli.publish.claims.judge import VERDICTS, describe_test
 from afr_cli.publish.claims.ledger import judge_paper, verdict_counts
 from afr_cli.publish.frames import report_frames

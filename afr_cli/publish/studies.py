@@ -22,7 +22,7 @@ from types import ModuleType
 import pandas as pd
 
 from afr_cli.errors import AfrInputError
-from afr_cli.paper.knowledge import Paper, Study
+from afr_cli.papers.knowledge import Paper, Study
 from afr_cli.publish.frames import StoreMissing
 
 _MODULES: dict[Path, ModuleType] = {}

@@ -1,7 +1,7 @@
 """How our tables look: the order of rows and columns, number formats, md/LaTeX rendering.
 
 The orders come from data: datasets from the dataset registry, models and bases from the
-papers' data files (afr_cli/paper/*.yaml); anything unknown sorts after, by name.
+papers' data files (afr_cli/papers/*/paper.yaml); anything unknown sorts after, by name.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from tabulate import tabulate
 
 from afr_cli.data.registry import DATASETS
 from afr_cli.errors import AfrInputError
-from afr_cli.paper.knowledge import base_order, model_order
+from afr_cli.papers.knowledge import base_order, model_order
 
 DATASET_ORDER = tuple(DATASETS)
 MODEL_ORDER = model_order()

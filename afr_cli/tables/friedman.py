@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from afr_cli.paper.knowledge import param_rows
+from afr_cli.papers.knowledge import param_rows
 from afr_cli.stats import FriedmanResult, friedman_nemenyi
 from afr_cli.tables.format import METRIC_NAMES, METRICS, grid
 from afr_cli.tables.paper_compare import base_group, paper_comparison

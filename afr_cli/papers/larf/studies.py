@@ -1,4 +1,4 @@
-"""Studies of the LARF paper (results/larf/README.md, "The misses, and one explanation tested").
+"""Studies of the LARF paper (its page.md, "The misses, and one explanation tested").
 
 Cheap, read from the stores on every ``afr report``: ours is the mean test R² over the stated
 repetitions of the selected rows; the paper's is its printed cell (LARF Tables 3 and 5, SAT-RF

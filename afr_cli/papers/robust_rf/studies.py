@@ -1,4 +1,4 @@
-"""Studies of the robust interval-weighted RF paper (results/robust_rf/README.md).
+"""Studies of the robust interval-weighted RF paper (its page.md).
 
 Cheap, read from the stores on every ``afr report``: ``table_one`` (Table I side by side),
 ``boston_gains`` / ``diabetes_gains`` (robust − RF over the 18 (gamma, eta) cells, Demšar's paired
@@ -29,7 +29,7 @@ from afr_cli.data import load_dataset
 from afr_cli.ensembles import get_ensemble
 from afr_cli.features import LeafStatistics
 from afr_cli.models.robust import RobustRFFamily, weight_bounds, weights_problem
-from afr_cli.paper import published_table
+from afr_cli.papers import published_table
 from afr_cli.protocol import derive_seed, split_indices
 from afr_cli.publish.frames import stored
 from afr_cli.solve import solve

@@ -23,7 +23,7 @@ import pandas as pd
 
 from afr_cli.publish.claims.columns import ColumnRef, column_ref, our_columns, published_column, shared_reps
 from afr_cli.errors import AfrInputError
-from afr_cli.paper import load_ttests
+from afr_cli.papers import load_ttests
 from afr_cli.stats import paired_ttest
 from afr_cli.tables.compare import WinRecord
 from afr_cli.tables.format import METRIC_NAMES, format_value
@@ -239,7 +239,7 @@ def judge(paper_id: str, claim: dict, results: pd.DataFrame | None, paper_reps: 
           grid: pd.DataFrame | None = None) -> Verdict:
     """The verdict on one claim (module docstring). ``results``: our rows of the claim's report
     (None: not run); ``grid``: the grid rows of a figure claim's store."""
-    where = f"afr_cli/paper/{paper_id}.yaml: claims: {claim.get('id')}"
+    where = f"afr_cli/papers/{paper_id}/paper.yaml: claims: {claim.get('id')}"
     test = claim.get("test")
     if test not in TESTS:
         raise AfrInputError(f"{where}: test: {test!r} is not allowed; allowed: {', '.join(TESTS)}")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 import afr_cli.publish.claims.judge as judge_rules
-from afr_cli.paper.knowledge import Paper
+from afr_cli.papers.knowledge import Paper
 from afr_cli.publish.claims.judge import VERDICTS, Verdict, describe_test, judge, printed_test, reason
 from afr_cli.publish.frames import load_store, report_by_name, report_frames
 from afr_cli.tables.agreement import RULE, as_printed
@@ -65,7 +65,7 @@ def render_ledger(paper: Paper, verdicts: list[Verdict]) -> str:
     """results/<paper>/claims.md: the verdict count, the table, then each claim quoted."""
     reps_label = f"repetitions 0-{paper.reps - 1}"
     head = [f"# Claims ledger: {paper.title}",
-            f"Every claim of the paper, as its data file `afr_cli/paper/{paper.id}.yaml` records it, judged by "
+            f"Every claim of the paper, as its data file `{paper.data_file}` records it, judged by "
             f"`afr report` on our stores: {verdict_counts(verdicts)}.",
             judge_rules.__doc__.split("\n\n", 1)[1].strip(),
             f"The paper's number is its claim's test applied to the paper's own table (a printed t-test "

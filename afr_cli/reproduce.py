@@ -1,0 +1,277 @@
+"""``afr reproduce``: plan, run and publish what paper folders need.
+
+A target is a paper (its id, or its folder anywhere) or a single config file. The plan lists,
+per experiment, what its store already holds, how many units are missing and the compute they
+are projected to take, from the recorded seconds of the units stored (``afr status``'s figures).
+Running computes the missing units of every experiment through the runner (resumably: a rerun
+computes only what is still missing) under one progress bar, then draws the papers' outputs
+(figures, extra tables: ``outputs`` in their data files) and rebuilds the reports, claims,
+pages and site from the stores.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from afr_cli.config import Experiment, load_experiment
+from afr_cli.errors import AfrInputError
+from afr_cli.papers.knowledge import ExperimentSpec, OutputSpec, Paper, add_paper_folder, paper, papers
+from afr_cli.publish.build import write_all
+from afr_cli.publish.frames import chosen_reports
+from afr_cli.runner import RunOptions, missing_units, run_experiment
+from afr_cli.status import store_status
+from afr_cli.store import has_results, open_existing
+
+TIMES_BEGIN = "<!-- BEGIN GENERATED: reproduce-times (afr reproduce --all; do not edit by hand) -->"
+TIMES_END = "<!-- END GENERATED: reproduce-times -->"
+
+
+@dataclass
+class Target:
+    """What one TARGET names: a paper, or one config of no paper (``paper`` None)."""
+
+    paper: Paper | None
+    experiments: tuple[ExperimentSpec, ...]
+
+    @property
+    def name(self) -> str:
+        return self.paper.id if self.paper else str(self.experiments[0].config)
+
+
+@dataclass
+class PlannedExperiment:
+    """One experiment of the plan: its config as it will run, where its store is, what the store
+    holds and lacks, and the compute projected for what it lacks."""
+
+    owner: str  # the paper id (or the config path of a bare config target)
+    spec: ExperimentSpec
+    exp: Experiment | None  # None: none of the chosen datasets is in this experiment
+    stored: int = 0
+    missing: list[tuple] = field(default_factory=list)
+    seconds_per_unit: float | None = None  # mean recorded compute of the stored units
+
+    @property
+    def projected_seconds(self) -> float | None:
+        if not self.missing:
+            return 0.0
+        return None if self.seconds_per_unit is None else self.seconds_per_unit * len(self.missing)
+
+
+def resolve_targets(names: list[str], every: bool) -> list[Target]:
+    """Each TARGET as a paper id, a paper folder (a directory holding paper.yaml, added to the
+    known papers) or a config file; ``every`` adds every known paper. A one-line error names a
+    target that is none of these."""
+    targets = [Target(p, p.experiments) for p in papers()] if every else []
+    for name in names:
+        path = Path(name)
+        if path.is_dir():
+            found = add_paper_folder(path)
+        elif path.is_file():
+            targets.append(Target(None, (ExperimentSpec(path, 0),)))
+            continue
+        else:
+            try:
+                found = paper(name)
+            except AfrInputError:
+                known = ", ".join(p.id for p in papers())
+                raise AfrInputError(f"{name}: not a paper id, a paper folder or a config file; "
+                                    f"allowed: {known}, a folder holding paper.yaml, a config .yaml") from None
+        if not any(t.paper is not None and t.paper.id == found.id for t in targets):
+            targets.append(Target(found, found.experiments))
+    if not targets:
+        raise AfrInputError("no target: name a paper id, a paper folder or a config file, or give --all")
+    return targets
+
+
+def _overrides(spec: ExperimentSpec, reps: int | None, datasets: list[str] | None) -> list[str]:
+    out = list(spec.sets)
+    count = reps or spec.reps
+    if count:
+        out.append(f"protocol.reps={count}")
+    chosen = datasets if datasets is not None else list(spec.datasets)
+    if chosen:
+        out.append("datasets=[" + ", ".join(f"'{d}'" for d in chosen) + "]")
+    return out
+
+
+def plan_experiment(owner: str, spec: ExperimentSpec, root: Path, reps: int | None,
+                    datasets: list[str] | None) -> PlannedExperiment:
+    """One experiment's entry of the plan: loaded as it will run (its store under ``root``), and
+    what its store (or committed export) holds and lacks. Reads only."""
+    store_dir = root / spec.store()
+    exp = load_experiment(spec.config, _overrides(spec, reps, None), store_dir)
+    if datasets is not None:
+        chosen = [d for d in exp.datasets if d in datasets]
+        if not chosen:
+            return PlannedExperiment(owner, spec, None)
+        exp = load_experiment(spec.config, _overrides(spec, reps, chosen), store_dir)
+    held = open_existing(store_dir) if has_results(store_dir) else None
+    done, todo = missing_units(exp, held)
+    planned = PlannedExperiment(owner, spec, exp, len(done), todo)
+    if held is not None:
+        status = store_status(store_dir)
+        if status.units:
+            planned.seconds_per_unit = 60 * status.compute_minutes / status.units
+    return planned
+
+
+def plan(targets: list[Target], root: Path, reps: int | None = None,
+         datasets: list[str] | None = None) -> list[PlannedExperiment]:
+    """The plan of every target's experiments (each store once, in the targets' order)."""
+    if datasets is not None:
+        _check_datasets(targets, datasets)
+    out, seen = [], set()
+    for target in targets:
+        for spec in target.experiments:
+            key = (str(spec.config), spec.store())
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(plan_experiment(target.name, spec, root, reps, datasets))
+    return out
+
+
+def _check_datasets(targets: list[Target], datasets: list[str]) -> None:
+    """--datasets names only datasets some targeted experiment has."""
+    known: dict[str, None] = {}
+    for target in targets:
+        for spec in target.experiments:
+            known.update(dict.fromkeys(load_experiment(spec.config, list(spec.sets)).datasets))
+    unknown = [d for d in datasets if d not in known]
+    if unknown:
+        raise AfrInputError(f"--datasets: {unknown[0]!r} is in none of the targets' experiments; "
+                            f"allowed: {', '.join(known)}")
+
+
+def _duration(seconds: float) -> str:
+    if seconds >= 3600:
+        return f"{int(seconds // 3600)} h {int(seconds % 3600 // 60):02d} min"
+    return f"{seconds / 60:.1f} min" if seconds >= 60 else f"{seconds:.0f} s"
+
+
+def render_plan(planned: list[PlannedExperiment], root: Path, workers: int) -> str:
+    """The plan as a table: per experiment its store, units stored and missing, and the compute
+    projected for the missing ones; then the totals and the least wall time on ``workers``."""
+    from tabulate import tabulate
+
+    rows = []
+    for p in planned:
+        label = p.spec.label or p.spec.config.stem
+        if p.exp is None:
+            rows.append([p.owner, label, str(root / p.spec.store()), "", "", "skipped: none of --datasets"])
+            continue
+        projected = p.projected_seconds
+        rows.append([p.owner, label, str(p.exp.results), p.stored, len(p.missing),
+                     "-" if not p.missing else ("unknown: nothing stored to time" if projected is None
+                                                else f"{projected / 60:.1f} CPU-min")])
+    missing = sum(len(p.missing) for p in planned)
+    known = [p.projected_seconds for p in planned if p.projected_seconds is not None]
+    unknown = sum(1 for p in planned if p.projected_seconds is None)
+    total = (f"{len(planned)} experiments: {sum(p.stored for p in planned)} units stored, {missing} missing; "
+             f"projected {sum(known) / 60:.1f} CPU-min ({_duration(sum(known) / max(1, workers))} wall at best on "
+             f"{workers} worker{'s' * (workers != 1)})"
+             + (f", plus {unknown} experiment(s) with nothing stored to time" if unknown else ""))
+    table = tabulate(rows, headers=["paper", "experiment", "store", "stored", "missing", "projected compute"],
+                     tablefmt="simple")
+    return f"{table}\n{total}"
+
+
+def run_plan(planned: list[PlannedExperiment], options: RunOptions, echo=print) -> list[tuple[str, float]]:
+    """Compute every planned experiment's missing units under one progress bar (its ETA over all
+    of them); returns (experiment, wall seconds) for those that ran."""
+    from tqdm import tqdm
+
+    todo = [p for p in planned if p.exp is not None and p.missing]
+    total = sum(len(p.missing) for p in todo)
+    times = []
+    with tqdm(total=total, unit="unit", disable=not options.progress or not total, file=sys.stderr,
+              dynamic_ncols=True,
+              bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} units [{elapsed}<{remaining}, {rate_fmt}]") as bar:
+        for p in todo:
+            started = time.perf_counter()
+            run_experiment(p.exp, RunOptions(options.jobs, options.backend, options.scheduler, progress=options.progress,
+                                             export=True, bar=bar), echo=bar.write if options.progress else echo)
+            times.append((f"{p.owner}: {p.spec.label or p.spec.config.stem} ({p.exp.results})",
+                          time.perf_counter() - started))
+    return times
+
+
+def _fill(text: str, root: Path, reps: int | None) -> str:
+    return text.replace("{root}", str(root)).replace("{reps}", str(reps))
+
+
+def draw_outputs(targets: list[Target], root: Path, reps: int | None, echo=print) -> list[str]:
+    """Run every target paper's ``outputs`` (each an ``afr`` command in a process of its own);
+    standard output goes whole to the entry's ``stdout`` file. Returns one line per failed entry
+    (the others still run)."""
+    failed = []
+    for target in targets:
+        for i, output in enumerate(target.paper.outputs if target.paper else ()):
+            problem = _draw(output, root, reps or output.reps)
+            where = f"{target.paper.data_file}: outputs[{i}]"
+            if problem:
+                failed.append(f"{where}: {problem}")
+                echo(f"failed: {where}: {problem}")
+            else:
+                echo(f"drew {where}" + (f" -> {_fill(output.stdout, root, reps or output.reps)}" if output.stdout else ""))
+    return failed
+
+
+def _draw(output: OutputSpec, root: Path, reps: int | None) -> str | None:
+    """Run one output's commands; None when all succeeded, else what went wrong."""
+    texts = []
+    for command in output.commands:
+        args = [_fill(a, root, reps) for a in command]
+        proc = subprocess.run([sys.executable, "-m", "afr_cli.cli", *args], capture_output=True, text=True)
+        if proc.returncode:
+            last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
+            return f"`afr {' '.join(args)}` exited {proc.returncode}: {last}"
+        texts.append(proc.stdout)
+    if output.stdout:
+        path = Path(_fill(output.stdout, root, reps))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text("\n".join(texts), encoding="utf-8")
+        os.replace(tmp, path)
+    return None
+
+
+def build_reports(root: Path, html: bool = True) -> list[Path]:
+    """The report build: every report, claims ledger, page and (with ``html``) the site under
+    ``root``, then each report's extra repetition views (``also_reps``)."""
+    written = write_all(root, None, None, html)
+    views: dict[int, list[str]] = {}
+    for report in chosen_reports(None):
+        for n in report.also_reps:
+            views.setdefault(n, []).append(report.name)
+    for n, names in sorted(views.items()):
+        written += write_all(root, names, n)
+    return written
+
+
+def times_section(times: list[tuple[str, float]], workers: int, command: str) -> str:
+    """The wall time of each step of this invocation (``command``), as a generated Markdown block."""
+    lines = [TIMES_BEGIN, "", f"`{command}`, {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC on "
+             f"{platform.node()} ({workers} worker{'s' * (workers != 1)}); wall time of this invocation (a "
+             "resumed experiment only runs what its store lacks):", "", "| step | wall time |", "|---|---:|"]
+    lines += [f"| {name} | {_duration(seconds)} |" for name, seconds in times]
+    lines.append(f"| **total** | **{_duration(sum(s for _, s in times))}** |")
+    return "\n".join(lines + ["", TIMES_END])
+
+
+def write_times(path: Path, section: str) -> None:
+    """Replace the generated timing block of ``path`` (appended under a heading when missing)."""
+    text = path.read_text(encoding="utf-8")
+    if TIMES_BEGIN in text and TIMES_END in text:
+        head, rest = text.split(TIMES_BEGIN, 1)
+        text = head + section + rest.split(TIMES_END, 1)[1]
+    else:
+        text = text.rstrip("\n") + "\n\n## Reproduction wall time\n\n" + section + "\n"
+    path.write_text(text, encoding="utf-8")

@@ -1,0 +1,189 @@
+"""``afr reproduce``: every paper folder plans; a toy paper folder outside the package (the one
+docs/adding-a-paper.md shows, read from that page) is reproduced end to end; a store no paper
+declares leaves nothing for git to show."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from afr_cli.papers.knowledge import papers
+from conftest import ROOT, assert_one_line_error, run_afr
+
+DOC = ROOT / "docs" / "adding-a-paper.md"
+
+
+def doc_files() -> dict[str, str]:
+    """The toy paper's files as the doc prints them: 'File `toy_paper/NAME`:' then a fenced block."""
+    text = DOC.read_text(encoding="utf-8")
+    found = dict(re.findall(r"File `toy_paper/([\w.]+)`:\n\n```\w*\n(.*?)```", text, re.S))
+    assert set(found) == {"paper.yaml", "published.csv", "toy.yaml", "page.md"}, sorted(found)
+    return found
+
+
+def write_toy(where: Path) -> Path:
+    folder = where / "toy_paper"
+    folder.mkdir(parents=True)
+    for name, body in doc_files().items():
+        (folder / name).write_text(body, encoding="utf-8")
+    return folder
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("paper_id", [p.id for p in papers()])
+def test_every_paper_plans_its_experiments(paper_id):
+    proc = run_afr("reproduce", paper_id, "--plan")
+    assert proc.returncode == 0, proc.stderr
+    experiments = next(p for p in papers() if p.id == paper_id).experiments
+    assert experiments
+    for spec in experiments:
+        row = next(line for line in proc.stdout.splitlines() if f"results/{spec.store()} " in line)
+        assert re.search(r"\s(\d+)\s+(\d+)\s", row), row  # stored and missing counts
+    assert re.search(rf"{len(experiments)} experiments: \d+ units stored, \d+ missing", proc.stdout), proc.stdout
+
+
+@pytest.mark.slow
+def test_a_toy_paper_folder_is_reproduced_end_to_end(tmp_path):
+    folder = write_toy(tmp_path)
+    page_before = (folder / "page.md").read_text()
+    root = tmp_path / "results"
+    planned = run_afr("reproduce", str(folder), "--root", str(root), "--plan")
+    assert planned.returncode == 0, planned.stderr
+    row = next(line for line in planned.stdout.splitlines() if "toy_run" in line)
+    assert re.search(r"\s0\s+2\s+unknown", row), row  # nothing stored, 2 units missing, no time to project
+    assert not root.exists()  # --plan runs nothing
+
+    proc = run_afr("reproduce", str(folder), "--root", str(root), "--jobs", "1", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    store = root / "toy_run"
+    assert (store / "store.sqlite").is_file() and (store / "export" / "manifest.json").is_file()
+    from afr_cli.store import load_results
+
+    assert sorted(load_results(store)["rep"].unique()) == [0, 1]
+    beside = (root / "toy" / "paper-toy-1.md").read_text()
+    assert "0.600" in beside and "0.700" in beside  # the published cells, ours beside them
+    assert "eps-abrf" in beside and "Friedman1" in beside
+    assert "std" in (root / "toy" / "summary-std.md").read_text().lower()  # the declared output
+    ledger = (root / "toy" / "claims.md").read_text()
+    assert "t1-beats-forest" in ledger and re.search(r"\*\*(reproduces|partly|does not)\*\*", ledger)
+    page = (root / "toy" / "page.md").read_text()
+    assert "1 claims, judged by `afr report`" in page and "t1-beats-forest" not in page_before
+    assert (folder / "page.md").read_text() == page_before  # a scratch root leaves the folder's page alone
+    assert (root / "site" / "toy.html").is_file()
+
+    again = run_afr("reproduce", str(folder), "--root", str(root), "--plan")  # resumable: nothing left
+    row = next(line for line in again.stdout.splitlines() if "toy_run" in line)
+    assert re.search(r"\s2\s+0\s+-", row), row
+
+
+def test_a_target_that_is_nothing_is_a_one_line_error(tmp_path):
+    assert_one_line_error(run_afr("reproduce", "no_such_paper", "--plan"), "no_such_paper", "satrf", "paper.yaml")
+    assert_one_line_error(run_afr("reproduce", "--plan"), "no target")
+    assert_one_line_error(run_afr("reproduce", "satrf", "--plan", "--datasets", "Nowhere"), "--datasets", "Nowhere")
+    assert_one_line_error(run_afr("reproduce", str(tmp_path), "--plan"), "not a paper folder")
+    folder = write_toy(tmp_path)
+    (folder / "paper.yaml").write_text((folder / "paper.yaml").read_text() + "colour: red\n")
+    assert_one_line_error(run_afr("reproduce", str(folder), "--plan"), "paper.yaml: colour: unknown key")
+
+
+@pytest.mark.slow
+def test_a_store_no_paper_declares_leaves_nothing_for_git(tmp_path):
+    if shutil.which("git") is None:
+        pytest.skip("no git")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    shutil.copy(ROOT / ".gitignore", repo / ".gitignore")
+    git = lambda *a: subprocess.run(["git", *a], cwd=repo, capture_output=True, text=True, check=True)  # noqa: E731
+    git("init", "-q")
+    git("add", ".gitignore")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "ignore")
+    config = write_toy(tmp_path) / "toy.yaml"
+    proc = run_afr("run", str(config), "--jobs", "1", "--quiet", "--out", "results/mine", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert (repo / "results" / "mine" / "store.sqlite").is_file()
+    assert not (repo / "results" / "mine" / "export").exists()  # not a reference store: no export
+    assert git("status", "--porcelain", "--untracked-files=all").stdout == ""
+    # a reference store's export and the reports are not ignored
+    reference = ["results/abrf_rf/export/grid.csv.xz", "results/abrf/compare.md"]
+    ignored = subprocess.run(["git", "check-ignore", "--no-index", *reference], cwd=repo, capture_output=True, text=True)
+    assert ignored.stdout == ""
+
+
+def test_the_timing_section_is_replaced_not_appended(tmp_path):
+    from afr_cli.reproduce import TIMES_BEGIN, TIMES_END, times_section, write_times
+
+    readme = tmp_path / "README.md"
+    readme.write_text("# Results\n\nkept above\n")
+    write_times(readme, times_section([("satrf: one", 75.0), ("two", 3.0)], 2, "afr reproduce --all"))
+    first = readme.read_text()
+    assert first.startswith("# Results\n\nkept above\n") and "| satrf: one | 1.2 min |" in first
+    assert "| **total** | **1.3 min** |" in first and "`afr reproduce --all`" in first
+    readme.write_text(first + "\nkept below\n")
+    write_times(readme, times_section([("three", 1.0)], 1, "afr reproduce --all"))
+    text = readme.read_text()
+    assert text.count(TIMES_BEGIN) == 1 and text.count(TIMES_END) == 1
+    assert "| three |" in text and "| satrf: one |" not in text and text.endswith("kept below\n")
+
+
+def test_an_output_that_fails_is_reported_and_the_others_still_run(tmp_path):
+    from afr_cli.papers.knowledge import OutputSpec
+    from afr_cli.reproduce import Target, draw_outputs
+
+    good = OutputSpec((("models",),), stdout="{root}/out/models.txt")
+    bad = OutputSpec((("table", "--results", "{root}/nowhere"),), stdout="{root}/out/never.md")
+    paper = type("P", (), {"outputs": (bad, good), "data_file": "toy/paper.yaml"})()
+    lines = []
+    failed = draw_outputs([Target(paper, ())], tmp_path, None, echo=lines.append)
+    assert len(failed) == 1 and failed[0].startswith("toy/paper.yaml: outputs[0]: `afr table --results")
+    assert not (tmp_path / "out" / "never.md").exists()  # nothing half-written
+    assert "eps-abrf" in (tmp_path / "out" / "models.txt").read_text()
+
+
+def test_every_committed_store_and_report_store_is_declared_by_a_paper_folder():
+    """What .gitignore no longer lists follows from the folders: every committed export and every
+    store a report reads is an experiment of some paper folder."""
+    from afr_cli.papers.knowledge import reference_stores, reports
+
+    declared = set(reference_stores())
+    committed = {str(p.parent.parent.relative_to(ROOT / "results")) for p in (ROOT / "results").glob("**/export/manifest.json")}
+    assert committed and committed <= declared, sorted(committed - declared)
+    assert {s for r in reports() for s in r.stores} <= declared
+
+
+def test_a_folder_outside_the_package_joins_the_papers(tmp_path, monkeypatch):
+    from afr_cli.errors import AfrInputError
+    from afr_cli.papers import knowledge, published_table
+
+    monkeypatch.setattr(knowledge, "_EXTRA_FOLDERS", [])
+    knowledge.papers.cache_clear()
+    try:
+        folder = write_toy(tmp_path)
+        toy = knowledge.add_paper_folder(folder)
+        assert toy.id == "toy" and toy.page == folder.resolve() / "page.md"
+        assert [e.config for e in toy.experiments] == [folder.resolve() / "toy.yaml"]  # the folder's own config
+        assert toy.experiments[0].store() == "toy_run" and "toy" in [p.id for p in knowledge.papers()]
+        assert list(published_table("toy:1")["value"]) == [0.6, 0.7]
+        assert knowledge.add_paper_folder(folder) == toy  # twice: a no-op
+        twin = tmp_path / "twin"
+        shutil.copytree(folder, twin)
+        with pytest.raises(AfrInputError, match="id: 'toy' is already the id of"):
+            knowledge.add_paper_folder(twin)
+        assert len([p for p in knowledge.papers() if p.id == "toy"]) == 1  # the refused folder left no trace
+    finally:
+        monkeypatch.undo()
+        knowledge.papers.cache_clear()
+    assert "toy" not in [p.id for p in knowledge.papers()]
+
+
+@pytest.mark.slow
+def test_the_plan_follows_reps_and_datasets_and_projects_compute_from_stored_units():
+    proc = run_afr("reproduce", "larf", "--plan", "--reps", "120", "--datasets", "Wine")
+    assert proc.returncode == 0, proc.stderr
+    rows = {line.split("  ")[0].strip() + "|" + line.split("results/")[1].split()[0]: line
+            for line in proc.stdout.splitlines() if "results/" in line}
+    assert re.search(r"\s1100\s+20\s+[\d.]+ CPU-min", rows["larf|larf_rf"])  # Wine, 1 base, reps 100-119
+    assert "skipped: none of --datasets" in rows["larf|larf_leave_self_out"]
