@@ -67,6 +67,53 @@ def wilcoxon_test(a: ArrayLike, b: ArrayLike) -> tuple[float, float]:
     return float(res.statistic), float(res.pvalue)
 
 
+def holm_adjust(pvalues: ArrayLike) -> list[float]:
+    """Holm's step-down adjustment of a family of p-values, returned in the given order.
+
+    Sorted ascending p_(1) <= ... <= p_(m), the adjusted p_(i) is max over j <= i of
+    min(1, (m − j + 1) p_(j)): it controls the family-wise error rate without assuming the tests
+    independent. A NaN p stays NaN and does not count in m."""
+    p = np.asarray(pvalues, dtype=float)
+    out = np.full(p.shape, math.nan)
+    finite = np.flatnonzero(~np.isnan(p))
+    m = finite.size
+    running = 0.0
+    for rank, i in enumerate(finite[np.argsort(p[finite], kind="stable")]):
+        running = max(running, min(1.0, (m - rank) * float(p[i])))
+        out[i] = running
+    return [float(v) for v in out]
+
+
+@dataclass(frozen=True)
+class EffectSizes:
+    """Effect sizes of a − b over datasets: Cohen's d_z = mean(d) / sd(d) (the paired t-test's
+    standardised mean difference) and the matched-pairs rank-biserial correlation of the
+    Wilcoxon test, (R+ − R−) / (R+ + R−) over the non-zero differences, in [−1, 1]."""
+
+    cohen_dz: float
+    rank_biserial: float
+
+
+def effect_sizes(a: ArrayLike, b: ArrayLike) -> EffectSizes:
+    """d_z and the rank-biserial correlation of a − b; NaN where undefined (n < 2, or sd = 0 with
+    mean 0 for d_z; no non-zero difference for the rank-biserial); d_z = ±inf for sd = 0, mean ≠ 0."""
+    d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
+    if d.size < 2:
+        dz = math.nan
+    else:
+        sd = float(d.std(ddof=1))
+        mean = float(d.mean())
+        dz = mean / sd if sd > 0 else (math.copysign(math.inf, mean) if mean else math.nan)
+    nonzero = d[d != 0.0]
+    if nonzero.size == 0:
+        rb = math.nan
+    else:
+        ranks = sps.rankdata(np.abs(nonzero))
+        total = float(ranks.sum())
+        rb = float(ranks[nonzero > 0].sum() - ranks[nonzero < 0].sum()) / total
+    return EffectSizes(dz, rb)
+
+
 @dataclass(frozen=True)
 class TTestSource:
     """Where a printed t-test's numbers come from: a published table, and its A and B columns

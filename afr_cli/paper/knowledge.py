@@ -15,12 +15,13 @@ from typing import Any
 
 import yaml
 
+from afr_cli.bayesian import DEFAULT_ROPE
 from afr_cli.errors import AfrInputError
 
 PAPER_DIR = Path(__file__).resolve().parent
 PAPER_KEYS = {"id", "order", "title", "text", "published", "reps", "models", "bases", "param_rows", "axes",
               "tables", "ttests", "baselines", "reports", "claims", "agreement"}
-REPORT_KEYS = {"name", "stores", "tables", "compare", "compare_metric", "friedman"}
+REPORT_KEYS = {"name", "stores", "tables", "compare", "compare_metric", "compare_rope", "friedman"}
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ class Report:
     compare: tuple[tuple[str, str], ...] = field(default_factory=tuple)
     friedman: tuple[str, ...] = field(default_factory=tuple)
     compare_metric: str = "r2"  # the metric of the paired comparisons (the paper's own measure)
+    compare_rope: float = DEFAULT_ROPE  # ROPE half-width of the Bayesian tests, in compare_metric's unit
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,15 @@ def _parse_report(raw: dict, paper: str, where: str) -> Report:
         raise AfrInputError(f"{where}: {sorted(unknown)[0]}: unknown key; allowed: {', '.join(sorted(REPORT_KEYS))}")
     return Report(str(_require(raw, "name", where)), paper, tuple(_require(raw, "stores", where)),
                   tuple(raw.get("tables", ())), tuple(tuple(pair) for pair in raw.get("compare", ())),
-                  tuple(raw.get("friedman", ())), _compare_metric(raw, where))
+                  tuple(raw.get("friedman", ())), _compare_metric(raw, where), _compare_rope(raw, where))
+
+
+def _compare_rope(raw: dict, where: str) -> float:
+    rope = raw.get("compare_rope", DEFAULT_ROPE)
+    if isinstance(rope, bool) or not isinstance(rope, (int, float)) or not rope >= 0:
+        raise AfrInputError(f"{where}: compare_rope: {rope!r} is not allowed; allowed: a number >= 0 "
+                            f"(half-width in compare_metric's unit; default {DEFAULT_ROPE})")
+    return float(rope)
 
 
 def _compare_metric(raw: dict, where: str) -> str:
