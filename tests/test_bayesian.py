@@ -166,3 +166,20 @@ def test_compare_eps_abrf_sat_rf_leads_with_the_comparison():
     assert "corrected 95 % interval" in first and "| Diabetes" in first  # per-dataset intervals
     assert "rf (RF)" not in proc.stdout  # the full 46-column table only with --all
     assert proc.stdout.rstrip().endswith("(the full model table: add --all)")
+
+
+def test_cells_sharing_a_split_are_pooled_in_the_tests():
+    """η = 0 and η = 0.5 cells share split and forest: the tests run over training fractions."""
+    from afr_cli.tables import compare_models, render_model_comparison
+
+    frames = []
+    for fraction in (0.15, 0.5, 0.85):
+        for eta in (0.0, 0.5):
+            frame = _frame({"a": 0.0, "b": 0.02 + fraction / 10}, ["Boston"], train_fraction=fraction)
+            frames.append(frame.assign(noise_eta=eta))
+    comparison = compare_models(pd.concat(frames, ignore_index=True), "a", "b")
+    block = comparison.bases[0]
+    assert len(block.per_dataset) == 6 and block.ttest.n == 3  # six cells, three independent units
+    assert block.per_dataset_bayes["Boston [train_fraction=0.15, noise_eta=0]"].rho == 0.85
+    md = render_model_comparison(comparison, "md")
+    assert "over n = 3 units" in md and "pool the 6 cells into 3 units" in md

@@ -19,7 +19,7 @@ from afr_cli.bayesian import DEFAULT_ROPE
 from afr_cli.errors import AfrInputError
 
 PAPER_DIR = Path(__file__).resolve().parent
-PAPER_KEYS = {"id", "order", "title", "text", "published", "reps", "models", "bases", "param_rows", "axes",
+PAPER_KEYS = {"id", "order", "title", "text", "published", "reps", "stated_reps", "models", "bases", "param_rows", "axes",
               "tables", "ttests", "baselines", "reports", "claims", "agreement"}
 REPORT_KEYS = {"name", "stores", "tables", "compare", "compare_metric", "compare_rope", "friedman"}
 
@@ -75,6 +75,9 @@ class Paper:
     reports: tuple[Report, ...]
     claims: tuple[dict, ...]
     agreement: tuple[dict, ...] = ()
+    # The repetitions the paper's text states, when they differ from ``reps`` (the protocol we
+    # identified from its numbers): headlines use the stated count, the inferred one beside it.
+    stated_reps: int | None = None
 
 
 def _require(record: dict, key: str, where: str) -> Any:
@@ -128,7 +131,8 @@ def parse_paper(raw: dict, where: str) -> Paper:
         param_rows=dict(raw.get("param_rows", {})), axes=axes, tables=tables,
         ttests=tuple(raw.get("ttests", ())), baselines=dict(raw.get("baselines", {})),
         reports=tuple(_parse_report(r, paper, f"{where}: reports") for r in raw.get("reports", ())),
-        claims=tuple(raw.get("claims", ())), agreement=tuple(raw.get("agreement", ())))
+        claims=tuple(raw.get("claims", ())), agreement=tuple(raw.get("agreement", ())),
+        stated_reps=int(raw["stated_reps"]) if raw.get("stated_reps") is not None else None)
 
 
 @lru_cache(maxsize=None)

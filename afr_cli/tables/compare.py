@@ -19,7 +19,12 @@ from afr_cli.stats import EffectSizes, TTestResult, effect_sizes, holm_adjust, p
 from afr_cli.tables.format import (
     CSV_FLOAT, METRIC_NAMES, base_key, check_format, dataset_key, document, format_diff, format_value, grid,
     model_key)
+from afr_cli.store import varying_axes
 from afr_cli.tables.summary import summary_long, with_axes_in_dataset
+
+# Axes whose levels share one split and one forest (the noise is added to the test features only):
+# cells that differ only in these are not independent, so the tests over cells pool them.
+SHARED_SPLIT_AXES = ("noise_eta",)
 
 TEST_COLUMNS = [
     "base", "metric", "a", "b", "n", "mean_diff", "t", "p", "p_holm", "ci_low", "ci_high", "cohen_dz",
@@ -43,6 +48,7 @@ class BaseComparison:
     effects: EffectSizes  # of B − A over the datasets
     signed_rank: SignedRankResult  # on "B better" orientation: right = B better
     per_dataset_bayes: dict[str, CorrelatedTTestResult]  # dataset -> correlated t-test, B better = right
+    pooled: str = ""  # how cells sharing a split were pooled into the tests' units ('' = not)
 
     def reps_span(self, joiner: str = " to ") -> str:
         """'20' when every dataset's pair of means has the same count, else 'fewest<joiner>most'."""
@@ -50,7 +56,8 @@ class BaseComparison:
         return f"{low}" if low == high else f"{low}{joiner}{high}"
 
     def reps_text(self) -> str:
-        return f"each dataset's means over the {self.reps_span()} repetitions (splits) both models hold"
+        return (f"each dataset's means over the {self.reps_span()} repetitions (splits) both models hold"
+                + (f"; {self.pooled}" if self.pooled else ""))
 
 
 @dataclass(frozen=True)
@@ -174,6 +181,7 @@ def compare_models(results: pd.DataFrame, a: str, b: str, metric: str = "r2",
         raise AfrInputError(f"--rope: {rope!r} is not allowed; a number >= 0 (in the metric's unit)")
     if "train_fraction" in results.columns:  # ρ = n_test / n of each cell's split, kept past the axes
         results = results.assign(test_fraction=(1.0 - results["train_fraction"].astype(float)).round(10))
+    results = _with_split_units(results)
     results = with_axes_in_dataset(results)  # one row per (dataset, unit axes) cell
     if ":" in a or ":" in b:
         results = _across_bases(results, a, b)
@@ -195,15 +203,40 @@ def compare_models(results: pd.DataFrame, a: str, b: str, metric: str = "r2",
         table = on_base[[a, b]].dropna(how="all")
         table = table.loc[sorted(table.index, key=dataset_key)].reset_index()
         table[f"{b} − {a}"] = table[b] - table[a]
-        both = table.dropna()
+        both, pooled = _test_units(table.dropna(), paired, a, b)
         counts = long.loc[(long["base"] == base) & (long["model"] == a), "n_reps"]
         bases.append(BaseComparison(base, table, paired_ttest(both[b], both[a]),
                                     wilcoxon_test(both[b], both[a]), WinRecord.count(table, a, b, metric),
                                     (int(counts.min()), int(counts.max())),
                                     effect_sizes(both[b], both[a]),
                                     signed_rank_test(better * (both[b] - both[a]).to_numpy(), rope),
-                                    _per_dataset_bayes(paired[paired["base"] == base], a, b, metric, rope)))
+                                    _per_dataset_bayes(paired[paired["base"] == base], a, b, metric, rope),
+                                    pooled))
     return ModelComparison(a, b, metric, bases, rope)
+
+
+def _with_split_units(results: pd.DataFrame) -> pd.DataFrame:
+    """With a ``split_unit`` column when the cells vary over a SHARED_SPLIT_AXES axis: the dataset
+    and the other axes only, so that cells sharing a split and forest share a unit."""
+    axes = varying_axes(results)
+    if not any(a in SHARED_SPLIT_AXES for a in axes):
+        return results
+    own = [a for a in axes if a not in SHARED_SPLIT_AXES]
+    units = with_axes_in_dataset(results.drop(columns=[a for a in axes if a not in own]))["dataset"]
+    return results.assign(split_unit=units.to_numpy())
+
+
+def _test_units(both: pd.DataFrame, paired: pd.DataFrame, a: str, b: str) -> tuple[pd.DataFrame, str]:
+    """The rows the across-dataset tests run on: the cells, or, where cells share a split and forest
+    (levels of a SHARED_SPLIT_AXES axis), the mean of each unit's cells, with a sentence saying so."""
+    if "split_unit" not in paired.columns or both.empty:
+        return both, ""
+    unit_of = paired.drop_duplicates("dataset").set_index("dataset")["split_unit"]
+    units = both.assign(unit=both["dataset"].map(unit_of)).groupby("unit", sort=False)[[a, b]].mean()
+    text = (f"the tests pool the {len(both)} cells into {len(units)} units: cells that differ only in "
+            f"{', '.join(SHARED_SPLIT_AXES)} "
+            f"share their split and forest, so they are not independent (each unit is their mean)")
+    return units.reset_index(), text
 
 
 def _per_dataset_bayes(rows: pd.DataFrame, a: str, b: str, metric: str,
@@ -319,7 +352,7 @@ def render_model_comparison(comparison: ModelComparison, fmt: str = "md") -> str
         t, sr, eff = c.ttest, c.signed_rank, c.effects
         holm = f" (Holm-adjusted over {len(comparison.bases)} bases: p = {p_holm:.4g})" if len(comparison.bases) > 1 else ""
         notes = [
-            f"paired t-test (Demšar) of {b} − {a} over n = {t.n} datasets: mean {t.mean_diff:.4g},"
+            f"paired t-test (Demšar) of {b} − {a} over n = {t.n} {'units' if c.pooled else 'datasets'}: mean {t.mean_diff:.4g},"
             f" t = {t.t:.4g}, p = {t.p:.4g}{holm}, 95 % CI [{t.ci_low:.4g}, {t.ci_high:.4g}];"
             f" effect size d_z = {eff.cohen_dz:.3g}",
             f"Wilcoxon signed-rank: statistic {c.wilcoxon[0]:.4g}, p = {c.wilcoxon[1]:.4g};"
