@@ -130,7 +130,8 @@ def write_report(report: Report, root: Path, reps: int | None = None) -> list[Pa
     out.mkdir(parents=True, exist_ok=True)
     written = []
     published_reps = paper(report.paper).reps
-    counted = repetitions_note(results, reps, published_reps=published_reps)
+    counted = repetitions_note(results, reps, published_reps=published_reps,
+                               stated_reps=paper(report.paper).stated_reps)
     note = " ".join(n for n in (selection_note(results), counted) if n) or None
     for spec in report.papers:
         comparison = paper_comparison(results, spec)

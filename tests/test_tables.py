@@ -395,3 +395,13 @@ def test_table_and_report_agree_on_best_test_with_reps(tmp_path, capsys):
     ours = ours[ours.metric == "r2"].reset_index(drop=True)
     assert list(table["mean"]) == pytest.approx(list(ours["mean"]), abs=1e-6)
     assert set(table.n_reps) == {2}
+
+
+def test_repetitions_note_labels_the_inferred_protocol_beside_the_stated_count():
+    from afr_cli.tables import repetitions_note
+
+    results = pd.DataFrame({"dataset": ["D"] * 100, "base": ["DT"] * 100, "rep": range(100)})
+    note = repetitions_note(results, None, published_reps=10, stated_reps=100)
+    assert note.startswith("Repetitions 0-99 of each dataset (100); the paper states 100 repetitions")
+    assert "--reps 10 compares on those (inferred)" in note
+    assert "the papers' cells are means over their 10 splits" in repetitions_note(results, None, published_reps=10)

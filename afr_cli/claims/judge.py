@@ -114,7 +114,7 @@ def describe_test(claim: dict) -> str:
         return (f"gain of {_name(claim['b'])} over {_name(claim['a'])} larger at {claim['axis']} = {high:g} than at "
                 f"{low:g} (mean over the paired cells, {metric}; each pair shares split and forest)")
     if test == "not_checked":
-        return "not checked"
+        return "none: " + str(claim.get("reason", "")).strip()
     expect = "; ".join(f"{k} {_expect_text(v)}" for k, v in claim["expect"].items())
     return f"mean test R² of {claim['model']} on {claim['dataset']} peaks at {expect}"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from afr_cli.claims.judge import VERDICTS, Verdict, describe_test, judge, reason
+from afr_cli.claims.judge import NOT_CHECKED, VERDICTS, Verdict, describe_test, judge, reason
 from afr_cli.paper.knowledge import Paper, papers
 from afr_cli.tables.agreement import RULE, as_printed
 from afr_cli.tables.format import METRIC_NAMES, grid
@@ -72,7 +72,7 @@ def paper_reps_label(paper: Paper) -> str:
     """'repetitions 0-9', labelled as the inferred protocol when the paper states another count."""
     label = f"repetitions 0-{paper.reps - 1}"
     if paper.stated_reps and paper.stated_reps != paper.reps:
-        label += f", the inferred protocol; the paper states {paper.stated_reps}"
+        label += f" (the inferred protocol; the paper states {paper.stated_reps})"
     return label
 
 
@@ -111,6 +111,9 @@ def summary_block(paper: Paper, verdicts: list[Verdict]) -> str:
     lines = [f"{len(verdicts)} claims, judged by `afr report` from the stores ({verdict_counts(verdicts)}; "
              f"ledger: [results/{paper.id}/{LEDGER}](results/{paper.id}/{LEDGER})):", ""]
     for v in verdicts:
+        if v.verdict == NOT_CHECKED:
+            lines.append(f"- **{v.verdict}** ({_where(v)}): {reason(v)}.")
+            continue
         ours = f"; ours {v.ours.text}" if v.ours else ""
         lines.append(f"- **{v.verdict}** ({_where(v)}): {describe_test(v.claim)}. Paper {v.paper.text if v.paper else 'as stated'}{ours}.")
     return "\n".join(lines)

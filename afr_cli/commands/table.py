@@ -99,6 +99,7 @@ def _table(
     --compare A B, the comparison of B against A first (the full table only with --all)."""
     from afr_cli import tables
     from afr_cli.paper import published_table
+    from afr_cli.paper.knowledge import paper as paper_info
     from afr_cli.paper.knowledge import paper_reps
     from afr_cli.reports import reps_shortfall
 
@@ -127,7 +128,9 @@ def _table(
         elif fmt == "md":
             typer.echo("\n(the full model table: add --all)")
     elif paper is not None:
-        note = " ".join(filter(None, (note, tables.repetitions_note(results, reps, published_reps=paper_reps(paper)))))
+        stated = paper_info(paper.partition(":")[0].lower()).stated_reps
+        note = " ".join(filter(None, (note, tables.repetitions_note(results, reps, published_reps=paper_reps(paper),
+                                                                    stated_reps=stated))))
         comparison = tables.paper_comparison(results, paper, tol)
         if metric is not None:
             comparison = comparison[~comparison["metric"].isin(tables.METRICS) | (comparison["metric"] == metric)]
