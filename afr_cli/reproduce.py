@@ -26,7 +26,7 @@ from afr_cli.papers.knowledge import ExperimentSpec, OutputSpec, Paper, add_pape
 from afr_cli.publish.build import write_all
 from afr_cli.publish.frames import chosen_reports
 from afr_cli.runner import RunOptions, missing_units, run_experiment
-from afr_cli.status import store_status
+from afr_cli.store.status import store_status
 from afr_cli.store import has_results, open_existing
 
 TIMES_BEGIN = "<!-- BEGIN GENERATED: reproduce-times (afr reproduce --all; do not edit by hand) -->"

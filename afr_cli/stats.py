@@ -67,6 +67,53 @@ def wilcoxon_test(a: ArrayLike, b: ArrayLike) -> tuple[float, float]:
     return float(res.statistic), float(res.pvalue)
 
 
+def holm_adjust(pvalues: ArrayLike) -> list[float]:
+    """Holm's step-down adjustment of a family of p-values, returned in the given order.
+
+    Sorted ascending p_(1) <= ... <= p_(m), the adjusted p_(i) is max over j <= i of
+    min(1, (m − j + 1) p_(j)): it controls the family-wise error rate without assuming the tests
+    independent. A NaN p stays NaN and does not count in m."""
+    p = np.asarray(pvalues, dtype=float)
+    out = np.full(p.shape, math.nan)
+    finite = np.flatnonzero(~np.isnan(p))
+    m = finite.size
+    running = 0.0
+    for rank, i in enumerate(finite[np.argsort(p[finite], kind="stable")]):
+        running = max(running, min(1.0, (m - rank) * float(p[i])))
+        out[i] = running
+    return [float(v) for v in out]
+
+
+@dataclass(frozen=True)
+class EffectSizes:
+    """Effect sizes of a − b over datasets: Cohen's d_z = mean(d) / sd(d) (the paired t-test's
+    standardised mean difference) and the matched-pairs rank-biserial correlation of the
+    Wilcoxon test, (R+ − R−) / (R+ + R−) over the non-zero differences, in [−1, 1]."""
+
+    cohen_dz: float
+    rank_biserial: float
+
+
+def effect_sizes(a: ArrayLike, b: ArrayLike) -> EffectSizes:
+    """d_z and the rank-biserial correlation of a − b; NaN where undefined (n < 2, or sd = 0 with
+    mean 0 for d_z; no non-zero difference for the rank-biserial); d_z = ±inf for sd = 0, mean ≠ 0."""
+    d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
+    if d.size < 2:
+        dz = math.nan
+    else:
+        sd = float(d.std(ddof=1))
+        mean = float(d.mean())
+        dz = mean / sd if sd > 0 else (math.copysign(math.inf, mean) if mean else math.nan)
+    nonzero = d[d != 0.0]
+    if nonzero.size == 0:
+        rb = math.nan
+    else:
+        ranks = sps.rankdata(np.abs(nonzero))
+        total = float(ranks.sum())
+        rb = float(ranks[nonzero > 0].sum() - ranks[nonzero < 0].sum()) / total
+    return EffectSizes(dz, rb)
+
+
 @dataclass(frozen=True)
 class TTestSource:
     """Where a printed t-test's numbers come from: a published table, and its A and B columns
@@ -198,12 +245,18 @@ def nemenyi_cd(k: int, n: int, alpha: float = 0.05) -> float:
     return q * math.sqrt(k * (k + 1) / (6.0 * n))
 
 
-def friedman_from_ranks(mean_ranks: ArrayLike, n: int) -> tuple[float, float, float, float]:
+def friedman_from_ranks(mean_ranks: ArrayLike, n: int, tie_factor: float = 1.0) -> tuple[float, float, float, float]:
     """Friedman's chi² (k − 1 df) and the Iman-Davenport F ((k − 1, (k − 1)(n − 1)) df) from mean
-    ranks over n datasets: (chi2, p, F, p_F), as in Demšar (2006), eqs. for chi²_F and F_F."""
+    ranks over n datasets: (chi2, p, F, p_F), as in Demšar (2006), eqs. for chi²_F and F_F.
+
+    ``tie_factor`` (from ``friedman_tie_factor``, 1 when no dataset has tied scores) divides the
+    statistic, the standard correction for ties that scipy's ``friedmanchisquare`` applies; the
+    Iman-Davenport F is computed from the corrected chi²."""
     r = np.asarray(mean_ranks, dtype=float)
     k = r.size
-    chi2 = 12.0 * n / (k * (k + 1)) * (float(np.sum(r ** 2)) - k * (k + 1) ** 2 / 4.0)
+    if tie_factor <= 0.0:  # every dataset ties every model: no evidence of a difference
+        return 0.0, 1.0, 0.0, 1.0
+    chi2 = 12.0 * n / (k * (k + 1)) * (float(np.sum(r ** 2)) - k * (k + 1) ** 2 / 4.0) / tie_factor
     p = float(sps.chi2.sf(chi2, k - 1))
     denom = n * (k - 1) - chi2
     f = (n - 1) * chi2 / denom if denom > 0 else math.inf
@@ -211,14 +264,27 @@ def friedman_from_ranks(mean_ranks: ArrayLike, n: int) -> tuple[float, float, fl
     return chi2, p, f, p_f
 
 
+def friedman_tie_factor(scores: ArrayLike) -> float:
+    """The Friedman statistic's tie correction 1 − Σ(t³ − t) / (n k (k² − 1)), summed over every
+    group of t equal scores within a dataset (a row of the n × k ``scores``); 1 without ties.
+    Published tables tie often at their printed precision, and ignoring it understates chi²."""
+    scores = np.asarray(scores, dtype=float)
+    n, k = scores.shape
+    tied = 0.0
+    for row in scores:
+        _, counts = np.unique(row, return_counts=True)
+        tied += float(np.sum(counts.astype(float) ** 3 - counts))
+    return 1.0 - tied / (n * k * (k * k - 1.0))
+
+
 def friedman_nemenyi(table: pd.DataFrame, higher_is_better: bool = True, alpha: float = 0.05) -> FriedmanResult:
-    """Friedman test and Nemenyi CD over a datasets × models table of scores (rows with a
-    missing value are dropped: every model must have a score on every dataset counted)."""
+    """Friedman test (corrected for ties) and Nemenyi CD over a datasets × models table of scores
+    (rows with a missing value are dropped: every model must have a score on every dataset counted)."""
     table = table.dropna()
     scores = table.to_numpy(dtype=float)
     ranks = sps.rankdata(-scores if higher_is_better else scores, axis=1)
     n, k = ranks.shape
     mean_ranks = ranks.mean(axis=0)
-    chi2, p, f, p_f = friedman_from_ranks(mean_ranks, n)
+    chi2, p, f, p_f = friedman_from_ranks(mean_ranks, n, friedman_tie_factor(scores))
     return FriedmanResult(tuple(str(c) for c in table.columns), tuple(float(r) for r in mean_ranks), n,
                           chi2, p, f, p_f, nemenyi_cd(k, n, alpha), alpha)

@@ -119,8 +119,11 @@ def test_compare_without_results_uses_the_stores_holding_both_models(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.strip() == ("note: --compare a b: using results/both_ert, results/both_rf "
                                    "(the stores under results/ that hold them)")
-    tests = proc.stdout.split("\n\n")[1]
+    tests = proc.stdout  # the comparison alone (issue 22 item 5): the full table only with --all
     assert [line.split(",")[0] for line in tests.splitlines()[1:]] == ["RF", "ERT"]
+    with_all = run_afr("table", "--compare", "a", "b", "--format", "csv", "--all", cwd=tmp_path)
+    tests, table = with_all.stdout.split("\n\n")
+    assert tests == proc.stdout.rstrip("\n") and table.startswith("dataset,base,model,metric")
 
     none = run_afr("table", "--compare", "b", "c", cwd=tmp_path)
     assert none.returncode == 2 and "Traceback" not in none.stderr

@@ -75,3 +75,13 @@ def test_every_page_loads_in_a_browser_with_no_broken_resource(site, tmp_path):
         assert "<table" in dom
         if page.name == "satrf.html":
             assert dom.count('class="paper-table"') >= 2 and "Sparse.png" in dom
+
+
+def test_every_verdict_has_a_colour_on_the_site():
+    """A verdict added to the judge must get its colour (the landing chart and the ledger's cells)."""
+    from afr_cli.publish.claims.judge import VERDICTS
+    from afr_cli.publish.site import COLOUR, STYLE, VERDICT_CLASS
+
+    for verdict in VERDICTS:
+        css = VERDICT_CLASS[verdict]
+        assert css in COLOUR and f".{css} {{" in STYLE, verdict

@@ -207,3 +207,67 @@ def test_friedman_on_a_table_agrees_with_scipy_and_groups_by_the_cd():
     assert result.mean_ranks[2] < 2.0 and result.mean_ranks[0] > 3.0
     assert ("c", "d") in [tuple(sorted(c)) for c in result.cliques()]
     assert not any({"a", "d"} <= set(c) for c in result.cliques())
+
+
+def test_friedman_corrects_for_ties_as_scipy_does():
+    # 6 datasets × 4 models with ties inside rows (two-way and three-way): the uncorrected
+    # statistic is lower; the corrected one equals scipy's friedmanchisquare
+    from scipy.stats import friedmanchisquare
+
+    from afr_cli.stats import friedman_from_ranks, friedman_nemenyi, friedman_tie_factor
+
+    scores = np.array([[0.5, 0.5, 0.7, 0.9], [0.4, 0.6, 0.6, 0.6], [0.1, 0.2, 0.3, 0.4],
+                       [0.3, 0.3, 0.8, 0.8], [0.2, 0.5, 0.6, 0.7], [0.6, 0.4, 0.9, 0.9]])
+    result = friedman_nemenyi(pd.DataFrame(scores, columns=list("abcd")))
+    expected = friedmanchisquare(*scores.T)
+    assert result.chi2 == pytest.approx(expected.statistic, abs=1e-9)
+    assert result.p == pytest.approx(expected.pvalue, abs=1e-12)
+    assert friedman_tie_factor(scores) < 1.0
+    uncorrected = friedman_from_ranks(result.mean_ranks, result.n)[0]
+    assert uncorrected < result.chi2
+    # Iman-Davenport from the corrected chi²
+    n, k = scores.shape
+    assert result.iman_davenport_f == pytest.approx((n - 1) * result.chi2 / (n * (k - 1) - result.chi2))
+    # every row tied: no evidence, no division by zero
+    flat = friedman_nemenyi(pd.DataFrame(np.ones((3, 3)), columns=list("abc")))
+    assert (flat.chi2, flat.p) == (0.0, 1.0)
+
+
+def _published_rank_tables():
+    """Every published table's (spec, base, metric) datasets × models blocks with >= 3 models."""
+    for spec in available_tables():
+        table = published_table(spec)
+        for (base, metric), part in table.groupby(["base", "metric"], sort=False):
+            cell = [c for c in part.columns if c not in ("paper", "table", "base", "metric", "model",
+                                                         "value_str", "value")]  # dataset and any axes
+            wide = part.pivot_table(index=cell, columns="model", values="value").dropna()
+            assert len(wide) * wide.shape[1] <= len(part)  # one value per cell and model
+            if wide.shape[1] >= 3 and wide.shape[0] >= 2:
+                yield spec, base, metric, wide
+
+
+def test_friedman_equals_scipy_on_every_published_table():
+    from scipy.stats import friedmanchisquare
+
+    from afr_cli.stats import friedman_nemenyi, friedman_tie_factor
+
+    blocks = list(_published_rank_tables())
+    assert len({spec for spec, *_ in blocks}) >= 14
+    tied = 0
+    for spec, base, metric, wide in blocks:
+        scores = wide.to_numpy(dtype=float)
+        result = friedman_nemenyi(wide, higher_is_better=metric == "r2")
+        assert abs(result.chi2 - friedmanchisquare(*scores.T).statistic) <= 1e-9, (spec, base, metric)
+        tied += friedman_tie_factor(scores) < 1.0
+    assert tied >= 14  # the printed precision ties cells in most tables
+
+
+def test_larf_table9_friedman_verdict_crosses_005_with_the_tie_correction():
+    # issue 23: without the correction p = 0.143, with it p = 0.042 on the paper's own Table 9 (ERT)
+    from afr_cli.stats import friedman_from_ranks, friedman_nemenyi
+
+    table = published_table("larf:9")
+    wide = table[table["metric"] == "r2"].pivot(index="dataset", columns="model", values="value").dropna()
+    result = friedman_nemenyi(wide)
+    assert round(friedman_from_ranks(result.mean_ranks, result.n)[1], 3) == 0.143
+    assert round(result.p, 3) == 0.042

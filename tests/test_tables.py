@@ -213,9 +213,11 @@ def test_compare_models_numbers():
     assert block.ttest.mean_diff == pytest.approx(0.0) and block.ttest.p == pytest.approx(expected.p)
     assert block.wilcoxon == pytest.approx(wilcoxon_test([0.43, 0.42], [0.41, 0.44]))
     csv = render_model_comparison(result, "csv")
-    assert csv.splitlines()[0] == ("base,metric,a,b,n,mean_diff,t,p,ci_low,ci_high,wilcoxon_stat,wilcoxon_p,"
-                                   "wins,ties,losses")
-    assert csv.splitlines()[1].endswith(",1,0,1")
+    assert csv.splitlines()[0] == ("base,metric,a,b,n,mean_diff,t,p,p_holm,ci_low,ci_high,cohen_dz,wilcoxon_stat,"
+                                   "wilcoxon_p,rank_biserial,wins,ties,losses,rope,p_a_better,p_equivalent,p_b_better")
+    tests = _csv(csv).iloc[0]
+    assert (tests["wins"], tests["ties"], tests["losses"]) == (1, 0, 1)
+    assert tests["p_holm"] == pytest.approx(tests["p"])  # one base: a family of one
     assert block.record.wins == ("Diabetes",) and block.record.losses == ("Wine",) and block.record.ties == ()
     md = render_model_comparison(result, "md")
     assert "eps-abrf against rf" in md
@@ -393,3 +395,13 @@ def test_table_and_report_agree_on_best_test_with_reps(tmp_path, capsys):
     ours = ours[ours.metric == "r2"].reset_index(drop=True)
     assert list(table["mean"]) == pytest.approx(list(ours["mean"]), abs=1e-6)
     assert set(table.n_reps) == {2}
+
+
+def test_repetitions_note_labels_the_inferred_protocol_beside_the_stated_count():
+    from afr_cli.tables import repetitions_note
+
+    results = pd.DataFrame({"dataset": ["D"] * 100, "base": ["DT"] * 100, "rep": range(100)})
+    note = repetitions_note(results, None, published_reps=10, stated_reps=100)
+    assert note.startswith("Repetitions 0-99 of each dataset (100); the paper states 100 repetitions")
+    assert "--reps 10 compares on those (inferred)" in note
+    assert "the papers' cells are means over their 10 splits" in repetitions_note(results, None, published_reps=10)

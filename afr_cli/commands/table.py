@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import List, Optional, Tuple
+from typing import Annotated, List, Optional, Tuple
 
 import typer
 
+from afr_cli.bayesian import DEFAULT_ROPE
 from afr_cli.errors import AfrInputError
 
 SELECTIONS = ("stored", "best-test")
@@ -66,7 +67,7 @@ def _table(
     metric: Optional[str] = typer.Option(
         None, "--metric", help="r2, mae or rmse (md/latex default r2; csv and --paper default all)."
     ),
-    fmt: str = typer.Option("md", "--format", help="md, latex or csv."),
+    fmt: str = typer.Option("md", "--format", help="md, latex or csv; with --compare also json (every number of the comparison)."),
     with_std: bool = typer.Option(False, "--std", help="Show mean ± std (ddof=1) over reps."),
     paper: Optional[str] = typer.Option(
         None, "--paper", help="Compare with a published table, e.g. satrf:9 or agboost:II."
@@ -84,17 +85,31 @@ def _table(
     reps: Optional[int] = typer.Option(
         None, "--reps", help="Use only repetitions 0..N-1 (e.g. 10: the papers' own number, README)."),
     compare: Optional[Tuple[str, str]] = typer.Option(
-        None, "--compare", help="A B: per base, B − A per dataset with a paired t-test and Wilcoxon; MODEL:BASE on both sides compares across bases."
+        None, "--compare", help="A B: per base, B − A per dataset with a paired t-test (raw and Holm-adjusted p), "
+                                "Wilcoxon, effect sizes, the Bayesian signed-rank test with a ROPE and per dataset the "
+                                "Bayesian correlated t-test; MODEL:BASE on both sides compares across bases."
     ),
+    rope: Annotated[float, typer.Option(
+        "--rope", help="With --compare: half-width of the region of practical equivalence, in the "
+                       "metric's unit (default ±0.01, R² or error).")] = DEFAULT_ROPE,
+    show_all: Annotated[bool, typer.Option(
+        "--all", help="With --compare: also print the full model table after the comparison.")] = False,
 ) -> None:
-    """Summarise results per dataset and model, or set them beside a published table."""
+    """Summarise results per dataset and model, or set them beside a published table; with
+    --compare A B, the comparison of B against A first (the full table only with --all)."""
     from afr_cli import tables
     from afr_cli.papers import published_table
+    from afr_cli.papers.knowledge import paper as paper_info
     from afr_cli.papers.knowledge import paper_reps
     from afr_cli.publish.frames import reps_shortfall
 
-    if fmt not in tables.FORMATS:
-        raise AfrInputError(f"--format: {fmt!r} is not one of {', '.join(tables.FORMATS)}")
+    if fmt not in tables.FORMATS and not (fmt == "json" and compare is not None):
+        allowed = ", ".join(tables.FORMATS) + (", json" if compare is not None else " (json with --compare)")
+        raise AfrInputError(f"--format: {fmt!r} is not one of {allowed}")
+    if fmt == "json" and (show_all or paper is not None):
+        raise AfrInputError("--format json: holds the comparison only; allowed without --all and --paper")
+    if not rope >= 0:  # NaN too
+        raise AfrInputError(f"--rope: {rope!r} is not allowed; a number >= 0 (in the metric's unit)")
     if metric is not None and metric not in tables.METRICS:
         raise AfrInputError(f"--metric: {metric!r} is not one of {', '.join(tables.METRICS)}")
     if paper is not None:
@@ -103,21 +118,39 @@ def _table(
     short = reps_shortfall(results, reps, "the results")  # 0..reps-1 kept: a shortfall still shows
     if short:
         print(f"note: {short}", file=sys.stderr)
-    model_comparison = None if compare is None else tables.compare_models(results, *compare, metric or "r2")
+    model_comparison = None if compare is None else tables.compare_models(results, *compare, metric or "r2", rope)
     note = tables.selection_note(results)
-    if paper is not None:
-        note = " ".join(filter(None, (note, tables.repetitions_note(results, reps, published_reps=paper_reps(paper)))))
+    if model_comparison is not None and paper is None:  # the comparison leads; the full table on --all
+        _echo_comparison(model_comparison, fmt)
+        if show_all:
+            typer.echo("")
+            typer.echo(tables.render_summary(results, metric, fmt, with_std), nl=False)
+        elif fmt == "md":
+            typer.echo("\n(the full model table: add --all)")
+    elif paper is not None:
+        stated = paper_info(paper.partition(":")[0].lower()).stated_reps
+        note = " ".join(filter(None, (note, tables.repetitions_note(results, reps, published_reps=paper_reps(paper),
+                                                                    stated_reps=stated))))
         comparison = tables.paper_comparison(results, paper, tol)
         if metric is not None:
             comparison = comparison[~comparison["metric"].isin(tables.METRICS) | (comparison["metric"] == metric)]
         typer.echo(tables.render_paper_comparison(comparison, paper, fmt, tol, note), nl=False)
+        if model_comparison is not None:  # both asked for: the published table, then the comparison
+            typer.echo("")
+            _echo_comparison(model_comparison, fmt)
     else:
         typer.echo(tables.render_summary(results, metric, fmt, with_std), nl=False)
-    if model_comparison is not None:
-        typer.echo("")
-        typer.echo(tables.render_model_comparison(model_comparison, fmt), nl=False)
     if fmt == "csv" and note:
         print(note, file=sys.stderr)
+
+
+def _echo_comparison(model_comparison, fmt: str) -> None:
+    """The comparison: in md the across-dataset summary first, then the per-base blocks."""
+    from afr_cli import tables
+
+    if fmt == "md":
+        typer.echo(tables.render_comparison_lead(model_comparison))
+    typer.echo(tables.render_model_comparison(model_comparison, fmt), nl=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -1,4 +1,7 @@
-"""dm-soft (an extension of ours, no paper table): attention over the soft trees of a forest.
+"""dm-soft (an extension of ours, no paper table): a weighted forest of soft trees.
+
+The tree weights alpha_k are trained but do not depend on x, so this is not attention (eps-ABRF
+attends: its weights are a softmax over each x's leaf distances); it is a weighted forest.
 
 Each tree is replaced by its soft Decision Machine (eqs 12-13 at temperature tau), evaluated with
 the leaf values the ensemble itself predicts with (scikit-learn's tree values: for RF the leaf
@@ -65,7 +68,7 @@ def soft_tree_features(rows: RowTensors, tau: float) -> SoftTreeFeatures:
 
 class DMSoftFamily(Family):
     name = "dm-soft"
-    summary = "attention over soft Decision-Machine trees (eqs 12-13), eps-mixed with 1/T (an extension)"
+    summary = "a weighted forest of soft Decision-Machine trees (eqs 12-13): trained tree weights, not depending on x, eps-mixed with 1/T (an extension; not attention)"
     params = (EPS, SOFT_TAU)
     structures = (AVERAGE, BOOSTED)  # c_k = T w_k tree_k: uniform attention gives back either kind
 

@@ -21,14 +21,15 @@ from typing import Any
 
 import yaml
 
+from afr_cli.bayesian import DEFAULT_ROPE
 from afr_cli.errors import AfrInputError
 
 PAPERS_DIR = Path(__file__).resolve().parent
 DATA_FILE, PAGE_FILE = "paper.yaml", "page.md"
-PAPER_KEYS = {"id", "order", "title", "text", "published", "reps", "models", "bases", "param_rows", "axes",
+PAPER_KEYS = {"id", "order", "title", "text", "published", "reps", "stated_reps", "models", "bases", "param_rows", "axes",
               "tables", "ttests", "baselines", "reports", "claims", "agreement", "page", "experiments", "outputs",
               "studies"}
-REPORT_KEYS = {"name", "stores", "tables", "compare", "compare_metric", "friedman", "also_reps"}
+REPORT_KEYS = {"name", "stores", "tables", "compare", "compare_metric", "compare_rope", "friedman", "also_reps"}
 EXPERIMENT_KEYS = {"config", "reps", "out", "set", "datasets", "label"}
 OUTPUT_KEYS = {"afr", "stdout", "reps", "label"}
 STUDY_KEYS = {"name", "function", "block", "cache", "show", "digits", "formats"}
@@ -65,6 +66,7 @@ class Report:
     friedman: tuple[str, ...] = field(default_factory=tuple)
     compare_metric: str = "r2"  # the metric of the paired comparisons (the paper's own measure)
     also_reps: tuple[int, ...] = ()  # also written on repetitions 0..N-1 (results/<report>/reps<N>/)
+    compare_rope: float = DEFAULT_ROPE  # ROPE half-width of the Bayesian tests, in compare_metric's unit
 
 
 @dataclass(frozen=True)
@@ -152,6 +154,9 @@ class Paper:
     experiments: tuple[ExperimentSpec, ...] = ()
     outputs: tuple[OutputSpec, ...] = ()
     studies: tuple[Study, ...] = ()
+    # The repetitions the paper's text states, when they differ from ``reps`` (the protocol we
+    # identified from its numbers): headlines use the stated count, the inferred one beside it.
+    stated_reps: int | None = None
 
     @property
     def studies_file(self) -> Path:
@@ -185,7 +190,15 @@ def _parse_report(raw: dict, paper: str, where: str) -> Report:
     return Report(str(_require(raw, "name", where)), paper, tuple(_require(raw, "stores", where)),
                   tuple(raw.get("tables", ())), tuple(tuple(pair) for pair in raw.get("compare", ())),
                   tuple(raw.get("friedman", ())), _compare_metric(raw, where),
-                  tuple(int(n) for n in raw.get("also_reps", ())))
+                  tuple(int(n) for n in raw.get("also_reps", ())), _compare_rope(raw, where))
+
+
+def _compare_rope(raw: dict, where: str) -> float:
+    rope = raw.get("compare_rope", DEFAULT_ROPE)
+    if isinstance(rope, bool) or not isinstance(rope, (int, float)) or not rope >= 0:
+        raise AfrInputError(f"{where}: compare_rope: {rope!r} is not allowed; allowed: a number >= 0 "
+                            f"(half-width in compare_metric's unit; default {DEFAULT_ROPE})")
+    return float(rope)
 
 
 def _unknown_keys(raw: dict, allowed: set[str], where: str) -> None:
@@ -265,7 +278,8 @@ def parse_paper(raw: dict, where: str, folder: Path | None = None) -> Paper:
         experiments=tuple(_parse_experiment(e, folder, f"{where}: experiments[{i}]")
                           for i, e in enumerate(raw.get("experiments") or ())),
         outputs=tuple(_parse_output(o, f"{where}: outputs[{i}]") for i, o in enumerate(raw.get("outputs") or ())),
-        studies=tuple(_parse_study(r, paper, f"{where}: studies") for r in raw.get("studies", ()) or ()))
+        studies=tuple(_parse_study(r, paper, f"{where}: studies") for r in raw.get("studies", ()) or ()),
+        stated_reps=int(raw["stated_reps"]) if raw.get("stated_reps") is not None else None)
 
 
 def _parse_study(raw: dict, paper: str, where: str) -> Study:

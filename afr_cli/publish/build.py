@@ -15,8 +15,8 @@ import tempfile
 from pathlib import Path
 
 from afr_cli.papers.knowledge import papers
-from afr_cli.publish.claims.ledger import (agreement_block, judge_paper, ledger_table, summary_block,
-                                           write_ledger)
+from afr_cli.publish.claims.ledger import (agreement_block, effect_block, judge_paper, ledger_table, paper_reps_label,
+                                           summary_block, write_ledger)
 from afr_cli.publish.frames import chosen_reports, forget_loaded, report_by_name
 from afr_cli.publish.pages import blocks_in, page_files, write_pages
 from afr_cli.publish.report_files import write_report, write_summary
@@ -32,10 +32,10 @@ def write_ledgers(root: Path, refresh_studies: bool = False) -> list[Path]:
         if verdicts:
             written.append(write_ledger(paper, verdicts, root))
             blocks[f"claims:{paper.id}"] = summary_block(paper, verdicts)
-            blocks[f"ledger:{paper.id}"] = ledger_table(verdicts, f"repetitions 0-{paper.reps - 1}")
-        agreement = agreement_block(paper, root)
-        if agreement:
-            blocks[f"agreement:{paper.id}"] = agreement
+            blocks[f"ledger:{paper.id}"] = ledger_table(verdicts, paper_reps_label(paper))
+        agreement, effect = agreement_block(paper, root), effect_block(paper, root)
+        if agreement or effect:
+            blocks[f"agreement:{paper.id}"] = "\n\n".join(b for b in (agreement, effect) if b)
     studies, caches = study_blocks(papers(), root, refresh_studies)
     blocks.update(studies)
     return written + caches + write_pages(root, blocks)

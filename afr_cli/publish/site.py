@@ -33,7 +33,8 @@ SITE = "site"
 VERDICT_CLASS = {v: f"v{i}" for i, v in enumerate(VERDICTS)}
 AGREEMENT_CLASS = {"as printed": "printed", "within tol": "tol", "miss": "miss", "n/a": "na"}
 COLOUR = {"printed": "#5cb85c", "tol": "#f0c419", "miss": "#d9534f", "na": "#bbbbbb",
-          "v0": "#5cb85c", "v1": "#f0c419", "v2": "#d9534f", "v3": "#9b7fd1", "v4": "#bbbbbb"}
+          "v0": "#5cb85c", "v1": "#f0c419", "v2": "#d9534f", "v3": "#9b7fd1", "v4": "#bbbbbb",
+          "v5": "#7fb3d5"}
 STYLE = """
 body { font-family: sans-serif; margin: 2em; max-width: 80em; color: #222; }
 table { border-collapse: collapse; margin: 0.6em 0 1.4em; font-size: 0.85em; }
@@ -42,7 +43,7 @@ th { background: #eee; }
 .printed { background: #b9e6b9; } .tol { background: #fbeeb0; } .miss { background: #f4b6b6; }
 .na { background: #e4e4e4; color: #666; }
 .v0 { background: #b9e6b9; } .v1 { background: #fbeeb0; } .v2 { background: #f4b6b6; }
-.v3 { background: #d9c8ef; } .v4 { background: #e4e4e4; }
+.v3 { background: #d9c8ef; } .v4 { background: #e4e4e4; } .v5 { background: #cfe2f0; }
 span.legend { padding: 0.1em 0.5em; margin-right: 0.5em; border: 1px solid #bbb; }
 img { max-width: 100%; border: 1px solid #ddd; margin: 0.3em 0; }
 blockquote { margin: 0.2em 0 0.2em 1em; color: #444; font-style: italic; }

@@ -5,7 +5,8 @@
 - ``summary``: per-dataset summaries in the papers' layout;
 - ``agreement``: the one rule for "ours agrees with the paper";
 - ``paper_compare``: ours beside a published table;
-- ``compare``: B against A over datasets (paired t-test, Wilcoxon, wins);
+- ``compare``: B against A over datasets (paired t-test, Wilcoxon, effect sizes, wins, Holm,
+  Bayesian signed-rank and per-dataset correlated t-tests);
 - ``friedman``: Friedman test and Nemenyi critical differences over a table's models.
 
 ``results`` is the long frame of afr_cli.store.load_results: dataset, base, model, rep,
@@ -14,8 +15,8 @@ r2, mae, rmse, params (dict of the selected hyperparameters), selection.
 
 from afr_cli.tables.agreement import ERROR_REL_TOL, R2_TOL, RULE as AGREEMENT_RULE, agreement, as_printed
 from afr_cli.tables.compare import (
-    TEST_COLUMNS, BaseComparison, ModelComparison, WinRecord, compare_models, render_comparison_overview,
-    render_model_comparison)
+    TEST_COLUMNS, BaseComparison, ModelComparison, WinRecord, compare_models, render_comparison_lead,
+    render_comparison_overview, render_model_comparison)
 from afr_cli.tables.format import (
     DATASET_ORDER, FORMATS, METRIC_NAMES, METRICS, MODEL_ORDER, format_value)
 from afr_cli.tables.paper_compare import (
@@ -30,6 +31,6 @@ __all__ = [
     "METRICS", "METRIC_NAMES", "MODEL_ORDER", "R2_TOL", "TEST_COLUMNS", "BaseComparison", "ModelComparison",
     "WinRecord", "agreement", "agreement_summary", "as_printed", "best_counts", "best_test_results",
     "compare_models", "first_reps", "format_value", "mode_value", "name_plain_forests", "paper_comparison",
-    "param_modes", "render_comparison_overview", "render_model_comparison", "render_paper_comparison",
+    "param_modes", "render_comparison_lead", "render_comparison_overview", "render_model_comparison", "render_paper_comparison",
     "render_summary", "repetitions_note", "results_in_view", "selection_note", "summary_long", "summary_wide",
 ]

@@ -1,23 +1,38 @@
 """B against A over datasets, as the papers compare a proposed model with a baseline: per base
-the per-dataset means, Demšar's paired t-test, Wilcoxon and the win/tie/loss count."""
+the per-dataset means, Demšar's paired t-test (the papers' own test, the headline), Wilcoxon,
+their effect sizes, the win/tie/loss count, Holm's adjustment over the bases compared, the
+Bayesian signed-rank test with a ROPE across datasets and, per dataset, the Bayesian correlated
+t-test over the shared repetitions (Benavoli et al. 2017)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+import math
+from dataclasses import asdict, dataclass
 
 import pandas as pd
 
+from afr_cli.bayesian import (
+    DEFAULT_ROPE, CorrelatedTTestResult, SignedRankResult, correlated_ttest, signed_rank_test)
 from afr_cli.errors import AfrInputError
-from afr_cli.stats import TTestResult, paired_ttest, wilcoxon_test
+from afr_cli.stats import EffectSizes, TTestResult, effect_sizes, holm_adjust, paired_ttest, wilcoxon_test
 from afr_cli.tables.format import (
     CSV_FLOAT, METRIC_NAMES, base_key, check_format, dataset_key, document, format_diff, format_value, grid,
     model_key)
+from afr_cli.store import varying_axes
 from afr_cli.tables.summary import summary_long, with_axes_in_dataset
 
+# Axes whose levels share one split and one forest (the noise is added to the test features only):
+# cells that differ only in these are not independent, so the tests over cells pool them.
+SHARED_SPLIT_AXES = ("noise_eta",)
+
 TEST_COLUMNS = [
-    "base", "metric", "a", "b", "n", "mean_diff", "t", "p", "ci_low", "ci_high",
-    "wilcoxon_stat", "wilcoxon_p", "wins", "ties", "losses",
+    "base", "metric", "a", "b", "n", "mean_diff", "t", "p", "p_holm", "ci_low", "ci_high", "cohen_dz",
+    "wilcoxon_stat", "wilcoxon_p", "rank_biserial", "wins", "ties", "losses",
+    "rope", "p_a_better", "p_equivalent", "p_b_better",
 ]
+
+FEW_DATASETS = 5  # below this an across-dataset test has little power (the per-dataset view then)
 
 
 @dataclass(frozen=True)
@@ -30,6 +45,10 @@ class BaseComparison:
     wilcoxon: tuple[float, float]
     record: "WinRecord"
     reps: tuple[int, int]  # fewest and most repetitions behind a dataset's pair of means
+    effects: EffectSizes  # of B − A over the datasets
+    signed_rank: SignedRankResult  # on "B better" orientation: right = B better
+    per_dataset_bayes: dict[str, CorrelatedTTestResult]  # dataset -> correlated t-test, B better = right
+    pooled: str = ""  # how cells sharing a split were pooled into the tests' units ('' = not)
 
     def reps_span(self, joiner: str = " to ") -> str:
         """'20' when every dataset's pair of means has the same count, else 'fewest<joiner>most'."""
@@ -37,7 +56,8 @@ class BaseComparison:
         return f"{low}" if low == high else f"{low}{joiner}{high}"
 
     def reps_text(self) -> str:
-        return f"each dataset's means over the {self.reps_span()} repetitions (splits) both models hold"
+        return (f"each dataset's means over the {self.reps_span()} repetitions (splits) both models hold"
+                + (f"; {self.pooled}" if self.pooled else ""))
 
 
 @dataclass(frozen=True)
@@ -75,22 +95,93 @@ class ModelComparison:
     b: str
     metric: str
     bases: list[BaseComparison]
+    rope: float = DEFAULT_ROPE
 
-    def tests_frame(self) -> pd.DataFrame:
-        """One row per base: base, metric, a, b, n, mean_diff, t, p, ci_low, ci_high, wilcoxon_*."""
-        rows = [{"base": c.base, "metric": self.metric, "a": self.a, "b": self.b,
-                 "n": c.ttest.n, "mean_diff": c.ttest.mean_diff, "t": c.ttest.t, "p": c.ttest.p,
-                 "ci_low": c.ttest.ci_low, "ci_high": c.ttest.ci_high,
-                 "wilcoxon_stat": c.wilcoxon[0], "wilcoxon_p": c.wilcoxon[1], "wins": len(c.record.wins),
-                 "ties": len(c.record.ties), "losses": len(c.record.losses)} for c in self.bases]
+    def holm_p(self) -> list[float]:
+        """The t-test p of each base, Holm-adjusted over this comparison's bases (the family)."""
+        return holm_adjust([c.ttest.p for c in self.bases])
+
+    def tests_frame(self, holm: list[float] | None = None) -> pd.DataFrame:
+        """One row per base: the t-test (raw and Holm-adjusted p; ``holm`` overrides the adjustment
+        when the family is wider than this comparison), d_z, Wilcoxon with its rank-biserial
+        correlation, the win/tie/loss count and the Bayesian signed-rank probabilities."""
+        holm = self.holm_p() if holm is None else holm
+        rows = []
+        for c, p_holm in zip(self.bases, holm):
+            probs = c.signed_rank.probabilities
+            rows.append({"base": c.base, "metric": self.metric, "a": self.a, "b": self.b,
+                         "n": c.ttest.n, "mean_diff": c.ttest.mean_diff, "t": c.ttest.t, "p": c.ttest.p,
+                         "p_holm": p_holm, "ci_low": c.ttest.ci_low, "ci_high": c.ttest.ci_high,
+                         "cohen_dz": c.effects.cohen_dz, "wilcoxon_stat": c.wilcoxon[0],
+                         "wilcoxon_p": c.wilcoxon[1], "rank_biserial": c.effects.rank_biserial,
+                         "wins": len(c.record.wins), "ties": len(c.record.ties), "losses": len(c.record.losses),
+                         "rope": self.rope, "p_a_better": probs.left, "p_equivalent": probs.rope,
+                         "p_b_better": probs.right})
         return pd.DataFrame(rows, columns=TEST_COLUMNS)
 
+    def as_dict(self) -> dict:
+        """Every number of the comparison, for ``--format json``: per base the per-dataset means
+        and correlated t-tests, and the across-dataset tests (t-test with raw and Holm p, effect
+        sizes, Wilcoxon, Bayesian signed-rank). Non-finite numbers become null."""
+        holm = self.holm_p()
+        bases = []
+        for c, p_holm in zip(self.bases, holm):
+            datasets = []
+            for row in c.per_dataset.to_dict("records"):
+                bayes = c.per_dataset_bayes.get(row["dataset"])
+                datasets.append({"dataset": row["dataset"], "a": row[self.a], "b": row[self.b],
+                                 "b_minus_a": row[f"{self.b} − {self.a}"],
+                                 "correlated_ttest": None if bayes is None else _bayes_dict(bayes)})
+            bases.append({
+                "base": c.base, "reps": list(c.reps), "datasets": datasets,
+                "ttest": {**asdict(c.ttest), "p_holm": p_holm, "holm_family": len(self.bases)},
+                "effect_sizes": asdict(c.effects),
+                "wilcoxon": {"statistic": c.wilcoxon[0], "p": c.wilcoxon[1]},
+                "record": {"wins": list(c.record.wins), "ties": list(c.record.ties),
+                           "losses": list(c.record.losses)},
+                "signed_rank": {"n": c.signed_rank.n, "rope": c.signed_rank.rope_width,
+                                "samples": c.signed_rank.samples, "seed": c.signed_rank.seed,
+                                "p_a_better": c.signed_rank.probabilities.left,
+                                "p_equivalent": c.signed_rank.probabilities.rope,
+                                "p_b_better": c.signed_rank.probabilities.right},
+                "low_power": c.ttest.n < FEW_DATASETS,
+            })
+        return _finite({"a": self.a, "b": self.b, "metric": self.metric, "rope": self.rope,
+                        "difference": "b - a", "bases": bases})
 
-def compare_models(results: pd.DataFrame, a: str, b: str, metric: str = "r2") -> ModelComparison:
+
+def _bayes_dict(r: CorrelatedTTestResult) -> dict:
+    return {"n": r.n, "rho": r.rho, "mean": r.mean, "scale": r.scale, "df": r.df, "rope": r.rope_width,
+            "p_a_better": r.probabilities.left, "p_equivalent": r.probabilities.rope,
+            "p_b_better": r.probabilities.right, "ci_low": r.ci_low, "ci_high": r.ci_high}
+
+
+def _finite(value):
+    """``value`` with every NaN or infinite float replaced by None (JSON has neither)."""
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if hasattr(value, "item"):  # numpy scalars
+        return _finite(value.item())
+    return value
+
+
+def compare_models(results: pd.DataFrame, a: str, b: str, metric: str = "r2",
+                   rope: float = DEFAULT_ROPE) -> ModelComparison:
     """Per base holding both models: the per-dataset means of A and B and B − A, with the paired
-    t-test and Wilcoxon test of B − A over the datasets both have."""
+    t-test, Wilcoxon, effect sizes and the Bayesian signed-rank test (ROPE ±``rope`` in the
+    metric's unit) of B − A over the datasets both have, and per dataset the Bayesian correlated
+    t-test over the repetitions both hold (ρ = the split's test fraction)."""
     if a == b:
         raise AfrInputError(f"--compare: needs two different models, got {a!r} twice")
+    if not (isinstance(rope, (int, float)) and math.isfinite(rope) and rope >= 0):
+        raise AfrInputError(f"--rope: {rope!r} is not allowed; a number >= 0 (in the metric's unit)")
+    if "train_fraction" in results.columns:  # ρ = n_test / n of each cell's split, kept past the axes
+        results = results.assign(test_fraction=(1.0 - results["train_fraction"].astype(float)).round(10))
+    results = _with_split_units(results)
     results = with_axes_in_dataset(results)  # one row per (dataset, unit axes) cell
     if ":" in a or ":" in b:
         results = _across_bases(results, a, b)
@@ -98,8 +189,10 @@ def compare_models(results: pd.DataFrame, a: str, b: str, metric: str = "r2") ->
     for model in (a, b):
         if model not in known:
             raise AfrInputError(f"--compare: unknown model {model!r}; models in the results: {', '.join(known)}")
-    long = summary_long(_shared_repetitions(results, a, b))
+    paired = _shared_repetitions(results, a, b)
+    long = summary_long(paired)
     long = long[long["metric"] == metric]
+    better = 1.0 if metric == "r2" else -1.0  # orient B − A so that "right" is B better
     shared = sorted(set(long.loc[long["model"] == a, "base"]) & set(long.loc[long["model"] == b, "base"]),
                     key=base_key)
     if not shared:
@@ -110,12 +203,55 @@ def compare_models(results: pd.DataFrame, a: str, b: str, metric: str = "r2") ->
         table = on_base[[a, b]].dropna(how="all")
         table = table.loc[sorted(table.index, key=dataset_key)].reset_index()
         table[f"{b} − {a}"] = table[b] - table[a]
-        both = table.dropna()
+        both, pooled = _test_units(table.dropna(), paired, a, b)
         counts = long.loc[(long["base"] == base) & (long["model"] == a), "n_reps"]
         bases.append(BaseComparison(base, table, paired_ttest(both[b], both[a]),
                                     wilcoxon_test(both[b], both[a]), WinRecord.count(table, a, b, metric),
-                                    (int(counts.min()), int(counts.max()))))
-    return ModelComparison(a, b, metric, bases)
+                                    (int(counts.min()), int(counts.max())),
+                                    effect_sizes(both[b], both[a]),
+                                    signed_rank_test(better * (both[b] - both[a]).to_numpy(), rope),
+                                    _per_dataset_bayes(paired[paired["base"] == base], a, b, metric, rope),
+                                    pooled))
+    return ModelComparison(a, b, metric, bases, rope)
+
+
+def _with_split_units(results: pd.DataFrame) -> pd.DataFrame:
+    """With a ``split_unit`` column when the cells vary over a SHARED_SPLIT_AXES axis: the dataset
+    and the other axes only, so that cells sharing a split and forest share a unit."""
+    axes = varying_axes(results)
+    if not any(a in SHARED_SPLIT_AXES for a in axes):
+        return results
+    own = [a for a in axes if a not in SHARED_SPLIT_AXES]
+    units = with_axes_in_dataset(results.drop(columns=[a for a in axes if a not in own]))["dataset"]
+    return results.assign(split_unit=units.to_numpy())
+
+
+def _test_units(both: pd.DataFrame, paired: pd.DataFrame, a: str, b: str) -> tuple[pd.DataFrame, str]:
+    """The rows the across-dataset tests run on: the cells, or, where cells share a split and forest
+    (levels of a SHARED_SPLIT_AXES axis), the mean of each unit's cells, with a sentence saying so."""
+    if "split_unit" not in paired.columns or both.empty:
+        return both, ""
+    unit_of = paired.drop_duplicates("dataset").set_index("dataset")["split_unit"]
+    units = both.assign(unit=both["dataset"].map(unit_of)).groupby("unit", sort=False)[[a, b]].mean()
+    text = (f"the tests pool the {len(both)} cells into {len(units)} units: cells that differ only in "
+            f"{', '.join(SHARED_SPLIT_AXES)} "
+            f"share their split and forest, so they are not independent (each unit is their mean)")
+    return units.reset_index(), text
+
+
+def _per_dataset_bayes(rows: pd.DataFrame, a: str, b: str, metric: str,
+                       rope: float) -> dict[str, CorrelatedTTestResult]:
+    """Per dataset: the Bayesian correlated t-test of B − A over the repetitions both models hold
+    (oriented so that "right" is B better), ρ = the split's test fraction (0.2 when unrecorded)."""
+    better = 1.0 if metric == "r2" else -1.0
+    out = {}
+    for dataset, cells in rows.groupby("dataset", sort=False):
+        wide = cells.pivot_table(index="rep", columns="model", values=metric).dropna()
+        if a not in wide or b not in wide:
+            continue
+        rho = float(cells["test_fraction"].iloc[0]) if "test_fraction" in cells else 0.2
+        out[str(dataset)] = correlated_ttest(better * (wide[b] - wide[a]).to_numpy(), rho, rope)
+    return out
 
 
 def _shared_repetitions(results: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
@@ -143,40 +279,115 @@ def _across_bases(results: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
     return pd.concat(sides, ignore_index=True).assign(base=label)
 
 
+def _probs(p) -> str:
+    return f"{p.left:.3f} / {p.rope:.3f} / {p.right:.3f}"
+
+
+def _p(value: float) -> str:
+    return "n/a" if math.isnan(value) else f"{value:.3g}"
+
+
+def power_note(comparison: ModelComparison) -> str | None:
+    """The warning a comparison over fewer than FEW_DATASETS datasets carries, or None."""
+    few = [c for c in comparison.bases if c.ttest.n < FEW_DATASETS]
+    if not few:
+        return None
+    where = ", ".join(f"{c.base} (n = {c.ttest.n})" for c in few)
+    return (f"note: fewer than {FEW_DATASETS} datasets on {where}: an across-dataset test has little power "
+            f"there; judge each dataset by its own correlated t-test over the repetitions (the per-dataset "
+            f"columns P(A) / P(=) / P(B) and the corrected interval)")
+
+
+def render_comparison_lead(comparison: ModelComparison) -> str:
+    """The summary `afr table --compare` prints first: one row per base with B − A, the t-test's
+    raw and Holm-adjusted p, d_z, Wilcoxon p with its rank-biserial correlation and the Bayesian
+    signed-rank probabilities."""
+    a, b = comparison.a, comparison.b
+    frame = comparison.tests_frame()
+    rows = [[r["base"], str(int(r["n"])), f"{r['mean_diff']:+.4f}", _p(r["p"]), _p(r["p_holm"]),
+             f"{r['cohen_dz']:+.2f}", _p(r["wilcoxon_p"]), f"{r['rank_biserial']:+.2f}",
+             f"{r['p_a_better']:.3f} / {r['p_equivalent']:.3f} / {r['p_b_better']:.3f}"]
+            for r in frame.to_dict("records")]
+    headers = ["base", "n", f"mean {b} − {a}", "p (t-test)", "p (Holm)", "d_z", "p (Wilcoxon)", "r (rank-biserial)",
+               f"P({a}) / P(=) / P({b})"]
+    metric = METRIC_NAMES.get(comparison.metric, comparison.metric)
+    lines = [f"{b} against {a} on {metric}, over the datasets (per base below)", "", grid(headers, rows, "md"), "",
+             _legend(comparison)]
+    note = power_note(comparison)
+    if note:
+        lines += ["", note]
+    return "\n".join(lines) + "\n"
+
+
+def _legend(comparison: ModelComparison) -> str:
+    family = len(comparison.bases)
+    holm = (f"Holm's step-down adjustment over the {family} bases compared" if family > 1
+            else "Holm over one test is the raw p")
+    return (f"Demšar's paired t-test is the papers' own test (the headline); {holm}. Effect sizes: d_z = mean / sd "
+            f"of the per-dataset differences, r = matched-pairs rank-biserial correlation of the Wilcoxon test. "
+            f"P({comparison.a}) / P(=) / P({comparison.b}): Bayesian signed-rank test (Benavoli et al. 2017), "
+            f"ROPE ±{comparison.rope:g} {METRIC_NAMES.get(comparison.metric, comparison.metric)}, prior 0.5 at 0, "
+            f"seeded Monte Carlo.")
+
+
 def render_model_comparison(comparison: ModelComparison, fmt: str = "md") -> str:
-    """csv: the tests, one row per base; md/latex: per base the per-dataset table and test lines."""
+    """csv: the tests, one row per base; json: every number (``ModelComparison.as_dict``);
+    md/latex: per base the per-dataset table (with each dataset's correlated t-test) and the tests."""
+    if fmt == "json":
+        return json.dumps(comparison.as_dict(), indent=2, ensure_ascii=False) + "\n"
     check_format(fmt)
     if fmt == "csv":
         return comparison.tests_frame().to_csv(index=False, float_format=CSV_FLOAT)
     a, b, metric = comparison.a, comparison.b, comparison.metric
     parts = []
-    for c in comparison.bases:
-        rows = [[row["dataset"], format_value(row[a], metric), format_value(row[b], metric),
-                 format_diff(row[f"{b} − {a}"], row[b], metric)] for row in c.per_dataset.to_dict("records")]
-        t = c.ttest
+    for c, p_holm in zip(comparison.bases, comparison.holm_p()):
+        rows = []
+        for row in c.per_dataset.to_dict("records"):
+            bayes = c.per_dataset_bayes.get(row["dataset"])
+            bayes_cells = (["", ""] if bayes is None else
+                           [_probs(bayes.probabilities), f"[{bayes.ci_low:+.4f}, {bayes.ci_high:+.4f}]"
+                            if metric == "r2" else f"[{bayes.ci_low:+.4g}, {bayes.ci_high:+.4g}]"])
+            rows.append([row["dataset"], format_value(row[a], metric), format_value(row[b], metric),
+                         format_diff(row[f"{b} − {a}"], row[b], metric), *bayes_cells])
+        t, sr, eff = c.ttest, c.signed_rank, c.effects
+        holm = f" (Holm-adjusted over {len(comparison.bases)} bases: p = {p_holm:.4g})" if len(comparison.bases) > 1 else ""
         notes = [
-            f"paired t-test (Demšar) of {b} − {a} over n = {t.n} datasets: mean {t.mean_diff:.4g},"
-            f" t = {t.t:.4g}, p = {t.p:.4g}, 95 % CI [{t.ci_low:.4g}, {t.ci_high:.4g}]",
-            f"Wilcoxon signed-rank: statistic {c.wilcoxon[0]:.4g}, p = {c.wilcoxon[1]:.4g}",
+            f"paired t-test (Demšar) of {b} − {a} over n = {t.n} {'units' if c.pooled else 'datasets'}: mean {t.mean_diff:.4g},"
+            f" t = {t.t:.4g}, p = {t.p:.4g}{holm}, 95 % CI [{t.ci_low:.4g}, {t.ci_high:.4g}];"
+            f" effect size d_z = {eff.cohen_dz:.3g}",
+            f"Wilcoxon signed-rank: statistic {c.wilcoxon[0]:.4g}, p = {c.wilcoxon[1]:.4g};"
+            f" rank-biserial r = {eff.rank_biserial:.3g}",
+            f"Bayesian signed-rank (ROPE ±{sr.rope_width:g}, {sr.samples} samples, seed {sr.seed}):"
+            f" P({a} better) = {sr.probabilities.left:.3f}, P(equivalent) = {sr.probabilities.rope:.3f},"
+            f" P({b} better) = {sr.probabilities.right:.3f}",
             c.record.describe(a, b),
-            c.reps_text(),
+            c.reps_text() + "; per dataset, the Bayesian correlated t-test of B − A over them (ρ = n_test / n,"
+            f" Nadeau-Bengio): P({a}) / P(=) / P({b}) with ROPE ±{comparison.rope:g} and the corrected 95 % interval"
+            + ("" if metric == "r2" else " (oriented so that the interval's sign is B better: A − B on errors)"),
         ]
         title = f"{b} against {a} on {METRIC_NAMES.get(metric, metric)}, base {c.base}"
-        headers = ["dataset", a, b, f"{b} − {a}"]
+        headers = ["dataset", a, b, f"{b} − {a}", f"P({a}) / P(=) / P({b})", "corrected 95 % interval"]
         parts.append(document(title, grid(headers, rows, fmt), notes, fmt))
     return "\n".join(parts)
 
 
 def render_comparison_overview(comparisons: list[ModelComparison]) -> str:
-    """One markdown row per (comparison, base): B − A, its paired t-test and Wilcoxon p, and the
-    win/tie/loss count; the overview above the per-dataset blocks of a report's compare.md."""
+    """One markdown row per (comparison, base): B − A, its paired t-test p raw and Holm-adjusted
+    over every row of the overview (the report's family), d_z, Wilcoxon p and rank-biserial r,
+    the Bayesian signed-rank probabilities and the win/tie/loss count; the overview above the
+    per-dataset blocks of a report's compare.md."""
+    family = [c for comparison in comparisons for c in comparison.bases]
+    holm = holm_adjust([c.ttest.p for c in family])
     rows = []
+    position = iter(range(len(family)))
     for comparison in comparisons:
         for c in comparison.bases:
-            t, r = c.ttest, c.record
+            t, r, eff, sr = c.ttest, c.record, c.effects, c.signed_rank.probabilities
             rows.append([f"{comparison.b} − {comparison.a}", c.base, f"{t.mean_diff:+.4f}", f"{t.p:.3g}",
-                         f"[{t.ci_low:+.4f}, {t.ci_high:+.4f}]", f"{c.wilcoxon[1]:.3g}",
+                         _p(holm[next(position)]), f"[{t.ci_low:+.4f}, {t.ci_high:+.4f}]", f"{eff.cohen_dz:+.2f}",
+                         f"{c.wilcoxon[1]:.3g}", f"{eff.rank_biserial:+.2f}", _probs(sr),
                          f"{len(r.wins)}/{len(r.ties)}/{len(r.losses)}",
                          c.reps_span("–")])
-    headers = ["B − A", "base", "mean", "p (t-test)", "95 % CI", "p (Wilcoxon)", "better/tie/worse", "reps"]
+    headers = ["B − A", "base", "mean", "p (t-test)", f"p (Holm, {len(family)} tests)", "95 % CI", "d_z",
+               "p (Wilcoxon)", "r", "P(A) / P(=) / P(B)", "better/tie/worse", "reps"]
     return grid(headers, rows, "md")

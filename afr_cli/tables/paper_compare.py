@@ -209,15 +209,20 @@ def _comparison_cells(cell: dict | None, published: str) -> list[str]:
 
 
 def repetitions_note(results: pd.DataFrame, reps: int | None, pointer: bool = True,
-                     published_reps: int = 10) -> str:
+                     published_reps: int = 10, stated_reps: int | None = None) -> str:
     """Which repetitions a table averages and, for a paper comparison over more than the papers'
-    count (``pointer``), where their splits are."""
+    count (``pointer``), where their splits are; ``stated_reps``: the count the paper's text
+    states when it differs from the protocol identified from its numbers (``published_reps``)."""
     count = int(results["rep"].max()) + 1
     per_cell = results.groupby(["dataset", "base"])["rep"].nunique()
     used = (f"Repetitions 0-{count - 1} of each dataset ({count})" if per_cell.min() == count else
             f"Uneven: {per_cell.min()} to {per_cell.max()} repetitions per dataset and base")
     if not pointer or reps is not None or count <= published_reps:
         return used + "."
+    if stated_reps and stated_reps != published_reps:
+        return (f"{used}; the paper states {stated_reps} repetitions; the protocol identified from the papers' "
+                f"numbers is {published_reps} splits, our repetitions 0-{published_reps - 1} under rep-index "
+                f"seeding: --reps {published_reps} compares on those (inferred).")
     return (f"{used}; the papers' cells are means over their "
             f"{published_reps} splits, which are our repetitions 0-{published_reps - 1} under rep-index seeding: "
             f"--reps {published_reps} compares on those.")

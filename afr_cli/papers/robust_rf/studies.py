@@ -1,7 +1,8 @@
 """Studies of the robust interval-weighted RF paper (its page.md).
 
 Cheap, read from the stores on every ``afr report``: ``table_one`` (Table I side by side),
-``boston_gains`` / ``diabetes_gains`` (robust − RF over the 18 (gamma, eta) cells, Demšar's paired
+``boston_gains`` / ``diabetes_gains`` (robust − RF over the 18 (gamma, eta) cells, the tests over the 9 training
+fractions, each fraction's two noise levels one unit since they share split and forest; Demšar's paired
 t-test, better / tied / worse at the printed precision), ``gain_by_cell`` and the 11-dataset run
 (``all_datasets``, ``all_datasets_wins``), all at the paper's 100 repetitions (10 for the
 11-dataset store, which holds 10).

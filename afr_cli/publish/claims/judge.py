@@ -11,7 +11,8 @@ and the paper's own repetitions 0..reps-1 beside it). The verdict:
   figure's optima;
 - **does not**: neither;
 - **cannot: the paper is inconsistent**: the paper's own table fails the claim's test;
-- **not run**: no store of ours holds the claim's models yet.
+- **not run**: no store of ours holds the claim's models yet;
+- **not checked**: nothing the paper or we measured can test the claim (the ledger says why).
 """
 
 from __future__ import annotations
@@ -28,11 +29,14 @@ from afr_cli.stats import paired_ttest
 from afr_cli.tables.compare import WinRecord
 from afr_cli.tables.format import METRIC_NAMES, format_value
 
-REPRODUCES, PARTLY, DOES_NOT, CANNOT, NOT_RUN = (
-    "reproduces", "partly", "does not", "cannot: the paper is inconsistent", "not run")
-VERDICTS = (REPRODUCES, PARTLY, DOES_NOT, CANNOT, NOT_RUN)
+REPRODUCES, PARTLY, DOES_NOT, CANNOT, NOT_RUN, NOT_CHECKED = (
+    "reproduces", "partly", "does not", "cannot: the paper is inconsistent", "not run", "not checked")
+VERDICTS = (REPRODUCES, PARTLY, DOES_NOT, CANNOT, NOT_RUN, NOT_CHECKED)
 ALPHA = 0.05
-TESTS = ("wins", "best", "ttest", "equal", "surface_peak")
+# Tests on a store of ours alone (a figure's claim: the paper prints no numbers to test): the
+# claim names the store, and the paper's side is the claim as stated.
+STORE_TESTS = ("surface_peak", "figure_wins")
+TESTS = ("wins", "best", "ttest", "equal", "gain_contrast", *STORE_TESTS, "not_checked")
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,15 @@ def describe_test(claim: dict) -> str:
                 f"(Demšar's paired t-test over the datasets, {metric})")
     if test == "equal":
         return f"{_name(claim['a'])} = {_name(claim['b'])} at the printed precision on {', '.join(claim['datasets'])}"
+    if test == "figure_wins":
+        return (f"{claim['b']} better than {claim['a']} ({claim['base']}) on {need} (training fraction, noise) "
+                f"cells of {claim['store']} ({metric}, 3 decimals)")
+    if test == "gain_contrast":
+        high, low = claim["levels"]
+        return (f"gain of {_name(claim['b'])} over {_name(claim['a'])} larger at {claim['axis']} = {high:g} than at "
+                f"{low:g} (mean over the paired cells, {metric}; each pair shares split and forest)")
+    if test == "not_checked":
+        return "none: " + str(claim.get("reason", "")).strip()
     expect = "; ".join(f"{k} {_expect_text(v)}" for k, v in claim["expect"].items())
     return f"mean test R² of {claim['model']} on {claim['dataset']} peaks at {expect}"
 
@@ -189,7 +202,63 @@ def _equal(claim, refs, results, paper_count):
     return Outcome(n > 0 and len(same) == n, n / 2 < len(same) < n, f"{len(same)} of {n} ({detail})", len(same))
 
 
-SIDE_TESTS = {"wins": _wins, "best": _best, "ttest": _ttest, "equal": _equal}
+def _gain_contrast(claim, refs, results, paper_count):
+    """The gain of B over A (positive = B better) at one level of an axis against another, paired
+    by the cells that differ only in that axis (they share the split and the forest): passed when
+    the mean paired contrast is positive; partly when it is positive on most pairs but not on mean."""
+    metric, axis = _metric(claim), claim["axis"]
+    high, low = (float(v) for v in claim["levels"])
+    frame = _frame(refs, metric, results)
+    a, b = (r.label() for r in refs)
+    gain = _sign(metric) * (frame[b] - frame[a])
+    pairs = {}
+    for label, value in gain.items():
+        key, level = _drop_axis(str(label), axis)
+        pairs.setdefault(key, {})[level] = float(value)
+    both = {k: v for k, v in pairs.items() if high in v and low in v}
+    contrast = [v[high] - v[low] for v in both.values()]
+    n = len(contrast)
+    if n == 0:
+        return Outcome(False, False, "no paired cells", None)
+    mean_high = sum(v[high] for v in both.values()) / n
+    mean_low = sum(v[low] for v in both.values()) / n
+    larger = sum(c > 0 for c in contrast)
+    mean = sum(contrast) / n
+    text = (f"gain {mean_high:+.4f} at {axis} = {high:g} against {mean_low:+.4f} at {low:g}; paired contrast "
+            f"{mean:+.4f}, larger on {larger} of {n} pairs")
+    return Outcome(mean > 0, mean <= 0 and larger > n / 2, text, mean)
+
+
+def _drop_axis(label: str, axis: str) -> tuple[str, float]:
+    """'Boston [train_fraction=15, noise_eta=0.5]' -> ('Boston [train_fraction=15]', 0.5)."""
+    head, _, inner = label.partition(" [")
+    parts = [p.strip() for p in inner.rstrip("]").split(",") if p.strip()]
+    level = next(float(p.split("=", 1)[1]) for p in parts if p.startswith(f"{axis}="))
+    rest = [p for p in parts if not p.startswith(f"{axis}=")]
+    return (f"{head} [{', '.join(rest)}]" if rest else head), level
+
+
+SIDE_TESTS = {"wins": _wins, "best": _best, "ttest": _ttest, "equal": _equal, "gain_contrast": _gain_contrast}
+
+
+def _figure_wins(claim: dict, results: pd.DataFrame, paper_reps: int | None = None) -> Outcome:
+    """B better than A on the store's (training fraction, noise) cells, means over the repetitions
+    both hold (the first ``paper_reps`` when given), at three decimals as Table I prints RMSE."""
+    metric = _metric(claim)
+    rows = results[(results["base"] == claim["base"]) & results["model"].isin([claim["a"], claim["b"]])]
+    if paper_reps is not None:
+        rows = rows[rows["rep"] < paper_reps]
+    cells = [c for c in ("dataset", "train_fraction", "noise_eta") if c in rows.columns]
+    wide = rows.pivot_table(index=[*cells, "rep"], columns="model", values=metric).dropna()
+    means = wide.groupby(level=cells).mean()
+    shown = means.round(3)
+    better = _sign(metric) * (shown[claim["b"]] - shown[claim["a"]]) > 0
+    count, n = int(better.sum()), len(means)
+    diff = float((means[claim["b"]] - means[claim["a"]]).mean())
+    need = _need(claim, n)
+    passed = count >= need
+    text = f"{count} of {n} (mean {claim['b']} − {claim['a']} {diff:+.3f} {METRIC_NAMES.get(metric, metric)})"
+    return Outcome(passed, not passed and count >= math.ceil(n / 2), text, count)
 
 
 def _surface_outcome(claim: dict, grid: pd.DataFrame) -> Outcome:
@@ -243,6 +312,18 @@ def judge(paper_id: str, claim: dict, results: pd.DataFrame | None, paper_reps: 
     test = claim.get("test")
     if test not in TESTS:
         raise AfrInputError(f"{where}: test: {test!r} is not allowed; allowed: {', '.join(TESTS)}")
+    if test == "not_checked":
+        if not str(claim.get("reason", "")).strip():
+            raise AfrInputError(f"{where}: reason: missing; a claim not checked says why")
+        return Verdict(paper_id, claim, test, None, None, None, "", NOT_CHECKED)
+    if test == "figure_wins":
+        if results is None or results[results["model"] == claim["b"]].empty:
+            return Verdict(paper_id, claim, test, None, None, None, "", NOT_RUN)
+        stated = Outcome(True, False, "as stated (the figures' curves are not printed as numbers)")
+        ours, first = _figure_wins(claim, results), _figure_wins(claim, results, paper_reps)
+        low, high = (int(v) for v in results.groupby(["train_fraction", "noise_eta"])["rep"].nunique().agg(["min", "max"]))
+        return Verdict(paper_id, claim, test, stated, ours, first, f"{low}" if low == high else f"{low}-{high}",
+                       _verdict(stated, ours), _verdict(stated, first))
     if test == "surface_peak":
         if grid is None:
             return Verdict(paper_id, claim, test, None, None, None, "", NOT_RUN)
@@ -273,6 +354,8 @@ def _verdict(paper: Outcome | None, ours: Outcome) -> str:
 
 def reason(v: Verdict) -> str:
     """Why the verdict is what it is, in one sentence built from the numbers."""
+    if v.verdict == NOT_CHECKED:
+        return str(v.claim["reason"]).strip()
     if v.verdict == NOT_RUN:
         return "no store of ours holds these models yet"
     if v.verdict == CANNOT:

@@ -12,7 +12,7 @@ import pandas as pd
 
 import afr_cli.publish.claims.judge as judge_rules
 from afr_cli.papers.knowledge import Paper
-from afr_cli.publish.claims.judge import VERDICTS, Verdict, describe_test, judge, printed_test, reason
+from afr_cli.publish.claims.judge import NOT_CHECKED, VERDICTS, Verdict, describe_test, judge, printed_test, reason
 from afr_cli.publish.frames import load_store, report_by_name, report_frames
 from afr_cli.tables.agreement import RULE, as_printed
 from afr_cli.tables.format import METRIC_NAMES, grid
@@ -29,6 +29,9 @@ def judge_paper(paper: Paper, root: Path) -> list[Verdict]:
         if claim.get("test") == "surface_peak":
             store = load_store(root / claim["store"])
             out.append(judge(paper.id, claim, None, paper.reps, store.grid if store else None))
+        elif claim.get("test") == "figure_wins":
+            store = load_store(root / claim["store"])
+            out.append(judge(paper.id, claim, store.results if store else None, paper.reps))
         else:
             report = reports.get(claim.get("report"))
             results = report_frames(report, root) if report is not None else None
@@ -44,6 +47,8 @@ def verdict_counts(verdicts: list[Verdict]) -> str:
 
 def _where(v: Verdict) -> str:
     claim = v.claim
+    if "where" in claim:
+        return str(claim["where"])
     if "figure" in claim:
         return f"Fig. {claim['figure']}"
     return f"Table {claim['table']}" if "table" in claim else "Tables " + ", ".join(
@@ -61,9 +66,17 @@ def ledger_table(verdicts: list[Verdict], reps_label: str) -> str:
     return grid(headers, rows, "md")
 
 
+def paper_reps_label(paper: Paper) -> str:
+    """'repetitions 0-9', labelled as the inferred protocol when the paper states another count."""
+    label = f"repetitions 0-{paper.reps - 1}"
+    if paper.stated_reps and paper.stated_reps != paper.reps:
+        label += f" (the inferred protocol; the paper states {paper.stated_reps})"
+    return label
+
+
 def render_ledger(paper: Paper, verdicts: list[Verdict]) -> str:
     """results/<paper>/claims.md: the verdict count, the table, then each claim quoted."""
-    reps_label = f"repetitions 0-{paper.reps - 1}"
+    reps_label = paper_reps_label(paper)
     head = [f"# Claims ledger: {paper.title}",
             f"Every claim of the paper, as its data file `{paper.data_file}` records it, judged by "
             f"`afr report` on our stores: {verdict_counts(verdicts)}.",
@@ -94,21 +107,25 @@ def summary_block(paper: Paper, verdicts: list[Verdict]) -> str:
     lines = [f"{len(verdicts)} claims, judged by `afr report` from the stores ({verdict_counts(verdicts)}; "
              f"ledger: [results/{paper.id}/{LEDGER}](results/{paper.id}/{LEDGER})):", ""]
     for v in verdicts:
+        if v.verdict == NOT_CHECKED:
+            lines.append(f"- **{v.verdict}** ({_where(v)}): {reason(v)}.")
+            continue
         ours = f"; ours {v.ours.text}" if v.ours else ""
         lines.append(f"- **{v.verdict}** ({_where(v)}): {describe_test(v.claim)}. Paper {v.paper.text if v.paper else 'as stated'}{ours}.")
     return "\n".join(lines)
 
 
-def agreement_rows(paper: Paper, root: Path) -> list[list[str]]:
+def agreement_rows(paper: Paper, root: Path, reps: int | None = None) -> list[list[str]]:
     """Per agreement group of the paper's data file, per metric and selection: cells, as printed,
-    within tolerance and mean Δ on the paper's own repetitions (the agreement rule)."""
+    within tolerance and mean Δ on repetitions 0..reps-1 (default the paper's own; the agreement rule)."""
+    reps = paper.reps if reps is None else reps
     reports = report_by_name()
     rows = []
     for group in paper.agreement:
         report = reports[group["report"]]
         stored_rows = []
         for selection in ("stored", "best-test"):
-            results = report_frames(report, root, paper.reps, selection)
+            results = report_frames(report, root, reps, selection)
             if results is None:
                 continue
             for metric in group["metrics"]:
@@ -135,13 +152,69 @@ def agreement_rows(paper: Paper, root: Path) -> list[list[str]]:
     return rows
 
 
+EFFECT_RULE = ("the effect of a column is its value minus the baseline column's in the same cell, ours and the "
+               "paper's; it agrees when ours has the paper's sign and lies within half the paper's effect of it")
+
+
+def effect_rows(paper: Paper, root: Path, reps: int | None = None) -> list[list[str]]:
+    """Per agreement group with ``effect_of: MODEL`` (a table whose effect is small against its
+    metric, so that cells within tolerance say nothing about the effect): per metric and column,
+    the cells, how many effects have the paper's sign, how many agree (EFFECT_RULE), and the mean
+    effect of the paper and of ours, on repetitions 0..reps-1 (inner CV, as stored)."""
+    reps = paper.reps if reps is None else reps
+    reports = report_by_name()
+    rows = []
+    for group in (g for g in paper.agreement if g.get("effect_of")):
+        results = report_frames(reports[group["report"]], root, reps)
+        if results is None:
+            continue
+        baseline = group["effect_of"]
+        for metric in group["metrics"]:
+            for spec, model in group["columns"]:
+                if model == baseline:
+                    continue
+                comparison = paper_comparison(results, spec)
+                part = comparison[comparison["metric"] == metric].dropna(subset=["ours"])
+                wide = part.pivot_table(index="dataset", columns="model", values=["ours", "published"]).dropna()
+                ours = wide[("ours", model)] - wide[("ours", baseline)]
+                printed = wide[("published", model)] - wide[("published", baseline)]
+                same = (ours * printed) > 0
+                close = same & ((ours - printed).abs() <= printed.abs() / 2)
+                rows.append([f"{model} − {baseline} ({spec})", METRIC_NAMES[metric], str(len(wide)),
+                             str(int(same.sum())), str(int(close.sum())), f"{printed.mean():+.4f}",
+                             f"{ours.mean():+.4f}"])
+    return rows
+
+
+def effect_block(paper: Paper, root: Path) -> str | None:
+    """The effect rows as a Markdown table, under the cell agreement; None without ``effect_of``."""
+    rows = effect_rows(paper, root)
+    if not rows:
+        return None
+    headers = ["effect", "metric", "cells", "paper's sign", "agrees", "mean (paper)", "mean (ours)"]
+    return (f"The effect, per cell, on repetitions 0-{paper.reps - 1} (inner CV, as stored; {EFFECT_RULE}):\n\n"
+            + grid(headers, rows, "md"))
+
+
 def agreement_block(paper: Paper, root: Path) -> str | None:
-    """The paper's agreement counts as a Markdown table for its README section; None when there are
-    no rows to show."""
+    """The paper's agreement counts as a Markdown table for its page's section; None when there are
+    no rows to show. A paper whose text states another count of repetitions than the protocol we
+    identified (``stated_reps``) is headlined on the stated count, the identified one beside it."""
+    headers = ["columns", "metric", "selection", "cells", "as printed", "within tol", "mean Δ"]
+    if paper.stated_reps and paper.stated_reps != paper.reps:
+        stated = agreement_rows(paper, root, paper.stated_reps)
+        inferred = agreement_rows(paper, root, paper.reps)
+        if not stated and not inferred:
+            return None
+        rows = ([[f"0-{paper.stated_reps - 1} (stated)", *r] for r in stated]
+                + [[f"0-{paper.reps - 1} (inferred protocol)", *r] for r in inferred])
+        return (f"On the paper's stated {paper.stated_reps} repetitions (0-{paper.stated_reps - 1}, the headline), "
+                f"and beside them, labelled, on repetitions 0-{paper.reps - 1}, the protocol identified from the "
+                f"other papers' numbers; by the one agreement rule ({RULE}):\n\n"
+                + grid(["repetitions", *headers], rows, "md"))
     rows = agreement_rows(paper, root)
     if not rows:
         return None
-    headers = ["columns", "metric", "selection", "cells", "as printed", "within tol", "mean Δ"]
     return (f"On the paper's own repetitions 0-{paper.reps - 1}, by the one agreement rule ({RULE}):\n\n"
             + grid(headers, rows, "md"))
 
