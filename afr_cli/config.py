@@ -21,7 +21,9 @@ import yaml
 from afr_cli.errors import AfrInputError
 from afr_cli.ensembles import Ensemble, FittedEnsemble, get_ensemble
 from afr_cli.models import FAMILIES, get_family
+from afr_cli.path_rules import name_error
 from afr_cli.solve import DEFAULT_SOLVER, LOSSES, SOLVERS
+from afr_cli.yaml_safe import load_yaml
 
 SELECTIONS = ("inner-cv", "best-test")
 SELECT_BY = ("r2", "mae", "rmse")
@@ -141,7 +143,7 @@ def read_yaml_file(path: str | Path, what: str) -> Any:
     if not path.is_file():
         raise AfrInputError(f"{src}: no such {what} file")
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return load_yaml(path.read_text(encoding="utf-8"), src)
     except UnicodeDecodeError as err:
         raise AfrInputError(f"{src}: not a UTF-8 text file (byte {err.start}: {err.reason}); "
                             f"a {what} is YAML text") from None
@@ -206,8 +208,8 @@ def validate(raw: dict, src: str, results_dir: str | Path | None = None) -> Expe
     """Check every key and value of a raw config; the first problem raises AfrInputError."""
     _no_unknown(raw, _TOP_KEYS, src, "")
     name = _require(raw, "name", src, "")
-    if not isinstance(name, str) or not name.strip() or "/" in name:
-        raise AfrInputError(f"{src}: name: must be a non-empty string without '/'")
+    if name_error(name):  # a plain file name: the store stays inside results/ (afr_cli.path_rules)
+        raise AfrInputError(f"{src}: {name_error(name)}")
     seed = _int(raw.get("seed", 0), src, "seed", low=0)
     data_seed = _int(raw.get("data_seed", 0), src, "data_seed", low=0)
     noise = _choice(raw.get("synthetic_noise", "documented"), ("documented", "none"), src, "synthetic_noise")
