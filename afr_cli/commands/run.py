@@ -12,6 +12,7 @@ from typing import Optional
 import typer
 
 from afr_cli.errors import AfrInputError
+from afr_cli.path_rules import directory_error
 
 
 def _overrides(reps: int | None, datasets: str | None, sets: list[str]) -> list[str]:
@@ -23,6 +24,13 @@ def _overrides(reps: int | None, datasets: str | None, sets: list[str]) -> list[
         names = [d.strip() for d in datasets.split(",") if d.strip()]
         out.append("datasets=[" + ", ".join(f"'{n}'" for n in names) + "]")
     return out
+
+
+def _check_directory(option: str, value: str | None) -> None:
+    """A directory option's value, refused in one line when empty, a file, or otherwise unusable."""
+    problem = directory_error(option, value)
+    if problem:
+        raise AfrInputError(problem)
 
 
 def _fresh_confirmation(yes: bool):
@@ -43,7 +51,7 @@ def register(app: typer.Typer) -> None:
         reps: Optional[int] = typer.Option(None, "--reps", help="repetitions (protocol.reps)"),
         jobs: int = typer.Option(-1, "--jobs", "-j", help="parallel workers (-1 = all cores)"),
         datasets: Optional[str] = typer.Option(None, "--datasets", help="comma-separated subset, e.g. Diabetes,Yacht"),
-        out: Optional[Path] = typer.Option(None, "--out", help="store directory (default results/<name>/)"),
+        out: Optional[str] = typer.Option(None, "--out", help="store directory (default results/<name>/)"),
         set_: list[str] = typer.Option([], "--set", help="override a config key: protocol.reps=10"),
         fresh: bool = typer.Option(False, "--fresh", help="discard an existing store first (asks, or needs --yes, when it holds results)"),
         yes: bool = typer.Option(False, "--yes", "-y", help="confirm --fresh on a store that holds results"),
@@ -58,6 +66,7 @@ def register(app: typer.Typer) -> None:
 
         if jobs == 0 or jobs < -1:
             raise AfrInputError(f"--jobs: {jobs} is not allowed; a positive count or -1 for all cores")
+        _check_directory("--out", out)
         exp = load_experiment(config, _overrides(reps, datasets, set_), out)
         command = rerun_command(config, datasets, set_, out)
         run_experiment(exp, RunOptions(jobs, backend, scheduler, fresh, not quiet, _fresh_confirmation(yes), command),
@@ -70,8 +79,10 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Check a config without running it (exit 0, or exit 2 with one line naming the key)."""
         from afr_cli.config import load_experiment
+        from afr_cli.preflight import check_runnable
 
         exp = load_experiment(config, set_)
+        check_runnable(exp)
         points = sum(len(m.grid_points()) for m in exp.models if not m.best_of)
         typer.echo(f"{config}: ok ({exp.name}: {len(exp.datasets)} datasets, {len(exp.bases)} bases, "
                    f"{len(exp.models)} models, {points} grid points, {exp.protocol.reps} reps)")
@@ -110,6 +121,8 @@ def register_report(app: typer.Typer) -> None:
 
         if reps is not None and reps < 1:
             raise AfrInputError(f"--reps: {reps} is not allowed; an integer >= 1")
+        if not root.is_dir():  # never created here: a typo must not make an empty results tree
+            raise AfrInputError(f"--root: {root}: no such directory (it holds the results stores)")
         try:
             written = write_all(root, names or None, reps, html)
         except OSError as err:
