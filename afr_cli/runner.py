@@ -21,12 +21,16 @@ from joblib import Parallel, delayed, parallel_config
 from afr_cli.config import Experiment
 from afr_cli.data import load_dataset
 from afr_cli.errors import AfrInputError, RunInterrupted
+from afr_cli.plugin_faults import UnitFailed, unit_failure
+from afr_cli.preflight import check_runnable
 from afr_cli.protocol import run_unit
-from afr_cli.quiet_interrupt import (cancelled_tasks_unannounced, interrupts_ignored, quiet_worker,
+from afr_cli.quiet_interrupt import (Terminated, cancelled_tasks_unannounced, interrupts_ignored, quiet_worker,
                                      start_quiet_resource_tracker)
 from afr_cli.run_messages import complete_message, interrupted_message
-from afr_cli.store import ResultsStore, UnitRecord, has_results, open_existing
+from afr_cli.store import STORE_FILE, ResultsStore, UnitRecord, has_results, open_existing
 from afr_cli.store_export import export_store, seed_store
+from afr_cli.store_faults import storage_faults
+from afr_cli.store_lock import StoreLock
 from afr_cli.version import git_output
 
 BACKENDS = ("loky", "dask")
@@ -101,40 +105,75 @@ def run_target(exp: Experiment, jobs: int) -> dict:
 
 
 def prepare_store(exp: Experiment, fresh: bool, confirm: Callable[[str], bool] | None = None,
-                  jobs: int = 1) -> tuple[ResultsStore, list[tuple]]:
+                  jobs: int = 1, lock: StoreLock | None = None) -> tuple[ResultsStore, list[tuple]]:
     """Open the experiment's store and list its missing units (dataset, base index, (train fraction,
     noise level), rep); refuse
     a store made by a different config unless ``fresh``. A missing store is seeded from the
     committed export, so a fresh clone extends an experiment from where it stands. ``fresh`` on
     results that exist needs ``confirm`` to say yes. The manifest is written, with this run added
     to its history, only when there is something to run: a no-op run leaves it untouched, and
-    every refusal comes before anything is written."""
+    every refusal comes before anything is written. With ``lock``, the store's write lock is taken
+    before writing and the missing units are listed again under it (another run may have stored
+    some meanwhile), so no unit is computed twice."""
     store = ResultsStore(exp.results)
-    held = open_existing(exp.results) if has_results(exp.results) else None  # the store, else its export
-    if fresh and held is not None:
-        _confirm_fresh(held, confirm)
-    previous = held.manifest() if held is not None and not fresh else {}
-    if previous:
-        old = previous.get("config_hash")
-        if old != exp.unit_hash():
-            raise AfrInputError(
-                f"{exp.source}: the store {held.path} was made by a different config (hash {old} != "
-                f"{exp.unit_hash()}); use --fresh --yes to discard it or --out DIR for a new store")
-    axes = exp.protocol.axes()
-    done = {(d, b, round(f, 9), round(e, 9), r) for d, b, f, e, r in held.done_unit_keys()} if previous else set()
-    todo = [(d, b, a, r) for d in exp.datasets for b in range(len(exp.bases)) for a in axes
-            for r in range(exp.protocol.reps)
-            if (d, exp.bases[b].id, round(a[0], 9), round(a[1], 9), r) not in done]
+    asked = fresh
+    fresh, previous, done, todo = _missing_units(exp, asked, confirm)
     if todo:
         store.check_writable()
+        if lock is not None:
+            lock.acquire()  # listed again under the lock; --fresh was confirmed already
+            fresh, previous, done, todo = _missing_units(exp, asked, (lambda question: True) if asked else confirm)
+    if todo:
         if fresh:
             store.delete()
         elif previous and not store.exists():
             seed_store(exp.results)
         manifest = manifest_for(exp)
         manifest["runs"] = run_history(previous, manifest, exp.protocol.reps, len(done), run_target(exp, jobs))
-        store.create(manifest)
+        with storage_faults(store.path, "create the results store"):
+            store.create(manifest)
     return store, todo
+
+
+def _missing_units(exp: Experiment, fresh: bool, confirm: Callable[[str], bool] | None
+                   ) -> tuple[bool, dict, set, list[tuple]]:
+    """(fresh, the held manifest, the stored unit keys, the missing units) of the experiment's store.
+    A store holding no unit (a first run that failed) is started afresh whatever config made it:
+    it must never block the corrected config's run."""
+    held = _held(exp, fresh)
+    if fresh and held is not None:
+        _confirm_fresh(held, confirm)
+    previous = held.manifest() if held is not None and not fresh else {}
+    if previous:
+        old = previous.get("config_hash")
+        if old != exp.unit_hash():
+            if held.source == "store" and not held.done_unit_keys():
+                return True, {}, set(), _todo(exp, set())
+            raise AfrInputError(
+                f"{exp.source}: the store {held.path} was made by a different config (hash {old} != "
+                f"{exp.unit_hash()}); use --fresh --yes to discard it or --out DIR for a new store")
+    done = {(d, b, round(f, 9), round(e, 9), r) for d, b, f, e, r in held.done_unit_keys()} if previous else set()
+    return fresh, previous, done, _todo(exp, done)
+
+
+def _held(exp: Experiment, fresh: bool):
+    """The experiment's store (else its export) for reading, or None; a damaged store is an error,
+    except for --fresh, which may discard it (once confirmed)."""
+    if not has_results(exp.results):
+        return None
+    try:
+        return open_existing(exp.results)
+    except AfrInputError:
+        if not fresh:
+            raise
+        return ResultsStore(exp.results)
+
+
+def _todo(exp: Experiment, done: set) -> list[tuple]:
+    axes = exp.protocol.axes()
+    return [(d, b, a, r) for d in exp.datasets for b in range(len(exp.bases)) for a in axes
+            for r in range(exp.protocol.reps)
+            if (d, exp.bases[b].id, round(a[0], 9), round(a[1], 9), r) not in done]
 
 
 def _confirm_fresh(held, confirm: Callable[[str], bool] | None) -> None:
@@ -158,7 +197,13 @@ def _confirm_fresh(held, confirm: Callable[[str], bool] | None) -> None:
 def _run_one(exp: Experiment, dataset: str, base_index: int, axis: tuple[float, float], rep: int,
              X: np.ndarray, y: np.ndarray) -> UnitRecord:
     fraction = axis[0] if exp.protocol.train_fractions else None  # no axis: the seeds of before
-    return run_unit(exp, dataset, exp.bases[base_index], rep, X, y, fraction, axis[1])
+    try:
+        return run_unit(exp, dataset, exp.bases[base_index], rep, X, y, fraction, axis[1])
+    except Exception as err:  # a plugin's failure is the unit's, in one line; afr's own keeps its traceback
+        failure = unit_failure(exp, f"{dataset} / {exp.bases[base_index].id} / rep {rep}", err)
+        if failure is None:
+            raise
+        raise failure from None
 
 
 def run_experiment(exp: Experiment, options: RunOptions, echo=print) -> ResultsStore:
@@ -167,8 +212,16 @@ def run_experiment(exp: Experiment, options: RunOptions, echo=print) -> ResultsS
         raise AfrInputError(f"--backend: {options.backend!r} is not allowed; allowed: {', '.join(BACKENDS)}")
     if options.backend == "dask" and not options.scheduler:
         raise AfrInputError("--backend dask needs --scheduler ADDRESS (e.g. tcp://127.0.0.1:8786)")
+    check_runnable(exp)  # what the run would trip on, before anything is loaded or written
     data = {name: load_dataset(name, exp.data_seed, exp.synthetic_noise) for name in exp.datasets}
-    store, todo = prepare_store(exp, options.fresh, options.confirm, options.jobs)
+    check_runnable(exp, {name: len(y) for name, (_, y) in data.items()})
+    with StoreLock(exp.results / STORE_FILE) as lock:
+        return _run_locked(exp, options, echo, data, lock)
+
+
+def _run_locked(exp: Experiment, options: RunOptions, echo, data: dict, lock: StoreLock) -> ResultsStore:
+    """run_experiment once the data are loaded; the store's write lock is taken before writing."""
+    store, todo = prepare_store(exp, options.fresh, options.confirm, options.jobs, lock)
     n_axes = len(exp.protocol.axes())
     total = len(exp.datasets) * len(exp.bases) * n_axes * exp.protocol.reps
     axes_text = f" x {n_axes} (train fraction, noise)" if n_axes > 1 else ""
@@ -181,14 +234,21 @@ def run_experiment(exp: Experiment, options: RunOptions, echo=print) -> ResultsS
         return store
     try:
         _run_units(exp, options, store, todo, data, echo)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         with interrupts_ignored():  # a second Ctrl-C must not cut the count short
             stored = sum(1 for d, b, _, _, r in store.done_unit_keys()
                          if d in exp.datasets and r < exp.protocol.reps and b in {x.id for x in exp.bases})
         if stored < total:
-            raise RunInterrupted(interrupted_message(store.directory, stored, total, options.command)) from None
-    with interrupts_ignored():  # every unit is stored: the export is written whole
-        export_store(store.directory)
+            stopped = RunInterrupted(interrupted_message(store.directory, stored, total, options.command))
+            if isinstance(stop, Terminated):
+                stopped.exit_code = Terminated.exit_code
+            raise stopped from None
+    except UnitFailed as failed:
+        with interrupts_ignored(), storage_faults(store.path, "record the failed unit"):
+            _record_failure(store, str(failed))
+        raise
+    with interrupts_ignored(), storage_faults(store.directory / "export", "write the export"):
+        export_store(store.directory)  # every unit is stored: the export is written whole
     echo(f"exported -> {store.directory / 'export'} (the committed form of the store)")
     return store
 
@@ -203,13 +263,23 @@ def _run_units(exp: Experiment, options: RunOptions, store: ResultsStore, todo: 
         jobs = Parallel(n_jobs=options.jobs, return_as="generator_unordered")
         started = time.perf_counter()
         for unit in jobs(delayed(_run_one)(exp, d, b, a, r, *data[d]) for d, b, a, r in todo):
-            store.write_unit(unit)
+            with storage_faults(store.path, f"store unit {unit.dataset} / {unit.base} / rep {unit.rep}"):
+                store.write_unit(unit)
             bar.update(1)
             key = (unit.dataset, unit.base)
             remaining[key] -= 1
             if remaining[key] == 0:
                 bar.write(dataset_summary(store, exp, *key))
         bar.write(f"done in {time.perf_counter() - started:.1f} s")
+
+
+def _record_failure(store: ResultsStore, message: str) -> None:
+    """Add the failed unit to this run's entry of the manifest's run history (``afr status`` and a
+    reader of the manifest see which unit failed and why; the unit itself is not stored)."""
+    runs = list(store.manifest().get("runs") or [])
+    if runs:
+        runs[-1] = {**runs[-1], "failed": message}
+        store.create({"runs": runs})
 
 
 def dataset_summary(store: ResultsStore, exp: Experiment, dataset: str, base: str) -> str:

@@ -27,6 +27,7 @@ from urllib.parse import quote
 import pandas as pd
 
 from afr_cli.errors import AfrInputError
+from afr_cli.store_faults import missing_column
 
 STORE_FILE = "store.sqlite"
 TABLES = ("units", "results", "grid")
@@ -330,7 +331,11 @@ def open_existing(directory: str | Path):
     from afr_cli.store_export import ExportedStore, has_export
 
     store = ResultsStore(directory)
-    if store.exists():
+    if store.path.exists() or store.path.is_symlink():  # a directory or a damaged file is an error,
+        lacking = missing_column(store.columns)          # never a silent fall back to the export
+        if lacking:
+            raise AfrInputError(f"{store.path}: not a complete afr results store: table {lacking[0]} lacks "
+                                f"the column {lacking[1]}; delete it or use --out DIR")
         return store
     if has_export(directory):
         return ExportedStore(directory)
