@@ -14,6 +14,7 @@ import math
 
 from afr_cli.config import Experiment
 from afr_cli.errors import AfrInputError
+from afr_cli.path_rules import directory_error
 
 MAX_UNITS = 10_000_000  # datasets x bases x protocol points x repetitions
 MAX_GRID_POINTS = 1_000_000  # per model: the product of its grid's lengths
@@ -40,6 +41,9 @@ def check_runnable(exp: Experiment, rows: dict[str, int] | None = None) -> None:
     """Raise a one-line AfrInputError naming the config and key when the run would fail or hang;
     ``rows`` (dataset -> rows of the loaded data) overrides what the registry declares."""
     src = exp.source
+    problem = directory_error("results", str(exp.results))
+    if problem:
+        raise AfrInputError(f"{src}: {problem}")
     for key, values in (("train_fractions", exp.protocol.train_fractions), ("noise_eta", exp.protocol.noise_etas)):
         for j, value in enumerate(values):
             if not math.isfinite(value):

@@ -51,7 +51,7 @@ def register(app: typer.Typer) -> None:
         reps: Optional[int] = typer.Option(None, "--reps", help="repetitions (protocol.reps)"),
         jobs: int = typer.Option(-1, "--jobs", "-j", help="parallel workers (-1 = all cores)"),
         datasets: Optional[str] = typer.Option(None, "--datasets", help="comma-separated subset, e.g. Diabetes,Yacht"),
-        out: Optional[str] = typer.Option(None, "--out", help="store directory (default results/<name>/)"),
+        out: Optional[str] = typer.Option(None, "--out", metavar="DIR", help="store directory (default results/<name>/)"),
         set_: list[str] = typer.Option([], "--set", help="override a config key: protocol.reps=10"),
         fresh: bool = typer.Option(False, "--fresh", help="discard an existing store first (asks, or needs --yes, when it holds results)"),
         yes: bool = typer.Option(False, "--yes", "-y", help="confirm --fresh on a store that holds results"),
@@ -109,7 +109,7 @@ def register_report(app: typer.Typer) -> None:
 
     @app.command()
     def report(names: list[str] = typer.Argument(None, help="reports to write (default: all, as the papers' data files afr_cli/paper/*.yaml list them; with all, also the claims ledgers and the READMEs' generated sections)"),
-               root: Path = typer.Option(Path("results"), "--root", help="directory holding the stores"),
+               root_option: str = typer.Option("results", "--root", metavar="DIR", help="directory holding the stores"),
                reps: Optional[int] = typer.Option(None, "--reps", help="use only repetitions 0..N-1 (e.g. 10, "
                                                   "the papers' count); written beside the all-repetition files, "
                                                   "as summary-repsN.* and results/<report>/repsN/"),
@@ -121,6 +121,8 @@ def register_report(app: typer.Typer) -> None:
 
         if reps is not None and reps < 1:
             raise AfrInputError(f"--reps: {reps} is not allowed; an integer >= 1")
+        _check_directory("--root", root_option)
+        root = Path(root_option)
         if not root.is_dir():  # never created here: a typo must not make an empty results tree
             raise AfrInputError(f"--root: {root}: no such directory (it holds the results stores)")
         try:
