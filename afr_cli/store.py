@@ -307,10 +307,11 @@ def add_axis_columns(conn: sqlite3.Connection, defaults: tuple[float, float]) ->
 
 
 def has_results(directory: str | Path) -> bool:
-    """Whether ``directory`` holds a results store or its export."""
+    """Whether ``directory`` holds a results store or its export (a ``store.sqlite`` that is not a
+    file counts: reading it is then a one-line error, never a silent fall back to the export)."""
     from afr_cli.store_export import has_export
 
-    return (Path(directory) / STORE_FILE).is_file() or has_export(directory)
+    return os.path.lexists(Path(directory) / STORE_FILE) or has_export(directory)
 
 
 def find_stores(root: str | Path) -> list[Path]:
