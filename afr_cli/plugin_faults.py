@@ -14,6 +14,7 @@ from pathlib import Path
 
 from afr_cli.config import Experiment
 from afr_cli.errors import RunFailed
+from afr_cli.plugins import exit_said
 
 
 class UnitFailed(RunFailed):
@@ -49,7 +50,5 @@ def unit_failure(exp: Experiment, unit: str, err: BaseException) -> UnitFailed |
     spec = failing_plugin(exp, err)
     if spec is None:
         return None
-    text = str(err).strip().splitlines()
-    said = f"{type(err).__name__}: {text[0]}" if text else type(err).__name__
-    return UnitFailed(f"unit {unit} failed: plugin {spec!r} raised {said}; the unit is not stored, the units "
+    return UnitFailed(f"unit {unit} failed: plugin {spec!r}: {exit_said(err)}; the unit is not stored, the units "
                       f"stored before it are kept, and rerunning the command resumes")

@@ -20,8 +20,9 @@ from joblib import Parallel, delayed, parallel_config
 
 from afr_cli.config import Experiment
 from afr_cli.data import load_dataset
-from afr_cli.errors import AfrInputError, RunInterrupted
+from afr_cli.errors import AfrInputError, RunFailed, RunInterrupted
 from afr_cli.plugin_faults import UnitFailed, unit_failure
+from afr_cli.plugins import exit_refused
 from afr_cli.preflight import check_runnable
 from afr_cli.protocol import run_unit
 from afr_cli.quiet_interrupt import (Terminated, cancelled_tasks_unannounced, interrupts_ignored, quiet_worker,
@@ -198,8 +199,9 @@ def _run_one(exp: Experiment, dataset: str, base_index: int, axis: tuple[float, 
              X: np.ndarray, y: np.ndarray) -> UnitRecord:
     fraction = axis[0] if exp.protocol.train_fractions else None  # no axis: the seeds of before
     try:
-        return run_unit(exp, dataset, exp.bases[base_index], rep, X, y, fraction, axis[1])
-    except Exception as err:  # a plugin's failure is the unit's, in one line; afr's own keeps its traceback
+        with exit_refused():  # a plugin's exit attempt, even os._exit, is its failure, not a silent end
+            return run_unit(exp, dataset, exp.bases[base_index], rep, X, y, fraction, axis[1])
+    except (Exception, SystemExit) as err:  # a plugin's failure is the unit's, in one line; afr's own keeps its traceback
         failure = unit_failure(exp, f"{dataset} / {exp.bases[base_index].id} / rep {rep}", err)
         if failure is None:
             raise
@@ -262,14 +264,21 @@ def _run_units(exp: Experiment, options: RunOptions, store: ResultsStore, todo: 
     with _backend(options), cancelled_tasks_unannounced(), _progress(len(todo), options.progress) as bar:
         jobs = Parallel(n_jobs=options.jobs, return_as="generator_unordered")
         started = time.perf_counter()
-        for unit in jobs(delayed(_run_one)(exp, d, b, a, r, *data[d]) for d, b, a, r in todo):
-            with storage_faults(store.path, f"store unit {unit.dataset} / {unit.base} / rep {unit.rep}"):
-                store.write_unit(unit)
-            bar.update(1)
-            key = (unit.dataset, unit.base)
-            remaining[key] -= 1
-            if remaining[key] == 0:
-                bar.write(dataset_summary(store, exp, *key))
+        try:
+            for unit in jobs(delayed(_run_one)(exp, d, b, a, r, *data[d]) for d, b, a, r in todo):
+                with storage_faults(store.path, f"store unit {unit.dataset} / {unit.base} / rep {unit.rep}"):
+                    store.write_unit(unit)
+                bar.update(1)
+                key = (unit.dataset, unit.base)
+                remaining[key] -= 1
+                if remaining[key] == 0:
+                    bar.write(dataset_summary(store, exp, *key))
+        except Exception as err:
+            if type(err).__name__ != "TerminatedWorkerError":  # loky's: a worker process ended abruptly
+                raise
+            raise RunFailed(f"{store.path}: a worker process died while computing a unit (killed by a signal, out "
+                            f"of memory, or a plugin ending its process); the units stored so far are whole, and "
+                            f"rerunning the same command resumes") from None
         bar.write(f"done in {time.perf_counter() - started:.1f} s")
 
 

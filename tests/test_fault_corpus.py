@@ -40,6 +40,7 @@ PLUGINS = {
     "plug_import.py": 'raise RuntimeError("boom at import")\n',
     "plug_exit0.py": "import sys\nsys.exit(0)\n",
     "plug_exit3.py": "raise SystemExit(3)\n",
+    "plug_os_exit.py": "import os\nos._exit(0)\n",
     "plug_families.py": '''
 from afr_cli.ensembles import get_ensemble
 from afr_cli.models.abrf import EpsABRFFamily
@@ -256,6 +257,7 @@ CASES = [
       for what, spec, needles in (("import-raises", "plug_import:X", ("RuntimeError", "boom at import")),
                                   ("import-exits-0", "plug_exit0:X", ("exit(0)",)),
                                   ("import-exits-3", "plug_exit3:X", ("exit(3)",)),
+                                  ("import-os-exit", "plug_os_exit:X", ("os._exit(0)",)),
                                   ("construction-raises", "plug_families:Unbuildable", ("no constructing me",)),
                                   ("construction-exits", "plug_families:ExitOnBuild", ("exit(0)",)),
                                   ("no-name", "plug_families:NoName", ("name",)),

@@ -45,6 +45,8 @@ class FailsOnRep(EpsABRFFamily):
     def features(self, rows, design):
         if os.environ.get("FAIL_PLUGIN") == "1":
             raise ValueError("the plugin's own bug")
+        if os.environ.get("FAIL_PLUGIN") == "exit":
+            os._exit(0)
         return super().features(rows, design)
 '''
 
@@ -186,6 +188,11 @@ def test_a_plugin_failing_in_a_unit_ends_the_run_in_one_line_and_the_rerun_resum
         assert proc.returncode == 1 and len(lines) == 1 and "Traceback" not in err, err
         assert "unit Friedman1 / RF@20 / rep " in lines[0] and "'fails:FailsOnRep'" in lines[0], lines[0]
         assert "the plugin's own bug" in lines[0]
+    for jobs in ("1", "2"):  # os._exit in a unit: caught in the process running it, never a silent exit 0
+        proc = _start(tmp_path, config, "s", "--jobs", jobs, env={**env, "FAIL_PLUGIN": "exit"})
+        _, err = proc.communicate(timeout=300)
+        lines = [line for line in err.splitlines() if line.strip()]
+        assert proc.returncode == 1 and len(lines) == 1 and "os._exit(0)" in lines[0], err
     from afr_cli.store import ResultsStore
 
     runs = ResultsStore(tmp_path / "s").manifest()["runs"]
