@@ -78,7 +78,8 @@ def _check_split(exp: Experiment, dataset: str, n: int, fraction: float, inner: 
     the inner folds, and every base's leaf size within the smallest set a forest is fitted on."""
     src = exp.source
     key = "protocol.train_fractions" if exp.protocol.train_fractions else "protocol.test_fraction"
-    shown = f"train fraction {fraction:g}" if exp.protocol.train_fractions else f"test_fraction {exp.protocol.test_fraction:g}"
+    axis = bool(exp.protocol.train_fractions)
+    shown = f"train fraction {fraction:g}" if axis else f"test_fraction {exp.protocol.test_fraction:g}"
     n_train, n_test = split_sizes(n, round(1.0 - fraction, 12), exp.protocol.seeding == "rep-index")
     if n_test < 2 or n_train < 2:
         raise AfrInputError(f"{src}: {key}: {shown} leaves {n_train} training and {n_test} test rows of "

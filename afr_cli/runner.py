@@ -201,7 +201,7 @@ def _run_one(exp: Experiment, dataset: str, base_index: int, axis: tuple[float, 
     try:
         with exit_refused():  # a plugin's exit attempt, even os._exit, is its failure, not a silent end
             return run_unit(exp, dataset, exp.bases[base_index], rep, X, y, fraction, axis[1])
-    except (Exception, SystemExit) as err:  # a plugin's failure is the unit's, in one line; afr's own keeps its traceback
+    except (Exception, SystemExit) as err:  # a plugin's failure is the unit's, in one line; afr's keeps its traceback
         failure = unit_failure(exp, f"{dataset} / {exp.bases[base_index].id} / rep {rep}", err)
         if failure is None:
             raise

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import sqlite3
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
@@ -378,4 +377,3 @@ def test_required_columns_match_a_store_afr_creates(tmp_path):
         have = [name for name, _ in store.columns(table)]
         assert set(columns) <= set(have), table
         assert set(have) - set(columns) <= {"solves", "train_fraction", "noise_eta"}, table
-    assert shutil.which(afr_bin())
