@@ -8,6 +8,7 @@ import sys
 import typer
 
 from afr_cli.errors import AfrInputError, RunInterrupted, SolverError
+from afr_cli.quiet_interrupt import Terminated, sigterm_as_interrupt
 
 app = typer.Typer(
     help="afr: reproduce the attention-based forest papers' experiments end to end.",
@@ -64,8 +65,16 @@ def _is_usage_error(err: Exception) -> bool:
     return callable(getattr(err, "show", None)) and isinstance(getattr(err, "exit_code", None), int)
 
 
+def _usage_line(err: Exception) -> str:
+    """A usage error (a bad option value, an unknown option) as one line naming the command."""
+    ctx = getattr(err, "ctx", None)
+    command = getattr(ctx, "command_path", None) or "afr"
+    return f"error: {command}: {' '.join(err.format_message().split())} (see {command} --help)"
+
+
 def main() -> None:
     """Console entry point: input errors become one line on stderr and exit code 2, no traceback."""
+    sigterm_as_interrupt()
     try:
         code = _run_app()
     except AfrInputError as err:
@@ -77,6 +86,9 @@ def main() -> None:
     except RunInterrupted as err:
         print(f"interrupted: {err}", file=sys.stderr)
         sys.exit(err.exit_code)
+    except Terminated:
+        print("terminated", file=sys.stderr)
+        sys.exit(Terminated.exit_code)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         sys.exit(130)
@@ -87,7 +99,10 @@ def main() -> None:
         if type(err).__name__ == "Exit":
             sys.exit(getattr(err, "exit_code", 0))
         if _is_usage_error(err):
-            err.show()
+            if type(err).__name__ == "NoArgsIsHelpError":  # `afr` alone: the help is the answer
+                err.show()
+            else:
+                print(_usage_line(err), file=sys.stderr)
             sys.exit(err.exit_code)
         raise
     sys.exit(code if isinstance(code, int) else 0)
@@ -100,6 +115,7 @@ def _run_app():
         return app(standalone_mode=False)
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ from afr_cli.schema import (BASE, MODEL, NOISE_ON, PROTOCOL, SCALES, SEEDINGS, S
                             check_known, check_section, section_at)
 from afr_cli.plugin_files import PluginSource, activate, parse_plugins
 from afr_cli.solve import DEFAULT_SOLVER
+from afr_cli.yaml_safe import load_yaml
 
 __all__ = ["Base", "Experiment", "ModelConfig", "NOISE_ON", "Protocol", "SCALES", "SEEDINGS", "SELECT_BY",
            "SELECTIONS", "apply_override", "families_help", "load_experiment", "read_yaml_file", "set_key",
@@ -149,7 +150,7 @@ def read_yaml_file(path: str | Path, what: str) -> Any:
     if not path.is_file():
         raise AfrInputError(f"{src}: no such {what} file")
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return load_yaml(path.read_text(encoding="utf-8"), src)
     except UnicodeDecodeError as err:
         raise AfrInputError(f"{src}: not a UTF-8 text file (byte {err.start}: {err.reason}); "
                             f"a {what} is YAML text") from None

@@ -20,6 +20,13 @@ class AfrInputError(Exception):
         super().__init__(" ".join(str(message).split()))
 
 
+class RunFailed(AfrInputError):
+    """A run could not go on (a storage fault, a plugin failing in a unit): one line naming the
+    file or the unit and the cause, exit code 1. Every unit stored before it is whole."""
+
+    exit_code = 1
+
+
 class SolverError(RuntimeError):
     """Every solver tried for an attention problem failed: there are no weights to use."""
 

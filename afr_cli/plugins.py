@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
+from contextlib import contextmanager
+from typing import Iterator
 
 from afr_cli.errors import AfrInputError
 
@@ -19,9 +22,10 @@ def import_plugin(spec: str, base: type, where: str, what: str, hint: str) -> ob
         return _IMPORTED[key]
     module_name, _, class_name = spec.partition(":")
     try:
-        module = importlib.import_module(module_name)
-    except Exception as err:  # any import-time failure is the user's module's, reported in one line
-        raise AfrInputError(f"{where}: cannot import module {module_name!r} ({type(err).__name__}: {err}); "
+        with exit_refused():
+            module = importlib.import_module(module_name)
+    except (Exception, SystemExit) as err:  # any import-time failure, an exit attempt too, is the module's
+        raise AfrInputError(f"{where}: cannot import module {module_name!r} ({_said(err)}); "
                             f"{what} of your own must be importable (installed, on PYTHONPATH, or its file "
                             "named in the config's plugins:)") from None
     cls = getattr(module, class_name, None)
@@ -30,5 +34,44 @@ def import_plugin(spec: str, base: type, where: str, what: str, hint: str) -> ob
                             f"{base.__name__} ({hint}; see README, 'A model of your own')")
     if not isinstance(getattr(cls, "name", None), str):
         raise AfrInputError(f"{where}: {spec!r} has no class attribute name (a string naming it)")
-    _IMPORTED[key] = cls()
+    try:
+        with exit_refused():
+            _IMPORTED[key] = cls()
+    except (Exception, SystemExit) as err:
+        raise AfrInputError(f"{where}: {spec!r} failed on construction ({_said(err)}); {what} of your own "
+                            f"must be constructible with no arguments") from None
     return _IMPORTED[key]
+
+
+class _ExitAttempt(SystemExit):
+    """os._exit called by a plugin (turned into an error we can report)."""
+
+
+@contextmanager
+def exit_refused() -> Iterator[None]:
+    """While a plugin is imported, built or run (a unit), ``os._exit`` raises instead of ending the
+    process (sys.exit already raises SystemExit): a plugin must never end afr with no word and exit 0."""
+    hard_exit = os._exit
+
+    def refuse(code: int) -> None:
+        raise _ExitAttempt(code)
+
+    os._exit = refuse
+    try:
+        yield
+    finally:
+        os._exit = hard_exit
+
+
+def _said(err: BaseException, when: str = "while being imported or built") -> str:
+    """An exception in a few words: its type and first line (an exit attempt says so)."""
+    if isinstance(err, SystemExit):
+        call = "os._exit" if isinstance(err, _ExitAttempt) else "exit"
+        return f"it called {call}({err.code!r}) {when}"
+    text = str(err).strip().splitlines()
+    return f"{type(err).__name__}: {text[0]}" if text else type(err).__name__
+
+
+def exit_said(err: BaseException) -> str:
+    """How a plugin's exception or exit attempt inside a unit is named in a message."""
+    return ("raised " if not isinstance(err, SystemExit) else "") + _said(err, "inside the unit")

@@ -22,15 +22,20 @@ from joblib import Parallel, delayed, effective_n_jobs, parallel_config
 from tqdm import tqdm
 
 from afr_cli.config import Experiment
-from afr_cli.errors import AfrInputError, RunInterrupted
+from afr_cli.errors import AfrInputError, RunFailed, RunInterrupted
 from afr_cli.experiment_data import load_experiment_data
+from afr_cli.plugin_faults import UnitFailed, unit_failure
 from afr_cli.plugin_files import activate
+from afr_cli.plugins import exit_refused
+from afr_cli.preflight import check_runnable
 from afr_cli.protocol import run_unit
-from afr_cli.quiet_interrupt import (cancelled_tasks_unannounced, interrupts_ignored, quiet_worker,
+from afr_cli.quiet_interrupt import (Terminated, cancelled_tasks_unannounced, interrupts_ignored, quiet_worker,
                                      start_quiet_resource_tracker)
 from afr_cli.run_messages import complete_message, interrupted_message
-from afr_cli.store import ResultsStore, UnitRecord, axis_defaults, has_results, open_existing
+from afr_cli.store import STORE_FILE, ResultsStore, UnitRecord, axis_defaults, has_results, open_existing
 from afr_cli.store.export import export_store, seed_store
+from afr_cli.store.faults import storage_faults
+from afr_cli.store.lock import StoreLock
 from afr_cli.version import git_output
 
 BACKENDS = ("loky", "dask")
@@ -112,22 +117,27 @@ def run_target(exp: Experiment, jobs: int) -> dict:
 
 
 def prepare_store(exp: Experiment, fresh: bool, confirm: Callable[[str], bool] | None = None,
-                  jobs: int = 1, data_identity: dict[str, dict] | None = None) -> tuple[ResultsStore, list[tuple]]:
+                  jobs: int = 1, data_identity: dict[str, dict] | None = None, lock: StoreLock | None = None
+                  ) -> tuple[ResultsStore, list[tuple]]:
     """Open the experiment's store and list its missing units (dataset, base index, (train fraction,
     noise level), rep); refuse
     a store made by a different config unless ``fresh``. A missing store is seeded from the
     committed export, so a fresh clone extends an experiment from where it stands. ``fresh`` on
     results that exist needs ``confirm`` to say yes. The manifest is written, with this run added
     to its history, only when there is something to run: a no-op run leaves it untouched, and
-    every refusal comes before anything is written."""
+    every refusal comes before anything is written. With ``lock``, the store's write lock is taken
+    before writing and the missing units are listed again under it (another run may have stored
+    some meanwhile), so no unit is computed twice."""
     store = ResultsStore(exp.results)
-    held = open_existing(exp.results) if has_results(exp.results) else None  # the store, else its export
-    if fresh and held is not None:
-        _confirm_fresh(held, confirm)
-    previous = held.manifest() if held is not None and not fresh else {}
-    done, todo = missing_units(exp, held if previous else None, data_identity)
+    asked = fresh
+    fresh, previous, done, todo = _missing_units(exp, asked, confirm, data_identity)
     if todo:
         store.check_writable()
+        if lock is not None:
+            lock.acquire()  # listed again under the lock; --fresh was confirmed already
+            fresh, previous, done, todo = _missing_units(exp, asked, (lambda question: True) if asked else confirm,
+                                                         data_identity)
+    if todo:
         if fresh:
             store.delete()
         elif previous and not store.exists():
@@ -135,7 +145,8 @@ def prepare_store(exp: Experiment, fresh: bool, confirm: Callable[[str], bool] |
         known = {**(previous.get("data") or {}), **(data_identity or {})}  # datasets of earlier runs stay
         manifest = manifest_for(exp, known)
         manifest["runs"] = run_history(previous, manifest, exp.protocol.reps, len(done), run_target(exp, jobs))
-        store.create(manifest)
+        with storage_faults(store.path, "create the results store"):
+            store.create(manifest)
     return store, todo
 
 
@@ -145,11 +156,20 @@ def _stored_point(point: tuple[float, ...], manifest: dict) -> tuple[float, ...]
     return tuple(round(v, 9) for v in (*point, *axis_defaults(manifest)[len(point):]))
 
 
+def _holds_no_unit(held, manifest: dict, exp: Experiment) -> bool:
+    """A store made by another config that holds no unit (a first run that failed): it is started
+    afresh, since it must never block the corrected config's run."""
+    return (bool(manifest) and manifest.get("config_hash") != exp.unit_hash() and held.source == "store"
+            and not held.done_unit_keys())
+
+
 def missing_units(exp: Experiment, held, data_identity: dict[str, dict] | None = None) -> tuple[set, list[tuple]]:
     """The units ``held`` (a store or its export, or None) already has, and the experiment's units
     it lacks (dataset, base index, axis point, rep); a store made by a different config, or whose
     file datasets changed, is refused. Reads only: ``afr reproduce --plan`` asks this of every experiment."""
     manifest = held.manifest() if held is not None else {}
+    if _holds_no_unit(held, manifest, exp):
+        return set(), _todo(exp, set(), {})
     if manifest:
         old = manifest.get("config_hash")
         if old != exp.unit_hash():
@@ -157,12 +177,15 @@ def missing_units(exp: Experiment, held, data_identity: dict[str, dict] | None =
                 f"{exp.source}: the store {held.path} was made by a different config (hash {old} != "
                 f"{exp.unit_hash()}); use --fresh --yes to discard it or --out DIR for a new store")
         _check_same_data(exp, held, manifest, data_identity or {})
-    axes = exp.protocol.axes()
     done = {(d, b, *(round(v, 9) for v in point), r) for d, b, *point, r in held.done_unit_keys()} if manifest else set()
-    todo = [(d, b, a, r) for d in exp.datasets for b in range(len(exp.bases)) for a in axes
+    return done, _todo(exp, done, manifest)
+
+
+def _todo(exp: Experiment, done: set, manifest: dict) -> list[tuple]:
+    """The experiment's units (dataset, base index, axis point, rep) whose key is not in ``done``."""
+    return [(d, b, a, r) for d in exp.datasets for b in range(len(exp.bases)) for a in exp.protocol.axes()
             for r in range(exp.protocol.reps)
             if (d, exp.bases[b].id, *_stored_point(a, manifest), r) not in done]
-    return done, todo
 
 
 def _check_same_data(exp: Experiment, held, previous: dict, data_identity: dict[str, dict]) -> None:
@@ -176,6 +199,33 @@ def _check_same_data(exp: Experiment, held, previous: dict, data_identity: dict[
                 f"{source.where}: dataset {name} changed since the store {held.path} was made (sha256 {old} != "
                 f"{now['sha256']}); restore the data, or use --fresh --yes to discard the store or --out DIR "
                 "for a new store")
+
+
+def _missing_units(exp: Experiment, fresh: bool, confirm: Callable[[str], bool] | None,
+                   data_identity: dict[str, dict] | None) -> tuple[bool, dict, set, list[tuple]]:
+    """(fresh, the held manifest, the stored unit keys, the missing units) of the experiment's store;
+    a store holding no unit is started afresh whatever config made it."""
+    held = _held(exp, fresh)
+    if fresh and held is not None:
+        _confirm_fresh(held, confirm)
+    previous = held.manifest() if held is not None and not fresh else {}
+    if _holds_no_unit(held, previous, exp):
+        return True, {}, set(), _todo(exp, set(), {})
+    done, todo = missing_units(exp, held if previous else None, data_identity)
+    return fresh, previous, done, todo
+
+
+def _held(exp: Experiment, fresh: bool):
+    """The experiment's store (else its export) for reading, or None; a damaged store is an error,
+    except for --fresh, which may discard it (once confirmed)."""
+    if not has_results(exp.results):
+        return None
+    try:
+        return open_existing(exp.results)
+    except AfrInputError:
+        if not fresh:
+            raise
+        return ResultsStore(exp.results)
 
 
 def _confirm_fresh(held, confirm: Callable[[str], bool] | None) -> None:
@@ -200,7 +250,14 @@ def _run_one(exp: Experiment, dataset: str, base_index: int, axis: tuple[float, 
              X: np.ndarray, y: np.ndarray) -> UnitRecord:
     activate(exp.plugins, exp.source)  # a worker imports the config's plugins once (from their source text)
     fraction = axis[0] if exp.protocol.train_fractions else None  # no axis: the seeds of before
-    return run_unit(exp, dataset, exp.bases[base_index], rep, X, y, fraction, axis[1])
+    try:
+        with exit_refused():  # a plugin's exit attempt, even os._exit, is its failure, not a silent end
+            return run_unit(exp, dataset, exp.bases[base_index], rep, X, y, fraction, axis[1])
+    except (Exception, SystemExit) as err:  # a plugin's failure is the unit's, in one line; afr's keeps its traceback
+        failure = unit_failure(exp, f"{dataset} / {exp.bases[base_index].id} / rep {rep}", err)
+        if failure is None:
+            raise
+        raise failure from None
 
 
 def run_experiment(exp: Experiment, options: RunOptions, echo=print) -> ResultsStore:
@@ -209,8 +266,17 @@ def run_experiment(exp: Experiment, options: RunOptions, echo=print) -> ResultsS
         raise AfrInputError(f"--backend: {options.backend!r} is not allowed; allowed: {', '.join(BACKENDS)}")
     if options.backend == "dask" and not options.scheduler:
         raise AfrInputError("--backend dask needs --scheduler ADDRESS (e.g. tcp://127.0.0.1:8786)")
+    check_runnable(exp)  # what the run would trip on, before anything is loaded or written
     data, identity = load_experiment_data(exp)  # read and checked before the store is touched
-    store, todo = prepare_store(exp, options.fresh, options.confirm, options.jobs, identity)
+    check_runnable(exp, {name: len(y) for name, (_, y) in data.items()})
+    with StoreLock(exp.results / STORE_FILE) as lock:
+        return _run_locked(exp, options, echo, data, identity, lock)
+
+
+def _run_locked(exp: Experiment, options: RunOptions, echo, data: dict, identity: dict[str, dict],
+                lock: StoreLock) -> ResultsStore:
+    """run_experiment once the data are loaded; the store's write lock is taken before writing."""
+    store, todo = prepare_store(exp, options.fresh, options.confirm, options.jobs, identity, lock)
     n_axes = len(exp.protocol.axes())
     total = len(exp.datasets) * len(exp.bases) * n_axes * exp.protocol.reps
     axes_text = f" x {n_axes} (train fraction, noise)" if n_axes > 1 else ""
@@ -223,15 +289,22 @@ def run_experiment(exp: Experiment, options: RunOptions, echo=print) -> ResultsS
         return store
     try:
         _run_units(exp, options, store, todo, data, echo)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         with interrupts_ignored():  # a second Ctrl-C must not cut the count short
             stored = sum(1 for d, b, *_, r in store.done_unit_keys()
                          if d in exp.datasets and r < exp.protocol.reps and b in {x.id for x in exp.bases})
         if stored < total:
-            raise RunInterrupted(interrupted_message(store.directory, stored, total, options.command)) from None
+            stopped = RunInterrupted(interrupted_message(store.directory, stored, total, options.command))
+            if isinstance(stop, Terminated):
+                stopped.exit_code = Terminated.exit_code
+            raise stopped from None
+    except UnitFailed as failed:
+        with interrupts_ignored(), storage_faults(store.path, "record the failed unit"):
+            _record_failure(store, str(failed))
+        raise
     if options.export:
-        with interrupts_ignored():  # every unit is stored: the export is written whole
-            export_store(store.directory)
+        with interrupts_ignored(), storage_faults(store.directory / "export", "write the export"):
+            export_store(store.directory)  # every unit is stored: the export is written whole
         echo(f"exported -> {store.directory / 'export'} (the committed form of the store)")
     return store
 
@@ -246,14 +319,31 @@ def _run_units(exp: Experiment, options: RunOptions, store: ResultsStore, todo: 
     with _backend(options), cancelled_tasks_unannounced(), bar_context as bar:
         jobs = Parallel(n_jobs=options.jobs, return_as="generator_unordered")
         started = time.perf_counter()
-        for unit in jobs(delayed(_run_one)(exp, d, b, a, r, *data[d]) for d, b, a, r in todo):
-            store.write_unit(unit)
-            bar.update(1)
-            key = (unit.dataset, unit.base)
-            remaining[key] -= 1
-            if remaining[key] == 0:
-                bar.write(dataset_summary(store, exp, *key))
+        try:
+            for unit in jobs(delayed(_run_one)(exp, d, b, a, r, *data[d]) for d, b, a, r in todo):
+                with storage_faults(store.path, f"store unit {unit.dataset} / {unit.base} / rep {unit.rep}"):
+                    store.write_unit(unit)
+                bar.update(1)
+                key = (unit.dataset, unit.base)
+                remaining[key] -= 1
+                if remaining[key] == 0:
+                    bar.write(dataset_summary(store, exp, *key))
+        except Exception as err:
+            if type(err).__name__ != "TerminatedWorkerError":  # loky's: a worker process ended abruptly
+                raise
+            raise RunFailed(f"{store.path}: a worker process died while computing a unit (killed by a signal, out "
+                            f"of memory, or a plugin ending its process); the units stored so far are whole, and "
+                            f"rerunning the same command resumes") from None
         bar.write(f"done in {time.perf_counter() - started:.1f} s")
+
+
+def _record_failure(store: ResultsStore, message: str) -> None:
+    """Add the failed unit to this run's entry of the manifest's run history (``afr status`` and a
+    reader of the manifest see which unit failed and why; the unit itself is not stored)."""
+    runs = list(store.manifest().get("runs") or [])
+    if runs:
+        runs[-1] = {**runs[-1], "failed": message}
+        store.create({"runs": runs})
 
 
 def dataset_summary(store: ResultsStore, exp: Experiment, dataset: str, base: str) -> str:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from afr_cli.errors import AfrInputError
+from afr_cli.path_rules import MAX_NAME_BYTES, name_problem
 from afr_cli.params import in_interval, interval_text, is_integer, is_number
 from afr_cli.solve import DEFAULT_SOLVER, LOSSES, SOLVERS
 
@@ -25,7 +26,7 @@ from afr_cli.solve import DEFAULT_SOLVER, LOSSES, SOLVERS
 INTEGER = "integer"
 NUMBER = "number"
 CHOICE = "choice"
-NAME = "name"          # a non-empty string without '/': the experiment's name, its store's folder
+NAME = "name"          # a plain file name: the experiment's name, its store's folder under results/
 ID = "id"              # a non-empty string: a label in stores and tables
 TEXT = "text"          # free text or a path; null means "not given"
 AXIS = "axis"          # a protocol axis: a non-empty list of distinct numbers (one number = a list of one)
@@ -92,7 +93,8 @@ class Key:
         if self.type == CHOICE:
             return ", ".join(self.choices)
         if self.type == NAME:
-            return "a non-empty string without '/'"
+            return (f"a plain file name (no '/', '\\', '.' or '..', no control characters, at most "
+                    f"{MAX_NAME_BYTES} bytes)")
         if self.type == ID:
             return "a non-empty string"
         if self.type == TEXT:
@@ -129,8 +131,13 @@ class Key:
             if value not in self.choices:
                 raise AfrInputError(f"{where}: {value!r} is not allowed; allowed: {', '.join(self.choices)}")
             return value
-        if self.type in (NAME, ID):
-            if not isinstance(value, str) or not value.strip() or (self.type == NAME and "/" in value):
+        if self.type == NAME:  # the store's folder under results/: it must stay there (afr_cli.path_rules)
+            problem = name_problem(value)
+            if problem is not None:
+                raise AfrInputError(f"{where}: {problem}; allowed: {self.allowed()}")
+            return value
+        if self.type == ID:
+            if not isinstance(value, str) or not value.strip():
                 raise AfrInputError(f"{where}: must be {self.allowed()}")
             return value
         if self.type == TEXT:

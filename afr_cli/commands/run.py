@@ -12,6 +12,7 @@ from typing import Optional
 import typer
 
 from afr_cli.errors import AfrInputError
+from afr_cli.path_rules import directory_error
 
 
 def _overrides(reps: int | None, datasets: str | None, sets: list[str],
@@ -43,6 +44,13 @@ def _own_dataset_entries(config: Path) -> dict[str, dict]:
     return {e["name"]: e for e in entries or [] if isinstance(e, dict) and isinstance(e.get("name"), str)}
 
 
+def _check_directory(option: str, value: str | None) -> None:
+    """A directory option's value, refused in one line when empty, a file, or otherwise unusable."""
+    problem = directory_error(option, value)
+    if problem:
+        raise AfrInputError(problem)
+
+
 def _fresh_confirmation(yes: bool):
     """How --fresh is confirmed: --yes, else a prompt when stdin is a terminal, else not at all."""
     import sys
@@ -61,7 +69,7 @@ def register(app: typer.Typer) -> None:
         reps: Optional[int] = typer.Option(None, "--reps", help="repetitions (protocol.reps)"),
         jobs: int = typer.Option(-1, "--jobs", "-j", help="parallel workers (-1 = all cores)"),
         datasets: Optional[str] = typer.Option(None, "--datasets", help="comma-separated subset, e.g. Diabetes,Yacht"),
-        out: Optional[Path] = typer.Option(None, "--out", help="store directory (default results/<name>/)"),
+        out: Optional[str] = typer.Option(None, "--out", metavar="DIR", help="store directory (default results/<name>/)"),
         set_: list[str] = typer.Option([], "--set", help="override a config key: protocol.reps=10"),
         fresh: bool = typer.Option(False, "--fresh", help="discard an existing store first (asks, or needs --yes, when it holds results)"),
         yes: bool = typer.Option(False, "--yes", "-y", help="confirm --fresh on a store that holds results"),
@@ -77,6 +85,7 @@ def register(app: typer.Typer) -> None:
 
         if jobs == 0 or jobs < -1:
             raise AfrInputError(f"--jobs: {jobs} is not allowed; a positive count or -1 for all cores")
+        _check_directory("--out", out)
         exp = load_experiment(config, _overrides(reps, datasets, set_, config), out)
         command = rerun_command(config, datasets, set_, out)
         # The committed export is written for the stores a paper folder declares, and kept current
@@ -93,8 +102,10 @@ def register(app: typer.Typer) -> None:
         """Check a config without running it (exit 0, or exit 2 with one line naming the key)."""
         from afr_cli.config import load_experiment
         from afr_cli.experiment_data import load_experiment_data
+        from afr_cli.preflight import check_runnable
 
         exp = load_experiment(config, set_)
+        check_runnable(exp)
         load_experiment_data(exp, registered=False)  # the user's files and loaders: read and checked
         points = sum(len(m.grid_points()) for m in exp.models if not m.best_of)
         typer.echo(f"{config}: ok ({exp.name}: {len(exp.datasets)} datasets, {len(exp.bases)} bases, "
@@ -126,7 +137,7 @@ def register_report(app: typer.Typer) -> None:
 
     @app.command()
     def report(names: list[str] = typer.Argument(None, help="reports to write (default: all, as the papers' data files afr_cli/papers/*/paper.yaml list them; with all, also the claims ledgers and the READMEs' generated sections)"),
-               root: Path = typer.Option(Path("results"), "--root", help="directory holding the stores"),
+               root_option: str = typer.Option("results", "--root", metavar="DIR", help="directory holding the stores"),
                reps: Optional[int] = typer.Option(None, "--reps", help="use only repetitions 0..N-1 (e.g. 10, "
                                                   "the papers' count); written beside the all-repetition files, "
                                                   "as summary-repsN.* and results/<report>/repsN/"),
@@ -143,6 +154,10 @@ def register_report(app: typer.Typer) -> None:
 
         if reps is not None and reps < 1:
             raise AfrInputError(f"--reps: {reps} is not allowed; an integer >= 1")
+        _check_directory("--root", root_option)
+        root = Path(root_option)
+        if not root.is_dir():  # never created here: a typo must not make an empty results tree
+            raise AfrInputError(f"--root: {root}: no such directory (it holds the results stores)")
         if check:
             if names or reps is not None or html or studies:
                 raise AfrInputError("--check: takes no report names, --reps, --html or --studies; "

@@ -19,10 +19,10 @@ from sklearn.tree import DecisionTreeRegressor, ExtraTreeRegressor
 from sklearn.utils import check_random_state
 
 from afr_cli.ensembles.base import BOOSTED, OWN, Ensemble, FittedEnsemble
-from afr_cli.ensembles.params import MAX_FEATURES, MIN_SAMPLES_LEAF
+from afr_cli.ensembles.params import MAX_FEATURES, MAX_TREES, MIN_SAMPLES_LEAF
 from afr_cli.params import ENSEMBLE, Param
 
-ITERATIONS = Param("n_estimators", ENSEMBLE, 200, 1, None, integer=True, doc="boosting iterations T")
+ITERATIONS = Param("n_estimators", ENSEMBLE, 200, 1, MAX_TREES, integer=True, doc="boosting iterations T")
 LEARNING_RATE = Param("learning_rate", ENSEMBLE, 0.01, 0.0, None, low_open=True, doc="constant shrinkage")
 DEPTH = Param("max_depth", ENSEMBLE, 5, 1, None, integer=True, choices=(None,),
               doc="depth of each learner (null = unlimited)")

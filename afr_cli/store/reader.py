@@ -8,12 +8,14 @@ store when there is one, else the export (a fresh clone has only the export).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
 import pandas as pd
 
 from afr_cli.errors import AfrInputError
+from afr_cli.store.faults import missing_column
 from afr_cli.store.export import EXPORT_DIR, EXPORT_MANIFEST, ExportedStore, has_export
 from afr_cli.store.schema import STORE_FILE
 from afr_cli.store.writer import ResultsStore
@@ -48,8 +50,9 @@ class ResultsReader(Protocol):
 
 
 def has_results(directory: str | Path) -> bool:
-    """Whether ``directory`` holds a results store or its export."""
-    return (Path(directory) / STORE_FILE).is_file() or has_export(directory)
+    """Whether ``directory`` holds a results store or its export (a ``store.sqlite`` that is not a
+    file counts: reading it is then a one-line error, never a silent fall back to the export)."""
+    return os.path.lexists(Path(directory) / STORE_FILE) or has_export(directory)
 
 
 def find_stores(root: str | Path) -> list[Path]:
@@ -66,7 +69,11 @@ def open_existing(directory: str | Path) -> ResultsReader:
     """The results of ``directory`` for reading: its SQLite store when there is one, else its
     committed export; a one-line error if neither."""
     store = ResultsStore(directory)
-    if store.exists():
+    if store.path.exists() or store.path.is_symlink():  # a directory or a damaged file is an error,
+        lacking = missing_column(store.columns)          # never a silent fall back to the export
+        if lacking:
+            raise AfrInputError(f"{store.path}: not a complete afr results store: table {lacking[0]} lacks "
+                                f"the column {lacking[1]}; delete it or use --out DIR")
         return store
     if has_export(directory):
         return ExportedStore(directory)
