@@ -4,7 +4,6 @@ records each file's identity and a changed file refuses to extend its store."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +14,7 @@ from sklearn.datasets import load_diabetes
 
 from afr_cli.data.checks import rows_needed, smallest_training_rows
 from afr_cli.data.files import detect_separator
+from afr_cli.store import ResultsStore
 from conftest import assert_one_line_error, run_afr
 
 
@@ -156,11 +156,11 @@ def test_csv_and_parquet_files_run_and_compare_like_the_papers_datasets(tmp_path
     proc = run_afr("table", "--results", str(store), "--compare", "rf", "eps-abrf")
     assert proc.returncode == 0, proc.stderr
     for name in ("MyCSV", "MyParquet"):
-        assert any(line.startswith(f"| {name}") and line.count("|") == 5 for line in proc.stdout.splitlines())
+        assert any(line.startswith(f"| {name}") and line.count("|") == 7 for line in proc.stdout.splitlines())  # A, B, B − A, P(...), interval
     assert "over n = 2 datasets" in proc.stdout
     status = run_afr("status", str(store))
     assert "2 datasets x 1 base, 2 repetitions" in status.stdout, status.stdout
-    manifest = json.loads((store / "export" / "manifest.json").read_text())["manifest"]
+    manifest = ResultsStore(store).manifest()
     data = manifest["data"]
     assert data["MyCSV"]["file"] == "data/diabetes.csv" and data["MyCSV"]["rows"] == 120
     assert data["MyParquet"]["columns"] == [c for c in frame.columns if c != "progression"]
@@ -202,7 +202,7 @@ def test_a_loader_from_a_plugin_file_runs_and_its_arrays_are_hashed(tmp_path):
     rng = np.random.default_rng(0)
     X = rng.uniform(size=(50, 4))
     y = 10 * np.sin(np.pi * X[:, 0] * X[:, 1]) + 5 * X[:, 2]
-    record = json.loads((store / "export" / "manifest.json").read_text())["manifest"]["data"]["Loaded"]
+    record = ResultsStore(store).manifest()["data"]["Loaded"]
     assert record == {"loader": "my_loaders:friedman_like", "sha256": array_sha256(X, y), "rows": 50, "columns": 4}
 
 
@@ -261,5 +261,5 @@ def test_datasets_option_names_a_file_dataset_and_the_manifest_keeps_earlier_one
         proc = run_afr("run", str(config), "--out", str(store), "-q", "-j", "1", "--datasets", name)
         assert proc.returncode == 0, proc.stderr
         assert f"{name} / RF@8 (2 reps)" in proc.stdout
-    data = json.loads((store / "export" / "manifest.json").read_text())["manifest"]["data"]
+    data = ResultsStore(store).manifest()["data"]
     assert {k: v["rows"] for k, v in data.items()} == {"A": 60, "B": 70}

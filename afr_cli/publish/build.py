@@ -18,7 +18,7 @@ from afr_cli.papers.knowledge import papers
 from afr_cli.publish.claims.ledger import (agreement_block, effect_block, judge_paper, ledger_table, paper_reps_label,
                                            summary_block, write_ledger)
 from afr_cli.publish.frames import chosen_reports, forget_loaded, report_by_name
-from afr_cli.publish.pages import blocks_in, page_files, write_pages
+from afr_cli.publish.pages import blocks_in, committed_page, page_files, write_pages
 from afr_cli.publish.report_files import write_report, write_summary
 from afr_cli.publish.site import SITE, write_site
 from afr_cli.publish.studies import study_blocks
