@@ -24,7 +24,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats as sps
 
 DEFAULT_ROPE = 0.01  # ±0.01 on R² (and on the error metrics, in their own unit): the stated default
 SIGNED_RANK_PRIOR = 0.5  # weight of the pseudo-observation at 0 (Benavoli et al.'s tutorial)
@@ -112,7 +111,9 @@ def correlated_ttest(diff: ArrayLike, rho: float, rope: float = DEFAULT_ROPE,
         where = (mean < -rope, -rope <= mean <= rope, mean > rope)
         probs = RopeProbabilities(*(float(w) for w in where))
         return CorrelatedTTestResult(n, rho, mean, 0.0, n - 1, rope, probs, mean, mean)
-    posterior = sps.t(n - 1, loc=mean, scale=scale)
+    from scipy.stats import t as student_t  # here, not at the top: every `afr` command imports this module's ROPE
+
+    posterior = student_t(n - 1, loc=mean, scale=scale)
     left = float(posterior.cdf(-rope))
     right = float(posterior.sf(rope))
     low, high = (float(v) for v in posterior.interval(level))
