@@ -1,4 +1,5 @@
-"""Studies of the SAT-RF paper's eps-ABRF (its Table 9) under the independent protocol: seeds
+"""Studies of the SAT-RF paper's eps-ABRF (its Table 9): under the papers' identified protocol on
+their repetitions 0-9 (results/abrf_rf, results/abrf_ert), and under the independent protocol: seeds
 derived from (seed, dataset, rep), the documented noise, 100 repetitions (results/abrf_rf_derived,
 results/abrf_ert_derived). Cheap: read from the stores on every ``afr report``.
 
@@ -21,6 +22,8 @@ DATASETS = ("Diabetes", "Friedman1", "Friedman2", "Friedman3", "Regression", "Sp
             "Boston", "Concrete", "Yacht", "Airfoil")
 UCI = ("Airfoil", "Yacht", "Concrete", "Wine", "Boston")
 BASES = (("RF", "rf", "abrf_rf_derived", "larf:3"), ("ERT", "ert", "abrf_ert_derived", "larf:5"))
+IDENTIFIED = (("RF", "rf", "abrf_rf", "larf:3"), ("ERT", "ert", "abrf_ert", "larf:5"))
+PAPERS_REPS = 10  # the papers' own repetitions 0-9, the identified protocol's
 
 
 def _published(spec: str, base: str, model: str) -> pd.Series:
@@ -28,17 +31,18 @@ def _published(spec: str, base: str, model: str) -> pd.Series:
     return published_column(ColumnRef(spec, base, model), "r2")
 
 
-def _means(root: Path, store: str, selection: str) -> pd.DataFrame:
+def _means(root: Path, store: str, selection: str, reps: int | None = None) -> pd.DataFrame:
     frames = stored(root / store)
-    view = results_in_view(frames.results, frames.grid, selection)
+    view = results_in_view(frames.results, frames.grid, selection, reps)
     return view.groupby(["dataset", "model"]).r2.mean().unstack("model")
 
 
-def _columns(root: Path) -> dict[str, tuple[pd.Series, pd.Series]]:
-    """Per shown column: (ours by dataset, the paper's by dataset)."""
+def _columns(root: Path, bases=BASES, reps: int | None = None) -> dict[str, tuple[pd.Series, pd.Series]]:
+    """Per shown column: (ours by dataset, the paper's by dataset), over repetitions 0..reps-1
+    (every stored one when None)."""
     cols = {}
-    for base, forest, store, spec in BASES:
-        stored, best = _means(root, store, "stored"), _means(root, store, "best-test")
+    for base, forest, store, spec in bases:
+        stored, best = _means(root, store, "stored", reps), _means(root, store, "best-test", reps)
         paper_forest, paper_abrf = _published(spec, base, forest), _published("satrf:9", base, "eps-abrf")
         cols[base] = (stored[forest], paper_forest)
         cols[f"eps-ABRF ({base})"] = (stored["eps-abrf"], paper_abrf)
@@ -46,10 +50,18 @@ def _columns(root: Path) -> dict[str, tuple[pd.Series, pd.Series]]:
     return cols
 
 
+def identified_protocol(root: Path) -> pd.DataFrame:
+    """``derived_protocol``'s table for the papers' identified protocol, on their repetitions 0-9."""
+    return _ours_beside_paper(_columns(root, IDENTIFIED, PAPERS_REPS))
+
+
 def derived_protocol(root: Path) -> pd.DataFrame:
     """Per dataset: ours / paper / difference for RF, ERT and eps-ABRF on each, and eps-ABRF chosen
     on the test set (difference to the paper in brackets)."""
-    cols = _columns(root)
+    return _ours_beside_paper(_columns(root))
+
+
+def _ours_beside_paper(cols: dict[str, tuple[pd.Series, pd.Series]]) -> pd.DataFrame:
     rows = []
     for d in DATASETS:
         row = {"dataset": d}
