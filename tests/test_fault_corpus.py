@@ -358,9 +358,10 @@ def test_a_store_with_no_unit_does_not_block_the_corrected_config(tmp_path):
 
 
 def test_a_merge_key_is_not_a_duplicate(tmp_path):
+    # The anchor sits on the first base: `description` (where it sat before) is text in the schema.
     text = ("name: merged\nseed: 3\nprotocol: {reps: 1, inner_folds: 2}\ndatasets: [Friedman1]\n"
-            "bases: [&common {id: A, kind: rf, n_estimators: 3, min_samples_leaf: 5},\n"
-            "        {<<: *common, id: B, n_estimators: 4}]\n"
+            "bases: [&common {kind: rf, id: A, n_estimators: 3},\n"
+            "        {<<: *common, id: B, n_estimators: 4, min_samples_leaf: 5}]\n"
             "models: [{id: rf, family: forest}]\n")
     (tmp_path / "c.yaml").write_text(text)
     proc = subprocess.run([afr_bin(), "validate", "c.yaml"], cwd=tmp_path, capture_output=True, text=True)

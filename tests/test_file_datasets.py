@@ -14,8 +14,14 @@ from sklearn.datasets import load_diabetes
 
 from afr_cli.data.checks import rows_needed, smallest_training_rows
 from afr_cli.data.files import detect_separator
-from afr_cli.store import ResultsStore
+from afr_cli.store.reader import open_existing
 from conftest import assert_one_line_error, run_afr
+
+
+def _manifest(store: Path) -> dict:
+    """The store's manifest through the one reader interface (a store of one's own has no
+    export: `afr run` writes one for the paper folders' reference stores only)."""
+    return open_existing(store).manifest()
 
 
 def _frame(rows: int = 60) -> pd.DataFrame:
@@ -155,12 +161,16 @@ def test_csv_and_parquet_files_run_and_compare_like_the_papers_datasets(tmp_path
     assert proc.returncode == 0, proc.stderr
     proc = run_afr("table", "--results", str(store), "--compare", "rf", "eps-abrf")
     assert proc.returncode == 0, proc.stderr
+    # a row of the per-dataset comparison: as many cells as its header (dataset, A, B, B − A and the
+    # Bayesian correlated t-test's columns)
+    header = next(line for line in proc.stdout.splitlines() if line.startswith("| dataset"))
     for name in ("MyCSV", "MyParquet"):
-        assert any(line.startswith(f"| {name}") and line.count("|") == 7 for line in proc.stdout.splitlines())  # A, B, B − A, P(...), interval
+        assert any(line.startswith(f"| {name}") and line.count("|") == header.count("|") >= 5
+                   for line in proc.stdout.splitlines())
     assert "over n = 2 datasets" in proc.stdout
     status = run_afr("status", str(store))
     assert "2 datasets x 1 base, 2 repetitions" in status.stdout, status.stdout
-    manifest = ResultsStore(store).manifest()
+    manifest = _manifest(store)
     data = manifest["data"]
     assert data["MyCSV"]["file"] == "data/diabetes.csv" and data["MyCSV"]["rows"] == 120
     assert data["MyParquet"]["columns"] == [c for c in frame.columns if c != "progression"]
@@ -202,7 +212,7 @@ def test_a_loader_from_a_plugin_file_runs_and_its_arrays_are_hashed(tmp_path):
     rng = np.random.default_rng(0)
     X = rng.uniform(size=(50, 4))
     y = 10 * np.sin(np.pi * X[:, 0] * X[:, 1]) + 5 * X[:, 2]
-    record = ResultsStore(store).manifest()["data"]["Loaded"]
+    record = _manifest(store)["data"]["Loaded"]
     assert record == {"loader": "my_loaders:friedman_like", "sha256": array_sha256(X, y), "rows": 50, "columns": 4}
 
 
@@ -261,5 +271,5 @@ def test_datasets_option_names_a_file_dataset_and_the_manifest_keeps_earlier_one
         proc = run_afr("run", str(config), "--out", str(store), "-q", "-j", "1", "--datasets", name)
         assert proc.returncode == 0, proc.stderr
         assert f"{name} / RF@8 (2 reps)" in proc.stdout
-    data = ResultsStore(store).manifest()["data"]
+    data = _manifest(store)["data"]
     assert {k: v["rows"] for k, v in data.items()} == {"A": 60, "B": 70}

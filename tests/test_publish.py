@@ -35,7 +35,7 @@ def test_every_declared_study_names_a_function_of_its_papers_studies_file():
         assert callable(study_function(p, s)), (p.id, s.name)
         if s.show:
             assert callable(study_function(p, s, s.show)), (p.id, s.show)
-        pages = [REPO / "README.md", *sorted((REPO / "results").glob("*/README.md")),
+        pages = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md")), *sorted((REPO / "results").glob("*/README.md")),
                  *(q.page for q in papers() if q.page is not None)]
         assert any(BEGIN.format(name=s.block) in page.read_text() for page in pages), f"no page quotes {s.block}"
 

@@ -1,4 +1,5 @@
-"""``afr docs``: write the generated reference pages under docs/ (today: the config reference)."""
+"""``afr docs``: write the generated reference pages under docs/: the config reference (from the
+schema table) and the CLI reference (from every command's ``--help``)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,27 @@ import typer
 from afr_cli.errors import AfrInputError
 
 
+def _write_or_check(path: Path, text: str, what: str, command: str, check: bool) -> None:
+    """Write ``text`` to ``path``; with ``check`` write nothing and exit 1 when the file differs."""
+    if check:
+        current = path.read_text(encoding="utf-8") if path.is_file() else None
+        if current != text:
+            typer.echo(f"{path}: stale; regenerate it with `{command}`", err=True)
+            raise typer.Exit(1)
+        typer.echo(f"{path}: up to date")
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise AfrInputError(f"{path}: cannot write the {what} ({err.strerror})") from None
+    typer.echo(f"wrote {path}")
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``docs`` command group to the afr app."""
-    docs = typer.Typer(help="Generated reference pages: docs/config.md from the config schema.")
+    docs = typer.Typer(help="Generated reference pages: docs/config.md from the config schema, "
+                            "docs/cli.md from every command's --help.")
 
     @docs.command("config")
     def config(out: Optional[Path] = typer.Option(None, "--out", help="where to write (default docs/config.md)"),
@@ -20,20 +39,15 @@ def register(app: typer.Typer) -> None:
         """The config reference (every section's keys, domains, defaults; families and ensembles)."""
         from afr_cli.config_docs import REFERENCE_FILE, reference_page
 
-        path = out or REFERENCE_FILE
-        text = reference_page()
-        if check:
-            current = path.read_text(encoding="utf-8") if path.is_file() else None
-            if current != text:
-                typer.echo(f"{path}: stale; regenerate it with `afr docs config`", err=True)
-                raise typer.Exit(1)
-            typer.echo(f"{path}: up to date")
-            return
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-        except OSError as err:
-            raise AfrInputError(f"{path}: cannot write the config reference ({err.strerror})") from None
-        typer.echo(f"wrote {path}")
+        _write_or_check(out or REFERENCE_FILE, reference_page(), "config reference", "afr docs config", check)
+
+    @docs.command("cli")
+    def cli(out: Optional[Path] = typer.Option(None, "--out", help="where to write (default docs/cli.md)"),
+            check: bool = typer.Option(False, "--check", help="write nothing; exit 1 if the page is stale")) -> None:
+        """The CLI reference: every command's --help at a fixed width, whatever the terminal."""
+        from afr_cli.cli_docs import CLI_REFERENCE_FILE, cli_reference
+
+        text = cli_reference(typer.main.get_command(app))
+        _write_or_check(out or CLI_REFERENCE_FILE, text, "CLI reference", "afr docs cli", check)
 
     app.add_typer(docs, name="docs")

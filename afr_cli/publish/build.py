@@ -18,14 +18,16 @@ from afr_cli.papers.knowledge import papers
 from afr_cli.publish.claims.ledger import (agreement_block, effect_block, judge_paper, ledger_table, paper_reps_label,
                                            summary_block, write_ledger)
 from afr_cli.publish.frames import chosen_reports, forget_loaded, report_by_name
-from afr_cli.publish.pages import blocks_in, committed_page, page_files, write_pages
+from afr_cli.publish.pages import DOCS_DIR, blocks_in, committed_page, page_files, write_pages
+from afr_cli.publish.project_blocks import project_blocks
 from afr_cli.publish.report_files import write_report, write_summary
 from afr_cli.publish.site import SITE, write_site
 from afr_cli.publish.studies import study_blocks
 
 
 def write_ledgers(root: Path, refresh_studies: bool = False) -> list[Path]:
-    """Every paper's claims.md under ``root`` and the generated blocks of the pages beside it."""
+    """Every paper's claims.md under ``root`` and the generated blocks of the pages beside it (the
+    papers' blocks, and the project-level ones of project_blocks.py)."""
     written, blocks = [], {}
     for paper in papers():
         verdicts = judge_paper(paper, root)
@@ -38,6 +40,7 @@ def write_ledgers(root: Path, refresh_studies: bool = False) -> list[Path]:
             blocks[f"agreement:{paper.id}"] = "\n\n".join(b for b in (agreement, effect) if b)
     studies, caches = study_blocks(papers(), root, refresh_studies)
     blocks.update(studies)
+    blocks.update(project_blocks(root))
     return written + caches + write_pages(root, blocks)
 
 
@@ -85,8 +88,10 @@ def stale_outputs(root: Path) -> list[str]:
         copy = Path(scratch) / root.resolve().name
         shutil.copytree(root, copy, ignore=shutil.ignore_patterns(SITE, "*.sqlite-journal", "*.sqlite-wal"))
         for page in page_files(root):
-            if page.parent == root.parent:
-                shutil.copy2(page, Path(scratch) / page.name)
+            if page.parent in (root.parent, root.parent / DOCS_DIR):
+                target = Path(scratch) / page.relative_to(root.parent)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(page, target)
         forget_loaded()
         written = set()
         try:

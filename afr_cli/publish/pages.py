@@ -1,5 +1,5 @@
-"""Generated blocks in the Markdown pages: README.md, results/*/README.md and each paper folder's
-page (``page`` in its data file) hold sections between
+"""Generated blocks in the Markdown pages: README.md, docs/*.md, results/README.md, results/*/README.md
+and each paper folder's page (``page`` in its data file) hold sections between
 ``<!-- BEGIN GENERATED: name ... -->`` and ``<!-- END GENERATED: name -->`` that ``afr report``
 rewrites (claims, ledgers, agreement counts, studies), so no number in a page is typed by hand;
 the prose around a block is never touched. A block named in no page is not written anywhere."""
@@ -13,14 +13,16 @@ from afr_cli.papers.knowledge import papers
 
 BEGIN = "<!-- BEGIN GENERATED: {name} (afr report; do not edit by hand) -->"
 END = "<!-- END GENERATED: {name} -->"
+DOCS_DIR = "docs"  # beside the results root: the documentation pages (docs/*.md)
 _ANY_BLOCK = re.compile(r"<!-- BEGIN GENERATED: (\S+) \(afr report; do not edit by hand\) -->\n(.*?)\n<!-- END GENERATED: \1 -->",
                         re.S)
 
 
 def page_files(root: Path) -> list[Path]:
-    """The pages that may hold generated blocks: the README beside ``root``, each results/*/README.md
-    and every paper's page (see ``paper_page``)."""
-    readmes = [root.parent / "README.md", *sorted(root.glob("*/README.md"))]
+    """The pages that may hold generated blocks: the README and docs/*.md beside ``root``, its own
+    README.md and each results/*/README.md, and every paper's page (see ``paper_page``)."""
+    readmes = [root.parent / "README.md", *sorted((root.parent / DOCS_DIR).glob("*.md")), root / "README.md",
+               *sorted(root.glob("*/README.md"))]
     pages = [paper_page(p.page, p.id, root) for p in papers() if p.page is not None]
     return [p for p in [*readmes, *pages] if p.is_file()]
 

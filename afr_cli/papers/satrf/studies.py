@@ -1,6 +1,8 @@
-"""Studies of the SAT-RF paper's eps-ABRF (its Table 9) under the independent protocol: seeds
+"""Studies of the SAT-RF paper's eps-ABRF (its Table 9): under the papers' identified protocol on
+their repetitions 0-9 (results/abrf_rf, results/abrf_ert), and under the independent protocol: seeds
 derived from (seed, dataset, rep), the documented noise, 100 repetitions (results/abrf_rf_derived,
-results/abrf_ert_derived). Cheap: read from the stores on every ``afr report``.
+results/abrf_ert_derived); and eps-ABRF against the untrained Softmax model under both, as the
+reports' compare.md compute it. Cheap: read from the stores on every ``afr report``.
 
 Ours is the mean test R² over every stored repetition; the paper's is its printed cell: RF and ERT
 from the LARF paper's Tables 3 and 5, eps-ABRF from the SAT-RF paper's Table 9; best-test is the
@@ -15,12 +17,16 @@ import pandas as pd
 
 from afr_cli.publish.claims.columns import ColumnRef, published_column
 from afr_cli.publish.frames import stored
+from afr_cli.stats import holm_adjust
+from afr_cli.tables.compare import compare_models
 from afr_cli.tables.selection import results_in_view
 
 DATASETS = ("Diabetes", "Friedman1", "Friedman2", "Friedman3", "Regression", "Sparse", "Wine",
             "Boston", "Concrete", "Yacht", "Airfoil")
 UCI = ("Airfoil", "Yacht", "Concrete", "Wine", "Boston")
 BASES = (("RF", "rf", "abrf_rf_derived", "larf:3"), ("ERT", "ert", "abrf_ert_derived", "larf:5"))
+IDENTIFIED = (("RF", "rf", "abrf_rf", "larf:3"), ("ERT", "ert", "abrf_ert", "larf:5"))
+PAPERS_REPS = 10  # the papers' own repetitions 0-9, the identified protocol's
 
 
 def _published(spec: str, base: str, model: str) -> pd.Series:
@@ -28,17 +34,18 @@ def _published(spec: str, base: str, model: str) -> pd.Series:
     return published_column(ColumnRef(spec, base, model), "r2")
 
 
-def _means(root: Path, store: str, selection: str) -> pd.DataFrame:
+def _means(root: Path, store: str, selection: str, reps: int | None = None) -> pd.DataFrame:
     frames = stored(root / store)
-    view = results_in_view(frames.results, frames.grid, selection)
+    view = results_in_view(frames.results, frames.grid, selection, reps)
     return view.groupby(["dataset", "model"]).r2.mean().unstack("model")
 
 
-def _columns(root: Path) -> dict[str, tuple[pd.Series, pd.Series]]:
-    """Per shown column: (ours by dataset, the paper's by dataset)."""
+def _columns(root: Path, bases=BASES, reps: int | None = None) -> dict[str, tuple[pd.Series, pd.Series]]:
+    """Per shown column: (ours by dataset, the paper's by dataset), over repetitions 0..reps-1
+    (every stored one when None)."""
     cols = {}
-    for base, forest, store, spec in BASES:
-        stored, best = _means(root, store, "stored"), _means(root, store, "best-test")
+    for base, forest, store, spec in bases:
+        stored, best = _means(root, store, "stored", reps), _means(root, store, "best-test", reps)
         paper_forest, paper_abrf = _published(spec, base, forest), _published("satrf:9", base, "eps-abrf")
         cols[base] = (stored[forest], paper_forest)
         cols[f"eps-ABRF ({base})"] = (stored["eps-abrf"], paper_abrf)
@@ -46,10 +53,18 @@ def _columns(root: Path) -> dict[str, tuple[pd.Series, pd.Series]]:
     return cols
 
 
+def identified_protocol(root: Path) -> pd.DataFrame:
+    """``derived_protocol``'s table for the papers' identified protocol, on their repetitions 0-9."""
+    return _ours_beside_paper(_columns(root, IDENTIFIED, PAPERS_REPS))
+
+
 def derived_protocol(root: Path) -> pd.DataFrame:
     """Per dataset: ours / paper / difference for RF, ERT and eps-ABRF on each, and eps-ABRF chosen
     on the test set (difference to the paper in brackets)."""
-    cols = _columns(root)
+    return _ours_beside_paper(_columns(root))
+
+
+def _ours_beside_paper(cols: dict[str, tuple[pd.Series, pd.Series]]) -> pd.DataFrame:
     rows = []
     for d in DATASETS:
         row = {"dataset": d}
@@ -78,4 +93,36 @@ def derived_gains(root: Path) -> pd.DataFrame:
         row["best-test − inner-CV (11 sets)"] = (f"{raise_by.min():+.3f} to {raise_by.max():+.3f} "
                                                   f"(largest on {raise_by.idxmax()})")
         rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def identified_gains(root: Path) -> pd.DataFrame:
+    """eps-ABRF − its forest per dataset under the papers' identified protocol, on their repetitions
+    0-9, ours beside the paper's (RF from LARF Table 3 and ERT from Table 5 against SAT-RF Table 9)."""
+    cols = _columns(root, IDENTIFIED, PAPERS_REPS)
+    rows = []
+    for d in DATASETS:
+        row = {"dataset": d}
+        for base in ("RF", "ERT"):
+            ours = cols[f"eps-ABRF ({base})"][0][d] - cols[base][0][d]
+            paper = cols[f"eps-ABRF ({base})"][1][d] - cols[base][1][d]
+            row[f"eps-ABRF − {base}: ours (paper)"] = f"{ours:+.3f} ({paper:+.3f})"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def softmax_comparisons(root: Path) -> pd.DataFrame:
+    """eps-ABRF against the untrained Softmax model (eps = 0, tau = 1) over the datasets, per
+    protocol and forest, on every stored repetition: the rows of the reports' compare.md (mean of
+    B − A, Demšar's t-test with p Holm-adjusted over the two forests, Wilcoxon, wins)."""
+    rows = []
+    for protocol, bases in (("identified", IDENTIFIED), ("derived", BASES)):
+        results = pd.concat([stored(root / store).results for _, _, store, _ in bases], ignore_index=True)
+        comparison = compare_models(results, "softmax", "eps-abrf")
+        holm = holm_adjust([c.ttest.p for c in comparison.bases])
+        for c, p_holm in zip(comparison.bases, holm):
+            rows.append({"protocol": protocol, "forest": c.base, "eps-ABRF − Softmax": f"{c.ttest.mean_diff:+.4f}",
+                         "p (t-test)": f"{c.ttest.p:.3g}", "p (Holm, 2 forests)": f"{p_holm:.3g}",
+                         "p (Wilcoxon)": f"{c.wilcoxon[1]:.3g}",
+                         "better/tie/worse": f"{len(c.record.wins)}/{len(c.record.ties)}/{len(c.record.losses)}"})
     return pd.DataFrame(rows)

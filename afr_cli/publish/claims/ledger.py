@@ -103,9 +103,11 @@ def render_ledger(paper: Paper, verdicts: list[Verdict]) -> str:
 
 
 def summary_block(paper: Paper, verdicts: list[Verdict]) -> str:
-    """The README summary of a paper's claims: the verdict count and one line per claim."""
+    """The summary of a paper's claims on its page: the verdict count and one line per claim. The
+    ledger is named by its path from the project root, not linked: the block is the same text in
+    whichever page holds it, and a relative link would resolve from one page only."""
     lines = [f"{len(verdicts)} claims, judged by `afr report` from the stores ({verdict_counts(verdicts)}; "
-             f"ledger: [results/{paper.id}/{LEDGER}](results/{paper.id}/{LEDGER})):", ""]
+             f"ledger: `results/{paper.id}/{LEDGER}`):", ""]
     for v in verdicts:
         if v.verdict == NOT_CHECKED:
             lines.append(f"- **{v.verdict}** ({_where(v)}): {reason(v)}.")

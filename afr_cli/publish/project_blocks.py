@@ -1,0 +1,127 @@
+"""Generated blocks about the project as a whole, not one paper: the papers' own t-tests recomputed
+(``afr stats published``), the committed exports' sizes (``afr export --sizes``), the totals of
+the preprocessing study (``afr fidelity preprocessing``'s committed report) and the compute every
+paper's experiments recorded (``afr status``). ``afr report`` writes them into whichever page
+holds them (docs/reproduction.md, docs/experiments.md, results/README.md), so the documentation
+quotes these numbers from the committed files instead of by hand.
+
+All are cheap (about a second) and read only committed files: the papers' published tables, the
+exports and the study's report under the results root; paths are shown relative to that root, so a
+scratch copy (``afr report --check``) renders the same text.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tabulate import tabulate
+
+from afr_cli.errors import AfrInputError
+from afr_cli.papers.knowledge import papers
+from afr_cli.stats import disagreeing_quantities, recompute_published_ttests
+from afr_cli.store.reader import has_results
+from afr_cli.store.sizes import export_sizes
+from afr_cli.store.status import store_status
+
+TTESTS_BLOCK = "stats:published"
+SIZES_BLOCK = "sizes:exports"
+PREPROCESSING_BLOCK = "fidelity:preprocessing"
+PREPROCESSING_REPORT = Path("fidelity") / "preprocessing.md"  # under the results root
+COMPUTE_BLOCK = "compute:experiments"
+WORKERS = 2  # the wall time shown is the compute spread over this many workers, at best
+SIZES_AT = 100  # the repetition count the exports are extrapolated to: the papers' stated count
+
+
+def _interval(low, high, printed: bool) -> str:
+    if printed:
+        return f"[{low}, {high}]" if low != "" else "—"
+    return f"[{low:.4g}, {high:.4g}]"
+
+
+def published_ttests_block() -> str:
+    """Every t-test the papers print beside the same test recomputed from the table it is about,
+    and how many reproduce to the printed precision."""
+    tests = recompute_published_ttests()
+    rows = [(f"{r['paper']}:{r['table']}", r["comparison"], r["base"], r["published_mean"] or "—",
+             f"{r['recomputed_mean']:.4g}", r["published_p"] or "—", f"{r['recomputed_p']:.4g}",
+             _interval(r["published_ci_low"], r["published_ci_high"], printed=True),
+             _interval(r["recomputed_ci_low"], r["recomputed_ci_high"], printed=False),
+             "yes" if r["agrees"] else "no: " + ", ".join(disagreeing_quantities(r)))
+            for _, r in tests.iterrows()]
+    headers = ["table", "comparison (A − B, R²)", "base", "mean", "mean (ours)", "p", "p (ours)",
+               "95 % CI", "95 % CI (ours)", "reproduces"]
+    table = tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True)
+    return (f"{int(tests['agrees'].sum())} of {len(tests)} published t-tests reproduce to the printed "
+            f"precision (`afr stats published`):\n\n{table}")
+
+
+def export_sizes_block(root: Path) -> str:
+    """Each committed export's size now, per repetition, and at ``SIZES_AT`` repetitions, with the
+    totals: the exports part of ``afr export --sizes``."""
+    root = Path(root)
+    sizes = export_sizes(root)
+    rows = [(s.directory.relative_to(root).as_posix(), f"{s.reps:g}", f"{(s.fixed_bytes + s.table_bytes) / 1e6:.2f}",
+             f"{s.table_bytes / s.reps / 1e3:.1f}" if s.reps else "—", f"{s.at(SIZES_AT) / 1e6:.2f}" if s.reps else "—")
+            for s in sizes]
+    now = sum(s.fixed_bytes + s.table_bytes for s in sizes)
+    later = sum(s.at(SIZES_AT) if s.reps else s.fixed_bytes + s.table_bytes for s in sizes)
+    rows.append(("**all exports**", "", f"**{now / 1e6:.2f}**", "", f"**{later / 1e6:.2f}**"))
+    headers = ["export (under results/)", "reps", "MB now", "kB per rep", f"MB at {SIZES_AT} reps"]
+    return tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True)
+
+
+def _section(text: str, heading: str) -> str:
+    """The body of one ``## heading`` section of a Markdown report (up to the next ``## ``)."""
+    body = text.split(f"\n## {heading}\n", 1)[1]
+    return body.split("\n## ", 1)[0].strip()
+
+
+def preprocessing_block(root: Path) -> str | None:
+    """The totals and the sign tests of the preprocessing study, taken from its committed report
+    (``afr fidelity preprocessing`` refits forests, so ``afr report`` reads its output, never reruns
+    it); None when the report is not under ``root``."""
+    report = Path(root) / PREPROCESSING_REPORT
+    if not report.is_file():
+        return None
+    text = report.read_text(encoding="utf-8")
+    verdict = _section(text, "Verdict")
+    tests = verdict[verdict.index("| leader"):]
+    return (f"From `results/{PREPROCESSING_REPORT.as_posix()}` (`afr fidelity preprocessing`), the printed baseline "
+            f"cells each candidate reproduces:\n\n{_section(text, 'Totals')}\n\n"
+            f"Sign tests on the distinct values exactly one of two candidates matches:\n\n{tests}")
+
+
+def _wall(minutes: float) -> str:
+    hours, rest = divmod(round(minutes), 60)
+    return f"{hours} h {rest:02d} min" if hours else f"{rest} min"
+
+
+def compute_block(root: Path) -> str:
+    """Per paper and experiment (as the paper folders declare them): the compute its committed
+    store recorded, summed over its units and scaled to the repetitions the paper folder asks for
+    (``afr status --at``), and the least wall time that means on ``WORKERS`` workers."""
+    rows, total = [], 0.0
+    for paper in papers():
+        for spec in paper.experiments:
+            try:
+                directory = Path(root) / spec.store()
+            except AfrInputError:
+                continue
+            if not has_results(directory):
+                continue
+            status = store_status(directory)
+            scaled = status.compute_minutes * spec.reps / status.mean_reps if status.mean_reps else 0.0
+            total += scaled
+            rows.append((paper.id, spec.label or spec.store(), spec.store(), f"{status.mean_reps:g}", str(spec.reps),
+                         f"{scaled:.1f}", _wall(scaled / WORKERS)))
+    rows.append(("**all**", "", "", "", "", f"**{total:.1f}**", f"**{_wall(total / WORKERS)}**"))
+    headers = ["paper", "experiment", "store", "reps stored", "reps run", "CPU-min",
+               f"wall on {WORKERS} workers, at best"]
+    return tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True)
+
+
+def project_blocks(root: Path) -> dict[str, str]:
+    """The project-level blocks, by name (a block whose source is missing under ``root`` is left out)."""
+    blocks = {TTESTS_BLOCK: published_ttests_block(), SIZES_BLOCK: export_sizes_block(root),
+              PREPROCESSING_BLOCK: preprocessing_block(root), COMPUTE_BLOCK: compute_block(root)}
+    return {name: body for name, body in blocks.items() if body is not None}
