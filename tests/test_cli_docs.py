@@ -47,3 +47,14 @@ def test_check_fails_on_a_stale_page(tmp_path):
     assert stale.read_text(encoding="utf-8") == _reference()
     ok = run_afr("docs", "cli", "--check", "--out", str(stale), env=env)
     assert ok.returncode == 0
+
+
+def test_the_reference_names_no_path_of_this_machine():
+    """A default that is a project path is shown relative: the page must read the same in any clone."""
+    from afr_cli.cli import app
+    from afr_cli.cli_docs import cli_reference
+    from afr_cli.paths import PROJECT_ROOT
+    import typer
+
+    text = cli_reference(typer.main.get_command(app))
+    assert str(PROJECT_ROOT) not in text

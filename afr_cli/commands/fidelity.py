@@ -13,8 +13,10 @@ DEFAULT_OUT = PROJECT_ROOT / "results" / "fidelity"
 
 
 def _preprocessing(
-    study: Path = typer.Option(DEFAULT_STUDY, "--study", help="study file: forests, candidates, published cells"),
-    out: Path = typer.Option(DEFAULT_OUT, "--out", help="directory for <name>.md / .csv / _scores.csv"),
+    study: Path = typer.Option(DEFAULT_STUDY, "--study", help="study file: forests, candidates, published cells",
+                                 show_default="configs/fidelity/preprocessing.yaml (in the project)"),
+    out: Path = typer.Option(DEFAULT_OUT, "--out", help="directory for <name>.md / .csv / _scores.csv",
+                               show_default="results/fidelity (in the project)"),
     name: str = typer.Option("preprocessing", "--name", help="file stem of the outputs"),
     jobs: int = typer.Option(-1, "--jobs", "-j", help="parallel workers"),
 ) -> None:
