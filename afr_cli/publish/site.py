@@ -47,6 +47,7 @@ th { background: #eee; }
 span.legend { padding: 0.1em 0.5em; margin-right: 0.5em; border: 1px solid #bbb; }
 img { max-width: 100%; border: 1px solid #ddd; margin: 0.3em 0; }
 blockquote { margin: 0.2em 0 0.2em 1em; color: #444; font-style: italic; }
+pre { font-size: 0.8em; background: #f7f7f7; border: 1px solid #ddd; padding: 0.5em; overflow-x: auto; }
 """
 BROKEN_IMAGE_CHECK = (
     "<script>window.addEventListener('load', function () {"
@@ -155,14 +156,43 @@ def paper_page(paper: Paper, verdicts, root: Path, site: Path, kinds: Counter | 
     """One paper's HTML page: its claims ledger and each of its tables with ours beside it (the
     tables' agreement kinds counted into ``kinds``; the images it shows copied into ``site``)."""
     kinds = Counter() if kinds is None else kinds
-    body = ['<p><a href="index.html">all papers</a></p>', f"<h1>{_e(paper.title)}</h1>",
-            f"<h2>Claims ledger</h2><p>{_e(verdict_counts(verdicts))}.</p>", *_ledger_html(verdicts),
-            "<h2>The paper's tables, ours beside them</h2>",
-            "<p>" + "".join(f'<span class="legend {c}">{_e(k)}</span>' for k, c in AGREEMENT_CLASS.items())
-            + f"</p><p>{_e(RULE)}.</p>"]
-    for report in paper.reports:
-        body += _report_sections(report, paper, root, site, kinds)
+    body = ['<p><a href="index.html">all papers</a></p>', f"<h1>{_e(paper.title)}</h1>", "<h2>Claims ledger</h2>"]
+    if verdicts:
+        body += [f"<p>{_e(verdict_counts(verdicts))}.</p>", *_ledger_html(verdicts)]
+    else:
+        body.append(f"<p>None: the paper's data file (<code>{_e(paper.data_file)}</code>) records no claim "
+                    "about results of its own.</p>")
+    if any(report.papers for report in paper.reports):
+        body += ["<h2>The paper's tables, ours beside them</h2>",
+                 "<p>" + "".join(f'<span class="legend {c}">{_e(k)}</span>' for k, c in AGREEMENT_CLASS.items())
+                 + f"</p><p>{_e(RULE)}.</p>"]
+        for report in paper.reports:
+            body += _report_sections(report, paper, root, site, kinds)
+    body += _output_sections(paper, root, site)
     return _page(paper.title, body)
+
+
+def _output_sections(paper: Paper, root: Path, site: Path) -> list[str]:
+    """The tables and figures the paper's ``outputs`` drew under ``root`` (``afr reproduce``),
+    each text shown as written (Markdown tables read well as preformatted text), each image copied."""
+    shown = []
+    for output in paper.outputs:
+        target = output.stdout or next((c[c.index("--out") + 1] for c in output.commands if "--out" in c), None)
+        if target is None:
+            continue
+        path = Path(target.replace("{root}", str(root)))
+        if not path.is_file():
+            continue
+        label = _e(output.label or path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name)
+        if path.suffix == ".png":
+            shown.append(f'<figure><img src="{_e(_copied(path, root, site))}" alt="{label}">'
+                         f"<figcaption>{label}</figcaption></figure>")
+        else:
+            shown.append(f"<h3>{label}</h3><pre>{_e(path.read_text(encoding='utf-8'))}</pre>")
+    if not paper.outputs:
+        return []
+    head = "<h2>Drawn after the experiments (<code>afr reproduce " + _e(paper.id) + "</code>)</h2>"
+    return [head, *(shown or ["<p>Nothing drawn yet under this results root.</p>"])]
 
 
 def _bar(y: int, label: str, parts: list[tuple[str, int, str]], width: int = 420) -> list[str]:
@@ -188,8 +218,8 @@ def glance_chart(rows: list[tuple[Paper, Counter, Counter]]) -> str:
     """Inline SVG: per paper, a stacked bar of its table cells by agreement kind and one of its
     claims by verdict, each scaled to its own total (the counts are printed in the segments)."""
     height = 16 + 64 * len(rows) + 40
-    out = [f'<svg class="glance" xmlns="http://www.w3.org/2000/svg" width="560" height="{height}" '
-           f'viewBox="0 0 560 {height}" role="img" aria-label="agreement and claim verdicts per paper">',
+    out = [f'<svg class="glance" xmlns="http://www.w3.org/2000/svg" width="680" height="{height}" '
+           f'viewBox="0 0 680 {height}" role="img" aria-label="agreement and claim verdicts per paper">',
            "<style>.bar-label { font: 12px sans-serif; } .bar-count { font: bold 11px sans-serif; fill: #111; }"
            " .paper { font: bold 13px sans-serif; }</style>"]
     y = 14
