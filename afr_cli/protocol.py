@@ -167,7 +167,7 @@ def run_unit(exp: Experiment, dataset: str, base: Base, rep: int, X: np.ndarray,
 
     Noise, when eta > 0, goes into every stage alike (inner-CV validation folds as the test rows),
     so the inner CV selects under the conditions it is scored in."""
-    t_unit = time.perf_counter()
+    t_unit, cpu_unit = time.perf_counter(), time.process_time()
     seeds = UnitSeeds(exp, dataset, base, rep, train_fraction)
     train, test = seeds.split_rows(len(y))
     folds = KFold(exp.protocol.inner_folds, shuffle=True, random_state=seeds.folds)
@@ -204,7 +204,8 @@ def run_unit(exp: Experiment, dataset: str, base: Base, rep: int, X: np.ndarray,
     stored_fraction = round(1.0 - exp.protocol.test_fraction, 10) if train_fraction is None else train_fraction
     return UnitRecord(dataset, base.id, rep, seeds.split, len(train), len(test), forest_seconds,
                       time.perf_counter() - t_unit, results, grid,
-                      {"train_fraction": stored_fraction, "noise_eta": noise_eta})
+                      {"train_fraction": stored_fraction, "noise_eta": noise_eta},
+                      cpu_seconds=time.process_time() - cpu_unit)
 
 
 def _score_model(model: ModelConfig, s: _PointScores, stage: _Stage, train_rows, query_rows,
