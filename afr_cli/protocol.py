@@ -22,10 +22,11 @@ from sklearn.preprocessing import MinMaxScaler, StandardScaler
 from afr_cli.config import Base, Experiment, ModelConfig
 from afr_cli.ensembles import FittedEnsemble
 from afr_cli.errors import SolverError
-from afr_cli.features import LeafStatistics
 from afr_cli.models import get_family
 from afr_cli.seeds import derive_seed
-from afr_cli.solve import SolveResult, solve
+from afr_cli.shared_work import SharedWork
+from afr_cli.solve import SolveResult
+from afr_cli.solve_memo import SolveMemo
 from afr_cli.store import UnitRecord
 
 REFIT = -1  # the stage index of "fit on the whole 80 %, score on the 20 %"
@@ -161,13 +162,17 @@ def needs_inner_cv(exp: Experiment) -> bool:
 
 
 def run_unit(exp: Experiment, dataset: str, base: Base, rep: int, X: np.ndarray, y: np.ndarray,
-             train_fraction: float | None = None, noise_eta: float = 0.0) -> UnitRecord:
+             train_fraction: float | None = None, noise_eta: float = 0.0,
+             shared: SharedWork | None = None) -> UnitRecord:
     """All models of the experiment on one (dataset, base, repetition) at one point of the protocol
     axes (training fraction: None = 1 - test_fraction; noise level eta); nothing is written here.
+    ``shared``: the work this unit shares with the other units of its task (``afr_cli.unit_groups``);
+    None: its own (identical problems solved once within the unit).
 
     Noise, when eta > 0, goes into every stage alike (inner-CV validation folds as the test rows),
     so the inner CV selects under the conditions it is scored in."""
-    t_unit = time.perf_counter()
+    t_unit, cpu_unit = time.perf_counter(), time.process_time()
+    shared = shared if shared is not None else SharedWork()
     seeds = UnitSeeds(exp, dataset, base, rep, train_fraction)
     train, test = seeds.split_rows(len(y))
     folds = KFold(exp.protocol.inner_folds, shuffle=True, random_state=seeds.folds)
@@ -184,11 +189,11 @@ def run_unit(exp: Experiment, dataset: str, base: Base, rep: int, X: np.ndarray,
         ytr, Xq = add_noise(exp, noise_eta, seeds.noise(stage.index), Xtr, ytr, Xq)
         Xtr, Xq = scale_rows(exp.scale, Xtr, Xq)
         t0 = time.perf_counter()
-        stats = LeafStatistics(base.fit(Xtr, ytr, seeds.forest(stage.index)), Xtr, ytr)
+        stats, train_rows = shared.training(base, seeds.forest(stage.index), Xtr, ytr)
         forest_seconds += time.perf_counter() - t0
-        train_rows, query_rows = stats.rows(), stats.rows(Xq)
+        query_rows = stats.rows(Xq)
         for model in trainable:
-            _score_model(model, scores[model.id], stage, train_rows, query_rows, ytr, yq)
+            _score_model(model, scores[model.id], stage, train_rows, query_rows, ytr, yq, shared.memo)
 
     selected: dict[str, dict] = {}
     for model in sorted(trainable, key=lambda m: m.select_as is not None):  # chooser before follower
@@ -204,12 +209,14 @@ def run_unit(exp: Experiment, dataset: str, base: Base, rep: int, X: np.ndarray,
     stored_fraction = round(1.0 - exp.protocol.test_fraction, 10) if train_fraction is None else train_fraction
     return UnitRecord(dataset, base.id, rep, seeds.split, len(train), len(test), forest_seconds,
                       time.perf_counter() - t_unit, results, grid,
-                      {"train_fraction": stored_fraction, "noise_eta": noise_eta})
+                      {"train_fraction": stored_fraction, "noise_eta": noise_eta},
+                      cpu_seconds=time.process_time() - cpu_unit)
 
 
 def _score_model(model: ModelConfig, s: _PointScores, stage: _Stage, train_rows, query_rows,
-                 ytr: np.ndarray, yq: np.ndarray) -> None:
-    """Every grid point of one model on one stage; features are reused across mixing values."""
+                 ytr: np.ndarray, yq: np.ndarray, memo: SolveMemo) -> None:
+    """Every grid point of one model on one stage; features are reused across mixing values, and
+    a problem solved before in the unit (or its task) is not solved again (``memo``)."""
     t0 = time.perf_counter()
     family = get_family(model.family)
     design_names = family.design_names()
@@ -222,7 +229,7 @@ def _score_model(model: ModelConfig, s: _PointScores, stage: _Stage, train_rows,
         theta = None
         if problem is not None:
             try:
-                result = solve(problem, loss=model.loss, solver=model.solver)
+                result, _ = memo.solve(problem, loss=model.loss, solver=model.solver)
             except SolverError:
                 s.status["failed"] += 1
                 _record(s, i, stage, None)

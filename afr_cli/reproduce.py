@@ -56,6 +56,7 @@ class PlannedExperiment:
     stored: int = 0
     missing: list[tuple] = field(default_factory=list)
     seconds_per_unit: float | None = None  # mean recorded compute of the stored units
+    measured_in: str = "cpu"  # what seconds_per_unit is: "cpu" (process time) or "wall" (stores before CPU)
 
     @property
     def projected_seconds(self) -> float | None:
@@ -116,9 +117,9 @@ def plan_experiment(owner: str, spec: ExperimentSpec, root: Path, reps: int | No
     done, todo = missing_units(exp, held)
     planned = PlannedExperiment(owner, spec, exp, len(done), todo)
     if held is not None:
-        status = store_status(store_dir)
-        if status.units:
-            planned.seconds_per_unit = 60 * status.compute_minutes / status.units
+        per_unit = store_status(store_dir).seconds_per_unit()
+        if per_unit is not None:
+            planned.seconds_per_unit, planned.measured_in = per_unit
     return planned
 
 
@@ -156,6 +157,11 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 60:.1f} min" if seconds >= 60 else f"{seconds:.0f} s"
 
 
+def _source(p: PlannedExperiment) -> str:
+    """What a projection rests on: recorded process time, or wall time (stores made before CPU)."""
+    return "from CPU" if p.measured_in == "cpu" else "from wall"
+
+
 def render_plan(planned: list[PlannedExperiment], root: Path, workers: int) -> str:
     """The plan as a table: per experiment its store, units stored and missing, and the compute
     projected for the missing ones; then the totals and the least wall time on ``workers``."""
@@ -170,7 +176,7 @@ def render_plan(planned: list[PlannedExperiment], root: Path, workers: int) -> s
         projected = p.projected_seconds
         rows.append([p.owner, label, str(p.exp.results), p.stored, len(p.missing),
                      "-" if not p.missing else ("unknown: nothing stored to time" if projected is None
-                                                else f"{projected / 60:.1f} CPU-min")])
+                                                else f"{projected / 60:.1f} CPU-min ({_source(p)})")])
     missing = sum(len(p.missing) for p in planned)
     known = [p.projected_seconds for p in planned if p.projected_seconds is not None]
     unknown = sum(1 for p in planned if p.projected_seconds is None)

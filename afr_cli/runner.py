@@ -28,7 +28,6 @@ from afr_cli.plugin_faults import UnitFailed, unit_failure
 from afr_cli.plugin_files import activate
 from afr_cli.plugins import exit_refused
 from afr_cli.preflight import check_runnable
-from afr_cli.protocol import run_unit
 from afr_cli.quiet_interrupt import (Terminated, cancelled_tasks_unannounced, interrupts_ignored, quiet_worker,
                                      start_quiet_resource_tracker)
 from afr_cli.run_messages import complete_message, interrupted_message
@@ -36,6 +35,7 @@ from afr_cli.store import STORE_FILE, ResultsStore, UnitRecord, axis_defaults, h
 from afr_cli.store.export import export_store, seed_store
 from afr_cli.store.faults import storage_faults
 from afr_cli.store.lock import StoreLock
+from afr_cli.unit_groups import UnitTask, run_task, unit_tasks
 from afr_cli.version import git_output
 
 BACKENDS = ("loky", "dask")
@@ -246,15 +246,19 @@ def _confirm_fresh(held, confirm: Callable[[str], bool] | None) -> None:
         raise AfrInputError(f"{held.directory}: --fresh not confirmed; nothing was changed")
 
 
-def _run_one(exp: Experiment, dataset: str, base_index: int, axis: tuple[float, float], rep: int,
-             X: np.ndarray, y: np.ndarray) -> UnitRecord:
+def _run_task(exp: Experiment, task: UnitTask, X: np.ndarray, y: np.ndarray) -> list[UnitRecord]:
+    """The units of one task (``afr_cli.unit_groups``: units sharing a forest or solves run together)."""
     activate(exp.plugins, exp.source)  # a worker imports the config's plugins once (from their source text)
-    fraction = axis[0] if exp.protocol.train_fractions else None  # no axis: the seeds of before
+    current = [task.members[0][0]]
+
+    def starting(base_index: int, axis) -> None:
+        current[0] = base_index
+
     try:
         with exit_refused():  # a plugin's exit attempt, even os._exit, is its failure, not a silent end
-            return run_unit(exp, dataset, exp.bases[base_index], rep, X, y, fraction, axis[1])
+            return run_task(exp, task, X, y, on_unit=starting)
     except (Exception, SystemExit) as err:  # a plugin's failure is the unit's, in one line; afr's keeps its traceback
-        failure = unit_failure(exp, f"{dataset} / {exp.bases[base_index].id} / rep {rep}", err)
+        failure = unit_failure(exp, f"{task.dataset} / {exp.bases[current[0]].id} / rep {task.rep}", err)
         if failure is None:
             raise
         raise failure from None
@@ -320,14 +324,16 @@ def _run_units(exp: Experiment, options: RunOptions, store: ResultsStore, todo: 
         jobs = Parallel(n_jobs=options.jobs, return_as="generator_unordered")
         started = time.perf_counter()
         try:
-            for unit in jobs(delayed(_run_one)(exp, d, b, a, r, *data[d]) for d, b, a, r in todo):
-                with storage_faults(store.path, f"store unit {unit.dataset} / {unit.base} / rep {unit.rep}"):
-                    store.write_unit(unit)
-                bar.update(1)
-                key = (unit.dataset, unit.base)
-                remaining[key] -= 1
-                if remaining[key] == 0:
-                    bar.write(dataset_summary(store, exp, *key))
+            tasks = unit_tasks(exp, todo)
+            for units in jobs(delayed(_run_task)(exp, task, *data[task.dataset]) for task in tasks):
+                for unit in units:
+                    with storage_faults(store.path, f"store unit {unit.dataset} / {unit.base} / rep {unit.rep}"):
+                        store.write_unit(unit)
+                    bar.update(1)
+                    key = (unit.dataset, unit.base)
+                    remaining[key] -= 1
+                    if remaining[key] == 0:
+                        bar.write(dataset_summary(store, exp, *key))
         except Exception as err:
             if type(err).__name__ != "TerminatedWorkerError":  # loky's: a worker process ended abruptly
                 raise

@@ -75,3 +75,25 @@ def test_bench_unit_compares_auto_with_a_store_made_by_another_solver(tmp_path):
     assert r["reps"] == 10 and r["extrapolated_auto_cpu_min"] > 0
     assert_one_line_error(run_afr("bench", "unit", str(path), "--dataset", "Friedman1", "--against", "auto"),
                           "--against", "ECOS")
+
+
+def test_bench_floor_times_shared_work_against_today_and_finds_the_rows_identical(tmp_path):
+    import json
+
+    import yaml
+
+    cfg = {"name": "trees", "protocol": {"reps": 1, "seeding": "rep-index"}, "datasets": ["Friedman1"],
+           "bases": [{"id": f"RF@{n}", "kind": "rf", "n_estimators": n} for n in (5, 10, 20)],
+           "models": [{"id": "forest", "family": "forest"},
+                      {"id": "abrf", "family": "eps-abrf", "grid": {"eps": [0.0, 0.5]}}]}
+    path = tmp_path / "trees.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    proc = run_afr("bench", "floor", str(path), "--dataset", "Friedman1", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    r = json.loads(proc.stdout)
+    assert r["units"] == 3 and r["tasks"] == 1  # three tree counts, one forest
+    assert r["identical"] is True and r["largest_move"] == 0.0
+    assert r["today"]["cpu_s"] > 0 and r["new"]["cpu_s"] > 0 and r["ratio"] > 0
+    text = run_afr("bench", "floor", str(path), "--dataset", "Friedman1").stdout
+    assert "rows identical: True" in text and "ratio" in text
+    assert_one_line_error(run_afr("bench", "floor", str(path), "--dataset", "Iris"), "--dataset", "Friedman1")

@@ -250,14 +250,14 @@ def test_splits_depend_only_on_seed_dataset_and_rep():
 
 
 def test_a_model_whose_every_solve_fails_is_an_error_naming_the_unit(config_path, monkeypatch):
-    import afr_cli.protocol as protocol
+    import afr_cli.solve_memo as solve_memo  # the protocol solves through the unit's memo
     from afr_cli.data import load_dataset
     from afr_cli.errors import SolverError
 
     def failing(*args, **kwargs):
         raise SolverError("no solver could fit the attention weights (ECOS: infeasible)")
 
-    monkeypatch.setattr(protocol, "solve", failing)
+    monkeypatch.setattr(solve_memo, "solve", failing)
     exp = load_experiment(config_path, ["models.2.grid.eps=[0.5]", "models.2.grid.tau=[1]"])
     X, y = load_dataset("Sparse")
     with pytest.raises(SolverError, match=r"Sparse / RF@10 / rep 0, model eps-abrf: every grid point"):

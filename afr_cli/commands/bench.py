@@ -163,3 +163,28 @@ def register(app: typer.Typer) -> None:
                          f"at {r['reps']} reps, AUTO extrapolated {r['extrapolated_auto_cpu_min']:.0f} CPU min): "
                          "largest |dR2| per model " + ", ".join(f"{m} {v:.1e}" for m, v in r["max_abs_dr2_vs_store"].items()))
         _emit(r, fmt, lines)
+
+    @bench.command("floor")
+    def floor(config: str = typer.Argument(..., help="experiment YAML"),
+              dataset: str = typer.Option(..., help="the units' dataset"),
+              rep: int = typer.Option(0, help="the units' repetition"),
+              overrides: list[str] = typer.Option(None, "--set", help="override a config key"),
+              fmt: str = typer.Option("table", "--format", help="table or json")) -> None:
+        """Shared work (solve memo, prefix forests, shared noise) against today's path on one
+        (dataset, rep): CPU seconds of each, the ratio, and whether the rows are identical."""
+        from afr_cli.benchmarks.floor import run
+        from afr_cli.config import load_experiment
+
+        _checked(fmt, "AUTO", 20, 1)
+        exp = load_experiment(config, list(overrides or []))
+        if dataset not in exp.datasets:
+            raise AfrInputError(f"--dataset: {dataset!r} is not allowed; allowed: {', '.join(exp.datasets)}")
+        if rep < 0:
+            raise AfrInputError(f"--rep: {rep} is not allowed; an integer >= 0")
+        r = run(config, dataset, rep, overrides)
+        lines = [f"{r['config']}, {r['dataset']}, rep {r['rep']}: {r['units']} units ({r['tasks']} tasks on the new path)",
+                 f"today (no memo, no prefix forests, no shared noise): {r['today']['cpu_s']:.2f} CPU s "
+                 f"({r['today']['wall_s']:.2f} s wall)",
+                 f"shared work: {r['new']['cpu_s']:.2f} CPU s ({r['new']['wall_s']:.2f} s wall)",
+                 f"ratio {r['ratio']:.2f}x; rows identical: {r['identical']} (largest score move {r['largest_move']:.1e})"]
+        _emit(r, fmt, lines)

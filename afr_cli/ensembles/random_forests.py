@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,25 @@ def forest_ensemble(forest) -> FittedEnsemble:
     """A fitted scikit-learn forest as a FittedEnsemble: weights 1/T, leaf values the training means."""
     T = len(forest.estimators_)
     return FittedEnsemble(forest.estimators_, np.full(T, 1.0 / T), 0.0, TRAINING_MEAN, AVERAGE, model=forest)
+
+
+def forest_prefix(fitted: FittedEnsemble, n_trees: int) -> FittedEnsemble:
+    """The first ``n_trees`` trees of a fitted rf/ert forest as a forest of their own.
+
+    scikit-learn draws every tree's seed in order from the forest's ``random_state`` (one draw per
+    tree, before any tree is fit), so under one integer seed a forest of n trees is the first n
+    trees of a larger forest, tree for tree; prediction and apply run over ``estimators_`` in order
+    (single-threaded). tests/test_shared_work.py pins this, per kind, against forests fitted apart.
+    """
+    forest = fitted.model
+    if forest is None or not isinstance(forest, (RandomForestRegressor, ExtraTreesRegressor)):
+        raise TypeError("forest_prefix needs a fitted rf or ert forest")
+    if not 1 <= n_trees <= len(forest.estimators_):
+        raise ValueError(f"a prefix of 1..{len(forest.estimators_)} trees, not {n_trees}")
+    prefix = copy.copy(forest)  # shallow: the trees themselves are shared, read only
+    prefix.estimators_ = forest.estimators_[:n_trees]
+    prefix.n_estimators = n_trees
+    return forest_ensemble(prefix)
 
 
 class _Forest(Ensemble):

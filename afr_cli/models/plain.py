@@ -17,11 +17,13 @@ class ForestFamily(Family):
     params = ()
     structures = (AVERAGE, BOOSTED)
 
-    def features(self, rows: RowTensors, design: Mapping[str, float]) -> np.ndarray:
-        return rows.memo(("forest-predict",), lambda: rows.stats.ensemble.predict(rows.X))
+    def features(self, rows: RowTensors, design: Mapping[str, float]) -> RowTensors:
+        """The rows themselves: the ensemble predicts them only when a prediction is asked for
+        (nothing is trained, so the training rows' predictions were never used)."""
+        return rows
 
     def training_problem(self, feats, y, mixing):
         return None
 
-    def predict(self, feats: np.ndarray, mixing, theta) -> np.ndarray:
-        return feats
+    def predict(self, feats: RowTensors, mixing, theta) -> np.ndarray:
+        return feats.memo(("forest-predict",), lambda: feats.stats.ensemble.predict(feats.X))

@@ -38,7 +38,8 @@ from pathlib import Path
 import pandas as pd
 
 from afr_cli.errors import AfrInputError
-from afr_cli.store.schema import JSON_COLUMNS, STORE_FILE, TABLES, axis_defaults, axis_names, create_tables_sql
+from afr_cli.store.schema import (JSON_COLUMNS, OPTIONAL_COLUMNS, STORE_FILE, TABLES, axis_defaults, axis_names,
+                                    create_tables_sql, with_optional_columns)
 from afr_cli.store.writer import ResultsStore
 
 EXPORT_DIR = "export"
@@ -125,9 +126,10 @@ def _export_table(store: ResultsStore, table: str, kept: dict[str, bool], grid_d
     columns = store.columns(table)
     rounded = set(GRID_ROUNDED) if table == "grid" else set()
     left_out = {c for option, cols in GRID_OPTIONAL.items() if not kept[option] for c in cols} if table == "grid" else set()
+    rows = store.rows(table)
+    left_out |= _empty_optional(table, columns, rows)
     keep = [i for i, (name, _) in enumerate(columns) if name not in left_out]
     dict_col = PARAM_COLUMNS.get(table)
-    rows = store.rows(table)
     dict_index = next((i for i, (name, _) in enumerate(columns) if name == dict_col), None)
     decoded = [json.loads(r[dict_index]) for r in rows] if dict_index is not None else []
     if any(not isinstance(d, dict) for d in decoded):
@@ -152,6 +154,14 @@ def _export_table(store: ResultsStore, table: str, kept: dict[str, bool], grid_d
     if dict_index is not None:
         description["as_columns"] = {dict_col: param_keys}
     return _csv_bytes(header, body), description
+
+
+def _empty_optional(table: str, columns: list[tuple[str, str]], rows: list[tuple]) -> set[str]:
+    """The table's optional columns (``schema.OPTIONAL_COLUMNS``) no row holds a value in: left
+    out, so a store from before them (its rows NULL there) exports the same bytes as before."""
+    optional = {name for name, _ in OPTIONAL_COLUMNS[table]}
+    return {name for i, (name, _) in enumerate(columns)
+            if name in optional and all(row[i] is None for row in rows)}
 
 
 def export_store(directory: str | Path, grid_cv: bool | None = None, grid_solves: bool | None = None,
@@ -283,7 +293,7 @@ class ExportedStore:
         for col in JSON_COLUMNS:
             if col in df:
                 df[col] = df[col].map(lambda v: json.loads(v) if isinstance(v, str) else v)
-        return df
+        return with_optional_columns(table, df)
 
 
 def seed_store(directory: str | Path) -> ResultsStore:

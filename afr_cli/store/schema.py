@@ -35,6 +35,17 @@ COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
              ("rep", "INTEGER NOT NULL"), ("point", "TEXT NOT NULL"), ("cv_r2", "REAL"), ("cv_mae", "REAL"),
              ("test_r2", "REAL"), ("test_mae", "REAL"), ("test_rmse", "REAL"), ("solves", "TEXT")),
 }
+# Non-key columns later versions added, nullable (name, declared SQL type), after the axes in
+# table order: a store made before one reads it as missing (NULL, NaN in a frame) and a run that
+# extends such a store adds it empty (``missing_optional_columns``); an export leaves one out when
+# no row holds a value, so a store from before it re-exports byte for byte. Not required to read
+# a store (``faults.REQUIRED_COLUMNS``). ``cpu_seconds``: the unit's process time in its worker
+# (forest fits, features, solves), beside its wall ``seconds``.
+OPTIONAL_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
+    "units": (("cpu_seconds", "REAL"),),
+    "results": (),
+    "grid": (),
+}
 # Each table's key without the axes (the export's sort order; the axes go in before ``rep``) and
 # its JSON columns (decoded into dicts on reading).
 KEYS = {"units": ("dataset", "base", "rep"), "results": ("dataset", "base", "model", "rep"),
@@ -103,6 +114,7 @@ def create_tables_sql() -> str:
     for table in TABLES:
         columns = [f"{name} {declared}" for name, declared in COLUMNS[table]]
         columns += [f"{axis.name} {axis.sql_type} NOT NULL" for axis in AXES]
+        columns += [f"{name} {declared}" for name, declared in OPTIONAL_COLUMNS[table]]
         statements.append(f"CREATE TABLE IF NOT EXISTS {table} (\n    " + ", ".join(columns)
                           + f",\n    PRIMARY KEY ({', '.join(key_columns(table))}));")
     return "\n".join(statements) + "\n"
@@ -113,3 +125,18 @@ def missing_axis_columns(table: str, present: set[str], defaults: tuple) -> list
     ``defaults`` (its key stays as it was, still unique: such a store holds one point of them)."""
     return [f"ALTER TABLE {table} ADD COLUMN {axis.name} {axis.sql_type} NOT NULL DEFAULT {value!r}"
             for axis, value in zip(AXES, defaults) if axis.name not in present]
+
+
+def missing_optional_columns(table: str, present: set[str]) -> list[str]:
+    """``ALTER TABLE`` statements giving a table from before some optional columns their columns
+    (empty: NULL in every stored row)."""
+    return [f"ALTER TABLE {table} ADD COLUMN {name} {declared}"
+            for name, declared in OPTIONAL_COLUMNS[table] if name not in present]
+
+
+def with_optional_columns(table: str, frame: pd.DataFrame) -> pd.DataFrame:
+    """A table's frame with every optional column present, as floats (NaN where a row, or a store
+    made before the column, holds no value): stores and exports of any age read alike."""
+    for name, _ in OPTIONAL_COLUMNS[table]:
+        frame[name] = frame[name].astype(float) if name in frame else float("nan")
+    return frame

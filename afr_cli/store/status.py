@@ -31,10 +31,22 @@ class StoreStatus:
     units: int = 0
     axes: tuple[str, ...] = ()  # protocol axes the store varies (training fraction, noise level)
     axis_points: int = 1  # their combinations per (dataset, base); reps counts each one's repetitions
+    cpu_minutes: float = 0.0  # recorded process time, summed over the units that record it
+    cpu_units: int = 0  # units recording their process time (stores made before record none)
 
     @property
     def solved(self) -> int:
         return sum(n for key, n in self.solves.items() if ":" in key)
+
+    def seconds_per_unit(self) -> tuple[float, str] | None:
+        """The mean compute of a stored unit and what it is measured in: ``cpu`` (recorded
+        process time, over the units that record it) where any unit records it, else ``wall``
+        (wall seconds, which overstate CPU on a loaded machine); None when no unit is stored."""
+        if self.cpu_units:
+            return 60 * self.cpu_minutes / self.cpu_units, "cpu"
+        if self.units:
+            return 60 * self.compute_minutes / self.units, "wall"
+        return None
 
     @property
     def mean_reps(self) -> float:
@@ -68,9 +80,11 @@ def store_status(directory: str | Path) -> StoreStatus:
     for status in own.get("solver_status", []):
         solves.update(status)
     manifest = store.manifest()
+    cpu = units["cpu_seconds"].dropna() if "cpu_seconds" in units else pd.Series(dtype=float)
     return StoreStatus(Path(directory), manifest, reps, gaps,
                        float(units["seconds"].sum()) / 60 if len(units) else 0.0, solves,
-                       store.source, run_progress(manifest, units), len(units), tuple(axes), points)
+                       store.source, run_progress(manifest, units), len(units), tuple(axes), points,
+                       float(cpu.sum()) / 60, len(cpu))
 
 
 def run_progress(manifest: dict, units: pd.DataFrame, now: datetime | None = None) -> str | None:
@@ -166,7 +180,9 @@ def render_status(status: StoreStatus, detail: bool = False) -> str:
         span += f" at each of {status.axis_points} ({', '.join(status.axes)}) points"
     n_data, n_bases = len(status.reps.index), len(status.reps.columns)
     lines.append(f"  {status.units} units: {n_data} dataset{'s' * (n_data != 1)} x {n_bases} base{'s' * (n_bases != 1)}, "
-                 f"{span}; {status.compute_minutes:.1f} min of compute")
+                 f"{span}; {status.compute_minutes:.1f} min of compute"
+                 + (f" (wall); {status.cpu_minutes:.1f} CPU-min recorded on {status.cpu_units} of them"
+                    if status.cpu_units else ""))
     if status.solves:
         by_solver = ", ".join(f"{k} {n}" for k, n in sorted(status.solves.items()) if ":" in k)
         fell_back, failed = status.solves.get("fallbacks", 0), status.solves.get("failed", 0)
@@ -192,4 +208,22 @@ def render_totals(statuses: list[StoreStatus], workers: int, at: int | None = No
         scaled = sum(s.compute_minutes * at / s.mean_reps for s in statuses if s.mean_reps)
         lines.append(f"at {at} repetitions each: {scaled:.1f} min of compute "
                      f"({_duration(60 * scaled / workers)} wall at best on {workers} workers)")
+    if any(s.cpu_units for s in statuses):
+        lines.append(_cpu_totals(statuses, workers, at))
     return "\n".join(lines)
+
+
+def _cpu_totals(statuses: list[StoreStatus], workers: int, at: int | None) -> str:
+    """The compute of every store in CPU-min: its units at their recorded process time where the
+    store records it, else at their wall time (labelled), scaled to ``at`` repetitions if given."""
+    minutes, by_cpu = 0.0, 0
+    for s in statuses:
+        per_unit = s.seconds_per_unit()
+        if per_unit is None or (at is not None and not s.mean_reps):
+            continue
+        seconds, measured = per_unit
+        by_cpu += measured == "cpu"
+        minutes += seconds * s.units * (at / s.mean_reps if at is not None else 1) / 60
+    scope = f"at {at} repetitions each" if at is not None else "as stored"
+    return (f"CPU {scope}: {minutes:.1f} CPU-min ({_duration(60 * minutes / workers)} wall at best on {workers} "
+            f"workers), from recorded CPU for {by_cpu} store(s), from wall time for {len(statuses) - by_cpu}")

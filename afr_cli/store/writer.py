@@ -29,7 +29,8 @@ import pandas as pd
 
 from afr_cli.errors import AfrInputError
 from afr_cli.store.schema import (JSON_COLUMNS, SQLITE_HEADER, STORE_FILE, TABLES, axis_defaults, axis_names,
-                                    create_tables_sql, key_columns, missing_axis_columns)
+                                    create_tables_sql, key_columns, missing_axis_columns,
+                                    missing_optional_columns, with_optional_columns)
 
 
 @dataclass
@@ -49,6 +50,7 @@ class UnitRecord:
     results: list[dict]
     grid: list[dict]
     axes: dict[str, float] = field(default_factory=dict)
+    cpu_seconds: float | None = None  # process time in the worker (None: not measured)
 
 
 class ResultsStore:
@@ -94,7 +96,8 @@ class ResultsStore:
             defaults = axis_defaults(manifest)
             for table in TABLES:
                 present = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
-                for statement in missing_axis_columns(table, present, defaults):
+                for statement in (missing_axis_columns(table, present, defaults)
+                                  + missing_optional_columns(table, present)):
                     conn.execute(statement)
             conn.executemany("INSERT OR REPLACE INTO manifest VALUES (?, ?)",
                              [(k, json.dumps(v, default=str)) for k, v in manifest.items()])
@@ -115,9 +118,9 @@ class ResultsStore:
             axes = tuple(unit.axes[a] if a in unit.axes else defaults[a] for a in names)
             cur = conn.execute(
                 _insert("units", "dataset, base, rep, split_seed, n_train, n_test, forest_seconds, seconds, "
-                                 "finished_at", "INSERT OR IGNORE"),
+                                 "finished_at, cpu_seconds", "INSERT OR IGNORE"),
                 (unit.dataset, unit.base, unit.rep, unit.split_seed, unit.n_train, unit.n_test,
-                 unit.forest_seconds, unit.seconds, datetime.now(timezone.utc).isoformat(), *axes))
+                 unit.forest_seconds, unit.seconds, datetime.now(timezone.utc).isoformat(), unit.cpu_seconds, *axes))
             if cur.rowcount == 0:
                 return
             conn.executemany(
@@ -255,7 +258,7 @@ class ResultsStore:
         for col in JSON_COLUMNS:
             if col in df:  # pandas reads NULL as NaN in a column that also holds text
                 df[col] = df[col].map(lambda v: json.loads(v) if isinstance(v, str) else None)
-        return df
+        return with_optional_columns(table, df)
 
 
 def _insert(table: str, columns: str, verb: str = "INSERT") -> str:

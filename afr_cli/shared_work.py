@@ -1,0 +1,110 @@
+"""What the units of one task share: identical problems solved once, a forest fitted once and
+read by every unit that needs it (whole, or as a prefix of fewer trees), and its training-row
+tensors built once.
+
+``Speedups`` names the three ways work is shared, each of which gives the same bytes as the
+path without it (tests/test_shared_work.py): ``memo`` (identical problems solved once,
+``afr_cli.solve_memo``), ``prefix`` (forests of one seeding differing only in tree count fitted
+once at the largest count, the others read as its first trees: ``forest_prefix``) and
+``shared_noise`` (units differing only in noise on the query rows share forest, tensors and
+solves). ``TODAY`` turns them all off (``afr bench floor`` times it against the new path).
+``unit_groups`` decides which units one task computes together; the protocol asks a
+``SharedWork`` for each stage's fitted forest and training rows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from afr_cli.config import Base
+from afr_cli.ensembles.random_forests import forest_prefix
+from afr_cli.features import LeafStatistics, RowTensors
+from afr_cli.solve_memo import SolveMemo
+
+PREFIX_KINDS = ("rf", "ert")  # the kinds whose prefix property tests/test_shared_work.py proves
+
+
+@dataclass(frozen=True)
+class Speedups:
+    """Which shared-work paths a run takes (all on by default; every one is bit-identical)."""
+
+    memo: bool = True
+    prefix: bool = True
+    shared_noise: bool = True
+
+
+TODAY = Speedups(memo=False, prefix=False, shared_noise=False)
+
+
+def prefix_family(base: Base) -> tuple | None:
+    """What a base's forest is, apart from its tree count, when forests of its kind are prefixes of
+    larger ones under one seed (rf, ert); None for every other kind."""
+    if base.kind not in PREFIX_KINDS:
+        return None
+    return (base.kind, tuple(sorted((k, repr(v)) for k, v in base.params.items() if k != "n_estimators")))
+
+
+def tree_count(base: Base) -> int:
+    """The base's number of trees (its kind's default when the config does not set it)."""
+    return int(base.ensemble.with_defaults(base.params)["n_estimators"])
+
+
+def _digest(*arrays: np.ndarray) -> bytes:
+    h = hashlib.sha256()
+    for a in arrays:
+        a = np.asarray(a)
+        h.update(f"|{a.dtype.str}{a.shape}|".encode())
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.digest()
+
+
+@dataclass
+class SharedWork:
+    """The work the units of one task share (one unit alone: only the solve memo).
+
+    ``largest``: per prefix family (``prefix_family``), the most trees any unit of the task fits;
+    a forest of that family is fitted once at that count and each unit reads its prefix.
+    ``share_rows``: keep each stage's training-row tensors (``LeafStatistics`` and ``RowTensors``,
+    with the features families cache on them) for the other units of the task (units that differ
+    only in query-side noise fit the same forest on the same rows).
+    """
+
+    speedups: Speedups = field(default_factory=Speedups)
+    largest: dict[tuple, int] = field(default_factory=dict)
+    share_rows: bool = False
+
+    def __post_init__(self):
+        self.memo = SolveMemo(self.speedups.memo)
+        self._forests: dict[tuple, object] = {}
+        self._rows: dict[tuple, tuple[LeafStatistics, RowTensors]] = {}
+
+    def training(self, base: Base, seed: int, X: np.ndarray, y: np.ndarray) -> tuple[LeafStatistics, RowTensors]:
+        """The stage's fitted forest as leaf statistics over its training rows, and those rows'
+        tensors: fitted here, or read from what another unit of the task fitted."""
+        if not (self.largest or self.share_rows):
+            stats = LeafStatistics(base.fit(X, y, seed), X, y)
+            return stats, stats.rows()
+        family = prefix_family(base) if self.largest else None
+        wanted = tree_count(base) if family in self.largest else None
+        key = (family or (base.kind, repr(sorted(base.params.items()))), seed, _digest(X, y))
+        if (key, wanted) in self._rows:
+            return self._rows[(key, wanted)]
+        ensemble = self._forest(base, family, key, seed, X, y)
+        if wanted is not None and wanted < ensemble.n_trees:
+            ensemble = forest_prefix(ensemble, wanted)
+        stats = LeafStatistics(ensemble, X, y)
+        rows = stats, stats.rows()
+        if self.share_rows:
+            self._rows[(key, wanted)] = rows
+        return rows
+
+    def _forest(self, base: Base, family: tuple | None, key: tuple, seed: int, X: np.ndarray, y: np.ndarray):
+        if key not in self._forests:
+            fit_as = base
+            if family in self.largest:
+                fit_as = Base(base.id, base.kind, {**base.params, "n_estimators": self.largest[family]})
+            self._forests[key] = fit_as.fit(X, y, seed)
+        return self._forests[key]
