@@ -127,7 +127,9 @@ def _alive(pid: int) -> bool:
 
 @pytest.mark.slow
 def test_ctrl_c_stops_two_workers_quietly_and_the_same_command_resumes(config_path, reference, tmp_path):
-    command = [afr_bin(), "run", str(config_path), "--jobs", "2", "--out", str(tmp_path), "--reps", "6"]
+    # 20 repetitions (40 units): enough that the interrupt lands mid-run however fast a unit is
+    reps, units = 20, 40
+    command = [afr_bin(), "run", str(config_path), "--jobs", "2", "--out", str(tmp_path), "--reps", str(reps)]
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     deadline = time.time() + 300
     while _units(tmp_path) < 1 and time.time() < deadline and proc.poll() is None:
@@ -137,12 +139,12 @@ def test_ctrl_c_stops_two_workers_quietly_and_the_same_command_resumes(config_pa
     _, stderr = proc.communicate(timeout=120)
     stored = _units(tmp_path)
     assert proc.returncode == 130, stderr
-    assert 1 <= stored < 12, "the interrupt must land mid-run"
+    assert 1 <= stored < units, "the interrupt must land mid-run"
     assert len(workers) >= 2  # the loky workers (and its resource tracker) were running
     for noise in ("Traceback", "KeyboardInterrupt", "Solver interrupted"):
         assert noise not in stderr, stderr
     last = stderr.strip().splitlines()[-1]
-    assert last == (f"interrupted: {tmp_path}: {stored} of 12 units stored; re-running the same command "
+    assert last == (f"interrupted: {tmp_path}: {stored} of {units} units stored; re-running the same command "
                     f"(afr run {config_path} --out {tmp_path}) resumes with the missing ones")
     deadline = time.time() + 30
     while any(_alive(w) for w in workers) and time.time() < deadline:
@@ -150,9 +152,9 @@ def test_ctrl_c_stops_two_workers_quietly_and_the_same_command_resumes(config_pa
     assert not [w for w in workers if _alive(w)], "the workers must stop with the run"
     resumed = run_afr(*command[1:], "-q")
     assert resumed.returncode == 0, resumed.stderr
-    assert f"{stored} already stored, {12 - stored} to run" in resumed.stdout
+    assert f"{stored} already stored, {units - stored} to run" in resumed.stdout
     rows = _rows(tmp_path)
-    assert len(rows) == 3 * len(reference) // 2
+    assert len(rows) == reps * len(reference) // 4  # the reference holds 4 repetitions
     pd.testing.assert_frame_equal(rows[rows.rep < 4].reset_index(drop=True), reference, check_exact=True)
 
 
