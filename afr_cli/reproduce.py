@@ -180,7 +180,7 @@ def render_plan(planned: list[PlannedExperiment], root: Path, workers: int) -> s
     missing = sum(len(p.missing) for p in planned)
     known = [p.projected_seconds for p in planned if p.projected_seconds is not None]
     unknown = sum(1 for p in planned if p.projected_seconds is None)
-    total = (f"{len(planned)} experiments: {sum(p.stored for p in planned)} units stored, {missing} missing; "
+    total = (f"{len(planned)} experiment{'s' * (len(planned) != 1)}: {sum(p.stored for p in planned)} units stored, {missing} missing; "
              f"projected {sum(known) / 60:.1f} CPU-min ({_duration(sum(known) / max(1, workers))} wall at best on "
              f"{workers} worker{'s' * (workers != 1)})"
              + (f", plus {unknown} experiment(s) with nothing stored to time" if unknown else ""))
