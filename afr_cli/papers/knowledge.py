@@ -23,6 +23,7 @@ import yaml
 
 from afr_cli.bayesian import DEFAULT_ROPE
 from afr_cli.errors import AfrInputError
+from afr_cli.params import is_integer, is_number
 
 PAPERS_DIR = Path(__file__).resolve().parent
 DATA_FILE, PAGE_FILE = "paper.yaml", "page.md"
@@ -184,9 +185,7 @@ def _require(record: dict, key: str, where: str) -> Any:
 
 
 def _parse_report(raw: dict, paper: str, where: str) -> Report:
-    unknown = set(raw) - REPORT_KEYS
-    if unknown:
-        raise AfrInputError(f"{where}: {sorted(unknown)[0]}: unknown key; allowed: {', '.join(sorted(REPORT_KEYS))}")
+    _unknown_keys(raw, REPORT_KEYS, where)
     return Report(str(_require(raw, "name", where)), paper, tuple(_require(raw, "stores", where)),
                   tuple(raw.get("tables", ())), tuple(tuple(pair) for pair in raw.get("compare", ())),
                   tuple(raw.get("friedman", ())), _compare_metric(raw, where),
@@ -195,7 +194,7 @@ def _parse_report(raw: dict, paper: str, where: str) -> Report:
 
 def _compare_rope(raw: dict, where: str) -> float:
     rope = raw.get("compare_rope", DEFAULT_ROPE)
-    if isinstance(rope, bool) or not isinstance(rope, (int, float)) or not rope >= 0:
+    if not is_number(rope) or not rope >= 0:
         raise AfrInputError(f"{where}: compare_rope: {rope!r} is not allowed; allowed: a number >= 0 "
                             f"(half-width in compare_metric's unit; default {DEFAULT_ROPE})")
     return float(rope)
@@ -286,12 +285,10 @@ def _parse_study(raw: dict, paper: str, where: str) -> Study:
     """A ``studies`` entry; a one-line error naming the key otherwise."""
     if not isinstance(raw, dict):
         raise AfrInputError(f"{where}: not a mapping of study keys; allowed: {', '.join(sorted(STUDY_KEYS))}")
-    unknown = set(raw) - STUDY_KEYS
-    if unknown:
-        raise AfrInputError(f"{where}: {sorted(unknown)[0]}: unknown key; allowed: {', '.join(sorted(STUDY_KEYS))}")
+    _unknown_keys(raw, STUDY_KEYS, where)
     name = str(_require(raw, "name", where))
     digits = raw.get("digits", 3)
-    if not isinstance(digits, int) or isinstance(digits, bool) or not 0 <= digits <= 12:
+    if not is_integer(digits) or not 0 <= digits <= 12:
         raise AfrInputError(f"{where}: {name}: digits: {digits!r} is not allowed; allowed: an integer 0-12")
     formats = raw.get("formats") or {}
     if not isinstance(formats, dict):
