@@ -170,7 +170,7 @@ def register(app: typer.Typer) -> None:
               dataset: str = typer.Option(..., help="the units' dataset"),
               rep: int = typer.Option(0, help="the units' repetition"),
               overrides: list[str] = typer.Option(None, "--set", help="override a config key"),
-              trees: str = typer.Option(FAST, "--trees", help="the new path's trees: " + TREES_HELP),
+              trees: str = typer.Option(FAST, "--trees", help=TREES_HELP + " on the new path (today's: sklearn)"),
               fmt: str = typer.Option("table", "--format", help="table or json")) -> None:
         """Shared work (solve memo, prefix forests, shared noise, fast trees) against today's path on
         one (dataset, rep): CPU seconds of each, the ratio, and whether the rows are identical."""
