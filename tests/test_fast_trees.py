@@ -158,6 +158,38 @@ def test_forests_the_fast_path_does_not_reproduce_are_left_to_scikit_learn():
         fit_forest(RandomForestRegressor(n_estimators=0), X, y)
 
 
+def test_an_ensemble_of_ones_own_over_a_subclass_keeps_scikit_learns_own_calls():
+    """The fast path calls scikit-learn's tree internals; a subclass may override what it bypasses."""
+    from sklearn.tree import DecisionTreeRegressor
+
+    from afr_cli.ensembles.gbm import BoostedTrees
+    from afr_cli.ensembles.random_forests import RandomForest
+
+    class Halved(RandomForestRegressor):
+        def predict(self, X):
+            return super().predict(X) / 2
+
+    class HalvedTree(DecisionTreeRegressor):
+        def predict(self, X, check_input=True):
+            return super().predict(X, check_input) / 2
+
+    class MyForest(RandomForest):
+        sklearn_class = Halved
+
+    class MyBoosted(BoostedTrees):
+        learner = HalvedTree
+
+    X, y, Xq = _data("ties")
+    forest = MyForest().fit(X, y, 0, n_estimators=3)
+    assert not forest.fast and np.array_equal(forest.predict(Xq), forest.model.predict(Xq))
+    boosted = MyBoosted().fit(X, y, 0, n_estimators=3)
+    assert not boosted.fast
+    halved = np.full(len(Xq), boosted.intercept)
+    for weight, tree in zip(boosted.tree_weights, boosted.trees):
+        halved += weight * tree.predict(Xq)  # the subclass's own predict, halved
+    assert np.array_equal(boosted.predict(Xq), halved)
+
+
 def test_leaf_ids_keep_scikit_learns_layout_because_a_c_ordered_copy_moves_sums_over_trees():
     """A forest's leaf ids are F-ordered (scikit-learn's ``np.array(per_tree).T``), a GBM's
     C-ordered (``np.column_stack``); the fast path keeps both. Why it matters: B indexed by the

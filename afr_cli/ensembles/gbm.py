@@ -45,7 +45,7 @@ def boost(X: np.ndarray, y: np.ndarray, learner: type, seed: int | None, n_estim
     h0 = float(y.mean())
     fitted = np.full(len(y), h0)
     trees = []
-    fast = fast_trees()
+    fast = fast_trees() and learner in (DecisionTreeRegressor, ExtraTreeRegressor)  # not a subclass of one's own
     X32 = missing = None
     for _ in range(n_estimators):
         tree = learner(max_depth=max_depth, min_samples_leaf=min_samples_leaf, max_features=max_features,

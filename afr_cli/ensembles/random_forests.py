@@ -13,7 +13,7 @@ import numpy as np
 from sklearn.ensemble import ExtraTreesRegressor, RandomForestRegressor
 
 from afr_cli.ensembles.base import AVERAGE, TRAINING_MEAN, Ensemble, FittedEnsemble
-from afr_cli.ensembles.fast_trees import fit_forest
+from afr_cli.ensembles.fast_trees import fit_forest, fits_fast
 from afr_cli.ensembles.params import MAX_DEPTH, MAX_FEATURES, MIN_SAMPLES_LEAF, N_ESTIMATORS
 from afr_cli.tree_path import fast_trees
 
@@ -55,7 +55,7 @@ class _Forest(Ensemble):
         forest = self.sklearn_class(n_estimators=p["n_estimators"], min_samples_leaf=p["min_samples_leaf"],
                                     max_features=p["max_features"], max_depth=p["max_depth"],
                                     random_state=seed, n_jobs=1)
-        if fast_trees():
+        if fast_trees() and fits_fast(forest):  # scikit-learn's own classes (not a subclass of one's own)
             return forest_ensemble(fit_forest(forest, X, y), fast=True)
         return forest_ensemble(forest.fit(X, y))  # single-threaded: the runner parallelises units
 
