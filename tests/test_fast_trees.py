@@ -289,3 +289,36 @@ def test_bench_trees_times_both_paths_in_one_run_and_finds_them_identical():
         assert row["identical"] is True, label
         assert row[FAST]["fit"] > 0 and row[SKLEARN]["fit"] > 0 and row["fit_ratio"] > 0, label
     assert_one_line_error(run_afr("bench", "trees", "--repeats", "0"), "--repeats", ">= 1")
+
+
+def test_the_runner_and_reproduce_hand_the_tree_path_to_the_workers(tmp_path, monkeypatch):
+    """``--trees`` reaches the fits: with ``sklearn`` the fast forest builder is never called."""
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    import yaml
+
+    import afr_cli.ensembles.random_forests as random_forests
+    import afr_cli.reproduce as reproduce
+    from afr_cli.config import load_experiment
+    from afr_cli.runner import RunOptions, run_experiment
+
+    fast_fits = []
+    real = random_forests.fit_forest
+    monkeypatch.setattr(random_forests, "fit_forest", lambda *args: fast_fits.append(1) or real(*args))
+    cfg = {"name": "path", "protocol": {"reps": 1}, "datasets": ["Friedman1"],
+           "bases": [{"id": "RF", "kind": "rf", "n_estimators": 3}], "models": [{"id": "forest", "family": "forest"}]}
+    path = tmp_path / "path.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    for trees, out in ((SKLEARN, "a"), (FAST, "b")):
+        exp = load_experiment(path, [], str(tmp_path / out))
+        run_experiment(exp, RunOptions(jobs=1, progress=False, export=False, speedups=speedups_for(trees)),
+                       echo=lambda *_: None)
+        assert bool(fast_fits) is (trees == FAST), trees  # jobs=1: the worker is this process
+
+    seen = []
+    monkeypatch.setattr(reproduce, "run_experiment", lambda exp, options, echo: seen.append(options.speedups))
+    planned = [SimpleNamespace(exp=SimpleNamespace(results=Path("r")), missing=[1], owner="paper",
+                               spec=SimpleNamespace(label="one", config=Path("one.yaml")))]
+    reproduce.run_plan(planned, RunOptions(progress=False, speedups=speedups_for(SKLEARN)))
+    assert seen == [Speedups(fast_trees=False)]
