@@ -7,7 +7,11 @@ input once, exactly as its own ``fit`` does (float32 X in the layout given, y as
 float64 column, the missing-values mask), and each tree is then built directly with the seed
 scikit-learn would draw for it: one ``randint(MAX_INT)`` per tree, in order, from the forest's
 ``random_state`` (``_set_random_states``), and with bootstrap the same
-``_generate_sample_indices`` draw turned into per-row counts passed as sample weights. Apply and
+``_generate_sample_indices`` draw turned into per-row counts passed as sample weights. Both the
+bootstrap draw and the tree's own draws come from a ``RandomState`` seeded with the tree's seed;
+scikit-learn builds a new one each time (``check_random_state(seed)``, ~0.2 ms, mostly the
+constructor's own entropy draw before it is reseeded), here one is reseeded in place (``seed``,
+the same legacy seeding, a few microseconds) and lent to the tree for its fit only. Apply and
 predict validate X once and call each tree's ``tree_`` directly. The leaf ids of a forest come
 out as scikit-learn's ``np.array(per_tree).T``: an F-ordered (n, T) array. The layout matters:
 the leaf values indexed by it, B (n, T), keep it, and a sum over trees of an F-ordered B is not
@@ -63,11 +67,19 @@ def fit_forest(forest, X: np.ndarray, y: np.ndarray):
     fixed = {**forest.estimator_.get_params(), **{p: getattr(forest, p) for p in forest.estimator_params}}
     trees = [tree_class(**{**fixed, "random_state": stream.randint(MAX_INT)}) for _ in range(forest.n_estimators)]
     n = X.shape[0]
+    draws = np.random.RandomState(0)  # reseeded per use: what check_random_state(seed) would build anew
     for tree in trees:
+        seed = tree.random_state
         weight = None
         if forest.bootstrap:
-            weight = np.bincount(_generate_sample_indices(tree.random_state, n, n_bootstrap, None), minlength=n)
-        tree._fit(X, y, sample_weight=weight, check_input=False, missing_values_in_feature_mask=missing)
+            draws.seed(seed)
+            weight = np.bincount(_generate_sample_indices(draws, n, n_bootstrap, None), minlength=n)
+        draws.seed(seed)
+        tree.random_state = draws  # for the fit only: the tree keeps its integer seed
+        try:
+            tree._fit(X, y, sample_weight=weight, check_input=False, missing_values_in_feature_mask=missing)
+        finally:
+            tree.random_state = seed
     forest.estimators_ = trees
     return forest
 
