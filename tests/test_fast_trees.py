@@ -148,6 +148,17 @@ def test_the_forest_object_is_the_one_its_own_fit_builds(forest_class, options):
     assert ours.predict(Xq).tobytes() == theirs.predict(Xq).tobytes()
 
 
+def test_a_column_y_is_warned_about_and_fitted_as_scikit_learn_fits_it():
+    from sklearn.exceptions import DataConversionWarning
+
+    X, y, Xq = _data("ties")
+    with pytest.warns(DataConversionWarning, match="column-vector y"):
+        ours = fit_forest(RandomForestRegressor(n_estimators=3, random_state=4), X, y[:, None])
+    with pytest.warns(DataConversionWarning, match="column-vector y"):
+        theirs = RandomForestRegressor(n_estimators=3, random_state=4).fit(X, y[:, None])
+    assert ours.predict(Xq).tobytes() == theirs.predict(Xq).tobytes()
+
+
 def test_forests_the_fast_path_does_not_reproduce_are_left_to_scikit_learn():
     X, y, _ = _data("ties")
     warm = fit_forest(RandomForestRegressor(n_estimators=3, random_state=1, warm_start=True), X, y)

@@ -25,10 +25,14 @@ pins all of this against scikit-learn's own path.
 
 from __future__ import annotations
 
+from warnings import warn
+
 import numpy as np
+from sklearn import config_context
 from sklearn.ensemble import ExtraTreesRegressor, RandomForestRegressor
 from sklearn.ensemble._bootstrap import _get_n_samples_bootstrap
 from sklearn.ensemble._forest import MAX_INT, BaseForest, _generate_sample_indices
+from sklearn.exceptions import DataConversionWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
@@ -53,6 +57,9 @@ def fit_forest(forest, X: np.ndarray, y: np.ndarray):
     template = type(forest.estimator)(criterion=forest.criterion)
     missing = template._compute_missing_values_in_feature_mask(X, estimator_name=type(forest).__name__)
     y = np.atleast_1d(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        warn("A column-vector y was passed when a 1d array was expected. Please change the shape of y to "
+             "(n_samples,), for example using ravel().", DataConversionWarning, stacklevel=2)
     if y.ndim == 1:
         y = np.reshape(y, (-1, 1))  # as scikit-learn: a reshape keeps the data contiguous
     forest._n_samples, forest.n_outputs_ = y.shape
@@ -66,12 +73,21 @@ def fit_forest(forest, X: np.ndarray, y: np.ndarray):
     tree_class = type(forest.estimator_)
     fixed = {**forest.estimator_.get_params(), **{p: getattr(forest, p) for p in forest.estimator_params}}
     trees = [tree_class(**{**fixed, "random_state": stream.randint(MAX_INT)}) for _ in range(forest.n_estimators)]
+    with config_context(skip_parameter_validation=True):  # as inside the forest's own fit
+        _fit_trees(trees, X, y, forest.bootstrap, n_bootstrap, missing)
+    forest.estimators_ = trees
+    return forest
+
+
+def _fit_trees(trees: list, X: np.ndarray, y: np.ndarray, bootstrap: bool, n_bootstrap: int | None,
+               missing: np.ndarray | None) -> None:
+    """Each tree fitted on its bootstrap counts (or every row), drawing from its own seed."""
     n = X.shape[0]
     draws = np.random.RandomState(0)  # reseeded per use: what check_random_state(seed) would build anew
     for tree in trees:
         seed = tree.random_state
         weight = None
-        if forest.bootstrap:
+        if bootstrap:
             draws.seed(seed)
             weight = np.bincount(_generate_sample_indices(draws, n, n_bootstrap, None), minlength=n)
         draws.seed(seed)
@@ -80,8 +96,6 @@ def fit_forest(forest, X: np.ndarray, y: np.ndarray):
             tree._fit(X, y, sample_weight=weight, check_input=False, missing_values_in_feature_mask=missing)
         finally:
             tree.random_state = seed
-    forest.estimators_ = trees
-    return forest
 
 
 def is_forest(model) -> bool:
