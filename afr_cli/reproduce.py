@@ -203,7 +203,7 @@ def run_plan(planned: list[PlannedExperiment], options: RunOptions, echo=print) 
         for p in todo:
             started = time.perf_counter()
             run_experiment(p.exp, RunOptions(options.jobs, options.backend, options.scheduler, progress=options.progress,
-                                             export=True, bar=bar), echo=bar.write if options.progress else echo)
+                                             export=True, bar=bar, speedups=options.speedups), echo=bar.write if options.progress else echo)
             times.append((f"{p.owner}: {p.spec.label or p.spec.config.stem} ({p.exp.results})",
                           time.perf_counter() - started))
     return times

@@ -35,6 +35,7 @@ from afr_cli.store import STORE_FILE, ResultsStore, UnitRecord, axis_defaults, h
 from afr_cli.store.export import export_store, seed_store
 from afr_cli.store.faults import storage_faults
 from afr_cli.store.lock import StoreLock
+from afr_cli.shared_work import Speedups
 from afr_cli.unit_groups import UnitTask, run_task, unit_tasks
 from afr_cli.version import git_output
 
@@ -58,6 +59,8 @@ class RunOptions:
     # A progress bar owned by the caller (`afr reproduce`: one bar over several experiments);
     # None: each run draws its own.
     bar: Any = None
+    # Which bit-identical speedups the workers take (`--trees sklearn`: scikit-learn's own tree path).
+    speedups: Speedups = Speedups()
 
 
 def manifest_for(exp: Experiment, data_identity: dict[str, dict] | None = None) -> dict:
@@ -246,7 +249,8 @@ def _confirm_fresh(held, confirm: Callable[[str], bool] | None) -> None:
         raise AfrInputError(f"{held.directory}: --fresh not confirmed; nothing was changed")
 
 
-def _run_task(exp: Experiment, task: UnitTask, X: np.ndarray, y: np.ndarray) -> list[UnitRecord]:
+def _run_task(exp: Experiment, task: UnitTask, X: np.ndarray, y: np.ndarray,
+              speedups: Speedups = Speedups()) -> list[UnitRecord]:
     """The units of one task (``afr_cli.unit_groups``: units sharing a forest or solves run together)."""
     activate(exp.plugins, exp.source)  # a worker imports the config's plugins once (from their source text)
     current = [task.members[0][0]]
@@ -256,7 +260,7 @@ def _run_task(exp: Experiment, task: UnitTask, X: np.ndarray, y: np.ndarray) -> 
 
     try:
         with exit_refused():  # a plugin's exit attempt, even os._exit, is its failure, not a silent end
-            return run_task(exp, task, X, y, on_unit=starting)
+            return run_task(exp, task, X, y, speedups, on_unit=starting)
     except (Exception, SystemExit) as err:  # a plugin's failure is the unit's, in one line; afr's keeps its traceback
         failure = unit_failure(exp, f"{task.dataset} / {exp.bases[current[0]].id} / rep {task.rep}", err)
         if failure is None:
@@ -324,8 +328,8 @@ def _run_units(exp: Experiment, options: RunOptions, store: ResultsStore, todo: 
         jobs = Parallel(n_jobs=options.jobs, return_as="generator_unordered")
         started = time.perf_counter()
         try:
-            tasks = unit_tasks(exp, todo)
-            for units in jobs(delayed(_run_task)(exp, task, *data[task.dataset]) for task in tasks):
+            tasks = unit_tasks(exp, todo, options.speedups)
+            for units in jobs(delayed(_run_task)(exp, task, *data[task.dataset], options.speedups) for task in tasks):
                 for unit in units:
                     with storage_faults(store.path, f"store unit {unit.dataset} / {unit.base} / rep {unit.rep}"):
                         store.write_unit(unit)

@@ -7,7 +7,8 @@ path without it (tests/test_shared_work.py): ``memo`` (identical problems solved
 ``afr_cli.solve_memo``), ``prefix`` (forests of one seeding differing only in tree count fitted
 once at the largest count, the others read as its first trees: ``forest_prefix``) and
 ``shared_noise`` (units differing only in noise on the query rows share forest, tensors and
-solves). ``TODAY`` turns them all off (``afr bench floor`` times it against the new path).
+solves); and ``fast_trees``, scikit-learn's trees fitted and applied without its per-tree
+overhead (``afr_cli.tree_path``, tests/test_fast_trees.py). ``TODAY`` turns them all off (``afr bench floor`` times it against the new path).
 ``unit_groups`` decides which units one task computes together; the protocol asks a
 ``SharedWork`` for each stage's fitted forest and training rows.
 """
@@ -21,6 +22,7 @@ import numpy as np
 
 from afr_cli.config import Base
 from afr_cli.ensembles.random_forests import forest_prefix
+from afr_cli.tree_path import FAST, SKLEARN, check_tree_path, use_tree_path
 from afr_cli.features import LeafStatistics, RowTensors
 from afr_cli.solve_memo import SolveMemo
 
@@ -34,9 +36,21 @@ class Speedups:
     memo: bool = True
     prefix: bool = True
     shared_noise: bool = True
+    fast_trees: bool = True
+
+    @property
+    def tree_path(self) -> str:
+        """The tree path forests are fitted on (``fast`` or ``sklearn``)."""
+        return FAST if self.fast_trees else SKLEARN
 
 
-TODAY = Speedups(memo=False, prefix=False, shared_noise=False)
+TODAY = Speedups(memo=False, prefix=False, shared_noise=False, fast_trees=False)
+
+
+def speedups_for(trees: str) -> Speedups:
+    """Every speedup on, the trees on the path named by ``--trees`` (``fast`` or ``sklearn``);
+    another name is an AfrInputError listing them."""
+    return Speedups(fast_trees=check_tree_path(trees) == FAST)
 
 
 def prefix_family(base: Base) -> tuple | None:
@@ -84,6 +98,10 @@ class SharedWork:
     def training(self, base: Base, seed: int, X: np.ndarray, y: np.ndarray) -> tuple[LeafStatistics, RowTensors]:
         """The stage's fitted forest as leaf statistics over its training rows, and those rows'
         tensors: fitted here, or read from what another unit of the task fitted."""
+        with use_tree_path(self.speedups.tree_path):
+            return self._training(base, seed, X, y)
+
+    def _training(self, base: Base, seed: int, X: np.ndarray, y: np.ndarray) -> tuple[LeafStatistics, RowTensors]:
         if not (self.largest or self.share_rows):
             stats = LeafStatistics(base.fit(X, y, seed), X, y)
             return stats, stats.rows()

@@ -94,6 +94,7 @@ def test_bench_floor_times_shared_work_against_today_and_finds_the_rows_identica
     assert r["units"] == 3 and r["tasks"] == 1  # three tree counts, one forest
     assert r["identical"] is True and r["largest_move"] == 0.0
     assert r["today"]["cpu_s"] > 0 and r["new"]["cpu_s"] > 0 and r["ratio"] > 0
-    text = run_afr("bench", "floor", str(path), "--dataset", "Friedman1").stdout
-    assert "rows identical: True" in text and "ratio" in text
+    assert r["trees"] == "fast"
+    text = run_afr("bench", "floor", str(path), "--dataset", "Friedman1", "--trees", "sklearn").stdout
+    assert "rows identical: True" in text and "ratio" in text and "shared work, sklearn trees" in text
     assert_one_line_error(run_afr("bench", "floor", str(path), "--dataset", "Iris"), "--dataset", "Friedman1")

@@ -2,8 +2,9 @@
 in one run: CPU seconds of each, the ratio, and whether every stored value came out the same.
 
 Today's path computes every unit alone with every speedup off (``shared_work.TODAY``: no solve
-memo, each forest fitted at its own size, clean and noisy units apart); the new path computes
-the same units as the runner does (``unit_groups``: prefix forests, shared noise, the memo), after
+memo, each forest fitted at its own size, clean and noisy units apart, scikit-learn's own trees);
+the new path computes the same units as the runner does (``unit_groups``: prefix forests, shared
+noise, the memo, the fast tree path unless ``--trees sklearn``), after
 an untimed warm-up pass of today's path (so cvxpy's compiled problems are warm for both). The
 units are every base's at the first axis point's training fraction (all its noise levels), so
 the bases of a tree-count study and the noise levels of a split are in it."""
@@ -38,8 +39,10 @@ def _largest_move(today: list, new: list) -> tuple[float, bool]:
     return move, identical
 
 
-def run(config: str, dataset: str, rep: int = 0, overrides: list[str] | None = None) -> dict:
-    """Today's path and the shared-work path on the same units, timed back to back in this process."""
+def run(config: str, dataset: str, rep: int = 0, overrides: list[str] | None = None,
+        speedups: Speedups = Speedups()) -> dict:
+    """Today's path and the shared-work path (``speedups``: every one on, unless the caller chose
+    scikit-learn's own trees) on the same units, timed back to back in this process."""
     exp = load_experiment(config, list(overrides or []))
     X, y = load_one(exp, dataset)
     first = exp.protocol.axes()[0][0]
@@ -57,14 +60,15 @@ def run(config: str, dataset: str, rep: int = 0, overrides: list[str] | None = N
     c0, w0 = time.process_time(), time.perf_counter()
     today = today_path()
     today_cpu, today_wall = time.process_time() - c0, time.perf_counter() - w0
-    tasks = unit_tasks(exp, todo, Speedups())
+    tasks = unit_tasks(exp, todo, speedups)
     c0, w0 = time.process_time(), time.perf_counter()
-    new = [unit for task in tasks for unit in run_task(exp, task, X, y, Speedups())]
+    new = [unit for task in tasks for unit in run_task(exp, task, X, y, speedups)]
     new_cpu, new_wall = time.process_time() - c0, time.perf_counter() - w0
     order = {(u.base, tuple(sorted(u.axes.items()))): i for i, u in enumerate(today)}
     new.sort(key=lambda u: order[(u.base, tuple(sorted(u.axes.items())))])
     move, identical = _largest_move(today, new)
     return {"config": config, "dataset": dataset, "rep": rep, "units": len(todo), "tasks": len(tasks),
+            "trees": speedups.tree_path,
             "today": {"cpu_s": round(today_cpu, 3), "wall_s": round(today_wall, 3)},
             "new": {"cpu_s": round(new_cpu, 3), "wall_s": round(new_wall, 3)},
             "ratio": round(today_cpu / max(new_cpu, 1e-9), 3), "largest_move": move, "identical": identical}

@@ -8,6 +8,7 @@ import typer
 from tabulate import tabulate
 
 from afr_cli.errors import AfrInputError
+from afr_cli.tree_path import FAST, TREES_HELP
 
 FORMATS = ("table", "json")
 
@@ -169,22 +170,48 @@ def register(app: typer.Typer) -> None:
               dataset: str = typer.Option(..., help="the units' dataset"),
               rep: int = typer.Option(0, help="the units' repetition"),
               overrides: list[str] = typer.Option(None, "--set", help="override a config key"),
+              trees: str = typer.Option(FAST, "--trees", help=TREES_HELP + " on the new path (today's: sklearn)"),
               fmt: str = typer.Option("table", "--format", help="table or json")) -> None:
-        """Shared work (solve memo, prefix forests, shared noise) against today's path on one
-        (dataset, rep): CPU seconds of each, the ratio, and whether the rows are identical."""
+        """Shared work (solve memo, prefix forests, shared noise, fast trees) against today's path on
+        one (dataset, rep): CPU seconds of each, the ratio, and whether the rows are identical."""
         from afr_cli.benchmarks.floor import run
         from afr_cli.config import load_experiment
+        from afr_cli.shared_work import speedups_for
 
+        speedups = speedups_for(trees)
         _checked(fmt, "AUTO", 20, 1)
         exp = load_experiment(config, list(overrides or []))
         if dataset not in exp.datasets:
             raise AfrInputError(f"--dataset: {dataset!r} is not allowed; allowed: {', '.join(exp.datasets)}")
         if rep < 0:
             raise AfrInputError(f"--rep: {rep} is not allowed; an integer >= 0")
-        r = run(config, dataset, rep, overrides)
+        r = run(config, dataset, rep, overrides, speedups)
         lines = [f"{r['config']}, {r['dataset']}, rep {r['rep']}: {r['units']} units ({r['tasks']} tasks on the new path)",
-                 f"today (no memo, no prefix forests, no shared noise): {r['today']['cpu_s']:.2f} CPU s "
-                 f"({r['today']['wall_s']:.2f} s wall)",
-                 f"shared work: {r['new']['cpu_s']:.2f} CPU s ({r['new']['wall_s']:.2f} s wall)",
+                 f"today (no memo, no prefix forests, no shared noise, scikit-learn's own trees): "
+                 f"{r['today']['cpu_s']:.2f} CPU s ({r['today']['wall_s']:.2f} s wall)",
+                 f"shared work, {r['trees']} trees: {r['new']['cpu_s']:.2f} CPU s ({r['new']['wall_s']:.2f} s wall)",
                  f"ratio {r['ratio']:.2f}x; rows identical: {r['identical']} (largest score move {r['largest_move']:.1e})"]
+        _emit(r, fmt, lines)
+
+    @bench.command("trees")
+    def trees_bench(dataset: str = typer.Option("Concrete", help="dataset whose 80 % training split the ensembles "
+                                                "are fitted on (Concrete: n = 824)"),
+                    repeats: int = typer.Option(3, help="rounds, each fitting and applying once on each path"),
+                    fmt: str = typer.Option("table", "--format", help="table or json")) -> None:
+        """The fast tree path against scikit-learn's own: fit and apply CPU seconds, ratios, identical bytes."""
+        from afr_cli.benchmarks.trees import run
+        from afr_cli.data import DATASETS
+
+        _checked(fmt, "AUTO", 20, 1)
+        if dataset not in DATASETS:
+            raise AfrInputError(f"--dataset: {dataset!r} is not allowed; allowed: {', '.join(DATASETS)}")
+        if repeats < 1:
+            raise AfrInputError(f"--repeats: {repeats} is not allowed; an integer >= 1")
+        r = run(dataset, repeats)
+        rows = [[label, e["sklearn"]["fit"], e["fast"]["fit"], f"{e['fit_ratio']:.2f}x", e["sklearn"]["apply"],
+                 e["fast"]["apply"], f"{e['apply_ratio']:.2f}x", e["identical"]] for label, e in r["ensembles"].items()]
+        lines = [f"{r['dataset']}: fit on {r['n_train']} training rows, apply to them and {r['n_test']} test rows; "
+                 f"CPU s summed over {r['repeats']} rounds",
+                 tabulate(rows, headers=["ensemble", "fit sklearn", "fit fast", "ratio", "apply sklearn",
+                                         "apply fast", "ratio", "identical"], floatfmt=".3f")]
         _emit(r, fmt, lines)

@@ -8,6 +8,7 @@ from typing import Optional
 import typer
 
 from afr_cli.errors import AfrInputError
+from afr_cli.tree_path import FAST, TREES_HELP
 
 
 def register(app: typer.Typer) -> None:
@@ -30,6 +31,7 @@ def register(app: typer.Typer) -> None:
         scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address"),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
         no_site: bool = typer.Option(False, "--no-site", help="skip the HTML site"),
+        trees: str = typer.Option(FAST, "--trees", help=TREES_HELP),
     ) -> None:
         """Plan, run the missing units (resumably, one progress bar), then draw the figures and
         rebuild the tables, claims, pages and site of the targets."""
@@ -40,7 +42,9 @@ def register(app: typer.Typer) -> None:
         from afr_cli.reproduce import (build_reports, draw_outputs, plan, render_plan, resolve_targets,
                                        run_plan, times_section, write_times)
         from afr_cli.runner import BACKENDS, RunOptions
+        from afr_cli.shared_work import speedups_for
 
+        speedups = speedups_for(trees)
         if reps is not None and reps < 1:
             raise AfrInputError(f"--reps: {reps} is not allowed; an integer >= 1")
         if jobs == 0 or jobs < -1:
@@ -58,7 +62,7 @@ def register(app: typer.Typer) -> None:
         typer.echo(render_plan(planned, root, workers))
         if plan_only:
             return
-        options = RunOptions(jobs, backend, scheduler, progress=not quiet)
+        options = RunOptions(jobs, backend, scheduler, progress=not quiet, speedups=speedups)
         times = run_plan(planned, options, echo=typer.echo)
         started = time.perf_counter()
         failed = draw_outputs(chosen_targets, root, reps, echo=typer.echo)

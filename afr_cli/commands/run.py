@@ -13,6 +13,7 @@ import typer
 
 from afr_cli.errors import AfrInputError
 from afr_cli.path_rules import directory_error
+from afr_cli.tree_path import FAST, TREES_HELP
 
 
 def _overrides(reps: int | None, datasets: str | None, sets: list[str],
@@ -76,13 +77,16 @@ def register(app: typer.Typer) -> None:
         backend: str = typer.Option("loky", "--backend", help="loky (this machine) or dask"),
         scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address"),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
+        trees: str = typer.Option(FAST, "--trees", help=TREES_HELP),
     ) -> None:
         """Run an experiment (resumes: only units missing from the store are computed)."""
         from afr_cli.config import load_experiment
         from afr_cli.papers.knowledge import is_reference_store
         from afr_cli.run_messages import rerun_command
         from afr_cli.runner import RunOptions, run_experiment
+        from afr_cli.shared_work import speedups_for
 
+        speedups = speedups_for(trees)
         if jobs == 0 or jobs < -1:
             raise AfrInputError(f"--jobs: {jobs} is not allowed; a positive count or -1 for all cores")
         _check_directory("--out", out)
@@ -92,7 +96,7 @@ def register(app: typer.Typer) -> None:
         # where one exists; a store of one's own stays a single git-ignored store.sqlite (`afr export`).
         export = is_reference_store(exp.results) or (exp.results / "export").is_dir()
         run_experiment(exp, RunOptions(jobs, backend, scheduler, fresh, not quiet, _fresh_confirmation(yes), command,
-                                       export), echo=typer.echo)
+                                       export, speedups=speedups), echo=typer.echo)
 
     @app.command()
     def validate(

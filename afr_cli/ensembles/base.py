@@ -21,6 +21,8 @@ from typing import Any, ClassVar, Mapping
 
 import numpy as np
 
+from afr_cli.ensembles.fast_trees import (forest_leaves, forest_predict, is_forest, rows_for_trees, stacked_leaves,
+                                          tree_predict)
 from afr_cli.errors import AfrInputError
 from afr_cli.params import Param
 
@@ -32,11 +34,15 @@ class FittedEnsemble:
     """Fitted trees (scikit-learn tree estimators, in order), their weights and the intercept.
 
     ``model`` is the fitted scikit-learn ensemble behind it when there is one (the RF/ERT forest,
-    the single tree), whose own ``predict`` and ``apply`` are then used as they are.
+    the single tree), whose own ``predict`` and ``apply`` are then used as they are. ``fast``: the
+    ensemble was fitted on the fast tree path (``afr_cli.tree_path``), and applies and
+    predicts on it too: X validated once and each tree's ``tree_`` called directly, in the order
+    and layout scikit-learn's own calls give (``afr_cli.ensembles.fast_trees``), the same bytes.
     """
 
     def __init__(self, trees: list, tree_weights: np.ndarray, intercept: float = 0.0,
-                 leaf_values: str = TRAINING_MEAN, structure: str = AVERAGE, model: Any = None):
+                 leaf_values: str = TRAINING_MEAN, structure: str = AVERAGE, model: Any = None,
+                 fast: bool = False):
         if leaf_values not in (TRAINING_MEAN, OWN):
             raise ValueError(f"leaf_values must be {TRAINING_MEAN!r} or {OWN!r}, got {leaf_values!r}")
         self.trees = list(trees)
@@ -48,6 +54,7 @@ class FittedEnsemble:
         self.leaf_values = leaf_values
         self.structure = structure
         self.model = model
+        self.fast = fast
 
     @property
     def n_trees(self) -> int:
@@ -55,6 +62,11 @@ class FittedEnsemble:
 
     def apply(self, X: np.ndarray) -> np.ndarray:
         """Node id of the leaf each row of X reaches in each tree, shape (n, T)."""
+        if self.fast:
+            X32 = rows_for_trees(self.model if self.model is not None else self.trees[0], X)
+            if is_forest(self.model):
+                return forest_leaves(self.trees, X32)
+            return stacked_leaves(self.trees, X32)
         if self.model is not None and hasattr(self.model, "apply"):
             leaves = self.model.apply(X)
             return leaves.reshape(len(leaves), -1)
@@ -62,6 +74,16 @@ class FittedEnsemble:
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         """The ensemble's own prediction (the tables' GBM / RF / ERT column)."""
+        if self.fast:
+            X32 = rows_for_trees(self.model if self.model is not None else self.trees[0], X)
+            if is_forest(self.model):
+                return forest_predict(self.trees, X32)
+            if self.model is not None:
+                return tree_predict(self.model, X32)
+            pred = np.full(len(X), self.intercept)
+            for weight, tree in zip(self.tree_weights, self.trees):
+                pred += weight * tree_predict(tree, X32)
+            return pred
         if self.model is not None:
             return self.model.predict(X)
         pred = np.full(len(X), self.intercept)

@@ -8,6 +8,11 @@ every learner, so learner t takes the t-th draw of that stream (a function of (s
 whatever the worker count); with DT learners the trees are then scikit-learn's own, ties between
 equally good splits included (tests/test_ensembles.py). Leaf values for the attention are
 T * learning_rate * h_t (AGBoost paper eq 11), the intercept h0.
+
+On the fast tree path (the default, ``afr_cli.tree_path``) X is validated once, as
+each learner's own ``fit`` and ``predict`` would validate it (float32, same layout), and every
+learner is fitted and predicts on that (``check_input=False``): the same trees, bit for bit
+(tests/test_fast_trees.py), without converting X twice per learner.
 """
 
 from __future__ import annotations
@@ -16,9 +21,11 @@ from typing import Any
 
 import numpy as np
 from sklearn.tree import DecisionTreeRegressor, ExtraTreeRegressor
-from sklearn.utils import check_random_state
+from sklearn.utils import check_array, check_random_state
 
 from afr_cli.ensembles.base import BOOSTED, OWN, Ensemble, FittedEnsemble
+from afr_cli.ensembles.fast_trees import tree_predict
+from afr_cli.tree_path import fast_trees
 from afr_cli.ensembles.params import MAX_FEATURES, MAX_TREES, MIN_SAMPLES_LEAF
 from afr_cli.params import ENSEMBLE, Param
 
@@ -38,13 +45,23 @@ def boost(X: np.ndarray, y: np.ndarray, learner: type, seed: int | None, n_estim
     h0 = float(y.mean())
     fitted = np.full(len(y), h0)
     trees = []
+    fast = fast_trees() and learner in (DecisionTreeRegressor, ExtraTreeRegressor)  # not a subclass of one's own
+    X32 = missing = None
     for _ in range(n_estimators):
         tree = learner(max_depth=max_depth, min_samples_leaf=min_samples_leaf, max_features=max_features,
                        random_state=stream)
-        tree.fit(X, y - fitted)
-        fitted += learning_rate * tree.predict(X)
+        if not fast:
+            tree.fit(X, y - fitted)
+            fitted += learning_rate * tree.predict(X)
+        else:
+            residual = check_array(y - fitted, ensure_2d=False, dtype=None)  # what fit checks of y
+            if X32 is None:  # what fit makes of X, once: float32 in X's layout, the missing-values mask
+                X32 = check_array(X, dtype=np.float32, accept_sparse="csc", ensure_all_finite=False)
+                missing = tree._compute_missing_values_in_feature_mask(X32)
+            tree._fit(X32, residual, check_input=False, missing_values_in_feature_mask=missing)
+            fitted += learning_rate * tree_predict(tree, X32)
         trees.append(tree)
-    return FittedEnsemble(trees, np.full(n_estimators, float(learning_rate)), h0, OWN, BOOSTED)
+    return FittedEnsemble(trees, np.full(n_estimators, float(learning_rate)), h0, OWN, BOOSTED, fast=fast)
 
 
 class _GBM(Ensemble):

@@ -1,4 +1,8 @@
-"""Random forest (rf) and extremely randomised trees (ert): scikit-learn's forests as they are."""
+"""Random forest (rf) and extremely randomised trees (ert): scikit-learn's forests as they are.
+
+On the fast tree path (the default, ``afr_cli.tree_path``) the same forest is built
+tree by tree without scikit-learn's per-tree overhead (``afr_cli.ensembles.fast_trees``): the
+same trees, the same fitted ``RandomForestRegressor``/``ExtraTreesRegressor`` object."""
 
 from __future__ import annotations
 
@@ -9,13 +13,17 @@ import numpy as np
 from sklearn.ensemble import ExtraTreesRegressor, RandomForestRegressor
 
 from afr_cli.ensembles.base import AVERAGE, TRAINING_MEAN, Ensemble, FittedEnsemble
+from afr_cli.ensembles.fast_trees import fit_forest, fits_fast
 from afr_cli.ensembles.params import MAX_DEPTH, MAX_FEATURES, MIN_SAMPLES_LEAF, N_ESTIMATORS
+from afr_cli.tree_path import fast_trees
 
 
-def forest_ensemble(forest) -> FittedEnsemble:
-    """A fitted scikit-learn forest as a FittedEnsemble: weights 1/T, leaf values the training means."""
+def forest_ensemble(forest, fast: bool = False) -> FittedEnsemble:
+    """A fitted scikit-learn forest as a FittedEnsemble: weights 1/T, leaf values the training
+    means; ``fast``: it applies and predicts on the fast tree path."""
     T = len(forest.estimators_)
-    return FittedEnsemble(forest.estimators_, np.full(T, 1.0 / T), 0.0, TRAINING_MEAN, AVERAGE, model=forest)
+    return FittedEnsemble(forest.estimators_, np.full(T, 1.0 / T), 0.0, TRAINING_MEAN, AVERAGE, model=forest,
+                          fast=fast)
 
 
 def forest_prefix(fitted: FittedEnsemble, n_trees: int) -> FittedEnsemble:
@@ -34,7 +42,7 @@ def forest_prefix(fitted: FittedEnsemble, n_trees: int) -> FittedEnsemble:
     prefix = copy.copy(forest)  # shallow: the trees themselves are shared, read only
     prefix.estimators_ = forest.estimators_[:n_trees]
     prefix.n_estimators = n_trees
-    return forest_ensemble(prefix)
+    return forest_ensemble(prefix, fitted.fast)
 
 
 class _Forest(Ensemble):
@@ -47,6 +55,8 @@ class _Forest(Ensemble):
         forest = self.sklearn_class(n_estimators=p["n_estimators"], min_samples_leaf=p["min_samples_leaf"],
                                     max_features=p["max_features"], max_depth=p["max_depth"],
                                     random_state=seed, n_jobs=1)
+        if fast_trees() and fits_fast(forest):  # scikit-learn's own classes (not a subclass of one's own)
+            return forest_ensemble(fit_forest(forest, X, y), fast=True)
         return forest_ensemble(forest.fit(X, y))  # single-threaded: the runner parallelises units
 
 
