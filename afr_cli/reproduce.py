@@ -199,11 +199,11 @@ def render_plan(planned: list[PlannedExperiment], root: Path, workers: int) -> s
 
 @dataclass
 class SharedForests:
-    """Experiments of the plan whose missing units fit the same forests (``fuse_tasks``): one
-    group of experiments, the fused tasks they share, the units reading a forest another
+    """Experiments of the plan whose missing units fit the same forests (``fuse_tasks``): the
+    stores of one kind of fused task, how many such tasks, the units reading a forest another
     experiment's unit fits, and the seconds those units' forest steps took when stored."""
 
-    labels: list[str]
+    stores: list[str]
     tasks: int = 0
     readers: int = 0
     saved_seconds: float = 0.0
@@ -218,22 +218,18 @@ def shared_forests(planned: list[PlannedExperiment], speedups: Speedups = Speedu
     """Which planned experiments share forests, and the compute that saves, projected from the
     stored units: each unit of a fused task beyond the first part's reads the forests instead of
     fitting them, which saves its experiment's mean recorded forest-step seconds (fit, leaf
-    statistics and training-row tensors; wall seconds, so an upper bound on the CPU saved)."""
+    statistics and training-row tensors; wall seconds, so an upper bound on the CPU saved).
+    One entry per set of stores fused together."""
     todo = [p for p in planned if p.exp is not None and p.missing]
     if not speedups.fuse or len(todo) < 2:
         return []
     tasks = fuse_tasks([p.exp for p in todo], [unit_tasks(p.exp, p.missing, speedups) for p in todo], speedups)
-    groups: list[tuple[set[int], SharedForests]] = []
+    groups: dict[tuple[int, ...], SharedForests] = {}
     for task in tasks:
-        members = {i for i, _ in task.parts}
+        members = tuple(dict.fromkeys(i for i, _ in task.parts))
         if len(members) < 2:
             continue
-        joined = [g for g in groups if g[0] & members]
-        for g in joined:
-            groups.remove(g)
-            members |= g[0]
-        group = SharedForests([], sum(g[1].tasks for g in joined), sum(g[1].readers for g in joined),
-                              sum(g[1].saved_seconds for g in joined), sum(g[1].unknown for g in joined))
+        group = groups.setdefault(members, SharedForests([todo[i].spec.store() for i in members]))
         group.tasks += 1
         for i, part in task.parts[1:]:
             group.readers += len(part.members)
@@ -242,20 +238,20 @@ def shared_forests(planned: list[PlannedExperiment], speedups: Speedups = Speedu
                 group.unknown += len(part.members)
             else:
                 group.saved_seconds += per_unit * len(part.members)
-        groups.append((members, group))
-    for members, group in groups:
-        group.labels = [_label(todo[i]) for i in sorted(members)]
-    return [g for _, g in groups]
+    return list(groups.values())
 
 
 def render_sharing(groups: list[SharedForests]) -> list[str]:
-    """One line per group of experiments fused (fitting each shared forest once)."""
+    """One line per set of stores fused (each shared forest fitted once), and how it is projected."""
     lines = []
     for g in groups:
         unknown = f" (+{g.unknown} units with nothing stored to time)" if g.unknown else ""
-        lines.append(f"shared forests: {', '.join(g.labels)} run fused, {g.tasks} tasks; {g.readers} units read "
-                     f"forests another experiment fits; projected saving {g.saved_seconds / 60:.1f} CPU-min{unknown} "
-                     "(their stores' mean recorded forest-step seconds, wall: an upper bound)")
+        lines.append(f"shared forests: {' + '.join(g.stores)}: {g.tasks} fused task{'s' * (g.tasks != 1)}, "
+                     f"{g.readers} units read forests another experiment fits, saving about "
+                     f"{g.saved_seconds / 60:.1f} CPU-min{unknown}")
+    if groups:
+        lines.append("(saving: each reading unit's store's mean recorded forest-step seconds, i.e. fit, leaf "
+                     "statistics and row tensors; wall seconds, so an upper bound)")
     return lines
 
 

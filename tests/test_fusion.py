@@ -6,6 +6,8 @@ or data seed, derived seeds) are not fused."""
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -21,6 +23,7 @@ from afr_cli.runner import RunOptions, run_experiments
 from afr_cli.shared_work import TODAY, Speedups
 from afr_cli.store import ResultsStore
 from afr_cli.unit_groups import fuse_tasks, run_fused_task, unit_tasks
+from tests.conftest import assert_one_line_error, run_afr
 
 BASE = {"seed": 3, "data_seed": 1, "synthetic_noise": "none",
         "protocol": {"reps": 2, "inner_folds": 2, "seeding": "rep-index"}, "preprocess": {"scale": "standard"},
@@ -164,3 +167,30 @@ def test_a_fused_run_on_dask_gives_the_rows_of_a_local_one(tmp_path, alone):
         run_experiments(exps, RunOptions(jobs=-1, backend="dask", scheduler=cluster.scheduler_address, **QUIET))
     for config in (ABRF, SATRF, MINMAX):
         _assert_same_rows(alone / config["name"], tmp_path / "dask" / config["name"])
+
+
+def test_the_plan_names_the_experiments_run_fused_and_projects_the_saving():
+    proc = run_afr("reproduce", "satrf", "dm", "--plan", "--reps", "101", "--datasets", "Wine")
+    assert proc.returncode == 0, proc.stderr
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("shared forests: abrf_rf + ")]
+    assert len(lines) == 1 and "satrf_rf" in lines[0] and "dm_soft" in lines[0] and "abrf_ert" not in lines[0]
+    assert re.search(r": 1 fused task, [1-9]\d* units read forests another experiment fits, saving about "
+                     r"[\d.]+ CPU-min$", lines[0]), lines[0]
+    assert "upper bound" in proc.stdout
+
+
+def test_bench_fusion_measures_both_ways_against_today_in_one_run(tmp_path):
+    paths = []
+    for config in (ABRF, SATRF):
+        paths.append(tmp_path / f"{config['name']}.yaml")
+        paths[-1].write_text(yaml.safe_dump(config))
+    proc = run_afr("bench", "fusion", *map(str, paths), "--datasets", "Friedman1", "--workers", "1",
+                   "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    rows = {r["path"]: r for r in json.loads(proc.stdout)["rows"]}
+    assert set(rows) == {"today", "fused", "cache"} and all(r["identical"] for r in rows.values())
+    assert rows["today"]["fits"] == 2 * 3 and rows["today"]["reuses"] == 0  # 2 experiments x 3 stages
+    assert rows["fused"]["fits"] == rows["cache"]["fits"] == 3 and rows["cache"]["hit_rate"] == 0.5
+    assert all(r["cpu_s"] > 0 and r["peak_rss_mib"] > 0 and r["ratio"] > 0 for r in rows.values())
+    assert_one_line_error(run_afr("bench", "fusion", str(paths[0]), "--workers", "0"), "--workers")
+    assert_one_line_error(run_afr("bench", "fusion", str(paths[0]), "--datasets", "Iris"), "--datasets", "Friedman1")
