@@ -108,10 +108,6 @@ class FusedTask:
 
     parts: tuple[tuple[int, UnitTask], ...]
 
-    @property
-    def units(self) -> int:
-        return sum(len(task.members) for _, task in self.parts)
-
 
 def data_key(exp: Experiment, dataset: str) -> tuple:
     """What a dataset's rows are, from the config: a registered set by its name, data seed and
@@ -142,8 +138,8 @@ def share_signature(exp: Experiment, task: UnitTask, speedups: Speedups = Speedu
 def fuse_tasks(experiments: list[Experiment], tasks: list[list[UnitTask]],
                speedups: Speedups = Speedups()) -> list[FusedTask]:
     """Each experiment's tasks (``tasks[i]`` of ``experiments[i]``, from ``unit_tasks``) as fused
-    tasks: those with equal ``share_signature`` together (at most one task per experiment in
-    each), in order of first appearance; with ``fuse`` off, each task alone."""
+    tasks: those with equal ``share_signature`` together, in order of first appearance; with
+    ``fuse`` off, each task alone."""
     groups: dict[tuple, list] = {}
     for i, (exp, own) in enumerate(zip(experiments, tasks)):
         for n, task in enumerate(own):
@@ -155,12 +151,17 @@ def fuse_tasks(experiments: list[Experiment], tasks: list[list[UnitTask]],
 def shared_work_fused(experiments: list[Experiment], task: FusedTask, speedups: Speedups = Speedups(),
                       cache: ForestCache | None = None) -> SharedWork:
     """One SharedWork for every part of a fused task: the largest tree count of each prefix family
-    over its parts, training rows shared when there is more than one part (or a part shares them)."""
+    over all its units (when they differ: the others read prefixes, as within one experiment),
+    training rows shared when there is more than one part (or a part shares them)."""
+    counts: dict[tuple, set[int]] = {}
+    for i, part in task.parts:
+        for b, _ in part.members:
+            base = experiments[i].bases[b]
+            family = prefix_family(base) if speedups.prefix else None
+            if family is not None:
+                counts.setdefault(family, set()).add(tree_count(base))
+    largest = {family: max(n) for family, n in counts.items() if len(n) > 1}
     own = [shared_work_for(experiments[i], part, speedups) for i, part in task.parts]
-    largest: dict[tuple, int] = {}
-    for work in own:
-        for family, n in work.largest.items():
-            largest[family] = max(n, largest.get(family, 0))
     return SharedWork(speedups, largest, share_rows=len(own) > 1 or any(w.share_rows for w in own), cache=cache)
 
 

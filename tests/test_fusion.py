@@ -34,6 +34,8 @@ SATRF = {**BASE, "name": "fb", "models": [{"id": "sat-rf-y", "family": "sat-rf-y
                                            "grid": {"eps": [0.0, 1.0], "gamma": [0.0, 0.5]}},
                                           {"id": "eps-abrf", "family": "eps-abrf", "params": {"tau": 1.0},
                                            "grid": {"eps": [0.0, 0.5]}}]}
+LARGER = {**ABRF, "name": "ff", "bases": [{"kind": "rf", "n_estimators": 12, "min_samples_leaf": 10}],
+          "models": [{"id": "rf", "family": "forest"}]}  # its first 8 trees are fa's and fb's forest
 MINMAX = {**ABRF, "name": "fc", "preprocess": {"scale": "minmax"}}  # other training rows: not fused
 OTHER_DATA = {**ABRF, "name": "fd", "data_seed": 2}  # other data: not fused
 DERIVED = {**ABRF, "name": "fe", "protocol": {**BASE["protocol"], "seeding": "derived"}}  # other seeds
@@ -66,7 +68,7 @@ def _assert_same_rows(a: Path, b: Path) -> None:
 @pytest.fixture
 def alone(tmp_path):
     """Each experiment run on its own (fusion off), into tmp_path/alone/<name>."""
-    for config in (ABRF, SATRF, MINMAX):
+    for config in (ABRF, SATRF, MINMAX, LARGER):
         run_experiments([_load(tmp_path, config, "alone")], RunOptions(jobs=1, speedups=Speedups(fuse=False), **QUIET))
     return tmp_path / "alone"
 
@@ -91,11 +93,12 @@ def test_only_experiments_fitting_the_same_forests_are_fused(tmp_path):
 
 def test_a_fused_run_fits_each_forest_once_and_gives_every_store_its_own_rows(tmp_path, alone, monkeypatch):
     fitted = _count_fits(monkeypatch)
-    exps = [_load(tmp_path, c, "fused") for c in (ABRF, SATRF, MINMAX)]
+    exps = [_load(tmp_path, c, "fused") for c in (ABRF, SATRF, MINMAX, LARGER)]
     run_experiments(exps, RunOptions(jobs=1, **QUIET))
-    # 2 reps x 3 stages (2 folds + refit): once for fa and fb together, once for fc
-    assert len(fitted) == 2 * 3 * 2
-    for config in (ABRF, SATRF, MINMAX):
+    # 2 reps x 3 stages (2 folds + refit): once for fa, fb and ff together (12 trees, fa and fb
+    # reading its first 8), once for fc
+    assert sorted(fitted) == [8] * 6 + [12] * 6
+    for config in (ABRF, SATRF, MINMAX, LARGER):
         _assert_same_rows(alone / config["name"], tmp_path / "fused" / config["name"])
 
 
