@@ -118,7 +118,7 @@ def test_an_interrupted_fused_run_resumes_with_what_each_store_lacks(tmp_path, a
         run_experiments(exps, RunOptions(jobs=1, **QUIET))
     monkeypatch.setattr(ResultsStore, "write_unit", write)
     stored = [len(ResultsStore(e.results).done_unit_keys()) for e in exps]
-    assert sum(stored) == 3 and 0 < sum(stored)
+    assert sum(stored) == 3  # the units stored before the interrupt are whole
     fitted = _count_fits(monkeypatch)
     again = [_load(tmp_path, c, "resumed") for c in (ABRF, SATRF, MINMAX)]
     run_experiments(again, RunOptions(jobs=1, **QUIET))
