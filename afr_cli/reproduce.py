@@ -6,7 +6,9 @@ are projected to take, from the recorded seconds of the units stored (``afr stat
 Running computes the missing units of every experiment through the runner (resumably: a rerun
 computes only what is still missing) under one progress bar, then draws the papers' outputs
 (figures, extra tables: ``outputs`` in their data files) and rebuilds the reports, claims,
-pages and site from the stores.
+pages and site from the stores. Experiments whose units fit the same forests (same data, splits,
+seeding, scaling and base) run together, each forest fitted once per (repetition, fold)
+(``unit_groups.fuse_tasks``); the plan says which, and the CPU that saves.
 """
 
 from __future__ import annotations
@@ -25,9 +27,11 @@ from afr_cli.errors import AfrInputError
 from afr_cli.papers.knowledge import ExperimentSpec, OutputSpec, Paper, add_paper_folder, paper, papers
 from afr_cli.publish.build import write_all
 from afr_cli.publish.frames import chosen_reports
-from afr_cli.runner import RunOptions, missing_units, run_experiment
+from afr_cli.runner import RunOptions, missing_units, run_experiments
+from afr_cli.shared_work import Speedups
 from afr_cli.store.status import store_status
 from afr_cli.store import has_results, open_existing
+from afr_cli.unit_groups import fuse_tasks, unit_tasks
 
 TIMES_BEGIN = "<!-- BEGIN GENERATED: reproduce-times (afr reproduce --all; do not edit by hand) -->"
 TIMES_END = "<!-- END GENERATED: reproduce-times -->"
@@ -57,6 +61,7 @@ class PlannedExperiment:
     missing: list[tuple] = field(default_factory=list)
     seconds_per_unit: float | None = None  # mean recorded compute of the stored units
     measured_in: str = "cpu"  # what seconds_per_unit is: "cpu" (process time) or "wall" (stores before CPU)
+    forest_seconds_per_unit: float | None = None  # mean recorded seconds of the forest step of a stored unit
 
     @property
     def projected_seconds(self) -> float | None:
@@ -120,6 +125,9 @@ def plan_experiment(owner: str, spec: ExperimentSpec, root: Path, reps: int | No
         per_unit = store_status(store_dir).seconds_per_unit()
         if per_unit is not None:
             planned.seconds_per_unit, planned.measured_in = per_unit
+        units = held.frame("units")
+        if len(units):
+            planned.forest_seconds_per_unit = float(units["forest_seconds"].mean())
     return planned
 
 
@@ -186,26 +194,88 @@ def render_plan(planned: list[PlannedExperiment], root: Path, workers: int) -> s
              + (f", plus {unknown} experiment(s) with nothing stored to time" if unknown else ""))
     table = tabulate(rows, headers=["paper", "experiment", "store", "stored", "missing", "projected compute"],
                      tablefmt="simple")
-    return f"{table}\n{total}"
+    return "\n".join([table, total, *render_sharing(shared_forests(planned))])
+
+
+@dataclass
+class SharedForests:
+    """Experiments of the plan whose missing units fit the same forests (``fuse_tasks``): the
+    stores of one kind of fused task, how many such tasks, the units reading a forest another
+    experiment's unit fits, and the seconds those units' forest steps took when stored."""
+
+    stores: list[str]
+    tasks: int = 0
+    readers: int = 0
+    saved_seconds: float = 0.0
+    unknown: int = 0  # reading units of experiments with nothing stored to time
+
+
+def _label(p: PlannedExperiment) -> str:
+    return p.spec.label or p.spec.config.stem
+
+
+def shared_forests(planned: list[PlannedExperiment], speedups: Speedups = Speedups()) -> list[SharedForests]:
+    """Which planned experiments share forests, and the compute that saves, projected from the
+    stored units: each unit of a fused task beyond the first part's reads the forests instead of
+    fitting them, which saves its experiment's mean recorded forest-step seconds (fit, leaf
+    statistics and training-row tensors; wall seconds, so an upper bound on the CPU saved).
+    One entry per set of stores fused together."""
+    todo = [p for p in planned if p.exp is not None and p.missing]
+    if not speedups.fuse or len(todo) < 2:
+        return []
+    tasks = fuse_tasks([p.exp for p in todo], [unit_tasks(p.exp, p.missing, speedups) for p in todo], speedups)
+    groups: dict[tuple[int, ...], SharedForests] = {}
+    for task in tasks:
+        members = tuple(dict.fromkeys(i for i, _ in task.parts))
+        if len(members) < 2:
+            continue
+        group = groups.setdefault(members, SharedForests([todo[i].spec.store() for i in members]))
+        group.tasks += 1
+        for i, part in task.parts[1:]:
+            group.readers += len(part.members)
+            per_unit = todo[i].forest_seconds_per_unit
+            if per_unit is None:
+                group.unknown += len(part.members)
+            else:
+                group.saved_seconds += per_unit * len(part.members)
+    return list(groups.values())
+
+
+def render_sharing(groups: list[SharedForests]) -> list[str]:
+    """One line per set of stores fused (each shared forest fitted once), and how it is projected."""
+    lines = []
+    for g in groups:
+        unknown = f" (+{g.unknown} units with nothing stored to time)" if g.unknown else ""
+        lines.append(f"shared forests: {' + '.join(g.stores)}: {g.tasks} fused task{'s' * (g.tasks != 1)}, "
+                     f"{g.readers} units read forests another experiment fits, saving about "
+                     f"{g.saved_seconds / 60:.1f} CPU-min{unknown}")
+    if groups:
+        lines.append("(saving: each reading unit's store's mean recorded forest-step seconds, i.e. fit, leaf "
+                     "statistics and row tensors; wall seconds, so an upper bound)")
+    return lines
 
 
 def run_plan(planned: list[PlannedExperiment], options: RunOptions, echo=print) -> list[tuple[str, float]]:
     """Compute every planned experiment's missing units under one progress bar (its ETA over all
-    of them); returns (experiment, wall seconds) for those that ran."""
+    of them): all in one run, units fitting the same forests together (``options.speedups.fuse``),
+    else one experiment after another; returns (what ran, wall seconds)."""
     from tqdm import tqdm
 
     todo = [p for p in planned if p.exp is not None and p.missing]
     total = sum(len(p.missing) for p in todo)
     times = []
+    runs = [todo] if options.speedups.fuse and len(todo) > 1 else [[p] for p in todo]
     with tqdm(total=total, unit="unit", disable=not options.progress or not total, file=sys.stderr,
               dynamic_ncols=True,
               bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} units [{elapsed}<{remaining}, {rate_fmt}]") as bar:
-        for p in todo:
+        for together in runs:
             started = time.perf_counter()
-            run_experiment(p.exp, RunOptions(options.jobs, options.backend, options.scheduler, progress=options.progress,
-                                             export=True, bar=bar, speedups=options.speedups), echo=bar.write if options.progress else echo)
-            times.append((f"{p.owner}: {p.spec.label or p.spec.config.stem} ({p.exp.results})",
-                          time.perf_counter() - started))
+            run_experiments([p.exp for p in together],
+                            RunOptions(options.jobs, options.backend, options.scheduler, progress=options.progress,
+                                       export=True, bar=bar, speedups=options.speedups),
+                            echo=bar.write if options.progress else echo)
+            names = "; ".join(f"{p.owner}: {_label(p)} ({p.exp.results})" for p in together)
+            times.append((names if len(together) == 1 else f"fused: {names}", time.perf_counter() - started))
     return times
 
 

@@ -2,6 +2,9 @@
 
 Units run in joblib workers (loky locally, or a Dask cluster through joblib's dask backend);
 the parent process is the only writer of the store, one transaction per finished unit.
+``run_experiments`` runs several experiments at once (``afr reproduce``): their units that fit
+the same forests are computed together (``unit_groups.fuse_tasks``), and each unit still goes
+to its own experiment's store, under that store's lock (taken in a fixed order).
 """
 
 from __future__ import annotations
@@ -11,10 +14,10 @@ import platform
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib import metadata
-from contextlib import nullcontext
+from contextlib import ExitStack, nullcontext
 from typing import Any, Callable
 
 import numpy as np
@@ -36,7 +39,7 @@ from afr_cli.store.export import export_store, seed_store
 from afr_cli.store.faults import storage_faults
 from afr_cli.store.lock import StoreLock
 from afr_cli.shared_work import Speedups
-from afr_cli.unit_groups import UnitTask, run_task, unit_tasks
+from afr_cli.unit_groups import FusedTask, fuse_tasks, run_fused_task, unit_tasks
 from afr_cli.version import git_output
 
 BACKENDS = ("loky", "dask")
@@ -59,8 +62,8 @@ class RunOptions:
     # A progress bar owned by the caller (`afr reproduce`: one bar over several experiments);
     # None: each run draws its own.
     bar: Any = None
-    # Which bit-identical speedups the workers take (`--trees sklearn`: scikit-learn's own tree path).
-    speedups: Speedups = Speedups()
+    # Which shared-work paths the run takes (shared_work.Speedups; all on, every one bit-identical).
+    speedups: Speedups = field(default_factory=Speedups)
 
 
 def manifest_for(exp: Experiment, data_identity: dict[str, dict] | None = None) -> dict:
@@ -249,102 +252,183 @@ def _confirm_fresh(held, confirm: Callable[[str], bool] | None) -> None:
         raise AfrInputError(f"{held.directory}: --fresh not confirmed; nothing was changed")
 
 
-def _run_task(exp: Experiment, task: UnitTask, X: np.ndarray, y: np.ndarray,
-              speedups: Speedups = Speedups()) -> list[UnitRecord]:
-    """The units of one task (``afr_cli.unit_groups``: units sharing a forest or solves run together)."""
-    activate(exp.plugins, exp.source)  # a worker imports the config's plugins once (from their source text)
-    current = [task.members[0][0]]
+@dataclass
+class _Running:
+    """One experiment of a run: its store, missing units and loaded data."""
 
-    def starting(base_index: int, axis) -> None:
-        current[0] = base_index
+    exp: Experiment
+    store: ResultsStore
+    todo: list[tuple]
+    data: dict
+    total: int
+    exported: bool = False
+
+
+def _run_task(indices: list[int], experiments: list[Experiment], task: FusedTask,
+              data: list[tuple[np.ndarray, np.ndarray]], speedups: Speedups) -> list[tuple[int, UnitRecord]]:
+    """The units of one task (``afr_cli.unit_groups``: units sharing a forest or solves run together,
+    of one experiment or of several), as (``indices[i]``, record) for part experiment i."""
+    for exp in experiments:
+        activate(exp.plugins, exp.source)  # a worker imports the config's plugins once (from their source text)
+    current = [(task.parts[0][0], task.parts[0][1].members[0][0])]
+
+    def starting(i: int, base_index: int, axis) -> None:
+        current[0] = (i, base_index)
 
     try:
         with exit_refused():  # a plugin's exit attempt, even os._exit, is its failure, not a silent end
-            return run_task(exp, task, X, y, speedups, on_unit=starting)
+            return [(indices[i], unit) for i, unit in run_fused_task(experiments, task, data, speedups, starting)]
     except (Exception, SystemExit) as err:  # a plugin's failure is the unit's, in one line; afr's keeps its traceback
-        failure = unit_failure(exp, f"{task.dataset} / {exp.bases[current[0]].id} / rep {task.rep}", err)
+        i, b = current[0]
+        part = next(t for j, t in task.parts if j == i)
+        failure = unit_failure(experiments[i], f"{part.dataset} / {experiments[i].bases[b].id} / rep {part.rep}", err)
         if failure is None:
             raise
+        failure.experiment = indices[i]  # pickled with the exception: the parent records it in that store
         raise failure from None
 
 
-def run_experiment(exp: Experiment, options: RunOptions, echo=print) -> ResultsStore:
-    """Run every unit not yet in the store; return the store."""
+def _check_options(options: RunOptions) -> None:
     if options.backend not in BACKENDS:
         raise AfrInputError(f"--backend: {options.backend!r} is not allowed; allowed: {', '.join(BACKENDS)}")
     if options.backend == "dask" and not options.scheduler:
         raise AfrInputError("--backend dask needs --scheduler ADDRESS (e.g. tcp://127.0.0.1:8786)")
-    check_runnable(exp)  # what the run would trip on, before anything is loaded or written
-    data, identity = load_experiment_data(exp)  # read and checked before the store is touched
-    check_runnable(exp, {name: len(y) for name, (_, y) in data.items()})
-    with StoreLock(exp.results / STORE_FILE) as lock:
-        return _run_locked(exp, options, echo, data, identity, lock)
 
 
-def _run_locked(exp: Experiment, options: RunOptions, echo, data: dict, identity: dict[str, dict],
-                lock: StoreLock) -> ResultsStore:
-    """run_experiment once the data are loaded; the store's write lock is taken before writing."""
-    store, todo = prepare_store(exp, options.fresh, options.confirm, options.jobs, identity, lock)
-    n_axes = len(exp.protocol.axes())
-    total = len(exp.datasets) * len(exp.bases) * n_axes * exp.protocol.reps
+def run_experiment(exp: Experiment, options: RunOptions, echo=print) -> ResultsStore:
+    """Run every unit not yet in the store; return the store."""
+    return run_experiments([exp], options, echo)[0]
+
+
+def run_experiments(experiments: list[Experiment], options: RunOptions, echo=print) -> list[ResultsStore]:
+    """Run every unit not yet in each experiment's store (one store per experiment, each named
+    once), units that fit the same forests together (``options.speedups.fuse``); return the
+    stores, in order. Every input is checked and every dataset loaded before any store is
+    touched; the stores' locks are taken in the order of their paths and all released on exit."""
+    _check_options(options)
+    loaded = []
+    for exp in experiments:
+        check_runnable(exp)  # what the run would trip on, before anything is loaded or written
+        data, identity = load_experiment_data(exp)  # read and checked before the store is touched
+        check_runnable(exp, {name: len(y) for name, (_, y) in data.items()})
+        loaded.append((data, identity))
+    with ExitStack() as locks:
+        running: dict[int, _Running] = {}
+        order = sorted(range(len(experiments)), key=lambda i: str((experiments[i].results / STORE_FILE).resolve()))
+        for i in order:  # a fixed order: two runs over overlapping stores cannot take them crosswise
+            exp = experiments[i]
+            lock = locks.enter_context(StoreLock(exp.results / STORE_FILE))
+            store, todo = prepare_store(exp, options.fresh, options.confirm, options.jobs, loaded[i][1], lock)
+            total = len(exp.datasets) * len(exp.bases) * len(exp.protocol.axes()) * exp.protocol.reps
+            running[i] = _Running(exp, store, todo, loaded[i][0], total)
+        runs = [running[i] for i in range(len(experiments))]
+        for r in runs:
+            _announce(r, options, echo)
+        _run_locked([r for r in runs if r.todo], options, echo)
+        return [r.store for r in runs]
+
+
+def _announce(r: _Running, options: RunOptions, echo) -> None:
+    """The experiment's units: stored, to run and where; a complete one says how to extend it."""
+    exp, n_axes = r.exp, len(r.exp.protocol.axes())
     axes_text = f" x {n_axes} (train fraction, noise)" if n_axes > 1 else ""
-    echo(f"{exp.name}: {total} units ({len(exp.datasets)} datasets x {len(exp.bases)} bases{axes_text} x "
-         f"{exp.protocol.reps} reps), {total - len(todo)} already stored, {len(todo)} to run -> {store.path}")
-    if not todo:
-        if options.command:
-            held = open_existing(exp.results)  # the store, or its committed export on a fresh clone
-            echo(complete_message(exp, store.directory, held.done_units(), options.command))
-        return store
+    echo(f"{exp.name}: {r.total} units ({len(exp.datasets)} datasets x {len(exp.bases)} bases{axes_text} x "
+         f"{exp.protocol.reps} reps), {r.total - len(r.todo)} already stored, {len(r.todo)} to run -> {r.store.path}")
+    if not r.todo and options.command:
+        held = open_existing(exp.results)  # the store, or its committed export on a fresh clone
+        echo(complete_message(exp, r.store.directory, held.done_units(), options.command))
+
+
+def _run_locked(active: list[_Running], options: RunOptions, echo) -> None:
+    """Compute the missing units of ``active`` (each store locked and prepared), then export each
+    store; an interrupt or a failed unit leaves every stored unit whole (complete stores exported)."""
+    if not active:
+        return
     try:
-        _run_units(exp, options, store, todo, data, echo)
+        _run_units(active, options, echo)
     except KeyboardInterrupt as stop:
         with interrupts_ignored():  # a second Ctrl-C must not cut the count short
-            stored = sum(1 for d, b, *_, r in store.done_unit_keys()
-                         if d in exp.datasets and r < exp.protocol.reps and b in {x.id for x in exp.bases})
-        if stored < total:
-            stopped = RunInterrupted(interrupted_message(store.directory, stored, total, options.command))
+            counts = [(r, _stored_of_target(r)) for r in active]
+            _export_complete(active, options, echo)
+        short = [(r, stored) for r, stored in counts if stored < r.total]
+        if short:
+            r, stored = short[0]
+            stopped = RunInterrupted(interrupted_message(r.store.directory, stored, r.total, options.command))
             if isinstance(stop, Terminated):
                 stopped.exit_code = Terminated.exit_code
             raise stopped from None
     except UnitFailed as failed:
-        with interrupts_ignored(), storage_faults(store.path, "record the failed unit"):
-            _record_failure(store, str(failed))
+        r = active[getattr(failed, "experiment", 0)]
+        with interrupts_ignored(), storage_faults(r.store.path, "record the failed unit"):
+            _record_failure(r.store, str(failed))
+        with interrupts_ignored():
+            _export_complete([x for x in active if x is not r], options, echo)
         raise
-    if options.export:
-        with interrupts_ignored(), storage_faults(store.directory / "export", "write the export"):
-            export_store(store.directory)  # every unit is stored: the export is written whole
-        echo(f"exported -> {store.directory / 'export'} (the committed form of the store)")
-    return store
+    _export_complete(active, options, echo)
 
 
-def _run_units(exp: Experiment, options: RunOptions, store: ResultsStore, todo: list[tuple],
-               data: dict, echo) -> None:
-    """Compute the units in workers and store each as it arrives (one transaction per unit)."""
-    remaining = Counter((d, exp.bases[b].id) for d, b, _, _ in todo)
+def _stored_of_target(r: _Running) -> int:
+    """How many of the experiment's target units its store holds."""
+    exp = r.exp
+    return sum(1 for d, b, *_, rep in r.store.done_unit_keys()
+               if d in exp.datasets and rep < exp.protocol.reps and b in {x.id for x in exp.bases})
+
+
+def _export_complete(active: list[_Running], options: RunOptions, echo) -> None:
+    """Export every store whose units are all stored (the committed form), once."""
+    if not options.export:
+        return
+    for r in active:
+        if r.exported or _stored_of_target(r) < r.total:
+            continue
+        with interrupts_ignored(), storage_faults(r.store.directory / "export", "write the export"):
+            export_store(r.store.directory)  # every unit is stored: the export is written whole
+        r.exported = True
+        echo(f"exported -> {r.store.directory / 'export'} (the committed form of the store)")
+
+
+def _run_units(active: list[_Running], options: RunOptions, echo) -> None:
+    """Compute the units in workers and store each in its experiment's store as it arrives (one
+    transaction per unit), under one progress bar."""
+    remaining = Counter((i, d, r.exp.bases[b].id) for i, r in enumerate(active) for d, b, _, _ in r.todo)
     if options.backend == "loky" and options.jobs != 1:
         start_quiet_resource_tracker()
-    bar_context = nullcontext(options.bar) if options.bar is not None else _progress(len(todo), options.progress)
+    total = sum(len(r.todo) for r in active)
+    bar_context = nullcontext(options.bar) if options.bar is not None else _progress(total, options.progress)
+    experiments = [r.exp for r in active]
+    tasks = fuse_tasks(experiments, [unit_tasks(r.exp, r.todo, options.speedups) for r in active], options.speedups)
     with _backend(options), cancelled_tasks_unannounced(), bar_context as bar:
         jobs = Parallel(n_jobs=options.jobs, return_as="generator_unordered")
         started = time.perf_counter()
         try:
-            tasks = unit_tasks(exp, todo, options.speedups)
-            for units in jobs(delayed(_run_task)(exp, task, *data[task.dataset], options.speedups) for task in tasks):
-                for unit in units:
+            for units in jobs(delayed(_run_task)(*_task_args(active, task), options.speedups) for task in tasks):
+                for i, unit in units:
+                    store = active[i].store
                     with storage_faults(store.path, f"store unit {unit.dataset} / {unit.base} / rep {unit.rep}"):
                         store.write_unit(unit)
                     bar.update(1)
-                    key = (unit.dataset, unit.base)
+                    key = (i, unit.dataset, unit.base)
                     remaining[key] -= 1
                     if remaining[key] == 0:
-                        bar.write(dataset_summary(store, exp, *key))
+                        bar.write(dataset_summary(store, active[i].exp, unit.dataset, unit.base))
         except Exception as err:
             if type(err).__name__ != "TerminatedWorkerError":  # loky's: a worker process ended abruptly
                 raise
-            raise RunFailed(f"{store.path}: a worker process died while computing a unit (killed by a signal, out "
+            where = active[0].store.path if len(active) == 1 else "afr reproduce"
+            raise RunFailed(f"{where}: a worker process died while computing a unit (killed by a signal, out "
                             f"of memory, or a plugin ending its process); the units stored so far are whole, and "
                             f"rerunning the same command resumes") from None
         bar.write(f"done in {time.perf_counter() - started:.1f} s")
+
+
+def _task_args(active: list[_Running], task: FusedTask) -> tuple:
+    """What a worker needs for one task: the global indices of its experiments, those experiments,
+    the task renumbered over them, and each one's (X, y) of the task's dataset (nothing more is
+    sent to the worker)."""
+    indices = list(dict.fromkeys(i for i, _ in task.parts))
+    local = FusedTask(tuple((indices.index(i), part) for i, part in task.parts))
+    dataset = task.parts[0][1].dataset
+    return indices, [active[i].exp for i in indices], local, [active[i].data[dataset] for i in indices]
 
 
 def _record_failure(store: ResultsStore, message: str) -> None:

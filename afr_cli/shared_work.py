@@ -7,8 +7,11 @@ path without it (tests/test_shared_work.py): ``memo`` (identical problems solved
 ``afr_cli.solve_memo``), ``prefix`` (forests of one seeding differing only in tree count fitted
 once at the largest count, the others read as its first trees: ``forest_prefix``) and
 ``shared_noise`` (units differing only in noise on the query rows share forest, tensors and
-solves); and ``fast_trees``, scikit-learn's trees fitted and applied without its per-tree
-overhead (``afr_cli.tree_path``, tests/test_fast_trees.py). ``TODAY`` turns them all off (``afr bench floor`` times it against the new path).
+solves); ``fuse``: units of several experiments that fit the same forests (same kind,
+parameters, seed and training rows: ``forest_key``) computed together by ``afr reproduce``
+(``unit_groups.fuse_tasks``); and ``fast_trees``, scikit-learn's trees fitted and applied without
+its per-tree overhead (``afr_cli.tree_path``, tests/test_fast_trees.py). ``TODAY`` turns them all
+off (``afr bench floor`` times it against the new path).
 ``unit_groups`` decides which units one task computes together; the protocol asks a
 ``SharedWork`` for each stage's fitted forest and training rows.
 """
@@ -24,6 +27,7 @@ from afr_cli.config import Base
 from afr_cli.ensembles.random_forests import forest_prefix
 from afr_cli.tree_path import FAST, SKLEARN, check_tree_path, use_tree_path
 from afr_cli.features import LeafStatistics, RowTensors
+from afr_cli.forest_cache import ForestCache
 from afr_cli.solve_memo import SolveMemo
 
 PREFIX_KINDS = ("rf", "ert")  # the kinds whose prefix property tests/test_shared_work.py proves
@@ -36,6 +40,7 @@ class Speedups:
     memo: bool = True
     prefix: bool = True
     shared_noise: bool = True
+    fuse: bool = True
     fast_trees: bool = True
 
     @property
@@ -44,7 +49,7 @@ class Speedups:
         return FAST if self.fast_trees else SKLEARN
 
 
-TODAY = Speedups(memo=False, prefix=False, shared_noise=False, fast_trees=False)
+TODAY = Speedups(memo=False, prefix=False, shared_noise=False, fuse=False, fast_trees=False)
 
 
 def speedups_for(trees: str) -> Speedups:
@@ -66,6 +71,13 @@ def tree_count(base: Base) -> int:
     return int(base.ensemble.with_defaults(base.params)["n_estimators"])
 
 
+def forest_key(base: Base, family: tuple | None, seed: int, X: np.ndarray, y: np.ndarray) -> tuple:
+    """Exactly what determines a fitted forest: its kind and parameters (``family``, without the
+    tree count, when it is read as a prefix), its seed, and a digest of the training rows and
+    targets (dtype, shape and bytes). Equal keys fit equal forests, whichever experiment asks."""
+    return (family or (base.kind, repr(sorted(base.params.items()))), seed, _digest(X, y))
+
+
 def _digest(*arrays: np.ndarray) -> bytes:
     h = hashlib.sha256()
     for a in arrays:
@@ -83,32 +95,40 @@ class SharedWork:
     a forest of that family is fitted once at that count and each unit reads its prefix.
     ``share_rows``: keep each stage's training-row tensors (``LeafStatistics`` and ``RowTensors``,
     with the features families cache on them) for the other units of the task (units that differ
-    only in query-side noise fit the same forest on the same rows).
+    only in query-side noise, or units of several experiments fused into one task, fit the same
+    forest on the same rows). ``cache``: a worker's ``ForestCache``, read before fitting and
+    filled after (the measured alternative to fusing tasks). ``fits`` and ``reuses`` count the
+    forests fitted here and those read from the task or the cache instead.
     """
 
     speedups: Speedups = field(default_factory=Speedups)
     largest: dict[tuple, int] = field(default_factory=dict)
     share_rows: bool = False
+    cache: ForestCache | None = None
 
     def __post_init__(self):
         self.memo = SolveMemo(self.speedups.memo)
         self._forests: dict[tuple, object] = {}
         self._rows: dict[tuple, tuple[LeafStatistics, RowTensors]] = {}
+        self.fits = 0
+        self.reuses = 0
 
     def training(self, base: Base, seed: int, X: np.ndarray, y: np.ndarray) -> tuple[LeafStatistics, RowTensors]:
         """The stage's fitted forest as leaf statistics over its training rows, and those rows'
-        tensors: fitted here, or read from what another unit of the task fitted."""
+        tensors: fitted here, or read from what another unit of the task (or the cache) fitted."""
         with use_tree_path(self.speedups.tree_path):
             return self._training(base, seed, X, y)
 
     def _training(self, base: Base, seed: int, X: np.ndarray, y: np.ndarray) -> tuple[LeafStatistics, RowTensors]:
-        if not (self.largest or self.share_rows):
+        if not (self.largest or self.share_rows or self.cache is not None):
+            self.fits += 1
             stats = LeafStatistics(base.fit(X, y, seed), X, y)
             return stats, stats.rows()
         family = prefix_family(base) if self.largest else None
         wanted = tree_count(base) if family in self.largest else None
-        key = (family or (base.kind, repr(sorted(base.params.items()))), seed, _digest(X, y))
+        key = forest_key(base, family, seed, X, y)
         if (key, wanted) in self._rows:
+            self.reuses += 1
             return self._rows[(key, wanted)]
         ensemble = self._forest(base, family, key, seed, X, y)
         if wanted is not None and wanted < ensemble.n_trees:
@@ -120,9 +140,19 @@ class SharedWork:
         return rows
 
     def _forest(self, base: Base, family: tuple | None, key: tuple, seed: int, X: np.ndarray, y: np.ndarray):
-        if key not in self._forests:
+        if key in self._forests:
+            self.reuses += 1
+            return self._forests[key]
+        forest = self.cache.get(key) if self.cache is not None else None
+        if forest is not None:
+            self.reuses += 1
+        else:
             fit_as = base
             if family in self.largest:
                 fit_as = Base(base.id, base.kind, {**base.params, "n_estimators": self.largest[family]})
-            self._forests[key] = fit_as.fit(X, y, seed)
-        return self._forests[key]
+            forest = fit_as.fit(X, y, seed)
+            self.fits += 1
+            if self.cache is not None:
+                self.cache.put(key, forest)
+        self._forests[key] = forest
+        return forest

@@ -328,7 +328,7 @@ def test_the_runner_and_reproduce_hand_the_tree_path_to_the_workers(tmp_path, mo
         assert bool(fast_fits) is (trees == FAST), trees  # jobs=1: the worker is this process
 
     seen = []
-    monkeypatch.setattr(reproduce, "run_experiment", lambda exp, options, echo: seen.append(options.speedups))
+    monkeypatch.setattr(reproduce, "run_experiments", lambda exps, options, echo: seen.append(options.speedups))
     planned = [SimpleNamespace(exp=SimpleNamespace(results=Path("r")), missing=[1], owner="paper",
                                spec=SimpleNamespace(label="one", config=Path("one.yaml")))]
     reproduce.run_plan(planned, RunOptions(progress=False, speedups=speedups_for(SKLEARN)))

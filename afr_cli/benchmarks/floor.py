@@ -23,7 +23,7 @@ from afr_cli.unit_groups import run_task, unit_tasks
 SCORES = ("r2", "mae", "rmse", "cv_score")
 
 
-def _largest_move(today: list, new: list) -> tuple[float, bool]:
+def largest_move(today: list, new: list) -> tuple[float, bool]:
     """(largest |change| of any score of any results row, whether every stored value but the
     times is identical)."""
     move, identical = 0.0, True
@@ -66,7 +66,7 @@ def run(config: str, dataset: str, rep: int = 0, overrides: list[str] | None = N
     new_cpu, new_wall = time.process_time() - c0, time.perf_counter() - w0
     order = {(u.base, tuple(sorted(u.axes.items()))): i for i, u in enumerate(today)}
     new.sort(key=lambda u: order[(u.base, tuple(sorted(u.axes.items())))])
-    move, identical = _largest_move(today, new)
+    move, identical = largest_move(today, new)
     return {"config": config, "dataset": dataset, "rep": rep, "units": len(todo), "tasks": len(tasks),
             "trees": speedups.tree_path,
             "today": {"cpu_s": round(today_cpu, 3), "wall_s": round(today_wall, 3)},

@@ -215,3 +215,41 @@ def register(app: typer.Typer) -> None:
                  tabulate(rows, headers=["ensemble", "fit sklearn", "fit fast", "ratio", "apply sklearn",
                                          "apply fast", "ratio", "identical"], floatfmt=".3f")]
         _emit(r, fmt, lines)
+
+    @bench.command("fusion")
+    def fusion(configs: list[str] = typer.Argument(None, help="experiment YAMLs (default: the RF group, "
+                                                   "abrf_rf satrf_rf larf_rf dm_soft larf_leave_self_out)"),
+               datasets: str = typer.Option("Friedman3", "--datasets", help="comma-separated datasets"),
+               reps: int = typer.Option(1, "--reps", help="repetitions 0..reps-1"),
+               workers: str = typer.Option("1,2", "--workers", help="comma-separated worker counts"),
+               cache_mb: int = typer.Option(512, "--cache-mb", help="each worker's forest cache bound (cache path)"),
+               fmt: str = typer.Option("table", "--format", help="table or json")) -> None:
+        """Each distinct forest fitted once across experiments, fused into one task or read from a
+        per-worker cache, against each experiment alone: CPU, ratio, fits, hit rate, peak memory."""
+        from afr_cli.benchmarks.fusion import RF_GROUP, run
+        from afr_cli.config import load_experiment
+
+        _checked(fmt, "AUTO", 20, 1)
+        chosen = [d.strip() for d in datasets.split(",") if d.strip()]
+        try:
+            counts = tuple(int(w) for w in workers.split(","))
+        except ValueError:
+            counts = ()
+        if not counts or min(counts) < 1:
+            raise AfrInputError(f"--workers: {workers!r} is not allowed; comma-separated counts >= 1, e.g. 1,2")
+        if reps < 1 or cache_mb < 1:
+            raise AfrInputError(f"--reps {reps} / --cache-mb {cache_mb}: not allowed; integers >= 1")
+        known = {d for c in (configs or RF_GROUP) for d in load_experiment(c).datasets}
+        unknown = [d for d in chosen if d not in known]
+        if not chosen or unknown:
+            raise AfrInputError(f"--datasets: {(unknown or [datasets])[0]!r} is not allowed; allowed: "
+                                f"{', '.join(sorted(known))}")
+        r = run(list(configs or RF_GROUP), chosen, reps, counts, cache_mb)
+        rows = [[x["path"], x["workers"], x["tasks"], f"{x['cpu_s']:.2f}", f"{x['wall_s']:.2f}", f"{x['ratio']:.2f}x",
+                 x["fits"], x["reuses"], f"{x['hit_rate']:.0%}", x["peak_rss_mib"], x["cache_peak_mib"],
+                 x["identical"]] for x in r["rows"]]
+        lines = [f"{', '.join(r['configs'])} on {', '.join(r['datasets'])}, reps 0..{r['reps'] - 1}: "
+                 f"{r['rows'][0]['units']} units; ratio = today's CPU / the path's, at the same workers",
+                 tabulate(rows, headers=["path", "workers", "tasks", "CPU s", "wall s", "ratio", "forest fits",
+                                         "reuses", "hit rate", "peak RSS MiB", "cache MiB", "rows identical"])]
+        _emit(r, fmt, lines)
