@@ -204,3 +204,35 @@ def friedman3_text(tail: pd.DataFrame) -> str:
     return (f"Within our draw its R² is heavy-tailed over splits (RF: standard deviation {t['std']:.2f}, "
             f"minimum {t['min']:.2f}), so its mean was {t['mean_first']:.2f} over the first {int(t['first'])} "
             f"repetitions and is {t['mean']:.2f} over {int(t['reps'])}.")
+
+
+SCALINGS = (("standard", "standard (ours, as in every reference run)"), ("minmax", "min-max to [0, 1]"),
+            ("none", "none (raw units)"), ("minmax_tau2", "min-max, tau = kappa = 2 (the authors' code's 0.5 factor)"))
+SOFTMAX_TABLES = range(2, 8)  # Tables 2-7, the ones with a Softmax column
+
+
+def _agreement_row(report: Path, model: str) -> tuple[int, int, int, float]:
+    """(cells, as printed, within tol, mean Δ) of one model's R² column, from a committed report's
+    "R²: agreement per column" table (afr report writes the reports before the pages)."""
+    text = report.read_text(encoding="utf-8")
+    section = text.split("R²: agreement per column", 1)[1]
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells and cells[0] == model:
+            return int(cells[1]), int(cells[2]), int(cells[3]), float(cells[4])
+    raise ValueError(f"{report}: no agreement row for {model}")
+
+
+def softmax_scaling(root: Path) -> pd.DataFrame:
+    """The untrained Softmax model's R² cells of Tables 2-7 (repetitions 0-9) under each feature
+    scaling of configs/satrf_softmax_scaling.yaml, by the one agreement rule: the counts the
+    reports under results/satrf_softmax/<scaling>/ give, summed over the tables."""
+    rows = []
+    for scaling, label in SCALINGS:
+        counts = [_agreement_row(Path(root) / "satrf_softmax" / scaling / f"paper-satrf-{t}.md", "softmax")
+                  for t in SOFTMAX_TABLES]
+        n = sum(c[0] for c in counts)
+        rows.append({"scaling": label, "within 0.02": f"{sum(c[2] for c in counts)}/{n}",
+                     "as printed": f"{sum(c[1] for c in counts)}/{n}",
+                     "mean Δ": f"{sum(c[0] * c[3] for c in counts) / n:+.3f}".replace("-", "−")})
+    return pd.DataFrame(rows)
