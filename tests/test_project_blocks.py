@@ -11,6 +11,7 @@ from pathlib import Path
 from afr_cli.publish.pages import BEGIN, page_files
 from afr_cli.publish.project_blocks import (COMPUTE_BLOCK, PREPROCESSING_BLOCK, SIZES_BLOCK, TTESTS_BLOCK,
                                             compute_block, export_sizes_block, preprocessing_block,
+                                            preprocessing_notes_block,
                                             project_blocks, published_ttests_block)
 from afr_cli.stats import recompute_published_ttests
 from afr_cli.store.status import store_status
@@ -60,3 +61,10 @@ def test_the_preprocessing_block_quotes_the_committed_report_and_is_absent_witho
     assert preprocessing_block(tmp_path) is None
     assert PREPROCESSING_BLOCK not in project_blocks(tmp_path)
     assert {TTESTS_BLOCK, SIZES_BLOCK, COMPUTE_BLOCK} <= set(project_blocks(tmp_path))
+
+
+def test_the_preprocessing_notes_come_from_the_studys_committed_cells():
+    notes = preprocessing_notes_block(Path(__file__).resolve().parents[1] / "results")
+    assert "the lead rests on 4 printed values, all RF" in notes
+    assert "raw against standardised is 3-0, p = 0.25" in notes and "6-0, p = 0.031" in notes
+    assert "4 of the 6 wins are on Concrete" in notes

@@ -150,3 +150,19 @@ def test_report_check_refuses_other_options_in_one_line():
     from conftest import assert_one_line_error
 
     assert_one_line_error(run_afr("report", "--check", "--html"), "--check", "allowed: afr report --check")
+
+
+def test_a_study_may_show_text_and_the_prose_studies_give_the_numbers_the_pages_quoted():
+    """The prose numbers of the pages, now generated (the values the hand-typed prose held)."""
+    blocks, _ = study_blocks((paper("satrf"), paper("larf"), paper("agboost"), paper("robust_rf")), REPO / "results")
+    assert blocks["study:satrf:friedman3_tail"] == ("Within our draw its R² is heavy-tailed over splits (RF: standard "
+                                                    "deviation 0.47, minimum -1.82), so its mean was 0.14 over the first "
+                                                    "20 repetitions and is 0.32 over 100.")
+    assert "ranges from 0.14 to 0.52" in blocks["study:satrf:synthetic_draws"]  # from the committed refit csv
+    assert "| Wine | tau = 0.1, eps = 0.5 (0.413) | kappa = 0.1, gamma = 0.5 (0.415) |" in blocks["study:satrf:figure_peaks"]
+    assert "| min-max to [0, 1] | 55/66 | 9/66 | −0.008 |" in blocks["study:satrf:softmax_scaling"]
+    assert "Friedman3 (0.614 to 0.702, paper 0.749) and Regression (0.378 to 0.461, paper 0.455)" \
+        in blocks["study:larf:leave_self_out_summary"]
+    assert "| 9 of 22 | 8 of 22 |" in blocks["study:agboost:gbm_settings"]
+    assert "659 of 770 units identical" in blocks["study:agboost:best_dt"]
+    assert "beats RF on 121 of 198 (dataset, γ, η) cells" in blocks["study:robust_rf:summary"]

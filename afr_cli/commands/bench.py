@@ -1,16 +1,45 @@
-"""``afr bench``: speed measured as ratios against a naive path timed in the same run."""
+"""``afr bench``: speed measured as ratios against a naive path timed in the same run. With
+``--record`` a benchmark also writes its result as a measurement record
+(``results/bench/<kind>/<key>.json``, afr_cli/benchmarks/records.py) that ``afr report`` renders into
+the pages' ``bench:<kind>`` blocks; ``afr bench time`` measures any command the same way."""
 
 from __future__ import annotations
 
 import json
+import os
+import resource
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import typer
 from tabulate import tabulate
 
+from afr_cli.benchmarks.records import record_key, write_record
 from afr_cli.errors import AfrInputError
 from afr_cli.tree_path import FAST, TREES_HELP
 
 FORMATS = ("table", "json")
+RECORD_HELP = "also write the result to results/bench/<kind>/<key>.json, which afr report renders into the pages"
+RECORDS_ROOT = Path("results")  # the records go under the project's results root, as the stores do
+
+
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")  # they change CPU seconds
+
+
+def _command_line() -> str:
+    """The user's ``afr bench ...`` command as typed, without ``--record`` (what a record quotes),
+    after the BLAS thread settings it ran under, when set."""
+    env = [f"{k}={shlex.quote(os.environ[k])}" for k in THREAD_VARS if k in os.environ]
+    return " ".join([*env, "afr", shlex.join(a for a in sys.argv[1:] if a != "--record")])
+
+
+def _record(kind: str, key: str, result: dict) -> None:
+    """Write the measurement record and say where."""
+    path = write_record(RECORDS_ROOT, kind, key, _command_line(), result)
+    typer.echo(f"recorded: {path} (afr report renders it into the pages' bench:{kind} block)", err=True)
 
 
 def _emit(result: dict, fmt: str, lines: list[str]) -> None:
@@ -62,7 +91,8 @@ def register(app: typer.Typer) -> None:
            n: int = typer.Option(0, help="rows kept (0 = the whole training split)"),
            trees: int = typer.Option(100, "--trees", help="T (the 1,000-tree shape uses 10 T)"),
            repeats: int = typer.Option(3, help="timed repeats (median)"),
-           fmt: str = typer.Option("table", "--format", help="table or json")) -> None:
+           fmt: str = typer.Option("table", "--format", help="table or json"),
+           record: bool = typer.Option(False, "--record", help=RECORD_HELP)) -> None:
         """Every solver on the real shapes: ms and objective gap to tight ECOS; AUTO vs the naive path; warm starts."""
         from afr_cli.benchmarks.qp import run
         from afr_cli.data import DATASETS
@@ -72,6 +102,8 @@ def register(app: typer.Typer) -> None:
             raise AfrInputError(f"--dataset: {dataset!r} is not allowed; allowed: {', '.join(DATASETS)}")
         r = run(dataset, trees, n or None, repeats)
         _emit(r, fmt, _qp_lines(r))
+        if record:
+            _record("qp", record_key(dataset, f"T{trees}"), r)
 
     @bench.command("satrf")
     def satrf(n: int = typer.Option(800, help="training rows (n/2 validation rows)"),
@@ -116,7 +148,8 @@ def register(app: typer.Typer) -> None:
     def dm(n: int = typer.Option(100_000, help="rows to predict"),
            trees: int = typer.Option(100, "--trees", help="T"),
            train: int = typer.Option(2000, "--train", help="rows the forest is fit on"),
-           fmt: str = typer.Option("table", "--format", help="table or json")) -> None:
+           fmt: str = typer.Option("table", "--format", help="table or json"),
+           record: bool = typer.Option(False, "--record", help=RECORD_HELP)) -> None:
         """Decision-Machine batch prediction (sparse matmul) vs scikit-learn and a per-row loop; peak memory."""
         from afr_cli.benchmarks.dm import run
         from afr_cli.solve import DEFAULT_SOLVER
@@ -137,6 +170,8 @@ def register(app: typer.Typer) -> None:
                  f"batch / scikit-learn = {r['matrix_over_sklearn']:.2f}x",
                  f"predictions identical (batch, loop, scikit-learn): {r['agree']}"]
         _emit(r, fmt, lines)
+        if record:
+            _record("dm", record_key(f"T{trees}", f"n{n}"), r)
 
     @bench.command("unit")
     def unit(config: str = typer.Argument(..., help="experiment YAML"),
@@ -146,7 +181,8 @@ def register(app: typer.Typer) -> None:
              store: str = typer.Option(None, help="a store of this config: its rows and compute to compare with"),
              reps: int = typer.Option(None, help="extrapolate the store's compute to this many repetitions"),
              overrides: list[str] = typer.Option(None, "--set", help="override a config key"),
-             fmt: str = typer.Option("table", "--format", help="table or json")) -> None:
+             fmt: str = typer.Option("table", "--format", help="table or json"),
+             record: bool = typer.Option(False, "--record", help=RECORD_HELP)) -> None:
         """One unit under AUTO and another solver: CPU seconds, ratio, |dR2| (between them and vs a store)."""
         from afr_cli.benchmarks.unit import run
         from afr_cli.solve import SOLVERS
@@ -164,6 +200,8 @@ def register(app: typer.Typer) -> None:
                          f"at {r['reps']} reps, AUTO extrapolated {r['extrapolated_auto_cpu_min']:.0f} CPU min): "
                          "largest |dR2| per model " + ", ".join(f"{m} {v:.1e}" for m, v in r["max_abs_dr2_vs_store"].items()))
         _emit(r, fmt, lines)
+        if record:
+            _record("unit", record_key(Path(config).stem, dataset, f"rep{rep}", against.upper()), r)
 
     @bench.command("floor")
     def floor(config: str = typer.Argument(..., help="experiment YAML"),
@@ -171,7 +209,8 @@ def register(app: typer.Typer) -> None:
               rep: int = typer.Option(0, help="the units' repetition"),
               overrides: list[str] = typer.Option(None, "--set", help="override a config key"),
               trees: str = typer.Option(FAST, "--trees", help=TREES_HELP + " on the new path (today's: sklearn)"),
-              fmt: str = typer.Option("table", "--format", help="table or json")) -> None:
+              fmt: str = typer.Option("table", "--format", help="table or json"),
+              record: bool = typer.Option(False, "--record", help=RECORD_HELP)) -> None:
         """Shared work (solve memo, prefix forests, shared noise, fast trees) against today's path on
         one (dataset, rep): CPU seconds of each, the ratio, and whether the rows are identical."""
         from afr_cli.benchmarks.floor import run
@@ -192,6 +231,8 @@ def register(app: typer.Typer) -> None:
                  f"shared work, {r['trees']} trees: {r['new']['cpu_s']:.2f} CPU s ({r['new']['wall_s']:.2f} s wall)",
                  f"ratio {r['ratio']:.2f}x; rows identical: {r['identical']} (largest score move {r['largest_move']:.1e})"]
         _emit(r, fmt, lines)
+        if record:
+            _record("floor", record_key(Path(config).stem, dataset, f"rep{rep}", *(overrides or [])), r)
 
     @bench.command("trees")
     def trees_bench(dataset: str = typer.Option("Concrete", help="dataset whose 80 % training split the ensembles "
@@ -253,3 +294,27 @@ def register(app: typer.Typer) -> None:
                  tabulate(rows, headers=["path", "workers", "tasks", "CPU s", "wall s", "ratio", "forest fits",
                                          "reuses", "hit rate", "peak RSS MiB", "cache MiB", "rows identical"])]
         _emit(r, fmt, lines)
+
+    @bench.command("time", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+    def time_command(ctx: typer.Context,
+                     key: str = typer.Argument(..., help="the record's name (e.g. suite); the command follows --"),
+                     record: bool = typer.Option(False, "--record", help=RECORD_HELP)) -> None:
+        """Run a command (after --) and measure it: wall seconds and the CPU seconds of its processes."""
+        command = list(ctx.args)
+        if not command:
+            raise AfrInputError("COMMAND: missing; allowed: any command after --, e.g. afr bench time suite -- make test")
+        before, started = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+        try:
+            code = subprocess.call(command)
+        except OSError as err:
+            raise AfrInputError(f"{command[0]}: cannot run it ({err.strerror}); allowed: a command on PATH") from None
+        wall, after = time.perf_counter() - started, resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        typer.echo(f"{shlex.join(command)}: exit {code}, {wall:.1f} s wall, {cpu:.1f} s CPU")
+        if code != 0:
+            typer.echo(f"error: {shlex.join(command)}: exited with {code}; nothing recorded", err=True)
+            raise typer.Exit(code)
+        if record:
+            path = write_record(RECORDS_ROOT, "time", record_key(key), shlex.join(command),
+                                {"wall_s": round(wall, 1), "cpu_s": round(cpu, 1)})
+            typer.echo(f"recorded: {path} (afr report renders it into the pages' bench:time block)", err=True)

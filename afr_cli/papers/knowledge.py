@@ -118,7 +118,7 @@ class Study:
     column, e.g. ``+.3f``, ``.2g``). With ``cache`` (a csv under results/) the study is expensive:
     only ``afr report --studies`` runs it and writes that file; otherwise its frame is read from
     the committed csv. ``show`` names a cheap function of the same file that turns the study's
-    frame into the one shown (a pivot, a ranking)."""
+    frame into the one shown (a pivot, a ranking) or into Markdown text (a sentence, bullets)."""
 
     paper: str
     name: str

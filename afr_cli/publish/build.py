@@ -4,7 +4,7 @@ generated block that differs from what the stores give now.
 
 Order: each store's summary and each report's files (afr_cli/publish/report_files.py), then, on
 every repetition and all reports, the claims ledgers (claims/ledger.py) and the pages' generated
-blocks (pages.py: claims, ledgers, agreement counts, studies), then with ``html`` the site (site.py).
+blocks (pages.py: claims, ledgers, agreement counts, studies, measurement records), then with ``html`` the site (site.py).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 from afr_cli.papers.knowledge import papers
+from afr_cli.publish.bench_blocks import bench_blocks
 from afr_cli.publish.claims.ledger import (agreement_block, effect_block, judge_paper, ledger_table, paper_reps_label,
                                            summary_block, write_ledger)
 from afr_cli.publish.frames import chosen_reports, forget_loaded, report_by_name
@@ -41,6 +42,7 @@ def write_ledgers(root: Path, refresh_studies: bool = False) -> list[Path]:
     studies, caches = study_blocks(papers(), root, refresh_studies)
     blocks.update(studies)
     blocks.update(project_blocks(root))
+    blocks.update(bench_blocks(root))
     return written + caches + write_pages(root, blocks)
 
 

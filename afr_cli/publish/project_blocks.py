@@ -1,6 +1,6 @@
 """Generated blocks about the project as a whole, not one paper: the papers' own t-tests recomputed
 (``afr stats published``), the committed exports' sizes (``afr export --sizes``), the totals of
-the preprocessing study (``afr fidelity preprocessing``'s committed report) and the compute every
+the preprocessing study (``afr fidelity preprocessing``'s committed report and cells) and the compute every
 paper's experiments recorded (``afr status``). ``afr report`` writes them into whichever page
 holds them (docs/reproduction.md, docs/experiments.md, results/README.md), so the documentation
 quotes these numbers from the committed files instead of by hand.
@@ -14,10 +14,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
+from scipy.stats import binomtest
 from tabulate import tabulate
 
 from afr_cli.errors import AfrInputError
 from afr_cli.papers.knowledge import papers
+from afr_cli.preprocessing_study import SIGN_TEST_ALPHA, decide, discriminating_cells
 from afr_cli.stats import disagreeing_quantities, recompute_published_ttests
 from afr_cli.store.reader import has_results
 from afr_cli.store.sizes import export_sizes
@@ -27,6 +30,9 @@ TTESTS_BLOCK = "stats:published"
 SIZES_BLOCK = "sizes:exports"
 PREPROCESSING_BLOCK = "fidelity:preprocessing"
 PREPROCESSING_REPORT = Path("fidelity") / "preprocessing.md"  # under the results root
+PREPROCESSING_NOTES_BLOCK = "fidelity:preprocessing_notes"
+PREPROCESSING_TREES = Path("fidelity") / "preprocessing_trees.csv"  # the same study on LARF Table 8's forests
+RAW, STANDARD = "none", "standard"  # the candidates the notes set against each other
 COMPUTE_BLOCK = "compute:experiments"
 WORKERS = 2  # the wall time shown is the compute spread over this many workers, at best
 SIZES_AT = 100  # the repetition count the exports are extrapolated to: the papers' stated count
@@ -91,6 +97,54 @@ def preprocessing_block(root: Path) -> str | None:
             f"Sign tests on the distinct values exactly one of two candidates matches:\n\n{tests}")
 
 
+def _matched_cells(path: Path) -> tuple[pd.DataFrame, list[str]]:
+    """A preprocessing study's committed matched cells (its csv) and its candidates."""
+    matched = pd.read_csv(path, dtype={"value_str": str})
+    matched["value"] = matched["value_str"].astype(float)
+    return matched, list(dict.fromkeys(matched["candidate"]))
+
+
+_METRIC = {"r2": "R²", "mae": "MAE"}
+
+
+def preprocessing_notes_block(root: Path) -> str | None:
+    """What the preprocessing study's committed cells say beyond its totals: the printed values raw
+    features alone match (ours under raw and standardised features), raw against standardised on
+    the 100-tree tables and on LARF Table 8's larger forests, and the two pooled; None when the
+    study's csv files are not under ``root``."""
+    main, trees = Path(root) / PREPROCESSING_REPORT.with_suffix(".csv"), Path(root) / PREPROCESSING_TREES
+    if not (main.is_file() and trees.is_file()):
+        return None
+    matched, order = _matched_cells(main)
+    verdict = decide(matched, order)
+    split = discriminating_cells(matched, order)
+    bases = sorted(set(split.our_base))
+    values = "; ".join(f"{r.dataset} {_METRIC.get(r.metric, r.metric)} {r.value_str} (raw {r[RAW].split()[0]}, "
+                       f"standardised {r[STANDARD].split()[0]})" for _, r in split.iterrows())
+    never_loses = bool((verdict.tests.only_other == 0).all())
+    pairs = []
+    for frame, cand in ((matched, order), _matched_cells(trees)):
+        tests = decide(frame, cand).tests.set_index("other")
+        pairs.append((int(tests.loc[STANDARD, "only_leader"]), int(tests.loc[STANDARD, "only_other"]),
+                      float(tests.loc[STANDARD, "p_sign_test"]), discriminating_cells(frame, cand)))
+    wins, losses = sum(p[0] for p in pairs), sum(p[1] for p in pairs)
+    pooled = float(binomtest(wins, wins + losses, 0.5).pvalue) if wins + losses else 1.0
+    leader_wins = [c[(c[RAW].str.endswith("✓")) & ~c[STANDARD].str.endswith("✓")] for *_, c in pairs]
+    concrete = sum(int((c.dataset == "Concrete").sum()) for c in leader_wins)
+    (a, b, p, _), (a2, b2, p2, _) = pairs
+    forests = ", ".join(dict.fromkeys(_matched_cells(trees)[0].sort_values("our_base", key=lambda b: b.str.len()).our_base))
+    return (f"- **Raw features (`{RAW}`) lead"
+            + (" and never lose a value another candidate matches" if never_loses else "")
+            + f"**, but the lead rests on {len(split)} printed values, all {', '.join(bases)}: {values}. Scaling moves "
+            f"trees only at the float level, so the ERT and every synthetic set are unaffected.\n"
+            f"- By the rule fixed in advance (a sign test on the values where two candidates disagree, p < {SIGN_TEST_ALPHA:g} "
+            f"against every other candidate), **{'there is no clear winner' if verdict.winner is None else 'the winner is ' + verdict.winner}**: "
+            f"raw against standardised is {a}-{b}, p = {p:.2g}. LARF Table 8's larger forests ({forests}; "
+            f"`results/{PREPROCESSING_TREES.with_suffix('.md').as_posix()}`) add {a2}-{b2}, p = {p2:.2g}. Pooled after "
+            f"the fact that is {wins}-{losses}, p = {pooled:.2g}, but on nested forests, and {concrete} of the {wins} "
+            f"wins are on Concrete.")
+
+
 def _wall(minutes: float) -> str:
     hours, rest = divmod(round(minutes), 60)
     return f"{hours} h {rest:02d} min" if hours else f"{rest} min"
@@ -123,5 +177,6 @@ def compute_block(root: Path) -> str:
 def project_blocks(root: Path) -> dict[str, str]:
     """The project-level blocks, by name (a block whose source is missing under ``root`` is left out)."""
     blocks = {TTESTS_BLOCK: published_ttests_block(), SIZES_BLOCK: export_sizes_block(root),
-              PREPROCESSING_BLOCK: preprocessing_block(root), COMPUTE_BLOCK: compute_block(root)}
+              PREPROCESSING_BLOCK: preprocessing_block(root), PREPROCESSING_NOTES_BLOCK: preprocessing_notes_block(root),
+              COMPUTE_BLOCK: compute_block(root)}
     return {name: body for name, body in blocks.items() if body is not None}

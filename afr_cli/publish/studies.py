@@ -7,7 +7,8 @@ A study with ``cache`` is expensive (it refits models): its frame is computed on
 ``--check``) renders the block from the committed csv, so the page never waits on a refit.
 
 How a frame is shown: a study's ``show`` function (cheap: a pivot, a ranking) may turn its frame
-into the one shown; then floats at the study's ``digits`` decimals, or by the format spec its
+into the one shown, or into Markdown text (a ``str``: a generated sentence or bullets that quote
+the frame's numbers, written into the block as it is); a frame is shown as a table, floats at the study's ``digits`` decimals, or by the format spec its
 ``formats`` gives the column (``+.3f`` for differences, ``.2g`` for p-values); missing values
 are "—"; everything else as text.
 """
@@ -101,7 +102,6 @@ def study_blocks(papers: tuple[Paper, ...], root: Path, refresh: bool = False) -
                 written.append(root / study.cache)
             if frame is None:
                 continue
-            if study.show:
-                frame = study_function(paper, study, study.show)(frame)
-            blocks[study.block] = render_frame(frame, study.digits, study.formats)
+            shown = study_function(paper, study, study.show)(frame) if study.show else frame
+            blocks[study.block] = shown if isinstance(shown, str) else render_frame(shown, study.digits, study.formats)
     return blocks, written

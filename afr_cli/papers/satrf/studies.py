@@ -2,7 +2,13 @@
 their repetitions 0-9 (results/abrf_rf, results/abrf_ert), and under the independent protocol: seeds
 derived from (seed, dataset, rep), the documented noise, 100 repetitions (results/abrf_rf_derived,
 results/abrf_ert_derived); and eps-ABRF against the untrained Softmax model under both, as the
-reports' compare.md compute it. Cheap: read from the stores on every ``afr report``.
+reports' compare.md compute it; the best points of Figures 2-4's surfaces (results/satrf_surfaces);
+and how heavy-tailed the derived protocol's Friedman 3 is. Cheap: read from the stores on every
+``afr report``.
+
+Expensive: ``synthetic_draws`` runs configs/synthetic_draws.yaml (plain RF, 20 repetitions) for
+eight data seeds in a scratch folder, only under ``afr report --studies``, which writes
+results/abrf_derived/synthetic_draws.csv; every other ``afr report`` renders from that file.
 
 Ours is the mean test R² over every stored repetition; the paper's is its printed cell: RF and ERT
 from the LARF paper's Tables 3 and 5, eps-ABRF from the SAT-RF paper's Table 9; best-test is the
@@ -11,12 +17,18 @@ grid point with the best mean test R² (afr_cli/tables/selection.py).
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pandas as pd
 
+from afr_cli.config import load_experiment
+from afr_cli.paths import PROJECT_ROOT
+from afr_cli.plots import surface_table
 from afr_cli.publish.claims.columns import ColumnRef, published_column
 from afr_cli.publish.frames import stored
+from afr_cli.runner import RunOptions, run_experiment
+from afr_cli.store.reader import load_results
 from afr_cli.stats import holm_adjust
 from afr_cli.tables.compare import compare_models
 from afr_cli.tables.selection import results_in_view
@@ -125,4 +137,102 @@ def softmax_comparisons(root: Path) -> pd.DataFrame:
                          "p (t-test)": f"{c.ttest.p:.3g}", "p (Holm, 2 forests)": f"{p_holm:.3g}",
                          "p (Wilcoxon)": f"{c.wilcoxon[1]:.3g}",
                          "better/tie/worse": f"{len(c.record.wins)}/{len(c.record.ties)}/{len(c.record.losses)}"})
+    return pd.DataFrame(rows)
+
+
+FIGURES = ("Friedman1", "Boston", "Wine")  # Figures 2-4 (Figure 1, Sparse, is judged as claims)
+PANELS = (("sat-rf-yx-tau-eps", "tau", "eps"), ("sat-rf-yx-kappa-gamma", "kappa", "gamma"))
+
+
+def figure_peaks(root: Path) -> pd.DataFrame:
+    """Per dataset of Figures 2-4, each panel's best grid point and its mean test R² over every
+    stored repetition (the point ``afr reproduce satrf`` marks in the figure)."""
+    grid = stored(root / "satrf_surfaces").grid
+    rows = []
+    for dataset in FIGURES:
+        row = {"dataset": dataset}
+        for model, x, y in PANELS:
+            surface = surface_table(grid, dataset, model, x, y)
+            bx, by, value = surface.best()
+            row[f"best ({x}, {y})"] = f"{x} = {bx:g}, {y} = {by:g} ({value:.3f})"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+TAIL_DATASET, TAIL_FIRST = "Friedman3", 20  # the first run of the derived store held 20 repetitions
+
+
+def friedman3_tail(root: Path) -> pd.DataFrame:
+    """Plain RF's test R² on Friedman 3 under the derived protocol (results/abrf_rf_derived), over
+    splits: its standard deviation, minimum, and mean over the first 20 and over every repetition."""
+    r = stored(root / "abrf_rf_derived").results
+    r2 = r[(r.dataset == TAIL_DATASET) & (r.model == "rf")].sort_values("rep").r2
+    return pd.DataFrame([{"reps": len(r2), "std": r2.std(), "min": r2.min(),
+                          "mean_first": r2.head(TAIL_FIRST).mean(), "first": TAIL_FIRST, "mean": r2.mean()}])
+
+
+DRAW_SEEDS = tuple(range(8))
+DRAWS_CONFIG = PROJECT_ROOT / "configs" / "synthetic_draws.yaml"
+
+
+def synthetic_draws(root: Path) -> pd.DataFrame:
+    """Expensive (8 runs of plain RF, 3 datasets x 20 repetitions): configs/synthetic_draws.yaml
+    for each data seed in ``DRAW_SEEDS``, in a scratch folder; per seed and dataset, RF's mean
+    test R²."""
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="afr-draws-") as scratch:
+        for seed in DRAW_SEEDS:
+            out = Path(scratch) / f"seed{seed}"
+            run_experiment(load_experiment(DRAWS_CONFIG, [("data_seed", seed)], results_dir=out),
+                           RunOptions(jobs=1, progress=False, export=False), echo=lambda *_: None)
+            means = load_results(out).groupby("dataset").r2.mean()
+            rows += [{"data_seed": seed, "dataset": d, "r2": float(v)} for d, v in means.items()]
+    return pd.DataFrame(rows)
+
+
+def draws_text(draws: pd.DataFrame) -> str:
+    """The sentence the page quotes: how far plain RF on Friedman 3 moves between data seeds."""
+    f3 = draws[draws.dataset == TAIL_DATASET].r2
+    return (f"Across {draws.data_seed.nunique()} data seeds our RF on Friedman 3 ranges from {f3.min():.2f} to "
+            f"{f3.max():.2f} (the study `synthetic_draws`: `configs/synthetic_draws.yaml` with `data_seed` "
+            f"{draws.data_seed.min()}..{draws.data_seed.max()}, refit only by `afr report --studies`).")
+
+
+def friedman3_text(tail: pd.DataFrame) -> str:
+    """The sentence the page quotes: how heavy-tailed plain RF's R² on Friedman 3 is over splits."""
+    t = tail.iloc[0]
+    return (f"Within our draw its R² is heavy-tailed over splits (RF: standard deviation {t['std']:.2f}, "
+            f"minimum {t['min']:.2f}), so its mean was {t['mean_first']:.2f} over the first {int(t['first'])} "
+            f"repetitions and is {t['mean']:.2f} over {int(t['reps'])}.")
+
+
+SCALINGS = (("standard", "standard (ours, as in every reference run)"), ("minmax", "min-max to [0, 1]"),
+            ("none", "none (raw units)"), ("minmax_tau2", "min-max, tau = kappa = 2 (the authors' code's 0.5 factor)"))
+SOFTMAX_TABLES = range(2, 8)  # Tables 2-7, the ones with a Softmax column
+
+
+def _agreement_row(report: Path, model: str) -> tuple[int, int, int, float]:
+    """(cells, as printed, within tol, mean Δ) of one model's R² column, from a committed report's
+    "R²: agreement per column" table (afr report writes the reports before the pages)."""
+    text = report.read_text(encoding="utf-8")
+    section = text.split("R²: agreement per column", 1)[1]
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells and cells[0] == model:
+            return int(cells[1]), int(cells[2]), int(cells[3]), float(cells[4])
+    raise ValueError(f"{report}: no agreement row for {model}")
+
+
+def softmax_scaling(root: Path) -> pd.DataFrame:
+    """The untrained Softmax model's R² cells of Tables 2-7 (repetitions 0-9) under each feature
+    scaling of configs/satrf_softmax_scaling.yaml, by the one agreement rule: the counts the
+    reports under results/satrf_softmax/<scaling>/ give, summed over the tables."""
+    rows = []
+    for scaling, label in SCALINGS:
+        counts = [_agreement_row(Path(root) / "satrf_softmax" / scaling / f"paper-satrf-{t}.md", "softmax")
+                  for t in SOFTMAX_TABLES]
+        n = sum(c[0] for c in counts)
+        rows.append({"scaling": label, "within 0.02": f"{sum(c[2] for c in counts)}/{n}",
+                     "as printed": f"{sum(c[1] for c in counts)}/{n}",
+                     "mean Δ": f"{sum(c[0] * c[3] for c in counts) / n:+.3f}".replace("-", "−")})
     return pd.DataFrame(rows)
