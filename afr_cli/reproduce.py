@@ -283,21 +283,32 @@ def _fill(text: str, root: Path, reps: int | None) -> str:
     return text.replace("{root}", str(root)).replace("{reps}", str(reps))
 
 
-def draw_outputs(targets: list[Target], root: Path, reps: int | None, echo=print) -> list[str]:
+def draw_outputs(targets: list[Target], root: Path, reps: int | None, echo=print,
+                 datasets: list[str] | None = None) -> list[str]:
     """Run every target paper's ``outputs`` (each an ``afr`` command in a process of its own);
     standard output goes whole to the entry's ``stdout`` file. Returns one line per failed entry
-    (the others still run)."""
+    (the others still run). With ``datasets`` (``--datasets``), an entry drawn for another dataset
+    (its commands' ``--dataset``) is skipped, and says so: that run computed nothing for it."""
     failed = []
     for target in targets:
         for i, output in enumerate(target.paper.outputs if target.paper else ()):
-            problem = _draw(output, root, reps or output.reps)
             where = f"{target.paper.data_file}: outputs[{i}]"
+            others = sorted(set(_datasets_drawn(output)) - set(datasets)) if datasets is not None else []
+            if others:
+                echo(f"skipped {where}: it draws {', '.join(others)}, not among --datasets")
+                continue
+            problem = _draw(output, root, reps or output.reps)
             if problem:
                 failed.append(f"{where}: {problem}")
                 echo(f"failed: {where}: {problem}")
             else:
                 echo(f"drew {where}" + (f" -> {_fill(output.stdout, root, reps or output.reps)}" if output.stdout else ""))
     return failed
+
+
+def _datasets_drawn(output: OutputSpec) -> list[str]:
+    """The datasets an output's commands name with ``--dataset``."""
+    return [command[i + 1] for command in output.commands for i, arg in enumerate(command[:-1]) if arg == "--dataset"]
 
 
 def _draw(output: OutputSpec, root: Path, reps: int | None) -> str | None:

@@ -187,3 +187,39 @@ def test_the_plan_follows_reps_and_datasets_and_projects_compute_from_stored_uni
             for line in proc.stdout.splitlines() if "results/" in line}
     assert re.search(r"\s1100\s+20\s+[\d.]+ CPU-min", rows["larf|larf_rf"])  # Wine, 1 base, reps 100-119
     assert "skipped: none of --datasets" in rows["larf|larf_leave_self_out"]
+
+
+def test_with_datasets_an_output_drawn_for_another_dataset_is_skipped_and_said(tmp_path):
+    from afr_cli.papers.knowledge import OutputSpec
+    from afr_cli.reproduce import Target, draw_outputs
+
+    other = OutputSpec((("table", "--results", "{root}/nowhere", "--dataset", "Wine"),), stdout="{root}/out/wine.md")
+    chosen = OutputSpec((("models",),), stdout="{root}/out/models.txt")
+    paper = type("P", (), {"outputs": (other, chosen), "data_file": "toy/paper.yaml"})()
+    lines = []
+    failed = draw_outputs([Target(paper, ())], tmp_path, None, echo=lines.append, datasets=["Yacht"])
+    assert failed == [] and lines[0] == "skipped toy/paper.yaml: outputs[0]: it draws Wine, not among --datasets"
+    assert (tmp_path / "out" / "models.txt").is_file() and not (tmp_path / "out" / "wine.md").exists()
+    # without --datasets it runs, and fails on the missing store as before
+    assert len(draw_outputs([Target(paper, ())], tmp_path, None, echo=lines.append)) == 1
+
+
+def test_a_study_failing_on_a_partial_scratch_root_is_skipped_but_raises_under_results(tmp_path, monkeypatch):
+    """`afr reproduce satrf --datasets Concrete --root DIR` once crashed with a traceback: a study
+    indexed a dataset the scratch stores do not hold. Under a scratch root it is left out and said;
+    under the project's results/ a failing study still raises."""
+    from afr_cli.papers.knowledge import Study
+    from afr_cli.publish import studies
+
+    def lacks_a_dataset(paper, study, root, refresh=False):
+        raise KeyError("Diabetes")
+
+    monkeypatch.setattr(studies, "study_frame", lacks_a_dataset)
+    paper = type("P", (), {"id": "toy", "studies": (Study(paper="toy", name="tail", function="tail", block="toy:tail"),)})()
+    said = []
+    assert studies.study_blocks((paper,), tmp_path / "scratch", echo=said.append) == ({}, [])
+    assert said == [f"skipped study toy:toy:tail: the stores under {tmp_path / 'scratch'} lack what it reads "
+                    "(KeyError: 'Diabetes')"]
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(KeyError):
+        studies.study_blocks((paper,), Path("results"), echo=said.append)

@@ -65,7 +65,7 @@ def register(app: typer.Typer) -> None:
         options = RunOptions(jobs, backend, scheduler, progress=not quiet, speedups=speedups)
         times = run_plan(planned, options, echo=typer.echo)
         started = time.perf_counter()
-        failed = draw_outputs(chosen_targets, root, reps, echo=typer.echo)
+        failed = draw_outputs(chosen_targets, root, reps, echo=typer.echo, datasets=chosen)
         times.append(("figures and extra tables (outputs)", time.perf_counter() - started))
         started = time.perf_counter()
         try:

@@ -27,11 +27,16 @@ def page_files(root: Path) -> list[Path]:
     return [p for p in [*readmes, *pages] if p.is_file()]
 
 
+def is_project_results(root: Path) -> bool:
+    """Whether ``root`` is the project's own results root (``results/``), not a scratch one (``--root``)."""
+    return Path(root).resolve() == Path("results").resolve()
+
+
 def paper_page(page: Path, paper_id: str, root: Path) -> Path:
     """Where a paper's page takes its generated blocks from the stores under ``root``: the page in
     its folder for the project's own results root (``results/``), else a copy of it under the other
     root (``<root>/<paper>/page.md``, made on first use), so a scratch run never rewrites a committed page."""
-    if Path(root).resolve() == Path("results").resolve():
+    if is_project_results(root):
         return page
     copy = Path(root) / paper_id / page.name
     if not copy.is_file():

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -25,6 +26,7 @@ import pandas as pd
 from afr_cli.errors import AfrInputError
 from afr_cli.papers.knowledge import Paper, Study
 from afr_cli.publish.frames import StoreMissing
+from afr_cli.publish.pages import is_project_results
 
 _MODULES: dict[Path, ModuleType] = {}
 
@@ -88,15 +90,27 @@ def render_frame(frame: pd.DataFrame, digits: int, formats: dict[str, str] | Non
     return "\n".join(lines)
 
 
-def study_blocks(papers: tuple[Paper, ...], root: Path, refresh: bool = False) -> tuple[dict[str, str], list[Path]]:
+def study_blocks(papers: tuple[Paper, ...], root: Path, refresh: bool = False,
+                 echo=lambda line: sys.stderr.write(line + "\n")) -> tuple[dict[str, str], list[Path]]:
     """Every declared study's block body by block name, and the cache files written (``refresh``);
-    a study whose stores ``root`` does not hold is left out (its block stays as it is)."""
+    a study whose stores ``root`` does not hold is left out (its block stays as it is). Under a
+    scratch root (``afr reproduce --root DIR --datasets ...``) the stores may hold only some of a
+    paper's datasets: a study that fails on them is left out too, and ``echo`` says which and why;
+    under the project's own ``results/`` a study's failure is raised (a broken study must not pass
+    ``afr report --check`` by leaving its block as it was)."""
     blocks, written = {}, []
+    scratch = not is_project_results(root)
     for paper in papers:
         for study in paper.studies:
             try:
                 frame = study_frame(paper, study, root, refresh)
             except StoreMissing:
+                continue
+            except (KeyError, ValueError, IndexError) as err:
+                if not scratch:
+                    raise
+                echo(f"skipped study {paper.id}:{study.block}: the stores under {root} lack what it reads "
+                     f"({type(err).__name__}: {err})")
                 continue
             if refresh and study.cache:
                 written.append(root / study.cache)
