@@ -371,12 +371,26 @@ def test_a_merge_key_is_not_a_duplicate(tmp_path):
 def test_required_columns_match_a_store_afr_creates(tmp_path):
     from afr_cli.store import ResultsStore
     from afr_cli.store.faults import REQUIRED_COLUMNS
-    from afr_cli.store.schema import OPTIONAL_COLUMNS
+    from afr_cli.store.schema import COLUMNS, OPTIONAL_COLUMNS
 
     store = ResultsStore(tmp_path)
     store.create({"experiment": "x"})
+    assert REQUIRED_COLUMNS["grid"] == tuple(name for name, _ in COLUMNS["grid"] if name != "solves")
     for table, columns in REQUIRED_COLUMNS.items():
         have = [name for name, _ in store.columns(table)]
         assert set(columns) <= set(have), table
         optional = {name for name, _ in OPTIONAL_COLUMNS.get(table, ())}  # later columns a store may lack (cpu_seconds)
         assert set(have) - set(columns) <= {"solves", "train_fraction", "noise_eta"} | optional, table
+
+
+def test_a_store_made_before_the_solve_log_reads_and_a_run_gives_it_the_column(tmp_path):
+    from afr_cli.store import ResultsStore, open_existing
+
+    _store(tmp_path / "s", drop=("grid", "solves"))  # as a store made before per-solve logs
+    store = ResultsStore(tmp_path / "s")
+    assert "solves" not in dict(store.columns("grid"))
+    grid = open_existing(tmp_path / "s").frame("grid")  # not "lacks the column"
+    assert len(grid) == 2 and "solves" not in grid
+    store.create({"experiment": "tiny", "config_hash": "x"})  # a run opening it adds the column, empty
+    assert dict(store.columns("grid"))["solves"] == "TEXT"
+    assert store.frame("grid")["solves"].isna().all() and open_existing(tmp_path / "s").source == "store"
