@@ -23,6 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from afr_cli.config import Experiment, load_experiment
+from afr_cli.durations import format_duration
 from afr_cli.errors import AfrInputError
 from afr_cli.papers.knowledge import ExperimentSpec, OutputSpec, Paper, add_paper_folder, paper, papers
 from afr_cli.publish.build import write_all
@@ -159,12 +160,6 @@ def _check_datasets(targets: list[Target], datasets: list[str]) -> None:
                             f"allowed: {', '.join(known)}")
 
 
-def _duration(seconds: float) -> str:
-    if seconds >= 3600:
-        return f"{int(seconds // 3600)} h {int(seconds % 3600 // 60):02d} min"
-    return f"{seconds / 60:.1f} min" if seconds >= 60 else f"{seconds:.0f} s"
-
-
 def _source(p: PlannedExperiment) -> str:
     """What a projection rests on: recorded process time, or wall time (stores made before CPU)."""
     return "from CPU" if p.measured_in == "cpu" else "from wall"
@@ -189,7 +184,8 @@ def render_plan(planned: list[PlannedExperiment], root: Path, workers: int) -> s
     known = [p.projected_seconds for p in planned if p.projected_seconds is not None]
     unknown = sum(1 for p in planned if p.projected_seconds is None)
     total = (f"{len(planned)} experiment{'s' * (len(planned) != 1)}: {sum(p.stored for p in planned)} units stored, {missing} missing; "
-             f"projected {sum(known) / 60:.1f} CPU-min ({_duration(sum(known) / max(1, workers))} wall at best on "
+             f"projected {sum(known) / 60:.1f} CPU-min "
+             f"({format_duration(sum(known) / max(1, workers), 'seconds')} wall at best on "
              f"{workers} worker{'s' * (workers != 1)})"
              + (f", plus {unknown} experiment(s) with nothing stored to time" if unknown else ""))
     table = tabulate(rows, headers=["paper", "experiment", "store", "stored", "missing", "projected compute"],
@@ -348,8 +344,8 @@ def times_section(times: list[tuple[str, float]], workers: int, command: str) ->
     lines = [TIMES_BEGIN, "", f"`{command}`, {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC on "
              f"{platform.node()} ({workers} worker{'s' * (workers != 1)}); wall time of this invocation (a "
              "resumed experiment only runs what its store lacks):", "", "| step | wall time |", "|---|---:|"]
-    lines += [f"| {name} | {_duration(seconds)} |" for name, seconds in times]
-    lines.append(f"| **total** | **{_duration(sum(s for _, s in times))}** |")
+    lines += [f"| {name} | {format_duration(seconds, 'seconds')} |" for name, seconds in times]
+    lines.append(f"| **total** | **{format_duration(sum(s for _, s in times), 'seconds')}** |")
     return "\n".join(lines + ["", TIMES_END])
 
 

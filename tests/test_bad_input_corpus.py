@@ -17,6 +17,7 @@ from typing import Callable
 import pytest
 import yaml
 
+from afr_forkserver import Invocation, run_afr_forked
 from conftest import afr_bin
 
 pytestmark = pytest.mark.slow
@@ -169,8 +170,10 @@ class Outcome:
 
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory) -> dict[str, Outcome]:
-    """Every case run once: set up one after the other, then the ``afr`` subprocesses side by
-    side (each in its own directory, so they cannot interfere), then the files compared."""
+    """Every case run once: set up one after the other, then the ``afr`` processes two at a time
+    (each in its own directory, so they cannot interfere), then the files compared. A case with a
+    read-only directory runs as a real subprocess (in a mount namespace of its own when root); the
+    others as children of one server that imported afr once (tests/afr_forkserver.py)."""
     from concurrent.futures import ThreadPoolExecutor
 
     cannot = _can_make_read_only()
@@ -180,16 +183,23 @@ def outcomes(tmp_path_factory) -> dict[str, Outcome]:
         args = case.setup(tmp)
         watched = tmp / case.read_only if case.name.startswith("read-only-store") else tmp
         prepared.append((case, tmp, args, watched, _snapshot(watched)))
+    forked = [item for item in prepared if not item[0].read_only]
+    read_only = [item for item in prepared if item[0].read_only]
 
     def run(item) -> Outcome:
         case, tmp, args, watched, before = item
-        if case.read_only and cannot:
+        if cannot:
             return Outcome(None, before, before, skip=cannot)
         proc = run_afr_in(tmp, args, case.read_only)
         return Outcome(proc, before, _snapshot(watched))
 
-    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
-        return {item[0].name: outcome for item, outcome in zip(prepared, pool.map(run, prepared))}
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    procs = run_afr_forked([Invocation(tuple(args), tmp, env) for _, tmp, args, _, _ in forked], jobs=2)
+    found = {case.name: Outcome(proc, before, _snapshot(watched))
+             for (case, _, _, watched, before), proc in zip(forked, procs)}
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        found |= {item[0].name: outcome for item, outcome in zip(read_only, pool.map(run, read_only))}
+    return found
 
 
 def _param(case: Case):

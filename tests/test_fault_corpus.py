@@ -6,7 +6,8 @@ a full disk, a file-size limit) instead leaves only whole units, no journal, and
 (tests/test_faults.py); signals and the store's lock are tested there too, with live processes.
 
 Configs are tiny (Friedman1's 100 rows, three trees, one or two repetitions); most cases use
-``afr validate``, and the cases run two at a time, so the corpus takes about a minute."""
+``afr validate``, and the cases run two at a time, each a process forked from one that imported
+afr once (tests/afr_forkserver.py), so the corpus takes well under a minute."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ import hashlib
 import os
 import sqlite3
 import subprocess
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -22,6 +22,7 @@ from typing import Callable
 import pytest
 import yaml
 
+from afr_forkserver import Invocation, run_afr_forked
 from conftest import afr_bin
 
 pytestmark = pytest.mark.slow
@@ -304,7 +305,8 @@ class Outcome:
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory) -> dict[str, Outcome]:
     """Every case set up in a directory of its own (with the plugin modules beside its config),
-    then the ``afr`` subprocesses two at a time, then the files compared."""
+    then the ``afr`` processes two at a time (each a child of one server that imported afr once:
+    tests/afr_forkserver.py), then the files compared."""
     prepared = []
     for case in CASES:
         tmp = tmp_path_factory.mktemp(case.name)
@@ -312,18 +314,11 @@ def outcomes(tmp_path_factory) -> dict[str, Outcome]:
         for name, text in PLUGINS.items():
             (plugins / name).write_text(text)
         args = case.setup(tmp)
-        prepared.append((case, tmp, plugins, args, _digest(tmp)))
-
-    def run_case(item) -> Outcome:
-        case, tmp, plugins, args, before = item
         path = os.pathsep.join(p for p in (str(plugins), os.environ.get("PYTHONPATH")) if p)
         env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONPATH": path, "COLUMNS": "80", **case.env}
-        proc = subprocess.run([afr_bin(), *args], cwd=tmp, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                              text=True, timeout=300)
-        return Outcome(proc, before, _digest(tmp))
-
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return {item[0].name: outcome for item, outcome in zip(prepared, pool.map(run_case, prepared))}
+        prepared.append((case, tmp, Invocation(tuple(args), tmp, env), _digest(tmp)))
+    procs = run_afr_forked([invocation for _, _, invocation, _ in prepared], jobs=2)
+    return {case.name: Outcome(proc, before, _digest(tmp)) for (case, tmp, _, before), proc in zip(prepared, procs)}
 
 
 def test_the_corpus_covers_every_kind_with_sixty_cases():
@@ -371,12 +366,26 @@ def test_a_merge_key_is_not_a_duplicate(tmp_path):
 def test_required_columns_match_a_store_afr_creates(tmp_path):
     from afr_cli.store import ResultsStore
     from afr_cli.store.faults import REQUIRED_COLUMNS
-    from afr_cli.store.schema import OPTIONAL_COLUMNS
+    from afr_cli.store.schema import COLUMNS, OPTIONAL_COLUMNS
 
     store = ResultsStore(tmp_path)
     store.create({"experiment": "x"})
+    assert REQUIRED_COLUMNS["grid"] == tuple(name for name, _ in COLUMNS["grid"] if name != "solves")
     for table, columns in REQUIRED_COLUMNS.items():
         have = [name for name, _ in store.columns(table)]
         assert set(columns) <= set(have), table
         optional = {name for name, _ in OPTIONAL_COLUMNS.get(table, ())}  # later columns a store may lack (cpu_seconds)
         assert set(have) - set(columns) <= {"solves", "train_fraction", "noise_eta"} | optional, table
+
+
+def test_a_store_made_before_the_solve_log_reads_and_a_run_gives_it_the_column(tmp_path):
+    from afr_cli.store import ResultsStore, open_existing
+
+    _store(tmp_path / "s", drop=("grid", "solves"))  # as a store made before per-solve logs
+    store = ResultsStore(tmp_path / "s")
+    assert "solves" not in dict(store.columns("grid"))
+    grid = open_existing(tmp_path / "s").frame("grid")  # not "lacks the column"
+    assert len(grid) == 2 and "solves" not in grid
+    store.create({"experiment": "tiny", "config_hash": "x"})  # a run opening it adds the column, empty
+    assert dict(store.columns("grid"))["solves"] == "TEXT"
+    assert store.frame("grid")["solves"].isna().all() and open_existing(tmp_path / "s").source == "store"

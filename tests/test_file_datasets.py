@@ -16,6 +16,7 @@ from afr_cli.data.checks import rows_needed, smallest_training_rows
 from afr_cli.data.files import detect_separator
 from afr_cli.store.reader import open_existing
 from conftest import assert_one_line_error, run_afr
+from own_family_fixture import SHARP_FAMILY_MODULE
 
 
 def _manifest(store: Path) -> dict:
@@ -224,21 +225,7 @@ def test_dask_workers_get_file_datasets_and_plugin_families_from_the_parent(tmp_
     from afr_cli.store import load_results
 
     _frame(80).to_csv(tmp_path / "d.csv", index=False)
-    (tmp_path / "my_loaders.py").write_text(LOADER_PLUGIN + '''
-
-from afr_cli.family_api import EPS, EpsABRFFamily, softmax_features
-
-
-class SharpABRF(EpsABRFFamily):
-    """eps-ABRF with tau fixed at 0.5."""
-
-    name = "sharp-abrf"
-    summary = "eps-ABRF, tau 0.5"
-    params = (EPS,)
-
-    def features(self, rows, design):
-        return softmax_features(rows, 0.5)
-''')
+    (tmp_path / "my_loaders.py").write_text(LOADER_PLUGIN + "\n\n" + SHARP_FAMILY_MODULE)
     config = _config(tmp_path, {"name": "Mine", "file": "d.csv", "target": "progression"}, plugins=["my_loaders.py"])
     cfg = yaml.safe_load(config.read_text())
     cfg["datasets"].append({"name": "Loaded", "loader": "my_loaders:friedman_like"})

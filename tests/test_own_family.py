@@ -5,65 +5,38 @@ from __future__ import annotations
 
 import os
 
-import pandas as pd
 import pytest
-import yaml
 
-from afr_cli.store import load_results
 from conftest import assert_one_line_error, run_afr
-
-FAMILY_MODULE = '''
-from afr_cli.models.abrf import EpsABRFFamily, softmax_features
-from afr_cli.models.base import EPS
+from own_family_fixture import SHARP_FAMILY_MODULE, assert_mine_equals_same, write_sharp_config
 
 
-class SharpABRF(EpsABRFFamily):
-    """eps-ABRF with the softmax temperature fixed at 0.5: a variant a researcher might add."""
-
-    name = "sharp-abrf"
-    summary = "eps-ABRF, tau fixed at 0.5"
-    params = (EPS,)
-
-    def features(self, rows, design):
-        return softmax_features(rows, 0.5)
-
-
-class NotAFamily:
-    name = "nope"
-'''
-
-
-def _config(tmp_path, family: str) -> str:
-    cfg = {"name": "own", "seed": 4, "protocol": {"reps": 2}, "datasets": ["Friedman1"],
-           "bases": [{"kind": "rf", "n_estimators": 10, "min_samples_leaf": 5}],
-           "models": [{"id": "mine", "family": family, "grid": {"eps": [0.0, 0.5, 1.0]}},
-                      {"id": "same", "family": "eps-abrf", "params": {"tau": 0.5}, "grid": {"eps": [0.0, 0.5, 1.0]}}]}
-    path = tmp_path / "own.yaml"
-    path.write_text(yaml.safe_dump(cfg))
-    return str(path)
+def _env_with(tmp_path):
+    """The test's environment with the family module's directory first on PYTHONPATH (the rest
+    kept, so the subprocess imports the afr under test)."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))}
 
 
 @pytest.mark.slow
 def test_a_family_of_ones_own_runs_beside_the_registered_ones(tmp_path):
-    (tmp_path / "my_families.py").write_text(FAMILY_MODULE)
-    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    (tmp_path / "my_families.py").write_text(SHARP_FAMILY_MODULE)
+    env = _env_with(tmp_path)
     out = tmp_path / "store"
-    proc = run_afr("run", _config(tmp_path, "my_families:SharpABRF"), "--out", str(out), "--jobs", "2", "-q", env=env)
+    config = write_sharp_config(tmp_path / "own.yaml", "my_families:SharpABRF")
+    proc = run_afr("run", config, "--out", str(out), "--jobs", "2", "-q", env=env)
     assert proc.returncode == 0, proc.stderr
-    rows = load_results(out).set_index(["rep", "model"])
-    for rep in (0, 1):
-        mine, same = rows.loc[(rep, "mine")], rows.loc[(rep, "same")]
-        assert (mine.r2, mine.mae, mine.params["eps"]) == (same.r2, same.mae, same.params["eps"])
-    assert isinstance(rows.r2.iloc[0], float) and not pd.isna(rows.r2).any()
+    assert_mine_equals_same(out)
 
 
 @pytest.mark.slow
 def test_a_family_that_cannot_be_used_is_a_one_line_error(tmp_path):
-    (tmp_path / "my_families.py").write_text(FAMILY_MODULE)
-    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
-    assert_one_line_error(run_afr("validate", _config(tmp_path, "no_such_module:X"), env=env),
+    (tmp_path / "my_families.py").write_text(SHARP_FAMILY_MODULE)
+    env = _env_with(tmp_path)
+    def validate(family: str):
+        return run_afr("validate", write_sharp_config(tmp_path / "own.yaml", family), env=env)
+
+    assert_one_line_error(validate("no_such_module:X"),
                           "models[0].family", "cannot import module 'no_such_module'", "PYTHONPATH")
-    assert_one_line_error(run_afr("validate", _config(tmp_path, "my_families:NotAFamily"), env=env),
+    assert_one_line_error(validate("my_families:NotAFamily"),
                           "models[0].family", "not a concrete subclass of afr_cli.models.Family")
-    assert_one_line_error(run_afr("validate", _config(tmp_path, "sharp"), env=env),
-                          "unknown model family 'sharp'", "module:Class")
+    assert_one_line_error(validate("sharp"), "unknown model family 'sharp'", "module:Class")

@@ -8,36 +8,14 @@ import inspect
 import os
 
 import pytest
-import yaml
 
 import afr_cli.family_api as api
 from conftest import assert_one_line_error, run_afr
-
-FAMILY = '''
-from afr_cli.family_api import EPS, EpsABRFFamily, softmax_features
-
-
-class SharpABRF(EpsABRFFamily):
-    """eps-ABRF with the softmax temperature fixed at 0.5."""
-
-    name = "sharp-abrf"
-    summary = "eps-ABRF, tau fixed at 0.5"
-    params = (EPS,)
-
-    def features(self, rows, design):
-        return softmax_features(rows, 0.5)
-'''
+from own_family_fixture import SHARP_FAMILY_MODULE, assert_mine_equals_same, write_sharp_config
 
 
 def _config(tmp_path, plugins, family="sharp-abrf"):
-    cfg = {"name": "plugged", "seed": 4, "plugins": plugins, "protocol": {"reps": 2}, "datasets": ["Friedman1"],
-           "bases": [{"kind": "rf", "n_estimators": 8, "min_samples_leaf": 5}],
-           "models": [{"id": "mine", "family": family, "grid": {"eps": [0.0, 0.5]}},
-                      {"id": "same", "family": "eps-abrf", "params": {"tau": 0.5}, "grid": {"eps": [0.0, 0.5]}}]}
-    (tmp_path / "conf").mkdir(exist_ok=True)
-    path = tmp_path / "conf" / "exp.yaml"
-    path.write_text(yaml.safe_dump(cfg))
-    return str(path)
+    return write_sharp_config(tmp_path / "conf" / "exp.yaml", family, plugins)
 
 
 def _env_without(tmp_path):
@@ -50,7 +28,7 @@ def _env_without(tmp_path):
 @pytest.mark.slow
 def test_a_plugin_file_beside_the_config_is_found_by_validate_run_and_the_workers(tmp_path):
     (tmp_path / "conf" / "families").mkdir(parents=True)
-    (tmp_path / "conf" / "families" / "sharp.py").write_text(FAMILY)
+    (tmp_path / "conf" / "families" / "sharp.py").write_text(SHARP_FAMILY_MODULE)
     env = _env_without(tmp_path)
     config = _config(tmp_path, ["families/sharp.py"])
     proc = run_afr("validate", config, env=env, cwd=tmp_path)
@@ -58,11 +36,7 @@ def test_a_plugin_file_beside_the_config_is_found_by_validate_run_and_the_worker
     out = tmp_path / "store"
     proc = run_afr("run", config, "--out", str(out), "-q", "-j", "2", env=env, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    from afr_cli.store import load_results
-
-    rows = load_results(out).set_index(["rep", "model"])
-    for rep in (0, 1):
-        assert rows.loc[(rep, "mine")].r2 == rows.loc[(rep, "same")].r2
+    assert_mine_equals_same(out)
     # module:Class of the plugin file works too
     assert run_afr("validate", _config(tmp_path, ["families/sharp.py"], "sharp:SharpABRF"), env=env).returncode == 0
 
@@ -70,7 +44,7 @@ def test_a_plugin_file_beside_the_config_is_found_by_validate_run_and_the_worker
 def test_a_plugin_that_cannot_be_used_is_a_one_line_error(tmp_path):
     (tmp_path / "conf").mkdir()
     (tmp_path / "conf" / "broken.py").write_text("import no_such_module_at_all\n")
-    (tmp_path / "conf" / "clash.py").write_text(FAMILY.replace('"sharp-abrf"', '"eps-abrf"'))
+    (tmp_path / "conf" / "clash.py").write_text(SHARP_FAMILY_MODULE.replace('"sharp-abrf"', '"eps-abrf"'))
     cases = [(["missing.py"], "plugins[0]: cannot read", "relative to the config"),
              (["broken.py"], "plugins[0]: broken.py (line", "ModuleNotFoundError"),
              (["clash.py"], "family name 'eps-abrf'", "already taken"),

@@ -59,19 +59,33 @@ def test_site_pages_exist_with_tables_ledger_and_links_that_resolve(site):
 
 def test_site_is_deterministic(site):
     before = {p: p.read_bytes() for p in site.glob("*.html")}
+    style = (site / "site.css").read_bytes()
     assert run_afr("report", "--root", str(site.parent), "--html").returncode == 0
-    assert {p: p.read_bytes() for p in site.glob("*.html")} == before
+    assert {p: p.read_bytes() for p in site.glob("*.html")} == before and (site / "site.css").read_bytes() == style
+
+
+def test_every_page_links_the_one_stylesheet_and_inlines_none(site):
+    from afr_cli.publish.site import STYLE
+
+    assert (site / "site.css").read_text() == STYLE.lstrip()
+    for page in site.glob("*.html"):
+        text = page.read_text()
+        assert text.count('<link rel="stylesheet" href="site.css">') == 1, page.name
+        assert "<style" not in text and " style=" not in text, page.name
 
 
 @pytest.mark.skipif(BROWSER is None, reason="no Chromium installed (apt-get install chromium): the browser test needs one")
 def test_every_page_loads_in_a_browser_with_no_broken_resource(site, tmp_path):
-    for page in sorted(site.glob("*.html")):
+    elsewhere = tmp_path / "copied" / "site"  # the folder stands alone: a copy of it loads whole
+    shutil.copytree(site, elsewhere)
+    for page in sorted(elsewhere.glob("*.html")):
         proc = subprocess.run([BROWSER, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom",
                                page.resolve().as_uri()], capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stderr[-2000:]
         dom = proc.stdout
         # the page's own load-time check: every <img> decoded (a missing SVG or PNG counts)
         assert 'data-broken-images="0"' in dom, f"{page.name}: {re.search(r'data-broken-images=[^ >]*', dom)}"
+        assert 'data-styled="true"' in dom, f"{page.name}: site.css did not apply"
         # a paper without tables or claims (the Decision Machines) shows what its outputs drew, or says none yet
         assert "<table" in dom or "<pre>" in dom or "Nothing drawn yet" in dom
         if page.name == "satrf.html":

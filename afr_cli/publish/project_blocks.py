@@ -18,6 +18,7 @@ import pandas as pd
 from scipy.stats import binomtest
 from tabulate import tabulate
 
+from afr_cli.durations import format_duration
 from afr_cli.errors import AfrInputError
 from afr_cli.papers.knowledge import papers
 from afr_cli.preprocessing_study import SIGN_TEST_ALPHA, decide, discriminating_cells
@@ -145,11 +146,6 @@ def preprocessing_notes_block(root: Path) -> str | None:
             f"wins are on Concrete.")
 
 
-def _wall(minutes: float) -> str:
-    hours, rest = divmod(round(minutes), 60)
-    return f"{hours} h {rest:02d} min" if hours else f"{rest} min"
-
-
 def compute_block(root: Path) -> str:
     """Per paper and experiment (as the paper folders declare them): the compute its committed
     store recorded, summed over its units and scaled to the repetitions the paper folder asks for
@@ -167,8 +163,8 @@ def compute_block(root: Path) -> str:
             scaled = status.compute_minutes * spec.reps / status.mean_reps if status.mean_reps else 0.0
             total += scaled
             rows.append((paper.id, spec.label or spec.store(), spec.store(), f"{status.mean_reps:g}", str(spec.reps),
-                         f"{scaled:.1f}", _wall(scaled / WORKERS)))
-    rows.append(("**all**", "", "", "", "", f"**{total:.1f}**", f"**{_wall(total / WORKERS)}**"))
+                         f"{scaled:.1f}", format_duration(60 * scaled / WORKERS, "whole")))
+    rows.append(("**all**", "", "", "", "", f"**{total:.1f}**", f"**{format_duration(60 * total / WORKERS, 'whole')}**"))
     headers = ["paper", "experiment", "store", "reps stored", "reps run", "CPU-min",
                f"wall on {WORKERS} workers, at best"]
     return tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True)

@@ -7,8 +7,9 @@ the claims ledger with its verdicts, every published table of the paper's report
 each cell, coloured by the agreement rule, the figures under ``results/<report>/figures/`` and the
 Friedman / Nemenyi critical-difference diagrams. Every image and file a page links to is copied
 inside ``site/`` (``site/<report>/...``), so the folder can be copied or published on its own.
-A small inline script counts images that failed to load into ``<body data-broken-images>``, so a
-browser test can see a broken page.
+Every page links the one stylesheet ``site/site.css``. A small inline script counts images that
+failed to load into ``<body data-broken-images>`` and says whether the stylesheet applied in
+``<body data-styled>``, so a browser test can see a broken page.
 """
 
 from __future__ import annotations
@@ -48,12 +49,17 @@ span.legend { padding: 0.1em 0.5em; margin-right: 0.5em; border: 1px solid #bbb;
 img { max-width: 100%; border: 1px solid #ddd; margin: 0.3em 0; }
 blockquote { margin: 0.2em 0 0.2em 1em; color: #444; font-style: italic; }
 pre { font-size: 0.8em; background: #f7f7f7; border: 1px solid #ddd; padding: 0.5em; overflow-x: auto; }
+svg.glance .bar-label { font: 12px sans-serif; } svg.glance .bar-count { font: bold 11px sans-serif; fill: #111; }
+svg.glance .paper { font: bold 13px sans-serif; }
 """
+STYLESHEET = "site.css"  # STYLE, written once beside the pages, each linking to it
 BROKEN_IMAGE_CHECK = (
     "<script>window.addEventListener('load', function () {"
     " var broken = Array.prototype.filter.call(document.images, function (i) {"
     " return !i.complete || i.naturalWidth === 0; }).length;"
-    " document.body.setAttribute('data-broken-images', String(broken)); });</script>")
+    " document.body.setAttribute('data-broken-images', String(broken));"
+    " document.body.setAttribute('data-styled', String(getComputedStyle(document.body).maxWidth !== 'none')); });"
+    "</script>")
 
 
 def _e(text) -> str:
@@ -63,7 +69,8 @@ def _e(text) -> str:
 def _page(title: str, body: list[str]) -> str:
     return "\n".join([
         "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
-        f"<title>{_e(title)}</title>", f"<style>{STYLE}</style>", "</head>", '<body data-broken-images="unknown">',
+        f"<title>{_e(title)}</title>", f'<link rel="stylesheet" href="{STYLESHEET}">', "</head>",
+        '<body data-broken-images="unknown" data-styled="unknown">',
         *body, BROKEN_IMAGE_CHECK, "</body>", "</html>", ""])
 
 
@@ -219,9 +226,7 @@ def glance_chart(rows: list[tuple[Paper, Counter, Counter]]) -> str:
     claims by verdict, each scaled to its own total (the counts are printed in the segments)."""
     height = 16 + 64 * len(rows) + 40
     out = [f'<svg class="glance" xmlns="http://www.w3.org/2000/svg" width="680" height="{height}" '
-           f'viewBox="0 0 680 {height}" role="img" aria-label="agreement and claim verdicts per paper">',
-           "<style>.bar-label { font: 12px sans-serif; } .bar-count { font: bold 11px sans-serif; fill: #111; }"
-           " .paper { font: bold 13px sans-serif; }</style>"]
+           f'viewBox="0 0 680 {height}" role="img" aria-label="agreement and claim verdicts per paper">']
     y = 14
     for paper, kinds, verdicts in rows:
         out.append(f'<text x="0" y="{y}" class="paper">{_e(paper.id)}</text>')
@@ -264,6 +269,8 @@ def write_site(root: Path) -> list[Path]:
     they show, copied inside site/; returns the pages and the files they link to."""
     site = root / SITE
     site.mkdir(parents=True, exist_ok=True)
+    stylesheet = site / STYLESHEET
+    stylesheet.write_text(STYLE.lstrip(), encoding="utf-8")
     written, pages = [], []
     for paper in papers():
         verdicts = judge_paper(paper, root)
@@ -276,5 +283,5 @@ def write_site(root: Path) -> list[Path]:
     index.write_text(index_page(pages), encoding="utf-8")
     linked = sorted({site / target for page in written for target in
                      re.findall(r'(?:src|href)="([^"#]+)"', page.read_text(encoding="utf-8"))
-                     if not target.endswith(".html")})
+                     if not target.endswith(".html")} | {stylesheet})
     return [index, *written, *linked]

@@ -15,18 +15,13 @@ from pathlib import Path
 from typing import Iterator
 
 from afr_cli.errors import RunFailed
+from afr_cli.store.schema import TABLES, required_columns
 
-# The columns a results store's tables must have to be read and extended. Columns later versions
-# added (the per-solve log, the protocol axes) are not required: opening a store for a run adds
-# them. tests/test_faults.py checks this list against a store afr creates.
-REQUIRED_COLUMNS = {
-    "manifest": ("key", "value"),
-    "units": ("dataset", "base", "rep", "split_seed", "n_train", "n_test", "forest_seconds", "seconds",
-              "finished_at"),
-    "results": ("dataset", "base", "model", "rep", "r2", "mae", "rmse", "params", "selection", "cv_score",
-                "solver_status", "seconds"),
-    "grid": ("dataset", "base", "model", "rep", "point", "cv_r2", "cv_mae", "test_r2", "test_mae", "test_rmse"),
-}
+# The columns a results store's tables must have to be read and extended (``schema.required_columns``:
+# the declared columns without those later versions added, which opening a store for a run adds).
+# tests/test_fault_corpus.py checks this against a store afr creates.
+REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {"manifest": ("key", "value"),
+                                                **{table: required_columns(table) for table in TABLES}}
 
 _CAUSES = (  # (text in SQLite's message or errno, the cause in words)
     ("disk is full", "the disk is full"),

@@ -35,11 +35,15 @@ COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
              ("rep", "INTEGER NOT NULL"), ("point", "TEXT NOT NULL"), ("cv_r2", "REAL"), ("cv_mae", "REAL"),
              ("test_r2", "REAL"), ("test_mae", "REAL"), ("test_rmse", "REAL"), ("solves", "TEXT")),
 }
+# Columns of ``COLUMNS`` a store made before them lacks (a run that extends such a store adds them,
+# empty, before any axis it lacks too): reading a store does not require them. ``solves``: the
+# per-solve log of each grid point.
+LATER_COLUMNS: dict[str, tuple[str, ...]] = {"units": (), "results": (), "grid": ("solves",)}
 # Non-key columns later versions added, nullable (name, declared SQL type), after the axes in
 # table order: a store made before one reads it as missing (NULL, NaN in a frame) and a run that
 # extends such a store adds it empty (``missing_optional_columns``); an export leaves one out when
 # no row holds a value, so a store from before it re-exports byte for byte. Not required to read
-# a store (``faults.REQUIRED_COLUMNS``). ``cpu_seconds``: the unit's process time in its worker
+# a store (``required_columns``). ``cpu_seconds``: the unit's process time in its worker
 # (forest fits, features, solves), beside its wall ``seconds``.
 OPTIONAL_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
     "units": (("cpu_seconds", "REAL"),),
@@ -118,6 +122,21 @@ def create_tables_sql() -> str:
         statements.append(f"CREATE TABLE IF NOT EXISTS {table} (\n    " + ", ".join(columns)
                           + f",\n    PRIMARY KEY ({', '.join(key_columns(table))}));")
     return "\n".join(statements) + "\n"
+
+
+def required_columns(table: str) -> tuple[str, ...]:
+    """The columns of ``table`` every store, of any age, has (it is read and extended through
+    them): ``COLUMNS`` without ``LATER_COLUMNS``; the axes and ``OPTIONAL_COLUMNS`` a store made
+    before them lacks and reads at their defaults."""
+    return tuple(name for name, _ in COLUMNS[table] if name not in LATER_COLUMNS[table])
+
+
+def missing_later_columns(table: str, present: set[str]) -> list[str]:
+    """``ALTER TABLE`` statements giving a table from before some ``LATER_COLUMNS`` their columns
+    (empty: NULL in every stored row)."""
+    declared = dict(COLUMNS[table])
+    return [f"ALTER TABLE {table} ADD COLUMN {name} {declared[name]}"
+            for name in LATER_COLUMNS[table] if name not in present]
 
 
 def missing_axis_columns(table: str, present: set[str], defaults: tuple) -> list[str]:

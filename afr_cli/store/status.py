@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 from tabulate import tabulate
 
+from afr_cli.durations import format_duration
 from afr_cli.store.reader import find_stores, open_existing
 from afr_cli.store.schema import varying_axes
 
@@ -119,7 +120,7 @@ def run_progress(manifest: dict, units: pd.DataFrame, now: datetime | None = Non
     else:
         return line + "; no unit finished yet, no ETA"
     when = "remaining" if state.startswith("running") else "left to compute if resumed"
-    return f"{line}; ETA {_duration(eta)} {when}, {how}"
+    return f"{line}; ETA {format_duration(eta)} {when}, {how}"
 
 
 def _process_state(target: dict) -> str:
@@ -132,13 +133,6 @@ def _process_state(target: dict) -> str:
     except (OSError, ValueError, KeyError, TypeError):
         return "stopped; re-run the same command to resume"
     return f"running, pid {target['pid']}"
-
-
-def _duration(seconds: float) -> str:
-    """3725 -> '1 h 02 min', 95 -> '1.6 min'."""
-    if seconds >= 3600:
-        return f"{int(seconds // 3600)} h {int(seconds % 3600 // 60):02d} min"
-    return f"{seconds / 60:.1f} min"
 
 
 def _ranges(values: list[int]) -> str:
@@ -203,11 +197,11 @@ def render_totals(statuses: list[StoreStatus], workers: int, at: int | None = No
     units = sum(s.units for s in statuses)
     minutes = sum(s.compute_minutes for s in statuses)
     lines = [f"all {len(statuses)} stores: {units} units, {minutes:.1f} min of compute "
-             f"({_duration(60 * minutes / workers)} wall at best on {workers} workers)"]
+             f"({format_duration(60 * minutes / workers)} wall at best on {workers} workers)"]
     if at is not None:
         scaled = sum(s.compute_minutes * at / s.mean_reps for s in statuses if s.mean_reps)
         lines.append(f"at {at} repetitions each: {scaled:.1f} min of compute "
-                     f"({_duration(60 * scaled / workers)} wall at best on {workers} workers)")
+                     f"({format_duration(60 * scaled / workers)} wall at best on {workers} workers)")
     if any(s.cpu_units for s in statuses):
         lines.append(_cpu_totals(statuses, workers, at))
     return "\n".join(lines)
@@ -225,5 +219,5 @@ def _cpu_totals(statuses: list[StoreStatus], workers: int, at: int | None) -> st
         by_cpu += measured == "cpu"
         minutes += seconds * s.units * (at / s.mean_reps if at is not None else 1) / 60
     scope = f"at {at} repetitions each" if at is not None else "as stored"
-    return (f"CPU {scope}: {minutes:.1f} CPU-min ({_duration(60 * minutes / workers)} wall at best on {workers} "
+    return (f"CPU {scope}: {minutes:.1f} CPU-min ({format_duration(60 * minutes / workers)} wall at best on {workers} "
             f"workers), from recorded CPU for {by_cpu} store(s), from wall time for {len(statuses) - by_cpu}")

@@ -29,7 +29,7 @@ import pandas as pd
 
 from afr_cli.errors import AfrInputError
 from afr_cli.store.schema import (JSON_COLUMNS, SQLITE_HEADER, STORE_FILE, TABLES, axis_defaults, axis_names,
-                                    create_tables_sql, key_columns, missing_axis_columns,
+                                    create_tables_sql, key_columns, missing_axis_columns, missing_later_columns,
                                     missing_optional_columns, with_optional_columns)
 
 
@@ -87,16 +87,16 @@ class ResultsStore:
 
     def create(self, manifest: dict) -> None:
         """Create the store (or reset it when ``manifest`` differs and the caller allowed it); a
-        store from before some protocol axes gains their columns (``axis_defaults`` of its config)."""
+        store from before some columns or protocol axes gains them (empty, or the axes at the
+        ``axis_defaults`` of its config)."""
         self.directory.mkdir(parents=True, exist_ok=True)
         with closing(self._connect()) as conn, conn:
             conn.executescript(create_tables_sql())
-            if "solves" not in {row[1] for row in conn.execute("PRAGMA table_info(grid)")}:
-                conn.execute("ALTER TABLE grid ADD COLUMN solves TEXT")  # stores made before per-solve logs
             defaults = axis_defaults(manifest)
             for table in TABLES:
                 present = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
-                for statement in (missing_axis_columns(table, present, defaults)
+                for statement in (missing_later_columns(table, present)  # the oldest first
+                                  + missing_axis_columns(table, present, defaults)
                                   + missing_optional_columns(table, present)):
                     conn.execute(statement)
             conn.executemany("INSERT OR REPLACE INTO manifest VALUES (?, ?)",

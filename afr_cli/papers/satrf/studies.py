@@ -26,7 +26,7 @@ from afr_cli.config import load_experiment
 from afr_cli.paths import PROJECT_ROOT
 from afr_cli.plots import surface_table
 from afr_cli.publish.claims.columns import ColumnRef, published_column
-from afr_cli.publish.frames import stored
+from afr_cli.publish.frames import StoreMissing, stored
 from afr_cli.runner import RunOptions, run_experiment
 from afr_cli.store.reader import load_results
 from afr_cli.stats import holm_adjust
@@ -214,6 +214,8 @@ SOFTMAX_TABLES = range(2, 8)  # Tables 2-7, the ones with a Softmax column
 def _agreement_row(report: Path, model: str) -> tuple[int, int, int, float]:
     """(cells, as printed, within tol, mean Δ) of one model's R² column, from a committed report's
     "R²: agreement per column" table (afr report writes the reports before the pages)."""
+    if not report.is_file():  # a results root without that store (a scratch --root)
+        raise StoreMissing(f"{report}: no such report")
     text = report.read_text(encoding="utf-8")
     section = text.split("R²: agreement per column", 1)[1]
     for line in section.splitlines():
