@@ -22,14 +22,18 @@ from pathlib import Path
 
 import pandas as pd
 
+from afr_cli.bayesian import DEFAULT_ROPE
 from afr_cli.config import load_experiment
+from afr_cli.papers import published_table
 from afr_cli.paths import PROJECT_ROOT
 from afr_cli.plots import surface_table
 from afr_cli.publish.claims.columns import ColumnRef, published_column
+from afr_cli.publish.claims.judge import ALPHA
 from afr_cli.publish.frames import StoreMissing, stored
 from afr_cli.runner import RunOptions, run_experiment
 from afr_cli.store.reader import load_results
 from afr_cli.stats import holm_adjust
+from afr_cli.tables.agreement import R2_TOL
 from afr_cli.tables.compare import compare_models
 from afr_cli.tables.selection import results_in_view
 
@@ -238,3 +242,164 @@ def softmax_scaling(root: Path) -> pd.DataFrame:
                      "as printed": f"{sum(c[1] for c in counts)}/{n}",
                      "mean Δ": f"{sum(c[0] * c[3] for c in counts) / n:+.3f}".replace("-", "−")})
     return pd.DataFrame(rows)
+
+
+SATRF_STORES = ("satrf_rf", "satrf_ert")  # Tables 2-7's stores, the papers' 100 repetitions
+VARIANT_PAIRS = (("sat-rf-y", "sat-rf-yx", "-yx against -y"),
+                 ("sat-rf", "sat-rf-y2", "two-head SAT-RF-y against SAT-RF"),
+                 ("softmax-y", "sat-rf-y", "SAT-RF-y against its untrained Softmax"))
+
+
+def variant_tests(root: Path) -> pd.DataFrame:
+    """The paired tests of the page's misses, as compare.md computes them (mean of B − A over the
+    datasets, Demšar's t-test, Wilcoxon, better/tie/worse at the printed precision), on every stored
+    repetition and on the papers' repetitions 0-9."""
+    results = pd.concat([stored(root / store).results for store in SATRF_STORES], ignore_index=True)
+    rows = []
+    for a, b, what in VARIANT_PAIRS:
+        for label, reps in (("all stored", None), ("0-9", PAPERS_REPS)):
+            view = results if reps is None else results[results.rep < reps]
+            for c in compare_models(view, a, b).bases:
+                rows.append({"comparison": f"{what} ({b} − {a})", "forest": c.base, "repetitions": label,
+                             "mean": f"{c.ttest.mean_diff:+.4f}", "p (t-test)": f"{c.ttest.p:#.2g}",
+                             "p (Wilcoxon)": f"{c.wilcoxon[1]:#.2g}",
+                             "better/tie/worse": f"{len(c.record.wins)}/{len(c.record.ties)}/{len(c.record.losses)}"})
+    return pd.DataFrame(rows)
+
+
+VARIANTS = ("sat-rf-yx", "sat-rf-x", "sat-rf-y")  # the one-head variants; -yx first
+
+
+def yx_best(root: Path) -> pd.DataFrame:
+    """The (dataset, forest) pairs where SAT-RF-yx's mean R² at the printed precision (three
+    decimals) is strictly above both other variants', on every stored repetition and on 0-9."""
+    results = pd.concat([stored(root / store).results for store in SATRF_STORES], ignore_index=True)
+    rows = []
+    for label, reps in (("all stored", None), ("0-9", PAPERS_REPS)):
+        view = results if reps is None else results[results.rep < reps]
+        means = (view[view.model.isin(VARIANTS)].groupby(["dataset", "base", "model"]).r2.mean()
+                 .unstack("model").round(3))
+        best = means[(means[VARIANTS[0]] > means[VARIANTS[1]]) & (means[VARIANTS[0]] > means[VARIANTS[2]])]
+        rows.append({"repetitions": label, "pairs": len(means),
+                     "best": [(d, b, *(float(r[v]) for v in VARIANTS)) for (d, b), r in best.iterrows()]})
+    return pd.DataFrame(rows)
+
+
+def yx_best_text(frame: pd.DataFrame) -> str:
+    """The page's sentence: how often -yx is strictly the best variant, and where."""
+    def where(best: list) -> str:
+        return "; ".join(f"{d} on the {b}: {yx:.3f} against {x:.3f} (-x) and {y:.3f} (-y)" for d, b, yx, x, y in best)
+    every, first = frame.iloc[0], frame.iloc[1]
+    return (f"SAT-RF-yx is strictly the best variant in {len(every.best)} of {every.pairs} (dataset, forest) pairs on "
+            f"every stored repetition" + (f" ({where(every.best)})" if every.best else "")
+            + f", and in {len(first.best)} on repetitions 0-9" + (f" ({where(first.best)})" if first.best else "") + ".")
+
+
+def table9_gap(root: Path) -> pd.DataFrame:
+    """Table 9 on the papers' repetitions 0-9, per forest: how far the paper's SAT-RF column is above
+    ours (inner CV, mean over the datasets), and in how many cells our eps-ABRF is within the
+    agreement tolerance of the paper's, under inner CV and under best-test."""
+    cols = _columns(root, IDENTIFIED, PAPERS_REPS)
+    rows = []
+    for (base, _, _, _), store in zip(IDENTIFIED, SATRF_STORES):
+        satrf = _means(root, store, "stored", PAPERS_REPS)["sat-rf"]
+        row = {"forest": base, "datasets": len(DATASETS),
+               "satrf_gap": float((_published("satrf:9", base, "sat-rf") - satrf).mean())}
+        for key, label in ((f"eps-ABRF ({base})", "within"), (f"eps-ABRF best-test ({base})", "within_best")):
+            ours, paper = cols[key]
+            row[label] = int(((ours - paper).abs() <= R2_TOL).sum())
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def table9_gap_text(frame: pd.DataFrame) -> str:
+    """The page's bullets on SAT-RF against eps-ABRF: where the paper's advantage sits."""
+    rf, ert = frame.iloc[0], frame.iloc[1]
+    return (f"- The paper's SAT-RF column (Table 9) is on average {rf.satrf_gap:.3f} (RF) and {ert.satrf_gap:.3f} (ERT) "
+            f"above ours (inner CV, repetitions 0-9).\n"
+            f"- Our eps-ABRF is within {R2_TOL:g} of the paper in {rf.within}/{rf.datasets} (RF) and "
+            f"{ert.within}/{ert.datasets} (ERT) cells, and in {rf.within_best}/{rf.datasets} and "
+            f"{ert.within_best}/{ert.datasets} under best-test.")
+
+
+COMPARE_REPORT = Path("satrf") / "compare.md"  # the SAT-RF report's paired comparisons, written by afr report
+FORESTS = ("rf", "ert")
+VARIANTS_AND_ABRF = ("eps-abrf", "sat-rf", "sat-rf-y", "sat-rf-x")
+
+
+def compare_family(root: Path) -> pd.DataFrame:
+    """The overview rows of the SAT-RF report's compare.md (one family of paired tests): per row B,
+    A, base, the t-test's p raw and Holm-adjusted over the family, and the Bayesian signed-rank
+    test's P(=) and P(B)."""
+    path = root / COMPARE_REPORT
+    if not path.is_file():
+        raise StoreMissing(str(path))
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 12 or " − " not in cells[0] or cells[0].startswith("B − A"):
+            continue
+        b, a = cells[0].split(" − ")
+        _, equal, better = (float(p) for p in cells[9].split(" / "))
+        rows.append({"b": b, "a": a, "base": cells[1], "p": float(cells[3]), "p_holm": float(cells[4]),
+                     "p_equal": equal, "p_b": better})
+    return pd.DataFrame(rows)
+
+
+def compare_family_text(family: pd.DataFrame) -> str:
+    """The page's sentences on the family: what Holm's adjustment and the Bayesian test say."""
+    gains = family[family.a.isin(FORESTS)]
+    alike = family[family.a.isin(VARIANTS_AND_ABRF) & family.b.str.startswith("sat-rf") & (family.base != "RF vs ERT")]
+    alone, adjusted = int((family.p < ALPHA).sum()), int((family.p_holm < ALPHA).sum())
+    return (f"Over the {len(family)} rows of `compare.md`, {alone} have p < {ALPHA:g} alone and "
+            f"{adjusted or 'none'} after Holm's adjustment: the SAT-RF gains over RF and ERT (p {gains.p.min():.2g} to "
+            f"{gains.p.max():.2g}) become {gains.p_holm.min():.2g}"
+            + (f" to {gains.p_holm.max():.2g}" if gains.p_holm.max() != gains.p_holm.min() else "")
+            + f". The Bayesian signed-rank test (ROPE ±{DEFAULT_ROPE:g} R²) still gives those gains "
+            f"{gains.p_b.min():.2f}-{gains.p_b.max():.2f} probability of being real and practically relevant, and "
+            f"calls sat-rf against eps-ABRF and the variants against each other practically equivalent "
+            f"(P(=) ≥ {alike.p_equal.min():.2f}).")
+
+
+ERT_TABLES = ("3", "5", "7")  # the SAT-RF paper's ERT tables (-y, -x, -yx), each with a Softmax column
+
+
+def softmax_ties(root: Path) -> pd.DataFrame:
+    """Per ERT table of the paper: on how many datasets its printed Softmax R² equals its ERT R²."""
+    rows = []
+    for table in ERT_TABLES:
+        printed = published_table(f"satrf:{table}")
+        wide = printed[printed.metric == "r2"].pivot_table(index="dataset", columns="model", values="value_str",
+                                                           aggfunc="first")
+        rows.append({"table": table, "equal": int((wide["softmax"] == wide["ert"]).sum()), "datasets": len(wide)})
+    return pd.DataFrame(rows)
+
+
+def softmax_ties_text(ties: pd.DataFrame) -> str:
+    """The page's sentence on the pattern min-max scaling explains."""
+    low, high = ties.equal.min(), ties.equal.max()
+    return (f"In the paper's ERT tables ({', '.join(ties.table)}) the printed Softmax column equals the ERT column "
+            f"exactly on {low if low == high else f'{low}-{high}'} of the {ties.datasets.max()} datasets.")
+
+
+def sparse_softmax(root: Path) -> pd.DataFrame:
+    """Sparse's Softmax R² cells of Tables 2-7 (repetitions 0-9): ours − the paper's under each
+    scaling, from the reports' committed cells (results/satrf_softmax/<scaling>/paper-satrf-N.csv)."""
+    rows = []
+    for scaling, _ in SCALINGS:
+        for table in SOFTMAX_TABLES:
+            path = Path(root) / "satrf_softmax" / scaling / f"paper-satrf-{table}.csv"
+            if not path.is_file():
+                raise StoreMissing(str(path))
+            cells = pd.read_csv(path)
+            cell = cells[(cells.dataset == "Sparse") & (cells.model == "softmax") & (cells.metric == "r2")]
+            rows.append({"scaling": scaling, "table": table, "diff": float(cell["diff"].iloc[0])})
+    return pd.DataFrame(rows)
+
+
+def sparse_softmax_text(cells: pd.DataFrame) -> str:
+    """The page's sentence on Sparse: min-max stays below the paper, standardised features overshoot."""
+    diff = cells.groupby("scaling")["diff"]
+    low, high = diff.min(), diff.max()
+    return (f"Sparse stays {-high['minmax']:.2f}-{-low['minmax']:.2f} below under min-max, while standardised features "
+            f"overshoot it by {low['standard']:.2f}-{high['standard']:.2f} (Tables 2-7, the study `sparse_softmax`).")
