@@ -127,8 +127,9 @@ def _alive(pid: int) -> bool:
 
 @pytest.mark.slow
 def test_ctrl_c_stops_two_workers_quietly_and_the_same_command_resumes(config_path, reference, tmp_path):
-    # 20 repetitions (40 units): enough that the interrupt lands mid-run however fast a unit is
-    reps, units = 20, 40
+    # 100 repetitions (200 units): enough that the interrupt lands mid-run however fast a unit is
+    # (with 40 the fast tree path let a loaded run finish before the signal landed)
+    reps, units = 100, 200
     command = [afr_bin(), "run", str(config_path), "--jobs", "2", "--out", str(tmp_path), "--reps", str(reps)]
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     deadline = time.time() + 300
