@@ -72,14 +72,25 @@ def shared_work_for(exp: Experiment, task: UnitTask, speedups: Speedups = Speedu
     """The SharedWork of a task: the largest tree count per prefix family of its bases (when more
     than one base of a family is in it), and shared training rows when several of its units use
     the same base (they differ only in query-side noise)."""
-    counts: dict[tuple, list[int]] = {}
-    for b, _ in task.members:
-        family = prefix_family(exp.bases[b]) if speedups.prefix else None
+    return SharedWork(speedups, _largest_counts([exp.bases[b] for b, _ in task.members], speedups),
+                      share_rows=_repeats_a_base(task))
+
+
+def _largest_counts(bases: list, speedups: Speedups) -> dict[tuple, int]:
+    """Per prefix family of ``bases`` whose tree counts differ, the largest count (the others are
+    read as its prefixes); empty with ``prefix`` off."""
+    counts: dict[tuple, set[int]] = {}
+    for base in bases:
+        family = prefix_family(base) if speedups.prefix else None
         if family is not None:
-            counts.setdefault(family, []).append(tree_count(exp.bases[b]))
-    largest = {family: max(n) for family, n in counts.items() if len(set(n)) > 1}
+            counts.setdefault(family, set()).add(tree_count(base))
+    return {family: max(n) for family, n in counts.items() if len(n) > 1}
+
+
+def _repeats_a_base(task: UnitTask) -> bool:
+    """Whether several units of the task use the same base (they differ only in query-side noise)."""
     bases = [b for b, _ in task.members]
-    return SharedWork(speedups, largest, share_rows=len(set(bases)) < len(bases))
+    return len(set(bases)) < len(bases)
 
 
 def run_task(exp: Experiment, task: UnitTask, X: np.ndarray, y: np.ndarray, speedups: Speedups = Speedups(),
@@ -153,16 +164,9 @@ def shared_work_fused(experiments: list[Experiment], task: FusedTask, speedups: 
     """One SharedWork for every part of a fused task: the largest tree count of each prefix family
     over all its units (when they differ: the others read prefixes, as within one experiment),
     training rows shared when there is more than one part (or a part shares them)."""
-    counts: dict[tuple, set[int]] = {}
-    for i, part in task.parts:
-        for b, _ in part.members:
-            base = experiments[i].bases[b]
-            family = prefix_family(base) if speedups.prefix else None
-            if family is not None:
-                counts.setdefault(family, set()).add(tree_count(base))
-    largest = {family: max(n) for family, n in counts.items() if len(n) > 1}
-    own = [shared_work_for(experiments[i], part, speedups) for i, part in task.parts]
-    return SharedWork(speedups, largest, share_rows=len(own) > 1 or any(w.share_rows for w in own), cache=cache)
+    bases = [experiments[i].bases[b] for i, part in task.parts for b, _ in part.members]
+    share_rows = len(task.parts) > 1 or any(_repeats_a_base(part) for _, part in task.parts)
+    return SharedWork(speedups, _largest_counts(bases, speedups), share_rows=share_rows, cache=cache)
 
 
 def run_fused_task(experiments: list[Experiment], task: FusedTask, data: list[tuple[np.ndarray, np.ndarray]],
