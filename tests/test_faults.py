@@ -33,12 +33,15 @@ SLOW = {  # units of a fraction of a second each: long enough to stop a run in i
 
 FAILING_FAMILY = '''
 import os
+import time
 
 from afr_cli.models.abrf import EpsABRFFamily
 
 
 class FailsOnRep(EpsABRFFamily):
-    """eps-ABRF that raises in every unit while FAIL_PLUGIN=1 (a bug its author then fixes)."""
+    """eps-ABRF that raises in every unit while FAIL_PLUGIN=1 (a bug its author then fixes), exits
+    with FAIL_PLUGIN=exit, and takes a fifth of a second per call with FAIL_PLUGIN=slow (a run that
+    is surely still going when a test acts on it, however fast the machine)."""
 
     name = "fails-on-rep"
 
@@ -47,6 +50,8 @@ class FailsOnRep(EpsABRFFamily):
             raise ValueError("the plugin's own bug")
         if os.environ.get("FAIL_PLUGIN") == "exit":
             os._exit(0)
+        if os.environ.get("FAIL_PLUGIN") == "slow":
+            time.sleep(0.2)
         return super().features(rows, design)
 '''
 
@@ -145,12 +150,17 @@ def test_no_worker_survives_its_parent_killed(tmp_path):
 
 
 def test_one_writer_per_store_and_a_dead_holders_lock_is_taken_over(tmp_path):
-    config = _config(tmp_path, protocol={**SLOW["protocol"], "reps": 60})
-    first = _start(tmp_path, config, "s", "--jobs", "1")
+    (tmp_path / "fails.py").write_text(FAILING_FAMILY)
+    config = _config(tmp_path, protocol={**SLOW["protocol"], "reps": 60},
+                     models=[{"id": "rf", "family": "forest"},
+                             {"id": "p", "family": "fails:FailsOnRep", "grid": {"eps": [0.0, 1.0]}}])
+    env = {"PYTHONPATH": os.pathsep.join(filter(None, (str(tmp_path), os.environ.get("PYTHONPATH"))))}
+    first = _start(tmp_path, config, "s", "--jobs", "1", env={**env, "FAIL_PLUGIN": "slow"})
     store = tmp_path / "s" / "store.sqlite"
     assert _wait_for(lambda: _units(store) >= 1 or first.poll() is not None)
+    assert first.poll() is None, first.communicate()  # slow units: the holder is still running
     second = subprocess.run([afr_bin(), "run", str(config), "--out", "s", "--jobs", "1", "-q"], cwd=tmp_path,
-                            capture_output=True, text=True, timeout=300)
+                            env={**os.environ, **env}, capture_output=True, text=True, timeout=300)
     lines = [line for line in second.stderr.splitlines() if line.strip()]
     assert second.returncode == 2 and len(lines) == 1, second.stderr
     assert f"PID {first.pid}" in lines[0] and "store.sqlite.lock" in lines[0], lines[0]
@@ -158,7 +168,7 @@ def test_one_writer_per_store_and_a_dead_holders_lock_is_taken_over(tmp_path):
     first.wait(timeout=30)
     stored = _units(store)
     third = subprocess.run([afr_bin(), "run", str(config), "--out", "s", "--jobs", "1", "-q"], cwd=tmp_path,
-                           capture_output=True, text=True, timeout=600)
+                           env={**os.environ, **env}, capture_output=True, text=True, timeout=600)
     assert third.returncode == 0, third.stderr
     assert f"{stored} already stored, {60 - stored} to run" in third.stdout, third.stdout
     assert _units(store) == 60  # every unit once: the primary key would refuse a second copy anyway
