@@ -10,7 +10,6 @@ import shutil
 from pathlib import Path
 
 import pandas as pd
-import pytest
 
 from afr_cli import regress
 from afr_cli.benchmarks.records import TRANSCRIBED, write_record
