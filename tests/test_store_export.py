@@ -182,7 +182,7 @@ def test_run_seeds_a_missing_store_from_the_export_and_extends_it(tmp_path, conf
 
 
 def test_sizes_extrapolate_the_tables_and_keep_as_stored_exports(tmp_path, full):
-    from afr_cli.store.sizes import export_sizes, other_bytes, render_sizes
+    from afr_cli.store.sizes import RESULTS_BUDGET_MB, export_sizes, other_bytes, render_sizes
 
     for name in ("a", "b"):
         shutil.copytree(full, tmp_path / "results" / name)
@@ -194,6 +194,7 @@ def test_sizes_extrapolate_the_tables_and_keep_as_stored_exports(tmp_path, full)
     last = render_sizes(root, 4, [root / "b"]).splitlines()[-1]
     expected = (size.fixed_bytes + 2 * tables + size.fixed_bytes + tables + other_bytes(root)) / 1e6
     assert "at 4 repetitions (but 1 export(s) as stored)" in last and f"{expected:.2f} MB" in last
+    assert last.endswith(f"(budget {RESULTS_BUDGET_MB} MB)")
     proc = run_afr("export", "--sizes", "--root", str(root), "--as-stored", str(tmp_path / "nowhere"))
     assert proc.returncode == 2 and "--as-stored" in proc.stderr and "no export below" in proc.stderr
 

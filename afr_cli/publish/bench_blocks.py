@@ -130,7 +130,7 @@ def dm_block(records: list[dict]) -> str:
 
 def time_block(records: list[dict]) -> str:
     """``afr bench time``: what each timed command took, wall and CPU."""
-    rows = [[f"`{r['command']}`", f"{r['result']['wall_s'] / 60:.1f}",
+    rows = [[f"`{r['command']}`", f"{r['result']['wall_s'] / 60:.1f}" if r["result"].get("wall_s") is not None else "—",
              f"{r['result']['cpu_s'] / 60:.1f}" if r["result"].get("cpu_s") is not None else "—"] for r in records]
     return _table(["command", "wall min", "CPU min"], rows, ["---", "---:", "---:"])
 

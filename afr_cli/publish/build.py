@@ -16,8 +16,11 @@ from pathlib import Path
 
 from afr_cli.papers.knowledge import papers
 from afr_cli.publish.bench_blocks import bench_blocks
+from afr_cli.publish.code_blocks import code_blocks
 from afr_cli.publish.claims.ledger import (agreement_block, effect_block, judge_paper, ledger_table, paper_reps_label,
                                            summary_block, write_ledger)
+from afr_cli.publish.fidelity_blocks import fidelity_blocks
+from afr_cli.publish.format_blocks import format_blocks
 from afr_cli.publish.frames import chosen_reports, forget_loaded, report_by_name
 from afr_cli.publish.pages import DOCS_DIR, blocks_in, committed_page, page_files, write_pages
 from afr_cli.publish.project_blocks import project_blocks
@@ -28,7 +31,7 @@ from afr_cli.publish.studies import study_blocks
 
 def write_ledgers(root: Path, refresh_studies: bool = False) -> list[Path]:
     """Every paper's claims.md under ``root`` and the generated blocks of the pages beside it (the
-    papers' blocks, and the project-level ones of project_blocks.py)."""
+    papers' blocks, the project-level ones of project_blocks.py, the measurements', the code's constants')."""
     written, blocks = [], {}
     for paper in papers():
         verdicts = judge_paper(paper, root)
@@ -43,6 +46,9 @@ def write_ledgers(root: Path, refresh_studies: bool = False) -> list[Path]:
     blocks.update(studies)
     blocks.update(project_blocks(root))
     blocks.update(bench_blocks(root))
+    blocks.update(code_blocks(root))
+    blocks.update(format_blocks(root))
+    blocks.update(fidelity_blocks(root))
     return written + caches + write_pages(root, blocks)
 
 

@@ -31,8 +31,8 @@ _NUMBER = re.compile(r"(?<![\w.@/-])[-+−±~≈]?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+
 # before the page is scanned for numbers.
 ALLOWED: tuple[tuple[str, str], ...] = (
     # References to the papers' and the project's own parts: a table, figure, section, equation or
-    # issue number names a place, it measures nothing.
-    (r"\b(?:Tables?|Figures?|Figs?\.|Sections?|Sec\.|eqs?\.?|equations?|Eqs?\.|issues?|Algorithms?|Steps?"
+    # issue number names a place, it measures nothing ("sec. 5" too, as the model table cites them).
+    (r"\b(?:Tables?|Figures?|Figs?\.|Sections?|[Ss]ec\.|eqs?\.?|equations?|Eqs?\.|issues?|Algorithms?|Steps?"
      r"|Theorems?|Lemmas?|Appendix|Part|items?|Tests?)\s+[IVX\d]+(?:\s*(?:[-–,/]|and|or|=)\s*[IVX\d]+)*", "a reference"),
     # Dataset names that hold a digit (the papers' Friedman 1-3).
     (r"\bFriedman\s*\d(?:\s*[-–,]\s*\d|\s+and\s+\d)*", "a dataset's name"),

@@ -12,6 +12,8 @@ from afr_cli.errors import AfrInputError
 from afr_cli.store.export import EXPORT_DIR, EXPORT_MANIFEST, ExportedStore, has_export
 from afr_cli.store.reader import find_stores
 
+RESULTS_BUDGET_MB = 30  # what results/ (exports, reports, figures, site) is held to, at the papers' repetitions
+
 
 @dataclass
 class ExportSize:
@@ -71,4 +73,4 @@ def render_sizes(root: Path, reps: int = 100, as_stored: list[Path] | None = Non
     table = tabulate(rows, headers=["export", "reps", "MB now", "kB per rep", f"MB at {reps} reps"], tablefmt="simple")
     return (f"{table}\n\nother committed files under {root} (reports, figures): {other / 1e6:.2f} MB\n"
             f"{root}/ now: {(now + other) / 1e6:.2f} MB; at {reps} repetitions "
-            f"{f'(but {len(kept)} export(s) as stored)' if kept else 'everywhere'}: {(later + other) / 1e6:.2f} MB")
+            f"{f'(but {len(kept)} export(s) as stored)' if kept else 'everywhere'}: {(later + other) / 1e6:.2f} MB (budget {RESULTS_BUDGET_MB} MB)")

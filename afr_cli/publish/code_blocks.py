@@ -1,0 +1,106 @@
+"""Generated blocks of the code's own constants: the solver layer's size limit, ridges and
+acceptance tolerances, ``afr regress``'s tolerances (with its golden files' sizes) and the input limits, read from the modules
+that use them. The documentation names a constant and the block beside it shows its value, so a
+page can never quote a tolerance the code no longer has (``afr report --check`` fails when one
+changes and the page is not regenerated).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from afr_cli import regress, solve, yaml_safe
+from afr_cli.ensembles import params as ensemble_params
+from afr_cli.solvers import checks, cvxpy_backend, dense_qp
+from afr_cli.store import export, sizes
+
+SOLVER_BLOCK = "code:solver_constants"
+REGRESS_BLOCK = "code:regress_constants"
+LIMITS_BLOCK = "code:input_limits"
+EXPORT_BLOCK = "code:export_constants"
+
+
+@dataclass(frozen=True)
+class Constant:
+    """One module constant a page names: where it lives and what it is for."""
+    module: object
+    name: str
+    meaning: str
+
+    @property
+    def value(self):
+        return getattr(self.module, self.name)
+
+
+SOLVER_CONSTANTS = (
+    Constant(solve, "DAQP_MAX_WEIGHTS", "`solver: auto` sends a QP to DAQP up to this many weights, to PIQP above"),
+    Constant(dense_qp, "DAQP_RIDGE", "ridge added to DAQP's H, relative to its largest entry"),
+    Constant(checks, "FEASIBILITY_TOL", "an answer is refused when a constraint is violated by more"),
+    Constant(checks, "KKT_TOL", "a QP answer is refused when its relative KKT residual is larger"),
+    Constant(cvxpy_backend, "GRAM_JITTER", "relative ridge of the Cholesky factor the cvxpy solvers get"),
+)
+
+LIMIT_CONSTANTS = (
+    Constant(yaml_safe, "MAX_NODES", "values a YAML file may expand to through its aliases"),
+    Constant(ensemble_params, "MAX_TREES", "trees an ensemble may declare"),
+)
+
+
+EXPORT_CONSTANTS = (
+    Constant(export, "GRID_DIGITS", "significant digits of the grid's per-point test scores in a first export (0 = exact)"),
+    Constant(sizes, "RESULTS_BUDGET_MB", "megabytes `results/` is held to (`afr export --sizes` prints it beside the total)"),
+)
+
+
+def _show(value) -> str:
+    if isinstance(value, float):
+        mantissa, _, exponent = f"{value:g}".partition("e")
+        return f"{mantissa}e{int(exponent)}" if exponent else mantissa  # 1e-9, not 1e-09
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def _table(constants: tuple[Constant, ...]) -> str:
+    lines = ["| constant | value | what it is |", "|---|---:|---|"]
+    lines += [f"| `{c.module.__name__}.{c.name}` | {_show(c.value)} | {c.meaning} |" for c in constants]
+    return "\n".join(lines)
+
+
+def solver_constants_block() -> str:
+    """The solver layer's constants, read from its modules."""
+    return _table(SOLVER_CONSTANTS)
+
+
+GOLDEN_FILES = ("regress/golden.csv", "regress/golden_agboost.csv")  # under the results root
+
+
+def regress_constants_block(root: Path) -> str:
+    """``afr regress``'s golden files (how many values each holds) and its tolerances: per metric
+    against the golden values, and against the papers."""
+    golden = [f"`results/{name}`: {len(pd.read_csv(Path(root) / name))} golden values"
+              for name in GOLDEN_FILES if (Path(root) / name).is_file()]
+    lines = ["; ".join(golden) + ".", "", "| checked | tolerance | kind |", "|---|---:|---|"]
+    for metric, (kind, tol) in regress.TOLERANCES.items():
+        shown = _show(tol) if kind == "abs" else f"{tol * 100:g} %"
+        lines.append(f"| {metric.upper().replace('R2', 'R²')} against `results/regress/golden.csv` | {shown} | "
+                     f"{'absolute' if kind == 'abs' else 'relative'} |")
+    lines.append(f"| baselines against the papers' published values (`BASELINE_TOLERANCE`) | "
+                 f"{_show(regress.BASELINE_TOLERANCE)} | absolute |")
+    lines.append(f"| an expected value, a documented gap (`EXPECTED_TOLERANCE`) | "
+                 f"{_show(regress.EXPECTED_TOLERANCE)} | absolute |")
+    return "\n".join(lines)
+
+
+def input_limits_block() -> str:
+    """The bounds on input sizes afr refuses to go past, read from their modules."""
+    return _table(LIMIT_CONSTANTS)
+
+
+def code_blocks(root: Path) -> dict[str, str]:
+    """The blocks of the code's constants, by name (the golden files are read under ``root``)."""
+    return {SOLVER_BLOCK: solver_constants_block(), REGRESS_BLOCK: regress_constants_block(root),
+            LIMITS_BLOCK: input_limits_block(), EXPORT_BLOCK: _table(EXPORT_CONSTANTS)}
