@@ -56,6 +56,24 @@ def test_the_committed_records_render_every_bench_block_the_pages_hold():
         assert all(blocks[name] == body for name, body in held.items()), page
 
 
+def test_transcribed_narrative_measurements_render_as_tables_of_the_cells_quoted(tmp_path):
+    """The regeneration under AUTO, profiles, whole-unit tree timings and scratch reruns were quoted in
+    prose before records existed: their records hold the cells as quoted and render them unchanged."""
+    cells = {"regen": {"store": "s", "reps": "20 -> 100", "compute": "6.0 min", "before": "~10 min", "cells": "33",
+                       "above": "0", "largest": "1.5e-6 (Friedman 3)", "others": "—"},
+             "profile": {"what": "a unit", "total": "30.6 s", "parts": "features 19.3 s"},
+             "trees_units": {"config": "c.yaml", "fast": "1.59x", "sklearn": "1.00x", "cpu": "0.40 -> 0.25"},
+             "rerun": {"stores": "x (Yacht)", "rows": "24", "moved": "nothing"}}
+    for kind, row in cells.items():
+        write_record(tmp_path, kind, "k", "afr run x.yaml", {"rows": [row]}, date="2026-11-23", source=TRANSCRIBED,
+                     host={"cores": 2})
+    blocks = bench_blocks(tmp_path)
+    for kind, row in cells.items():
+        assert "| " + " | ".join(row.values()) + " |" in blocks[f"bench:{kind}"], kind
+        assert "`afr run x.yaml`, 2026-11-23, 2 cores; transcribed" in blocks[f"bench:{kind}"]
+    assert "| store | repetitions (before -> now) |" in blocks["bench:regen"]
+
+
 def test_afr_bench_record_writes_the_record_under_results(tmp_path):
     cfg = {"name": "trees", "protocol": {"reps": 1, "seeding": "rep-index"}, "datasets": ["Friedman1"],
            "bases": [{"id": f"RF@{n}", "kind": "rf", "n_estimators": n} for n in (5, 10)],

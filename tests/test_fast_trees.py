@@ -288,12 +288,24 @@ def test_a_unit_run_on_either_tree_path_stores_the_same_rows(tmp_path):
     assert stored[FAST].to_csv(index=False) == stored[SKLEARN].to_csv(index=False)
 
 
-def test_bench_trees_times_both_paths_in_one_run_and_finds_them_identical():
+def test_bench_trees_times_both_paths_in_one_run_and_finds_them_identical(tmp_path):
     import json
 
-    proc = run_afr("bench", "trees", "--dataset", "Diabetes", "--repeats", "1", "--format", "json", timeout=300)
+    from afr_cli.benchmarks.records import read_records
+    from afr_cli.publish.bench_blocks import bench_blocks
+
+    proc = run_afr("bench", "trees", "--dataset", "Diabetes", "--repeats", "1", "--format", "json", "--record",
+                   cwd=tmp_path, timeout=300)
     assert proc.returncode == 0, proc.stderr
     r = json.loads(proc.stdout)
+    (record,) = read_records(tmp_path / "results", "trees")  # --record: what afr report renders
+    assert record["key"] == "Diabetes" and record["result"] == r
+    assert record["command"].endswith("afr bench trees --dataset Diabetes --repeats 1 --format json")
+    rf = r["ensembles"]["RF-100"]
+    block = bench_blocks(tmp_path / "results")["bench:trees"]
+    assert block.startswith("Diabetes's training split of repetition 0 (n = 353), applied to it and the 89 test rows")
+    assert (f"| RF-100 | {rf[SKLEARN]['fit']:.3f} / {rf[FAST]['fit']:.3f} | {rf['fit_ratio']:.2f}x | "
+            f"{rf[SKLEARN]['apply']:.4f} / {rf[FAST]['apply']:.4f} | {rf['apply_ratio']:.2f}x | yes |") in block
     assert r["n_train"] == 353 and r["n_test"] == 89  # Diabetes' 80/20 split of repetition 0
     assert list(r["ensembles"]) == ["RF-100", "ERT-100", "GBM-DT-200", "GBM-ERT-200", "DT"]
     for label, row in r["ensembles"].items():

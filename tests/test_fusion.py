@@ -14,11 +14,13 @@ import pandas as pd
 import pytest
 import yaml
 
+from afr_cli.benchmarks.records import read_records
 from afr_cli.config import load_experiment
 from afr_cli.ensembles.random_forests import _Forest
 from afr_cli.errors import RunInterrupted
 from afr_cli.experiment_data import load_one
 from afr_cli.forest_cache import ForestCache
+from afr_cli.publish.bench_blocks import bench_blocks
 from afr_cli.runner import RunOptions, run_experiments
 from afr_cli.shared_work import TODAY, Speedups
 from afr_cli.store import ResultsStore
@@ -188,9 +190,17 @@ def test_bench_fusion_measures_both_ways_against_today_in_one_run(tmp_path):
         paths.append(tmp_path / f"{config['name']}.yaml")
         paths[-1].write_text(yaml.safe_dump(config))
     proc = run_afr("bench", "fusion", *map(str, paths), "--datasets", "Friedman1", "--workers", "1",
-                   "--format", "json")
+                   "--format", "json", "--record", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    rows = {r["path"]: r for r in json.loads(proc.stdout)["rows"]}
+    result = json.loads(proc.stdout)
+    rows = {r["path"]: r for r in result["rows"]}
+    (record,) = read_records(tmp_path / "results", "fusion")  # --record: what afr report renders
+    assert record["result"] == result and record["key"] == f"Friedman1-reps1-{ABRF['name']}-{SATRF['name']}"
+    block = bench_blocks(tmp_path / "results")["bench:fusion"]
+    units = rows["today"]["units"]
+    assert (f"| Friedman1 ({units}) | cache | 1 | {rows['cache']['tasks']} | {rows['cache']['cpu_s']:.2f} | "
+            f"{rows['cache']['ratio']:.2f}x | 3 | 3 | 50% | {rows['cache']['peak_rss_mib']:.0f} | yes |") in block
+    assert "held at most 512 MiB per worker" in block
     assert set(rows) == {"today", "fused", "cache"} and all(r["identical"] for r in rows.values())
     assert rows["today"]["fits"] == 2 * 3 and rows["today"]["reuses"] == 0  # 2 experiments x 3 stages
     assert rows["fused"]["fits"] == rows["cache"]["fits"] == 3 and rows["cache"]["hit_rate"] == 0.5

@@ -69,4 +69,4 @@ def run(dataset: str = "Concrete", repeats: int = 3, seed: int = 0) -> dict:
     """Fit and apply CPU seconds of both tree paths per ensemble, summed over ``repeats`` rounds."""
     X, y, Xq = split_rows(dataset, seed)
     rows = {label: _one(kind, params, X, y, Xq, repeats, seed) for label, kind, params in ENSEMBLES}
-    return {"dataset": dataset, "n_train": len(y), "n_test": len(Xq), "repeats": repeats, "ensembles": rows}
+    return {"dataset": dataset, "rep": seed, "n_train": len(y), "n_test": len(Xq), "repeats": repeats, "ensembles": rows}

@@ -238,7 +238,8 @@ def register(app: typer.Typer) -> None:
     def trees_bench(dataset: str = typer.Option("Concrete", help="dataset whose 80 % training split the ensembles "
                                                 "are fitted on (Concrete: n = 824)"),
                     repeats: int = typer.Option(3, help="rounds, each fitting and applying once on each path"),
-                    fmt: str = typer.Option("table", "--format", help="table or json")) -> None:
+                    fmt: str = typer.Option("table", "--format", help="table or json"),
+                    record: bool = typer.Option(False, "--record", help=RECORD_HELP)) -> None:
         """The fast tree path against scikit-learn's own: fit and apply CPU seconds, ratios, identical bytes."""
         from afr_cli.benchmarks.trees import run
         from afr_cli.data import DATASETS
@@ -256,6 +257,8 @@ def register(app: typer.Typer) -> None:
                  tabulate(rows, headers=["ensemble", "fit sklearn", "fit fast", "ratio", "apply sklearn",
                                          "apply fast", "ratio", "identical"], floatfmt=".3f")]
         _emit(r, fmt, lines)
+        if record:
+            _record("trees", record_key(dataset), r)
 
     @bench.command("fusion")
     def fusion(configs: list[str] = typer.Argument(None, help="experiment YAMLs (default: the RF group, "
@@ -264,7 +267,8 @@ def register(app: typer.Typer) -> None:
                reps: int = typer.Option(1, "--reps", help="repetitions 0..reps-1"),
                workers: str = typer.Option("1,2", "--workers", help="comma-separated worker counts"),
                cache_mb: int = typer.Option(512, "--cache-mb", help="each worker's forest cache bound (cache path)"),
-               fmt: str = typer.Option("table", "--format", help="table or json")) -> None:
+               fmt: str = typer.Option("table", "--format", help="table or json"),
+               record: bool = typer.Option(False, "--record", help=RECORD_HELP)) -> None:
         """Each distinct forest fitted once across experiments, fused into one task or read from a
         per-worker cache, against each experiment alone: CPU, ratio, fits, hit rate, peak memory."""
         from afr_cli.benchmarks.fusion import RF_GROUP, run
@@ -294,6 +298,8 @@ def register(app: typer.Typer) -> None:
                  tabulate(rows, headers=["path", "workers", "tasks", "CPU s", "wall s", "ratio", "forest fits",
                                          "reuses", "hit rate", "peak RSS MiB", "cache MiB", "rows identical"])]
         _emit(r, fmt, lines)
+        if record:
+            _record("fusion", record_key(*chosen, f"reps{reps}", *(Path(c).stem for c in configs or [])), r)
 
     @bench.command("time", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
     def time_command(ctx: typer.Context,

@@ -135,8 +135,78 @@ def time_block(records: list[dict]) -> str:
     return _table(["command", "wall min", "CPU min"], rows, ["---", "---:", "---:"])
 
 
+def trees_block(records: list[dict]) -> str:
+    """``afr bench trees``: per ensemble, fit and apply CPU seconds of scikit-learn's trees against the
+    fast path's, their ratios, and whether the bytes came out the same."""
+    parts = []
+    for r in records:
+        x = r["result"]
+        rows = [[label, f"{e['sklearn']['fit']:.3f} / {e['fast']['fit']:.3f}", _ratio(e["fit_ratio"]),
+                 f"{e['sklearn']['apply']:.4f} / {e['fast']['apply']:.4f}", _ratio(e["apply_ratio"]),
+                 "yes" if e["identical"] else "no"] for label, e in x["ensembles"].items()]
+        parts.append(f"{x['dataset']}'s training split of repetition {x.get('rep', 0)} (n = {x['n_train']:,}), applied to "
+                     f"it and the {x['n_test']:,} test rows; CPU seconds summed over {x['repeats']} alternating rounds:\n\n"
+                     + _table(["ensemble", "fit: sklearn / fast (CPU s)", "ratio", "apply: sklearn / fast (CPU s)",
+                               "ratio", "identical"], rows))
+    return "\n\n".join(parts)
+
+
+def fusion_block(records: list[dict]) -> str:
+    """``afr bench fusion``: per dataset, path and worker count, CPU seconds against today's path,
+    forest fits and reuses, hit rate, peak memory and whether the rows came out the same."""
+    rows = []
+    for r in records:
+        x = r["result"]
+        label = ", ".join(x["datasets"])
+        for row in x["rows"]:
+            rows.append([f"{label} ({row['units']})", row["path"], str(row["workers"]), str(row["tasks"]),
+                         f"{row['cpu_s']:.2f}", _ratio(row["ratio"]), str(row["fits"]), str(row["reuses"]),
+                         f"{row['hit_rate']:.0%}", f"{row['peak_rss_mib']:.0f}", "yes" if row["identical"] else "no"])
+    bounds = sorted({r["result"]["cache_mb"] for r in records})
+    return (_table(["dataset (units)", "path", "workers", "tasks", "CPU s", "ratio", "forest fits", "reused",
+                    "hit rate", "peak RSS MiB", "rows identical"], rows,
+                   ["---", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---"])
+            + f"\n\nRatio = today's CPU / the path's at the same workers; the cache path's forest cache held at most "
+            f"{' or '.join(f'{b:,}' for b in bounds)} MiB per worker.")
+
+
+def _cells(headers: list[str], keys: list[str], records: list[dict]) -> str:
+    """A table of transcribed cells: one row per entry of each record's ``rows``, as the page quoted them."""
+    rows = [[str(row.get(k, "—")) for k in keys] for r in records for row in r["result"]["rows"]]
+    return _table(headers, rows)
+
+
+def trees_units_block(records: list[dict]) -> str:
+    """``afr bench floor --trees fast|sklearn`` on whole units: each path's ratio against today's, as quoted."""
+    return _cells(["config", "ratio, fast trees", "ratio, scikit-learn's trees", "CPU s, today -> fast"],
+                  ["config", "fast", "sklearn", "cpu"], records)
+
+
+def regen_block(records: list[dict]) -> str:
+    """The stores regenerated under AUTO: per store the repetitions and compute, then and now, and how far
+    ``afr diff OLD NEW`` found its cells moved on the repetitions both hold."""
+    return _cells(["store", "repetitions (before -> now)", "compute now", "compute before", "cells compared",
+                   "cells above 1e-4", "largest \\|ΔR²\\| (where)", "every other cell below"],
+                  ["store", "reps", "compute", "before", "cells", "above", "largest", "others"], records)
+
+
+def rerun_block(records: list[dict]) -> str:
+    """A scratch rerun of committed stores' units under a new path, compared with their exports: how
+    many rows and how far they moved."""
+    return _cells(["stores (datasets)", "rows compared", "moved"], ["stores", "rows", "moved"], records)
+
+
+def profile_block(records: list[dict]) -> str:
+    """Profiles: where one unit's (or one step's) time goes, as measured."""
+    return _cells(["what was profiled", "total", "where the time goes"], ["what", "total", "parts"], records)
+
+
 RENDERERS: dict[str, Callable[[list[dict]], str]] = {"floor": floor_block, "unit": unit_block, "qp": qp_block,
-                                                      "dm": dm_block, "time": time_block}
+                                                      "dm": dm_block, "time": time_block,
+                                                      "trees": trees_block, "trees_units": trees_units_block,
+                                                      "fusion": fusion_block,
+                                                      "regen": regen_block, "profile": profile_block,
+                                                      "rerun": rerun_block}
 
 
 def bench_blocks(root: Path) -> dict[str, str]:
