@@ -4,11 +4,13 @@ stores and reports, equals what the page typed by hand before, and is what the p
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from afr_cli.papers.knowledge import paper
+from afr_cli.publish.bench_blocks import bench_blocks
 from afr_cli.publish.pages import blocks_in
 from afr_cli.publish.studies import study_blocks
 
@@ -65,3 +67,12 @@ def test_the_pages_show_the_studies_as_computed(paper_id, fixture, request):
     computed, shown = request.getfixturevalue(fixture), _page(paper_id)
     for name, body in computed.items():
         assert shown.get(name, "").strip() == body.strip(), name
+
+
+def test_the_larf_page_shows_the_recorded_unit_where_the_two_solvers_disagree():
+    """``afr bench unit configs/larf_rf.yaml --dataset Regression --rep 34 --against OSQP --record``:
+    the |ΔR²| between AUTO's and OSQP's answers the page typed (0.498) is the record's, rendered."""
+    name = "bench:unit:larf_rf-Regression-rep34-OSQP"
+    record = json.loads((REPO / "results" / "bench" / "unit" / "larf_rf-Regression-rep34-OSQP.json").read_text())
+    assert round(record["result"]["max_abs_dr2_between"], 3) == 0.498
+    assert _page("larf")[name].strip() == bench_blocks(REPO / "results")[name].strip()
