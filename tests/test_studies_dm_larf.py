@@ -1,0 +1,78 @@
+"""The numbers the Decision Machines and LARF pages quoted in prose, now studies of their folders
+(afr_cli/papers/dm/studies.py, afr_cli/papers/larf/studies.py): each is computed from the committed
+stores and reports, equals what the page typed by hand before, and is what the page shows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from afr_cli.papers.knowledge import paper
+from afr_cli.publish.bench_blocks import bench_blocks
+from afr_cli.publish.pages import blocks_in
+from afr_cli.publish.studies import study_blocks
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def dm_blocks() -> dict[str, str]:
+    return study_blocks((paper("dm"),), REPO / "results")[0]
+
+
+@pytest.fixture(scope="module")
+def larf_blocks() -> dict[str, str]:
+    return study_blocks((paper("larf"),), REPO / "results")[0]
+
+
+def _page(paper_id: str) -> dict[str, str]:
+    return blocks_in((REPO / "afr_cli" / "papers" / paper_id / "page.md").read_text(encoding="utf-8"))
+
+
+def test_dm_soft_comparisons_are_the_ones_the_page_typed(dm_blocks):
+    table = dm_blocks["study:dm:soft_comparisons"]
+    # every stored repetition (the page's former hand-typed table) and repetitions 0-9 (its aside)
+    assert "| the forest | RF | all 100 | +0.047 | 0.011 | [+0.014, +0.081] | 10 / 0 / 1 (worse on Wine) |" in table
+    assert "| the forest | ERT | all 100 | +0.055 | 0.013 | [+0.015, +0.096] | 8 / 2 / 1 (worse on Diabetes) |" in table
+    assert "| eps-ABRF | RF | all 100 | +0.022 | 0.054 |" in table
+    assert "| eps-ABRF | ERT | all 100 | +0.006 | 0.23 | [-0.004, +0.016] | 5 / 4 / 2 (worse on Sparse, Airfoil) |" in table
+    assert "| the forest | RF | 0-9 | +0.040 | 0.02 |" in table and "| the forest | ERT | 0-9 | +0.044 | 0.02 |" in table
+    assert "| eps-ABRF | RF | 0-9 | +0.023 | 0.12 |" in table and "| eps-ABRF | ERT | 0-9 | +0.006 | 0.35 |" in table
+
+
+def test_dm_soft_store_and_solves(dm_blocks):
+    text = dm_blocks["study:dm:store_solves"]
+    assert "100 repetitions: 2,200 units, 72 min of compute" in text
+    assert "246,343 of its 246,400 QPs were solved by DAQP; 57 failed" in text
+    assert "(9 to CLARABEL, 48 to PIQP), 0 failed" in text
+
+
+def test_larf_prose_studies_give_the_numbers_the_page_typed(larf_blocks):
+    assert "record 40 and 34 min of compute (RF, ERT" in larf_blocks["study:larf:compute_per_base"]
+    holm = larf_blocks["study:larf:holm_family"]
+    assert "over its 19 rows" in holm and "15 rows have p < 0.05 alone, 4 after the adjustment" in holm
+    assert "(p = 0.00445 and 0.0133) becomes 0.067 and 0.13" in holm
+    assert ("p = 0.042 (was 0.143 without the correction; Iman-Davenport p = 0.034, was 0.14)"
+            in larf_blocks["study:larf:table9_ties"])
+    abrf = larf_blocks["study:larf:larf_vs_abrf"]
+    assert "The paper's p = 0.00067 / 0.00029 rest on a LARF column about 0.035 above ours" in abrf
+    assert "4 of 11 cells within 0.02 on RF" in abrf and "(+0.0205 RF, +0.0097 ERT)" in abrf
+    assert "+0.028 (p = 0.0045) and +0.022 (p = 0.013)" in abrf and "58 % and 57 % of the paper's effect" in abrf
+
+
+@pytest.mark.parametrize("paper_id, fixture", [("dm", "dm_blocks"), ("larf", "larf_blocks")])
+def test_the_pages_show_the_studies_as_computed(paper_id, fixture, request):
+    computed, shown = request.getfixturevalue(fixture), _page(paper_id)
+    for name, body in computed.items():
+        assert shown.get(name, "").strip() == body.strip(), name
+
+
+def test_the_larf_page_shows_the_recorded_unit_where_the_two_solvers_disagree():
+    """``afr bench unit configs/larf_rf.yaml --dataset Regression --rep 34 --against OSQP --record``:
+    the |ΔR²| between AUTO's and OSQP's answers the page typed (0.498) is the record's, rendered."""
+    name = "bench:unit:larf_rf-Regression-rep34-OSQP"
+    record = json.loads((REPO / "results" / "bench" / "unit" / "larf_rf-Regression-rep34-OSQP.json").read_text())
+    assert round(record["result"]["max_abs_dr2_between"], 3) == 0.498
+    assert _page("larf")[name].strip() == bench_blocks(REPO / "results")[name].strip()
