@@ -127,11 +127,14 @@ def _alive(pid: int) -> bool:
 
 @pytest.mark.slow
 def test_ctrl_c_stops_two_workers_quietly_and_the_same_command_resumes(config_path, reference, tmp_path):
-    # 100 repetitions (200 units): enough that the interrupt lands mid-run however fast a unit is
-    # (with 40 the fast tree path let a loaded run finish before the signal landed)
+    # 100 repetitions (200 units): enough that the interrupt lands mid-run however fast a unit is.
+    # The run gets Ctrl-C's default action even when the suite itself runs in the background (a shell
+    # starts a background job with SIGINT ignored, and Python keeps an ignored SIGINT ignored: the
+    # run would then rightly go on to the end, as a background `afr run &` does).
     reps, units = 100, 200
     command = [afr_bin(), "run", str(config_path), "--jobs", "2", "--out", str(tmp_path), "--reps", str(reps)]
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 300
     while _units(tmp_path) < 1 and time.time() < deadline and proc.poll() is None:
         time.sleep(0.05)

@@ -56,6 +56,13 @@ def test_render_frame_formats_by_column_and_shows_missing_values_as_a_dash():
         "| dataset | ours | Δ | n |", "|---|---|---|---|", "| A | 0.123 | +0.010 | 3 |", "| B | — | -0.200 | 4 |"]
 
 
+def test_render_frame_escapes_a_bar_in_a_header_or_a_cell_so_the_columns_stay_put():
+    frame = pd.DataFrame({"|weights|": [0.5], "where": ["|ΔR²| 0.1"], "done": ["a \\| b"]})
+    header, _, row = render_frame(frame, 1).splitlines()
+    assert header == "| \\|weights\\| | where | done |"
+    assert row == "| 0.5 | \\|ΔR²\\| 0.1 | a \\| b |"  # an already escaped bar is not escaped twice
+
+
 def test_cheap_studies_reproduce_the_numbers_the_scripts_printed():
     """The scripts' outputs (run once before they were deleted) as the studies give them now."""
     blocks, written = study_blocks((paper("satrf"), paper("larf")), REPO / "results")

@@ -76,3 +76,25 @@ def test_the_larf_page_shows_the_recorded_unit_where_the_two_solvers_disagree():
     record = json.loads((REPO / "results" / "bench" / "unit" / "larf_rf-Regression-rep34-OSQP.json").read_text())
     assert round(record["result"]["max_abs_dr2_between"], 3) == 0.498
     assert _page("larf")[name].strip() == bench_blocks(REPO / "results")[name].strip()
+
+
+def test_larf_regen_under_auto_diffs_the_kept_osqp_rows_against_the_stores(larf_blocks):
+    """The moves the page once typed from ``afr diff OLD NEW`` (up to 0.50 R² in one repetition,
+    cell means -0.037 and -0.028, leave-self-out 3.0e-8), now computed from the kept OSQP rows; and
+    the same diff as ``afr diff`` gives on the stores (``diff_frames`` is ``diff_stores``' core)."""
+    table = larf_blocks["study:larf:regen_under_auto"]
+    assert "| larf_rf | 100 | 77 | 27 | 0.5 (Regression em-w-larf) | -0.037 (Regression em-larf) | 2-84 |" in table
+    assert "| larf_ert | 100 | 77 | 31 | 0.52 (Regression em-larf) | -0.028 (Sparse em-w-larf) | 2-89 |" in table
+    assert "| larf_leave_self_out | 20 | 9 | 0 | 3e-08 (Friedman3 em-larf-loo) |" in table
+    assert "\\|ΔR²\\|" in table.splitlines()[0]  # the bars of the header are escaped: the columns stay put
+
+
+def test_diff_frames_on_a_store_against_itself_moves_nothing():
+    from afr_cli.store import open_existing
+    from afr_cli.store.diff import diff_frames, diff_stores
+
+    rows = open_existing(REPO / "results" / "larf_leave_self_out").frame("results")
+    cells = diff_frames(rows, rows.copy()).cells
+    assert (cells.max_abs == 0).all() and (cells.params_changed == 0).all() and len(cells) == 9
+    same = diff_stores(REPO / "results" / "larf_leave_self_out", REPO / "results" / "larf_leave_self_out").cells
+    assert same.equals(cells)

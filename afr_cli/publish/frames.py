@@ -51,6 +51,16 @@ def stored(directory: Path) -> StoreFrames:
     return frames
 
 
+def stored_status(directory: Path):
+    """``afr status`` of a store (:class:`afr_cli.store.status.StoreStatus`), or ``StoreMissing`` when
+    there is neither the store nor its export (a study on a scratch root)."""
+    from afr_cli.store.status import store_status
+
+    if not has_results(directory):
+        raise StoreMissing(str(directory))
+    return store_status(directory)
+
+
 def forget_loaded() -> None:
     """Drop the loaded stores (a test that rewrites a store in one process)."""
     _LOADED.clear()

@@ -71,18 +71,23 @@ def study_frame(paper: Paper, study: Study, root: Path, refresh: bool = False) -
     return pd.read_csv(cache) if cache.is_file() else None
 
 
+def _escaped(text: str) -> str:
+    """Text for a Markdown table cell: a bare ``|`` (as in ``|weights|``) would split the cell."""
+    return text.replace("\\|", "|").replace("|", "\\|")
+
+
 def _cell(value, spec: str) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "—"
     if isinstance(value, float):
         return format(value, spec)
-    return str(value)
+    return _escaped(str(value))
 
 
 def render_frame(frame: pd.DataFrame, digits: int, formats: dict[str, str] | None = None) -> str:
     """A frame as a Markdown table (see the module's doc for the number format)."""
     formats = formats or {}
-    lines = ["| " + " | ".join(str(c) for c in frame.columns) + " |", "|" + "---|" * len(frame.columns)]
+    lines = ["| " + " | ".join(_escaped(str(c)) for c in frame.columns) + " |", "|" + "---|" * len(frame.columns)]
     for row in frame.itertuples(index=False):
         cells = [_cell(v.item() if hasattr(v, "item") else v, formats.get(str(c), f".{digits}f"))
                  for c, v in zip(frame.columns, row)]
@@ -106,7 +111,7 @@ def study_blocks(papers: tuple[Paper, ...], root: Path, refresh: bool = False,
                 frame = study_frame(paper, study, root, refresh)
             except StoreMissing:
                 continue
-            except (KeyError, ValueError, IndexError) as err:
+            except (KeyError, ValueError, IndexError, FileNotFoundError) as err:  # a report not written there
                 if not scratch:
                     raise
                 echo(f"skipped study {paper.id}:{study.block}: the stores under {root} lack what it reads "

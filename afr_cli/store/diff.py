@@ -42,12 +42,19 @@ def diff_stores(old: str | Path, new: str | Path, metric: str = "r2") -> StoreDi
     """Compare the selected rows (``results``) of two stores or exports on their common units."""
     if metric not in METRICS:
         raise AfrInputError(f"--metric: {metric!r} is not allowed; allowed: {', '.join(METRICS)}")
-    a, b = open_existing(old).frame("results"), open_existing(new).frame("results")
+    return diff_frames(open_existing(old).frame("results"), open_existing(new).frame("results"), metric,
+                       old_name=str(old), new_name=str(new))
+
+
+def diff_frames(a: pd.DataFrame, b: pd.DataFrame, metric: str = "r2", old_name: str = "the first",
+                new_name: str = "the second") -> StoreDiff:
+    """:func:`diff_stores` on two ``results`` frames already read (each with the cell columns, ``rep``,
+    the metric and ``params``; a kept copy of a store's selected rows serves as well as the store)."""
     axes = [c for c in axis_names() if c in a.columns and c in b.columns]
     key = CELL + axes + ["rep"]
     merged = a[key + [metric, "params"]].merge(b[key + [metric, "params"]], on=key, suffixes=("_old", "_new"))
     if merged.empty:
-        raise AfrInputError(f"{new}: no (dataset, base, model, repetition) in common with {old}")
+        raise AfrInputError(f"{new_name}: no (dataset, base, model, repetition) in common with {old_name}")
     axes = varying_axes(merged)
     x, y = merged[f"{metric}_old"].to_numpy(float), merged[f"{metric}_new"].to_numpy(float)
     both_nan = np.isnan(x) & np.isnan(y)

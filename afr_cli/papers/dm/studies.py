@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from afr_cli.publish.frames import stored
-from afr_cli.store.status import store_status
+from afr_cli.publish.frames import stored, stored_status
 from afr_cli.tables.compare import compare_models
 
 STORE = "dm_soft"
@@ -46,7 +45,7 @@ def soft_comparisons(root: Path) -> pd.DataFrame:
 
 def store_solves(root: Path) -> pd.DataFrame:
     """What the committed store holds (units, repetitions, compute) and where its QPs were solved."""
-    status = store_status(root / STORE)
+    status = stored_status(root / STORE)
     solves = {key: n for key, n in status.solves.items() if ":" in key}
     return pd.DataFrame([{"units": status.units, "repetitions": int(status.reps.to_numpy().max()),
                           "compute_minutes": status.compute_minutes, "qps": status.solved,

@@ -11,6 +11,7 @@ runs only under ``afr report --studies``, which writes results/larf/which_optimu
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -24,9 +25,8 @@ from afr_cli.models import LARF
 from afr_cli.paths import PROJECT_ROOT
 from afr_cli.protocol import UnitSeeds
 from afr_cli.publish.claims.columns import ColumnRef, published_column
-from afr_cli.publish.frames import stored
+from afr_cli.publish.frames import stored, stored_status
 from afr_cli.stats import friedman_from_ranks, paired_ttest, recompute_published_ttests
-from afr_cli.store.status import store_status
 from afr_cli.tables.agreement import R2_TOL
 from afr_cli.tables.friedman import friedman_tables
 
@@ -202,7 +202,7 @@ MAIN_STORES = (("larf_rf", "RF"), ("larf_ert", "ERT"))
 
 def compute_per_base(root: Path) -> pd.DataFrame:
     """The compute (minutes, as ``afr status`` sums it) each base's LARF store records."""
-    return pd.DataFrame([{"base": base, "minutes": store_status(root / store).compute_minutes}
+    return pd.DataFrame([{"base": base, "minutes": stored_status(root / store).compute_minutes}
                          for store, base in MAIN_STORES])
 
 
@@ -301,3 +301,53 @@ def larf_vs_abrf_text(frame: pd.DataFrame) -> str:
             f"but not significant over {rf['cells']} datasets; on every repetition, where the small sets' bad "
             f"splits weigh less, it is {every}: significant, with {share} of the paper's effect, and p-values "
             f"above the paper's printed {' and '.join(str(p) for p in frame['paper p'])}.")
+
+
+# ---------------------------------------------------------------- the stores before and after AUTO
+
+BEFORE_AUTO = "larf/before_auto.csv.xz"  # the selected rows of the three stores as committed under OSQP (b8ff686^)
+LEAF_ATTENTION = ("larf", "em-larf", "em-w-larf")  # the models whose training objective can reach zero
+MOVE_TOL = 1e-4  # a move above this is beyond solver tolerance (the papers print 3-4 decimals)
+
+
+def _where(row: pd.Series) -> str:
+    return f"{row.dataset} {row.model}"
+
+
+def _largest_mean(cells: pd.DataFrame) -> str:
+    """The cell whose mean moved most, signed, with where; "—" without cells (a store on the small sets only)."""
+    if cells.empty:
+        return "—"
+    worst = cells.loc[cells.abs_mean.idxmax()]
+    return f"{worst['mean']:+.2g} ({_where(worst)})"
+
+
+def regen_under_auto(root: Path) -> pd.DataFrame:
+    """``afr diff`` of each LARF store as committed under OSQP (``results/larf/before_auto.csv.xz``,
+    its selected rows kept when the stores were regenerated under AUTO) against the store today, on
+    the repetitions both hold: per store the cells above 1e-4, the largest per-repetition move, the
+    largest cell-mean move on the small sets and elsewhere, the range of repetitions in which a
+    leaf-attention cell on a small set selected another grid point, and the other cells whose mean
+    moved above 1e-4."""
+    from afr_cli.store.diff import diff_frames
+
+    before = pd.read_csv(root / BEFORE_AUTO, keep_default_na=False, na_values=[""])
+    before["params"] = before["params"].map(json.loads)  # JSON, as the stores' exports hold them
+    rows = []
+    for store, old in before.groupby("store", sort=False):
+        cells = diff_frames(old.drop(columns="store"), stored(root / store).results, old_name=BEFORE_AUTO,
+                            new_name=store).cells
+        cells = cells.assign(abs_mean=cells["mean"].abs())
+        small, other = cells[cells.dataset.isin(SMALL)], cells[~cells.dataset.isin(SMALL)]
+        leaf = small[small.model.isin(LEAF_ATTENTION)]
+        worst = cells.loc[cells.max_abs.idxmax()]
+        moved = other[other.abs_mean > MOVE_TOL].sort_values("abs_mean", ascending=False)
+        rows.append({"store": store, "reps": int(cells.reps.max()), "cells": len(cells),
+                     "cells above 1e-4": int((cells.max_abs > MOVE_TOL).sum()),
+                     "largest |ΔR²| in a repetition": f"{worst.max_abs:.2g} ({_where(worst)})",
+                     "largest |cell-mean ΔR²|, small sets": _largest_mean(small),
+                     "reps with other params, leaf attention on small sets":
+                         f"{int(leaf.params_changed.min())}-{int(leaf.params_changed.max())}" if len(leaf) else "—",
+                     "largest |cell-mean ΔR²|, other sets": _largest_mean(other),
+                     "other cells with |mean ΔR²| > 1e-4": ", ".join(_where(r) for _, r in moved.iterrows()) or "none"})
+    return pd.DataFrame(rows)

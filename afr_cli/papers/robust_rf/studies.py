@@ -32,11 +32,9 @@ from afr_cli.features import LeafStatistics
 from afr_cli.models.robust import RobustRFFamily, weight_bounds, weights_problem
 from afr_cli.papers import published_table
 from afr_cli.protocol import derive_seed, split_indices
-from afr_cli.publish.frames import StoreMissing, stored
+from afr_cli.publish.frames import stored, stored_status
 from afr_cli.solve import solve
 from afr_cli.stats import paired_ttest
-from afr_cli.store import has_results
-from afr_cli.store.status import store_status
 from afr_cli.tables.compare import compare_models
 from afr_cli.tables.selection import results_in_view
 
@@ -415,9 +413,7 @@ def store_facts(root: Path) -> pd.DataFrame:
     solves fell back from DAQP to CLARABEL (a ridge QP whose answer failed DAQP's check) or failed."""
     rows = []
     for store, label in STORES:
-        if not has_results(root / store):
-            raise StoreMissing(str(root / store))
-        status = store_status(root / store)
+        status = stored_status(root / store)
         rows.append({"store": store, "label": label, "units": status.units, "minutes": status.compute_minutes,
                      "solves": status.solved, "fallbacks": status.solves["fallbacks"], "failed": status.solves["failed"]})
     return pd.DataFrame(rows)
