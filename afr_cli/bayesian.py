@@ -69,7 +69,9 @@ def signed_rank_test(diff: ArrayLike, rope: float = DEFAULT_ROPE, samples: int =
     pair_sum = z[:, None] + z[None, :]
     masses = []
     for region in (pair_sum < -2 * rope, np.abs(pair_sum) <= 2 * rope, pair_sum > 2 * rope):
-        masses.append(np.einsum("si,ij,sj->s", draws, region.astype(float), draws))
+        # each draw's w' R w, as (W R) * W summed by row: a matrix product on BLAS (an unoptimised
+        # three-operand einsum took 1.7 s per test at 199 datasets; the masses agree to 1e-15)
+        masses.append(((draws @ region.astype(float)) * draws).sum(axis=1))
     masses = np.stack(masses, axis=1)  # samples × 3
     top = masses == masses.max(axis=1, keepdims=True)
     share = (top / top.sum(axis=1, keepdims=True)).mean(axis=0)

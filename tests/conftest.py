@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -45,3 +46,20 @@ def assert_one_line_error(proc: subprocess.CompletedProcess, *needles: str) -> N
 
 def random_simplex(rng: np.random.Generator, size: int, count: int) -> np.ndarray:
     return rng.dirichlet(np.ones(size), size=count)
+
+
+@functools.lru_cache(maxsize=None)
+def _committed_study_blocks_of(paper_id: str) -> dict[str, str]:
+    from afr_cli.papers.knowledge import paper
+    from afr_cli.publish.studies import study_blocks
+
+    return study_blocks((paper(paper_id),), Path(__file__).resolve().parents[1] / "results")[0]
+
+
+def committed_study_blocks(*paper_ids: str) -> dict[str, str]:
+    """The study blocks of these papers over the committed results/, computed once per paper for
+    the whole session (several test modules read the same blocks; the robust-RF ones take seconds)."""
+    blocks: dict[str, str] = {}
+    for paper_id in paper_ids:
+        blocks.update(_committed_study_blocks_of(paper_id))
+    return dict(blocks)

@@ -8,10 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import committed_study_blocks
 
-from afr_cli.papers.knowledge import paper
 from afr_cli.publish.pages import blocks_in
-from afr_cli.publish.studies import study_blocks
 
 REPO = Path(__file__).resolve().parents[1]
 PAGES = {"satrf": ("variant_tests", "yx_best", "table9_gap", "compare_family", "softmax_ties", "sparse_softmax"),
@@ -21,7 +20,7 @@ PAGES = {"satrf": ("variant_tests", "yx_best", "table9_gap", "compare_family", "
 
 @pytest.fixture(scope="module")
 def blocks() -> dict[str, str]:
-    return study_blocks(tuple(paper(p) for p in PAGES), REPO / "results")[0]
+    return committed_study_blocks(*PAGES)
 
 
 def test_the_satrf_studies_give_the_numbers_the_page_typed(blocks):

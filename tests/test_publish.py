@@ -18,7 +18,7 @@ from afr_cli.papers.knowledge import paper, papers, parse_paper
 from afr_cli.publish import site as site_module
 from afr_cli.publish.pages import BEGIN, END, blocks_in, with_blocks
 from afr_cli.publish.studies import render_frame, study_blocks, study_function
-from conftest import run_afr
+from conftest import committed_study_blocks, run_afr
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -161,7 +161,7 @@ def test_report_check_refuses_other_options_in_one_line():
 
 def test_a_study_may_show_text_and_the_prose_studies_give_the_numbers_the_pages_quoted():
     """The prose numbers of the pages, now generated (the values the hand-typed prose held)."""
-    blocks, _ = study_blocks((paper("satrf"), paper("larf"), paper("agboost"), paper("robust_rf")), REPO / "results")
+    blocks = committed_study_blocks("satrf", "larf", "agboost", "robust_rf")
     assert blocks["study:satrf:friedman3_tail"] == ("Within our draw its R² is heavy-tailed over splits (RF: standard "
                                                     "deviation 0.47, minimum -1.82), so its mean was 0.14 over the first "
                                                     "20 repetitions and is 0.32 over 100.")

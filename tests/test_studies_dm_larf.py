@@ -9,22 +9,21 @@ from pathlib import Path
 
 import pytest
 
-from afr_cli.papers.knowledge import paper
 from afr_cli.publish.bench_blocks import bench_blocks
 from afr_cli.publish.pages import blocks_in
-from afr_cli.publish.studies import study_blocks
+from conftest import committed_study_blocks
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
 def dm_blocks() -> dict[str, str]:
-    return study_blocks((paper("dm"),), REPO / "results")[0]
+    return committed_study_blocks("dm")
 
 
 @pytest.fixture(scope="module")
 def larf_blocks() -> dict[str, str]:
-    return study_blocks((paper("larf"),), REPO / "results")[0]
+    return committed_study_blocks("larf")
 
 
 def _page(paper_id: str) -> dict[str, str]:
