@@ -97,9 +97,48 @@ def _chain_block(values: np.ndarray, keys: np.ndarray, variant: str,
     z = values
     chain = []
     for kappa in reversed(kappas):
-        z = np.matmul(softmax_neg(s, kappa, axis=2), z[:, :, None])[:, :, 0]
+        z = attend(self_attention(s, kappa), z)
         chain.append(z)
     return tuple(reversed(chain))
+
+
+def self_attention(s: np.ndarray, kappa: float) -> np.ndarray:
+    """softmax_k(-s / kappa) of a dissimilarity tensor (n, T, T), bit for bit ``softmax_neg(s, kappa,
+    axis=2)`` in three passes instead of six.
+
+    ``pair_dissimilarity`` is never negative and is exactly zero on the diagonal (s_kk = 0), so the
+    largest entry of every line of -s / kappa is a zero: the stabilising shift subtracts (signed) zero,
+    which changes no exponential, and is left out. ``s / -kappa`` is ``-s / kappa`` exactly (IEEE
+    division is sign-symmetric)."""
+    z = np.divide(s, -kappa)
+    np.exp(z, out=z)
+    z /= z.sum(axis=2, keepdims=True)
+    return z
+
+
+def _blas_matrix(a: np.ndarray) -> bool:
+    """Whether numpy's matmul hands each (T, T) matrix of ``a`` to BLAS: one of its two axes has unit
+    stride and the other a stride of at least the matrix's side (numpy's ``is_blasable2d``, C or F)."""
+    item = a.itemsize
+    (rows, cols), (s_rows, s_cols) = a.shape[1:], a.strides[1:]
+    c_order = s_cols == item and s_rows % item == 0 and s_rows // item >= cols
+    f_order = s_rows == item and s_cols % item == 0 and s_cols // item >= rows
+    return c_order or f_order
+
+
+def attend(attention: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """Per row, attention (T, T) times z (T): ``np.matmul(attention, z[:, :, None])[:, :, 0]``, bit for bit.
+
+    Where numpy would hand the matrices to BLAS (gemv) it still does. Otherwise, as with the
+    dissimilarity tensors built from the column-ordered leaf values, numpy's own loop sums each
+    row's products one after another from zero, striding across memory per element; the same sums
+    taken for all rows at once, one product column at a time, are identical and 2-3x faster."""
+    if attention.shape[2] < 2 or _blas_matrix(attention):
+        return np.matmul(attention, z[:, :, None])[:, :, 0]
+    out = np.zeros(attention.shape[:2])
+    for k in range(attention.shape[2]):
+        out += attention[:, :, k] * z[:, k, None]
+    return out
 
 
 def tree_attention(rows: RowTensors, tau: float) -> np.ndarray:
