@@ -31,6 +31,7 @@ def test_a_record_holds_command_date_machine_and_result_and_renders_into_its_blo
     blocks = bench_blocks(tmp_path)
     assert "| x, Yacht | 2 | 3.00 | 2.00 | 1.50x | yes |" in blocks["bench:floor"]
     assert "`afr bench floor configs/x.yaml --dataset Yacht`" in blocks["bench:floor"]
+    assert "(rerun a command with `--record` to replace its record)" in blocks["bench:floor"]
     assert blocks["bench:floor:x-Yacht-rep0"].startswith("| config, dataset |")
     # a second measurement is one more row; replacing a record changes its row only
     write_record(tmp_path, "floor", "y-Wine-rep0", "afr bench floor configs/y.yaml --dataset Wine",
@@ -44,8 +45,11 @@ def test_a_transcribed_record_says_so_and_a_stale_block_is_seen(tmp_path):
                  source=TRANSCRIBED, host={"cores": 2}, note="as quoted")
     body = bench_blocks(tmp_path)["bench:time"]
     assert "| `make test` | 3.8 | — |" in body and "transcribed" in body and "2026-11-23 21:22 UTC, 2 cores" in body
+    assert "measured before records existed" in body and "--record` to replace" not in body  # no rerun offered
     page = f"{BEGIN.format(name='bench:time')}\nold\n{END.format(name='bench:time')}\n"
     assert blocks_in(with_blocks(page, bench_blocks(tmp_path)))["bench:time"] == body
+    write_record(tmp_path, "time", "suite2", "make test", {"wall_s": 200.0, "cpu_s": 190.0})
+    assert "rerun a measured record's command with `--record`" in bench_blocks(tmp_path)["bench:time"]  # mixed
 
 
 def test_the_committed_records_render_every_bench_block_the_pages_hold():

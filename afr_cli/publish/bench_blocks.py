@@ -34,8 +34,12 @@ def provenance(records: list[dict], kind: str) -> str:
         if line not in seen:
             seen.add(line)
             lines.append(f"- {line}")
-    return (f"From `results/{RECORDS_DIR}/{kind}/` (rerun a command with `--record` to replace its record):\n\n"
-            + "\n".join(lines))
+    transcribed = {r["source"] == TRANSCRIBED for r in records}
+    how = {frozenset({False}): "rerun a command with `--record` to replace its record",
+           frozenset({True}): "numbers measured before records existed, as the pages quoted them",
+           frozenset({True, False}): "rerun a measured record's command with `--record` to replace it; the "
+                                     "transcribed ones were measured before records existed"}[frozenset(transcribed)]
+    return f"From `results/{RECORDS_DIR}/{kind}/` ({how}):\n\n" + "\n".join(lines)
 
 
 def _sci(x: float, spec: str = "+.0e") -> str:
