@@ -15,6 +15,7 @@ import pandas as pd
 from afr_cli.errors import AfrInputError
 from afr_cli.papers.knowledge import Report, reports
 from afr_cli.store import has_results, load_grid, load_results, store_select_by
+from afr_cli.store.status import StoreStatus, store_status
 from afr_cli.tables import results_in_view
 
 
@@ -51,11 +52,9 @@ def stored(directory: Path) -> StoreFrames:
     return frames
 
 
-def stored_status(directory: Path):
+def stored_status(directory: Path) -> StoreStatus:
     """``afr status`` of a store (:class:`afr_cli.store.status.StoreStatus`), or ``StoreMissing`` when
     there is neither the store nor its export (a study on a scratch root)."""
-    from afr_cli.store.status import store_status
-
     if not has_results(directory):
         raise StoreMissing(str(directory))
     return store_status(directory)
