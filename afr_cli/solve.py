@@ -12,6 +12,7 @@ selectable by name (compiled cvxpy problems, ``afr_cli.solvers.cvxpy_backend``).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -69,12 +70,15 @@ class SolveResult:
 
 
 def solve(problem: Problem, loss: str = "l2", solver: str = DEFAULT_SOLVER,
-          fallbacks: tuple[str, ...] = _FALLBACKS, warm: np.ndarray | None = None) -> SolveResult:
+          fallbacks: tuple[str, ...] = _FALLBACKS, warm: np.ndarray | None = None,
+          gram_of: Callable[[], np.ndarray] | None = None) -> SolveResult:
     """Solve ``problem``; on failure try the fallbacks in order and record each attempt.
 
     ``loss`` applies to a LinearAttentionProblem (the direct forms carry their objective).
     ``warm``: a previous solution of a problem with the same constraints (DAQP starts from its
-    active set). Raises SolverError when every solver fails: callers never get silent weights.
+    active set). ``gram_of``: gives ``gram(problem.Phi)`` when a dense QP solver needs it (a
+    caller's cache of it; called at most once per solve). Raises SolverError when every solver
+    fails: callers never get silent weights.
     """
     if loss not in LOSSES:
         raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")
@@ -90,7 +94,7 @@ def solve(problem: Problem, loss: str = "l2", solver: str = DEFAULT_SOLVER,
     start = time.perf_counter()
     for backend in order:
         t0 = time.perf_counter()
-        status, theta = _attempt(problem, kind, backend, warm)
+        status, theta = _attempt(problem, kind, backend, warm, gram_of)
         attempts.append({"solver": backend, "status": status, "seconds": time.perf_counter() - t0})
         if theta is not None:
             return SolveResult(theta, backend, status, problem.objective(theta, loss),
@@ -99,7 +103,8 @@ def solve(problem: Problem, loss: str = "l2", solver: str = DEFAULT_SOLVER,
     raise SolverError(f"no solver could fit the attention weights ({tried})")
 
 
-def _attempt(problem: Problem, kind: str, backend: str, warm: np.ndarray | None) -> tuple[str, np.ndarray | None]:
+def _attempt(problem: Problem, kind: str, backend: str, warm: np.ndarray | None,
+             gram_of: Callable[[], np.ndarray] | None = None) -> tuple[str, np.ndarray | None]:
     """One backend's (status, theta): theta cleaned onto the constraints and checked, else None."""
     cons = problem.constraints
     quad = None
@@ -107,7 +112,8 @@ def _attempt(problem: Problem, kind: str, backend: str, warm: np.ndarray | None)
         if backend in DENSE_QP_SOLVERS:
             if kind != "qp":
                 return "error: not a QP", None
-            quad = as_quadratic(problem)
+            shared = gram_of() if gram_of is not None and isinstance(problem, LinearAttentionProblem) else None
+            quad = as_quadratic(problem, shared)
             scale = max(np.abs(quad.H).max(initial=0.0), np.abs(quad.f).max(initial=0.0), 1e-300)
             H, f = quad.H / scale, quad.f / scale
             status, theta = solve_dense(backend, H, f, cons, warm)

@@ -19,7 +19,12 @@ from dataclasses import replace
 import numpy as np
 
 from afr_cli.solve import DEFAULT_SOLVER, SolveResult, solve
-from afr_cli.solvers.problems import LinearAttentionProblem, LinearProblem, Problem, QuadraticProblem
+from afr_cli.solvers.problems import LinearAttentionProblem, LinearProblem, Problem, QuadraticProblem, gram
+
+# The Grams a memo keeps: a grid's points sharing a Phi are solved close together (the mixing
+# parameters vary inside each design point's features), so a few suffice; LARF's many distinct
+# T + M Grams (8 MB each at 1,000 trees) then never hold more than this.
+GRAM_CACHE_BYTES = 64 * 2**20
 
 # Backends whose answer depends only on the problem they are given (no state between solves).
 STATELESS = frozenset({"DAQP", "PIQP", "PROXQP", "HIGHS", "CLARABEL", "ECOS"})
@@ -49,15 +54,48 @@ def problem_key(problem: Problem, loss: str, solver: str) -> bytes:
     return h.digest()
 
 
+def layout_key(array: np.ndarray) -> bytes:
+    """A digest of an array's dtype, shape, strides and bytes: two arrays with the same key give the
+    same bytes from the same computation (a matrix product's path, and so its last bits, follows
+    the layout as well as the values)."""
+    a = np.asarray(array)
+    h = hashlib.sha1(f"{a.dtype.str}{a.shape}{a.strides}".encode())
+    h.update(np.ascontiguousarray(a).tobytes())
+    return h.digest()
+
+
 class SolveMemo:
     """``solve`` with identical problems solved once (``enabled=False``: every problem solved,
-    today's path). ``solves`` and ``hits`` count what it did."""
+    today's path), and each distinct Phi's Gram ``2 Phi'Phi`` built once: a grid's points that
+    differ only in r share their Phi (eps-ABRF's tau, AGBoost's delta), and building H is most of
+    a dense QP's preparation. ``solves``, ``hits`` and ``grams_reused`` count what it did."""
 
     def __init__(self, enabled: bool = True):
         self.enabled = enabled
         self._results: dict[bytes, SolveResult] = {}
+        self._grams: dict[bytes, np.ndarray] = {}  # in order of use
+        self._gram_bytes = 0
         self.solves = 0
         self.hits = 0
+        self.grams_reused = 0
+
+    def _gram_of(self, problem: Problem):
+        """The lazily built (and kept) Gram of the problem's Phi, for ``solve``'s dense QP solvers."""
+        if not isinstance(problem, LinearAttentionProblem):
+            return None
+
+        def build() -> np.ndarray:
+            key = layout_key(problem.Phi)
+            if key in self._grams:
+                self.grams_reused += 1
+                self._grams[key] = self._grams.pop(key)  # the most recently used last
+                return self._grams[key]
+            H = self._grams[key] = gram(problem.Phi)
+            self._gram_bytes += H.nbytes
+            while self._gram_bytes > GRAM_CACHE_BYTES and len(self._grams) > 1:
+                self._gram_bytes -= self._grams.pop(next(iter(self._grams))).nbytes  # the least recently used
+            return H
+        return build
 
     def solve(self, problem: Problem, loss: str = "l2", solver: str = DEFAULT_SOLVER) -> tuple[SolveResult, bool]:
         """(the result, whether it came from the memo). A hit is the stored result with its own
@@ -71,7 +109,7 @@ class SolveMemo:
             self.hits += 1
             return replace(stored, theta=stored.theta.copy(), seconds=0.0), True
         self.solves += 1
-        result = solve(problem, loss=loss, solver=solver)
+        result = solve(problem, loss=loss, solver=solver, gram_of=self._gram_of(problem))
         if all(a["solver"] in STATELESS for a in result.attempts):
             self._results[key] = replace(result, theta=result.theta.copy())
         return result, False

@@ -92,6 +92,47 @@ def test_the_memo_keys_every_byte_and_keeps_only_stateless_solvers():
     assert not osqp.solve(problem, solver="OSQP")[1]  # OSQP warm-starts: never memoised
 
 
+GRAMS = {"name": "gram-test", "seed": 4, "protocol": {"reps": 1, "inner_folds": 2, "seeding": "rep-index"},
+         "datasets": ["Friedman1"]}
+GRAM_MODELS = {  # base -> models whose grid varies r at a fixed Phi = eps B
+    "gbm-dt": [{"id": "agboost", "family": "agboost", "grid": {"delta": [0.5, 0.9, 1.0], "eps": [0.0, 0.5, 1.0]}}],
+    "rf": [{"id": "eps-abrf", "family": "eps-abrf", "grid": {"eps": [0.5, 1.0], "tau": [0.1, 1, 10]}}]}
+
+
+@pytest.mark.parametrize("kind", list(GRAM_MODELS))
+def test_grid_points_sharing_phi_share_its_gram_and_the_unit_gives_the_same_rows(tmp_path, kind):
+    """AGBoost's delta and eps-ABRF's tau change r, not Phi = eps B: the Gram is built once per Phi."""
+    config = {**GRAMS, "bases": [{"kind": kind, "n_estimators": 20, "min_samples_leaf": 5}],
+              "models": [{"id": "plain", "family": "forest"}, *GRAM_MODELS[kind]]}
+    exp, X, y = _experiment(tmp_path, config)
+    today, shared = SharedWork(TODAY), SharedWork(Speedups())
+    _same(run_unit(exp, "Friedman1", exp.bases[0], 0, X, y, shared=today),
+          run_unit(exp, "Friedman1", exp.bases[0], 0, X, y, shared=shared))
+    assert today.memo.grams_reused == 0 and shared.memo.grams_reused > 0
+
+
+def test_a_kept_gram_gives_the_bytes_of_a_fresh_one_and_the_memo_keeps_a_bounded_few(monkeypatch):
+    import afr_cli.solve_memo as solve_memo
+
+    rng = np.random.default_rng(3)
+    Phi = rng.random((40, 7))
+    problems = [LinearAttentionProblem(rng.random(40), rng.random(40) * 0.1, Phi.copy(), simplex_constraints(7))
+                for _ in range(4)]
+    memo = SolveMemo()
+    for problem in problems:
+        kept, _ = memo.solve(problem)
+        assert kept.theta.tobytes() == solve(problem).theta.tobytes()
+    assert memo.grams_reused == 3
+    transposed = LinearAttentionProblem(problems[0].y, problems[0].r, np.asfortranarray(Phi), simplex_constraints(7))
+    memo.solve(transposed)  # same values in another layout: its own Gram (a product's last bits follow the layout)
+    assert memo.grams_reused == 3
+    monkeypatch.setattr(solve_memo, "GRAM_CACHE_BYTES", 2 * 7 * 7 * 8)
+    small = SolveMemo()
+    for k in range(5):
+        small.solve(LinearAttentionProblem(problems[0].y, problems[0].r, Phi + k, simplex_constraints(7)))
+    assert len(small._grams) == 2 and small._gram_bytes == 2 * 7 * 7 * 8
+
+
 @pytest.mark.parametrize("forest_class", [RandomForestRegressor, ExtraTreesRegressor], ids=["rf", "ert"])
 @pytest.mark.parametrize("seed", [0, 7, 2023])
 @pytest.mark.parametrize("max_features", [1.0, 0.5, "sqrt"])

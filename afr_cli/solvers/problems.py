@@ -185,10 +185,19 @@ def kind_of(problem: Problem, loss: str) -> str:
     return "qp" if loss == "l2" else "lp"
 
 
-def as_quadratic(problem: LinearAttentionProblem | QuadraticProblem) -> QuadraticProblem:
-    """The quadratic form of a squared-loss problem: H = 2 Phi'Phi, f = -2 Phi'(y - r)."""
+def gram(Phi: np.ndarray) -> np.ndarray:
+    """H = 2 Phi'Phi, the quadratic term of a squared-loss problem (its costliest part to build)."""
+    return 2.0 * (Phi.T @ Phi)
+
+
+def as_quadratic(problem: LinearAttentionProblem | QuadraticProblem,
+                 H: np.ndarray | None = None) -> QuadraticProblem:
+    """The quadratic form of a squared-loss problem: H = 2 Phi'Phi, f = -2 Phi'(y - r).
+
+    ``H``: ``gram(problem.Phi)`` computed before, for a Phi of the same bytes and layout (grid points
+    that differ only in r, e.g. eps-ABRF's tau, AGBoost's delta, share their Phi = eps B)."""
     if isinstance(problem, QuadraticProblem):
         return problem
-    H = 2.0 * (problem.Phi.T @ problem.Phi)
+    H = gram(problem.Phi) if H is None else H
     f = -2.0 * (problem.Phi.T @ (problem.y - problem.r))
     return QuadraticProblem(H, f, problem.constraints)
