@@ -268,7 +268,7 @@ def run_plan(planned: list[PlannedExperiment], options: RunOptions, echo=print) 
             started = time.perf_counter()
             run_experiments([p.exp for p in together],
                             RunOptions(options.jobs, options.backend, options.scheduler, progress=options.progress,
-                                       export=True, bar=bar, speedups=options.speedups),
+                                       export=True, bar=bar, speedups=options.speedups, resume=options.resume),
                             echo=bar.write if options.progress else echo)
             names = "; ".join(f"{p.owner}: {_label(p)} ({p.exp.results})" for p in together)
             times.append((names if len(together) == 1 else f"fused: {names}", time.perf_counter() - started))

@@ -59,6 +59,9 @@ class RunOptions:
     # Whether the finished store is exported (results/<name>/export/, the committed form): the
     # caller decides, `afr run` for the stores a paper folder declares (or that have an export).
     export: bool = True
+    # The whole command that resumes an interrupted run when it is not `command` (`afr reproduce`'s
+    # own command line); None: `command`.
+    resume: list[str] | None = None
     # A progress bar owned by the caller (`afr reproduce`: one bar over several experiments);
     # None: each run draws its own.
     bar: Any = None
@@ -353,7 +356,8 @@ def _run_locked(active: list[_Running], options: RunOptions, echo) -> None:
         short = [(r, stored) for r, stored in counts if stored < r.total]
         if short:
             r, stored = short[0]
-            stopped = RunInterrupted(interrupted_message(r.store.directory, stored, r.total, options.command))
+            stopped = RunInterrupted(interrupted_message(r.store.directory, stored, r.total,
+                                                         options.resume or options.command))
             if isinstance(stop, Terminated):
                 stopped.exit_code = Terminated.exit_code
             raise stopped from None

@@ -116,8 +116,8 @@ def test_an_interrupted_fused_run_resumes_with_what_each_store_lacks(tmp_path, a
         return write(self, unit)
 
     monkeypatch.setattr(ResultsStore, "write_unit", interrupted)
-    with pytest.raises(RunInterrupted, match="units stored"):
-        run_experiments(exps, RunOptions(jobs=1, **QUIET))
+    with pytest.raises(RunInterrupted, match=r"units stored; re-running the same command \(afr reproduce --all\) resumes"):
+        run_experiments(exps, RunOptions(jobs=1, resume=["afr", "reproduce", "--all"], **QUIET))  # as afr reproduce
     monkeypatch.setattr(ResultsStore, "write_unit", write)
     stored = [len(ResultsStore(e.results).done_unit_keys()) for e in exps]
     assert sum(stored) == 3  # the units stored before the interrupt are whole

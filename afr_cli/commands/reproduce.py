@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from pathlib import Path
 from typing import Optional
 
@@ -62,7 +64,8 @@ def register(app: typer.Typer) -> None:
         typer.echo(render_plan(planned, root, workers))
         if plan_only:
             return
-        options = RunOptions(jobs, backend, scheduler, progress=not quiet, speedups=speedups)
+        options = RunOptions(jobs, backend, scheduler, progress=not quiet, speedups=speedups,
+                             resume=["afr", *sys.argv[1:]])  # an interrupt names this command to resume
         times = run_plan(planned, options, echo=typer.echo)
         started = time.perf_counter()
         failed = draw_outputs(chosen_targets, root, reps, echo=typer.echo, datasets=chosen)
