@@ -77,7 +77,6 @@ def register(app: typer.Typer) -> None:
             raise AfrInputError(f"{err.filename}: cannot write the report ({err.strerror})") from None
         times.append(("tables, claims, pages, site (report build)", time.perf_counter() - started))
         typer.echo(f"report build: {len(written)} files written under {root} and the papers' pages")
-        import sys
 
         section = times_section(times, workers, "afr " + " ".join(sys.argv[1:]))
         typer.echo(section)
