@@ -71,7 +71,8 @@ def test_failure_falls_back_and_is_recorded(monkeypatch):
 
     real = solve_mod._attempt
     monkeypatch.setattr(solve_mod, "_attempt",
-                        lambda p, kind, name, warm: ("solver_error", None) if name == "ECOS" else real(p, kind, name, warm))
+                        lambda p, kind, name, warm, *gram: ("solver_error", None) if name == "ECOS"
+                        else real(p, kind, name, warm, *gram))
     res = solve(_problem(), solver="ECOS")
     assert res.solver == "CLARABEL" and res.fell_back
     assert [a["solver"] for a in res.attempts] == ["ECOS", "CLARABEL"]
@@ -80,7 +81,7 @@ def test_failure_falls_back_and_is_recorded(monkeypatch):
 def test_all_solvers_failing_is_an_error_not_default_weights(monkeypatch):
     import afr_cli.solve as solve_mod
 
-    monkeypatch.setattr(solve_mod, "_attempt", lambda p, kind, name, warm: ("infeasible", None))
+    monkeypatch.setattr(solve_mod, "_attempt", lambda p, kind, name, warm, *gram: ("infeasible", None))
     with pytest.raises(SolverError, match="DAQP: infeasible, PIQP: infeasible, CLARABEL: infeasible"):
         solve(_problem())
 
