@@ -31,8 +31,10 @@ STATELESS = frozenset({"DAQP", "PIQP", "PROXQP", "HIGHS", "CLARABEL", "ECOS"})
 
 
 def _arrays(problem: Problem) -> list:
+    """Every array that determines the problem's solution; a LinearAttentionProblem's Phi first (its
+    digest also keys the Gram ``SolveMemo`` keeps)."""
     if isinstance(problem, LinearAttentionProblem):
-        own = [problem.y, problem.r, problem.Phi]
+        own = [problem.Phi, problem.y, problem.r]
     elif isinstance(problem, QuadraticProblem):
         own = [problem.H, problem.f]
     elif isinstance(problem, LinearProblem):
@@ -43,17 +45,6 @@ def _arrays(problem: Problem) -> list:
     return own + [c.lower, c.upper, c.eq_matrix, c.eq_rhs]
 
 
-def problem_key(problem: Problem, loss: str, solver: str) -> bytes:
-    """A digest of everything that determines the problem's solution (two problems with the same
-    key have the same bytes in every array; -0.0 and 0.0 differ, which only costs a miss)."""
-    h = hashlib.sha1(f"{type(problem).__name__}|{loss}|{solver.upper()}".encode())  # the fastest here
-    for array in _arrays(problem):
-        a = np.asarray(array)
-        h.update(f"|{a.dtype.str}{a.shape}|".encode())
-        h.update(np.ascontiguousarray(a).tobytes())
-    return h.digest()
-
-
 def layout_key(array: np.ndarray) -> bytes:
     """A digest of an array's dtype, shape, strides and bytes: two arrays with the same key give the
     same bytes from the same computation (a matrix product's path, and so its last bits, follows
@@ -61,6 +52,16 @@ def layout_key(array: np.ndarray) -> bytes:
     a = np.asarray(array)
     h = hashlib.sha1(f"{a.dtype.str}{a.shape}{a.strides}".encode())
     h.update(np.ascontiguousarray(a).tobytes())
+    return h.digest()
+
+
+def problem_key(problem: Problem, loss: str, solver: str, digests: list[bytes] | None = None) -> bytes:
+    """A digest of everything that determines the problem's solution (two problems with the same
+    key have the same bytes, and layout, in every array; -0.0 and 0.0 differ, which only costs a
+    miss). ``digests``: the ``layout_key`` of each of ``_arrays(problem)``, when already taken."""
+    h = hashlib.sha1(f"{type(problem).__name__}|{loss}|{solver.upper()}".encode())  # the fastest here
+    for digest in digests if digests is not None else [layout_key(a) for a in _arrays(problem)]:
+        h.update(digest)
     return h.digest()
 
 
@@ -79,13 +80,13 @@ class SolveMemo:
         self.hits = 0
         self.grams_reused = 0
 
-    def _gram_of(self, problem: Problem):
-        """The lazily built (and kept) Gram of the problem's Phi, for ``solve``'s dense QP solvers."""
+    def _gram_of(self, problem: Problem, key: bytes):
+        """The lazily built (and kept) Gram of the problem's Phi, whose ``layout_key`` is ``key``, for
+        ``solve``'s dense QP solvers."""
         if not isinstance(problem, LinearAttentionProblem):
             return None
 
         def build() -> np.ndarray:
-            key = layout_key(problem.Phi)
             if key in self._grams:
                 self.grams_reused += 1
                 self._grams[key] = self._grams.pop(key)  # the most recently used last
@@ -103,13 +104,14 @@ class SolveMemo:
         if not self.enabled:
             self.solves += 1
             return solve(problem, loss=loss, solver=solver), False
-        key = problem_key(problem, loss, solver)
+        digests = [layout_key(a) for a in _arrays(problem)]  # each array hashed once, Phi's reused for its Gram
+        key = problem_key(problem, loss, solver, digests)
         stored = self._results.get(key)
         if stored is not None:
             self.hits += 1
             return replace(stored, theta=stored.theta.copy(), seconds=0.0), True
         self.solves += 1
-        result = solve(problem, loss=loss, solver=solver, gram_of=self._gram_of(problem))
+        result = solve(problem, loss=loss, solver=solver, gram_of=self._gram_of(problem, digests[0]))
         if all(a["solver"] in STATELESS for a in result.attempts):
             self._results[key] = replace(result, theta=result.theta.copy())
         return result, False
