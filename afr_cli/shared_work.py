@@ -71,11 +71,17 @@ def tree_count(base: Base) -> int:
     return int(base.ensemble.with_defaults(base.params)["n_estimators"])
 
 
+def forest_spec(base: Base, family: tuple | None = None) -> tuple:
+    """A forest's kind and parameters: its prefix ``family`` (without the tree count) when it is
+    read as a prefix, else the base's kind and every parameter."""
+    return family or (base.kind, repr(sorted(base.params.items())))
+
+
 def forest_key(base: Base, family: tuple | None, seed: int, X: np.ndarray, y: np.ndarray) -> tuple:
-    """Exactly what determines a fitted forest: its kind and parameters (``family``, without the
-    tree count, when it is read as a prefix), its seed, and a digest of the training rows and
-    targets (dtype, shape and bytes). Equal keys fit equal forests, whichever experiment asks."""
-    return (family or (base.kind, repr(sorted(base.params.items()))), seed, _digest(X, y))
+    """Exactly what determines a fitted forest: its ``forest_spec``, its seed, and a digest of the
+    training rows and targets (dtype, shape and bytes). Equal keys fit equal forests, whichever
+    experiment asks."""
+    return (forest_spec(base, family), seed, _digest(X, y))
 
 
 def _digest(*arrays: np.ndarray) -> bytes:

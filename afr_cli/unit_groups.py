@@ -32,7 +32,7 @@ import numpy as np
 from afr_cli.config import Experiment
 from afr_cli.forest_cache import ForestCache
 from afr_cli.protocol import REFIT, UnitSeeds, run_unit
-from afr_cli.shared_work import SharedWork, Speedups, prefix_family, tree_count
+from afr_cli.shared_work import SharedWork, Speedups, forest_spec, prefix_family, tree_count
 from afr_cli.store import UnitRecord
 
 
@@ -72,8 +72,7 @@ def shared_work_for(exp: Experiment, task: UnitTask, speedups: Speedups = Speedu
     """The SharedWork of a task: the largest tree count per prefix family of its bases (when more
     than one base of a family is in it), and shared training rows when several of its units use
     the same base (they differ only in query-side noise)."""
-    return SharedWork(speedups, _largest_counts([exp.bases[b] for b, _ in task.members], speedups),
-                      share_rows=_repeats_a_base(task))
+    return shared_work_fused([exp], FusedTask(((0, task),)), speedups)  # a task alone: a fused task of one part
 
 
 def _largest_counts(bases: list, speedups: Speedups) -> dict[tuple, int]:
@@ -138,7 +137,7 @@ def share_signature(exp: Experiment, task: UnitTask, speedups: Speedups = Speedu
     base = exp.bases[b]
     seeds = UnitSeeds(exp, task.dataset, base, task.rep, _fraction(exp, axis))
     family = _base_group(exp, b, speedups)
-    forest = family[1] if family[0] == "prefix" else (base.kind, repr(sorted(base.params.items())))
+    forest = forest_spec(base, family[1] if family[0] == "prefix" else None)
     train_noise = axis[1] if exp.protocol.noise_on in ("train", "both") else 0.0
     stages = [*range(exp.protocol.inner_folds), REFIT]
     return (data_key(exp, task.dataset), task.rep, exp.protocol.seeding, seeds.split, seeds.folds,
