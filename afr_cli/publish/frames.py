@@ -52,6 +52,20 @@ def stored(directory: Path) -> StoreFrames:
     return frames
 
 
+def report_table(path: Path) -> pd.DataFrame:
+    """The first Markdown table of a committed report (e.g. a ``compare.md`` written by ``afr
+    report``) as text cells, one column per header; it ends at the first line that is not a row."""
+    lines = [line for line in Path(path).read_text(encoding="utf-8").splitlines() if line.startswith("|")]
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    rows = []
+    for line in lines[2:]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) != len(header):
+            break
+        rows.append(dict(zip(header, cells)))
+    return pd.DataFrame(rows)
+
+
 def stored_status(directory: Path) -> StoreStatus:
     """``afr status`` of a store (:class:`afr_cli.store.status.StoreStatus`), or ``StoreMissing`` when
     there is neither the store nor its export (a study on a scratch root)."""

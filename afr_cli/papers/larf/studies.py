@@ -25,7 +25,7 @@ from afr_cli.models import LARF
 from afr_cli.paths import PROJECT_ROOT
 from afr_cli.protocol import UnitSeeds
 from afr_cli.publish.claims.columns import ColumnRef, published_column
-from afr_cli.publish.frames import stored, stored_status
+from afr_cli.publish.frames import report_table, stored, stored_status
 from afr_cli.stats import friedman_from_ranks, paired_ttest, recompute_published_ttests
 from afr_cli.tables.agreement import R2_TOL
 from afr_cli.tables.friedman import friedman_tables
@@ -212,23 +212,10 @@ def compute_per_base_text(frame: pd.DataFrame) -> str:
             f"({', '.join(frame.base)}; `afr status results/larf_rf results/larf_ert`).")
 
 
-def _compare_table(path: Path) -> pd.DataFrame:
-    """The first table of a committed compare.md (written by ``afr report``) as text cells."""
-    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("|")]
-    header = [c.strip() for c in lines[0].strip("|").split("|")]
-    rows = []
-    for line in lines[2:]:
-        cells = [c.strip() for c in line.strip("|").split("|")]
-        if len(cells) != len(header):
-            break
-        rows.append(dict(zip(header, cells)))
-    return pd.DataFrame(rows)
-
-
 def holm_family(root: Path) -> pd.DataFrame:
     """``results/larf/compare.md``'s paired tests over all repetitions: each row's t-test p and its
     p Holm-adjusted over the whole table (one family)."""
-    table = _compare_table(root / "larf" / "compare.md")
+    table = report_table(root / "larf" / "compare.md")
     holm = next(c for c in table.columns if c.startswith("p (Holm"))
     return pd.DataFrame({"comparison": table["B − A"], "base": table["base"],
                          "p": table["p (t-test)"].astype(float), "p_holm": table[holm].astype(float)})

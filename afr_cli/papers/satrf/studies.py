@@ -29,7 +29,7 @@ from afr_cli.paths import PROJECT_ROOT
 from afr_cli.plots import surface_table
 from afr_cli.publish.claims.columns import ColumnRef, published_column
 from afr_cli.publish.claims.judge import ALPHA
-from afr_cli.publish.frames import StoreMissing, stored
+from afr_cli.publish.frames import StoreMissing, report_table, stored
 from afr_cli.runner import RunOptions, run_experiment
 from afr_cli.store.reader import load_results
 from afr_cli.stats import holm_adjust
@@ -334,14 +334,13 @@ def compare_family(root: Path) -> pd.DataFrame:
     path = root / COMPARE_REPORT
     if not path.is_file():
         raise StoreMissing(str(path))
+    table = report_table(path)
+    holm = next(c for c in table.columns if c.startswith("p (Holm"))
     rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) < 12 or " − " not in cells[0] or cells[0].startswith("B − A"):
-            continue
-        b, a = cells[0].split(" − ")
-        _, equal, better = (float(p) for p in cells[9].split(" / "))
-        rows.append({"b": b, "a": a, "base": cells[1], "p": float(cells[3]), "p_holm": float(cells[4]),
+    for row in table.to_dict("records"):
+        b, a = row["B − A"].split(" − ")
+        _, equal, better = (float(p) for p in row["P(A) / P(=) / P(B)"].split(" / "))
+        rows.append({"b": b, "a": a, "base": row["base"], "p": float(row["p (t-test)"]), "p_holm": float(row[holm]),
                      "p_equal": equal, "p_b": better})
     return pd.DataFrame(rows)
 
