@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from afr_cli.papers.knowledge import PAPERS_DIR
+from afr_cli.papers import published_table
 from afr_cli.store.reader import has_results, load_results
 
 RAW_FEATURES_BLOCK = "fidelity:raw_features"
@@ -58,8 +58,8 @@ def rep_count_block(root: Path) -> str | None:
     paper, table, base, dataset, model = REP_COUNT_CELL
     rows = load_results(directory)
     rows = rows[(rows.base == base) & (rows.dataset == dataset) & (rows.model == model)]
-    published = pd.read_csv(PAPERS_DIR / paper / "published.csv")
-    printed = published[(published.table == table) & (published.base == base) & (published.dataset == dataset)
+    published = published_table(f"{paper}:{table}")
+    printed = published[(published.base == base) & (published.dataset == dataset)
                         & (published.model == model) & (published.metric == "r2")]["value"].iloc[0]
     return (f"With all {rows.rep.nunique()} stored repetitions (`results/{REP_COUNT_STORE.as_posix()}`) the same recipe "
             f"gives e.g. {base} {rows.r2.mean():.3f} on {_name(dataset)}, against the printed {printed:.3f} and "
@@ -80,8 +80,8 @@ def raw_features_block(root: Path) -> str | None:
         picked = cells[cells.table == table].set_index("dataset").loc[list(datasets), column]
         return " / ".join(f"{v:.3f}" for v in picked)
 
-    published = pd.read_csv(PAPERS_DIR / "larf" / "published.csv")
-    published = published[(published.table == LARF_TABLE) & (published.base == "RF") & (published.model == LARF_MODEL)
+    published = published_table(f"larf:{LARF_TABLE}")
+    published = published[(published.base == "RF") & (published.model == LARF_MODEL)
                           & (published.metric == "r2")].set_index("dataset")["value"]
     larf_raw, larf_standard = _larf_means(root / LARF_RAW), _larf_means(root / LARF_STANDARD)
     larf = ", ".join(f"{_name(d)} {larf_raw[d]:.3f} (paper {published[d]:.3f}, standardised {larf_standard[d]:.3f})"

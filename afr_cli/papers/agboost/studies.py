@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from afr_cli.config import load_experiment
+from afr_cli.papers import published_table
 from afr_cli.paths import PROJECT_ROOT
 from afr_cli.publish.frames import stored
 from afr_cli.stats import matches_printed
@@ -24,13 +25,12 @@ STORE = "agboost_gbm_baselines"
 SCALINGS = (("none", "raw"), ("standard", "standardised"))
 TABLE_OF = {"gbm-dt": ("II", "DT"), "gbm-ert": ("III", "ERT")}  # learner kind -> (table, its base column)
 METRICS = ("r2", "mae")
-PUBLISHED = Path(__file__).resolve().parent / "published.csv"
 
 
 def _printed(table: str, base: str) -> pd.DataFrame:
     """The paper's printed GBM cells of one table (R² and MAE), as printed strings."""
-    pub = pd.read_csv(PUBLISHED, dtype={"value": str})
-    return pub[(pub.table == table) & (pub.base == base) & (pub.model == "gbm") & pub.metric.isin(METRICS)]
+    pub = published_table(f"agboost:{table}")
+    return pub[(pub.base == base) & (pub.model == "gbm") & pub.metric.isin(METRICS)]
 
 
 def _means(root: Path, scaling: str) -> pd.DataFrame:
@@ -55,7 +55,7 @@ def gbm_cells(root: Path) -> pd.DataFrame:
                 ours = float(means.loc[(base.id, cell.dataset), cell.metric])
                 rows.append({"candidate": base.id, "learners": column, "setting": _setting(base.params),
                              "table": table, "scaling": scaling, "dataset": cell.dataset, "metric": cell.metric,
-                             "printed": cell.value, "ours": ours, "as_printed": matches_printed(cell.value, ours)})
+                             "printed": cell.value_str, "ours": ours, "as_printed": matches_printed(cell.value_str, ours)})
     return pd.DataFrame(rows)
 
 
@@ -125,8 +125,8 @@ def diabetes_gap(root: Path) -> pd.DataFrame:
     r = stored(root / DIABETES_STORE).results
     d = r[r.dataset == "Diabetes"]
     eps = d[d.model == "agboost"].params.map(lambda p: float(p["eps"]))
-    pub = pd.read_csv(PUBLISHED, dtype={"value": str})
-    pub = pub[(pub.table == "II") & (pub.dataset == "Diabetes")].set_index(["model", "metric"]).value
+    pub = published_table("agboost:II")
+    pub = pub[pub.dataset == "Diabetes"].set_index(["model", "metric"]).value_str
     means = d.groupby("model").r2.mean()
     return pd.DataFrame([{"reps": int(d.rep.nunique()), "agboost": float(means["agboost"]), "gbm": float(means["gbm"]),
                           "eps_mode": float(eps.mode().iloc[0]), "eps_mode_reps": int((eps == eps.mode().iloc[0]).sum()),
