@@ -123,12 +123,11 @@ def plan_experiment(owner: str, spec: ExperimentSpec, root: Path, reps: int | No
     done, todo = missing_units(exp, held)
     planned = PlannedExperiment(owner, spec, exp, len(done), todo)
     if held is not None:
-        per_unit = store_status(store_dir).seconds_per_unit()
+        status = store_status(store_dir)
+        per_unit = status.seconds_per_unit()
         if per_unit is not None:
             planned.seconds_per_unit, planned.measured_in = per_unit
-        units = held.frame("units")
-        if len(units):
-            planned.forest_seconds_per_unit = float(units["forest_seconds"].mean())
+        planned.forest_seconds_per_unit = status.forest_seconds_per_unit
     return planned
 
 

@@ -36,9 +36,9 @@ def _command_line() -> str:
     return " ".join([*env, "afr", shlex.join(a for a in sys.argv[1:] if a != "--record")])
 
 
-def _record(kind: str, key: str, result: dict) -> None:
-    """Write the measurement record and say where."""
-    path = write_record(RECORDS_ROOT, kind, key, _command_line(), result)
+def _record(kind: str, key: str, result: dict, command: str | None = None) -> None:
+    """Write the measurement record (of ``command``; default: this ``afr bench`` command) and say where."""
+    path = write_record(RECORDS_ROOT, kind, key, command or _command_line(), result)
     typer.echo(f"recorded: {path} (afr report renders it into the pages' bench:{kind} block)", err=True)
 
 
@@ -321,6 +321,4 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"error: {shlex.join(command)}: exited with {code}; nothing recorded", err=True)
             raise typer.Exit(code)
         if record:
-            path = write_record(RECORDS_ROOT, "time", record_key(key), shlex.join(command),
-                                {"wall_s": round(wall, 1), "cpu_s": round(cpu, 1)})
-            typer.echo(f"recorded: {path} (afr report renders it into the pages' bench:time block)", err=True)
+            _record("time", record_key(key), {"wall_s": round(wall, 1), "cpu_s": round(cpu, 1)}, shlex.join(command))

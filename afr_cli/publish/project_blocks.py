@@ -124,7 +124,8 @@ def preprocessing_notes_block(root: Path) -> str | None:
                        f"standardised {r[STANDARD].split()[0]})" for _, r in split.iterrows())
     never_loses = bool((verdict.tests.only_other == 0).all())
     pairs = []
-    for frame, cand in ((matched, order), _matched_cells(trees)):
+    tree_cells = _matched_cells(trees)
+    for frame, cand in ((matched, order), tree_cells):
         tests = decide(frame, cand).tests.set_index("other")
         pairs.append((int(tests.loc[STANDARD, "only_leader"]), int(tests.loc[STANDARD, "only_other"]),
                       float(tests.loc[STANDARD, "p_sign_test"]), discriminating_cells(frame, cand)))
@@ -133,7 +134,7 @@ def preprocessing_notes_block(root: Path) -> str | None:
     leader_wins = [c[(c[RAW].str.endswith("✓")) & ~c[STANDARD].str.endswith("✓")] for *_, c in pairs]
     concrete = sum(int((c.dataset == "Concrete").sum()) for c in leader_wins)
     (a, b, p, _), (a2, b2, p2, _) = pairs
-    forests = ", ".join(dict.fromkeys(_matched_cells(trees)[0].sort_values("our_base", key=lambda b: b.str.len()).our_base))
+    forests = ", ".join(dict.fromkeys(tree_cells[0].sort_values("our_base", key=lambda b: b.str.len()).our_base))
     return (f"- **Raw features (`{RAW}`) lead"
             + (" and never lose a value another candidate matches" if never_loses else "")
             + f"**, but the lead rests on {len(split)} printed values, all {', '.join(bases)}: {values}. Scaling moves "

@@ -34,6 +34,7 @@ class StoreStatus:
     axis_points: int = 1  # their combinations per (dataset, base); reps counts each one's repetitions
     cpu_minutes: float = 0.0  # recorded process time, summed over the units that record it
     cpu_units: int = 0  # units recording their process time (stores made before record none)
+    forest_seconds_per_unit: float | None = None  # mean recorded seconds of a unit's forest step (None: no unit)
 
     @property
     def solved(self) -> int:
@@ -85,7 +86,8 @@ def store_status(directory: str | Path) -> StoreStatus:
     return StoreStatus(Path(directory), manifest, reps, gaps,
                        float(units["seconds"].sum()) / 60 if len(units) else 0.0, solves,
                        store.source, run_progress(manifest, units), len(units), tuple(axes), points,
-                       float(cpu.sum()) / 60, len(cpu))
+                       float(cpu.sum()) / 60, len(cpu),
+                       float(units["forest_seconds"].mean()) if len(units) else None)
 
 
 def run_progress(manifest: dict, units: pd.DataFrame, now: datetime | None = None) -> str | None:
