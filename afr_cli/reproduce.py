@@ -28,6 +28,7 @@ from afr_cli.errors import AfrInputError
 from afr_cli.papers.knowledge import ExperimentSpec, OutputSpec, Paper, add_paper_folder, paper, papers
 from afr_cli.publish.build import write_all
 from afr_cli.publish.frames import chosen_reports
+from afr_cli.publish.markdown import table
 from afr_cli.runner import RunOptions, missing_units, run_experiments
 from afr_cli.shared_work import Speedups
 from afr_cli.store.status import store_status
@@ -187,9 +188,9 @@ def render_plan(planned: list[PlannedExperiment], root: Path, workers: int) -> s
              f"({format_duration(sum(known) / max(1, workers), 'seconds')} wall at best on "
              f"{workers} worker{'s' * (workers != 1)})"
              + (f", plus {unknown} experiment(s) with nothing stored to time" if unknown else ""))
-    table = tabulate(rows, headers=["paper", "experiment", "store", "stored", "missing", "projected compute"],
-                     tablefmt="simple")
-    return "\n".join([table, total, *render_sharing(shared_forests(planned))])
+    listing = tabulate(rows, headers=["paper", "experiment", "store", "stored", "missing", "projected compute"],
+                       tablefmt="simple")
+    return "\n".join([listing, total, *render_sharing(shared_forests(planned))])
 
 
 @dataclass
@@ -342,10 +343,10 @@ def times_section(times: list[tuple[str, float]], workers: int, command: str) ->
     """The wall time of each step of this invocation (``command``), as a generated Markdown block."""
     lines = [TIMES_BEGIN, "", f"`{command}`, {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC on "
              f"{platform.node()} ({workers} worker{'s' * (workers != 1)}); wall time of this invocation (a "
-             "resumed experiment only runs what its store lacks):", "", "| step | wall time |", "|---|---:|"]
-    lines += [f"| {name} | {format_duration(seconds, 'seconds')} |" for name, seconds in times]
-    lines.append(f"| **total** | **{format_duration(sum(s for _, s in times), 'seconds')}** |")
-    return "\n".join(lines + ["", TIMES_END])
+             "resumed experiment only runs what its store lacks):", ""]
+    rows = [[name, format_duration(seconds, "seconds")] for name, seconds in times]
+    rows.append(["**total**", f"**{format_duration(sum(s for _, s in times), 'seconds')}**"])
+    return "\n".join(lines + [table(["step", "wall time"], rows, ["---", "---:"]), "", TIMES_END])
 
 
 def write_times(path: Path, section: str) -> None:

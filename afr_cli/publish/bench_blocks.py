@@ -14,12 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from afr_cli.benchmarks.records import RECORDS_DIR, TRANSCRIBED, read_records
-
-
-def _table(headers: list[str], rows: list[list[str]], align: list[str] | None = None) -> str:
-    marks = align or ["---"] * len(headers)
-    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join(marks) + "|"]
-    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows])
+from afr_cli.publish.markdown import short_exponent, table
 
 
 def provenance(records: list[dict], kind: str) -> str:
@@ -42,12 +37,6 @@ def provenance(records: list[dict], kind: str) -> str:
     return f"From `results/{RECORDS_DIR}/{kind}/` ({how}):\n\n" + "\n".join(lines)
 
 
-def _sci(x: float, spec: str = "+.0e") -> str:
-    """Scientific notation without the exponent's leading zero (-4e-9, not -4e-09)."""
-    mantissa, _, exponent = format(x, spec).partition("e")
-    return f"{mantissa}e{int(exponent)}" if exponent else mantissa
-
-
 def _ratio(x: float) -> str:
     return f"{x:.2f}x"
 
@@ -59,8 +48,8 @@ def floor_block(records: list[dict]) -> str:
         x = r["result"]
         stem = Path(x["config"]).stem
         rows.append([f"{stem}, {x['dataset']}", str(x["units"]), f"{x['today']['cpu_s']:.2f}", f"{x['new']['cpu_s']:.2f}",
-                     _ratio(x["ratio"]), "yes" if x["identical"] else f"no (largest move {_sci(x['largest_move'], '.1e')})"])
-    return _table(["config, dataset", "units", "today CPU s", "shared CPU s", "ratio", "rows identical"], rows,
+                     _ratio(x["ratio"]), "yes" if x["identical"] else f"no (largest move {short_exponent(x['largest_move'], '.1e')})"])
+    return table(["config, dataset", "units", "today CPU s", "shared CPU s", "ratio", "rows identical"], rows,
                   ["---", "---:", "---:", "---:", "---:", "---"])
 
 
@@ -76,9 +65,9 @@ def unit_block(records: list[dict]) -> str:
         old = next(s for s in x["solvers"] if s != "AUTO")
         store = x.get("max_abs_dr2_vs_store") or {}
         rows.append([f"{Path(x['config']).stem} ({old})", f"{x['solvers'][old]['cpu_s']:.1f}",
-                     f"{x['solvers']['AUTO']['cpu_s']:.1f}", _ratio(x["ratio"]), _sci(x['max_abs_dr2_between'], ".1e"),
-                     _sci(max(store.values()), ".1e") if store else "—"])
-    return _table(["config (old solver)", "old CPU s", "AUTO CPU s", "ratio", "largest \\|ΔR²\\| AUTO vs old",
+                     f"{x['solvers']['AUTO']['cpu_s']:.1f}", _ratio(x["ratio"]), short_exponent(x['max_abs_dr2_between'], ".1e"),
+                     short_exponent(max(store.values()), ".1e") if store else "—"])
+    return table(["config (old solver)", "old CPU s", "AUTO CPU s", "ratio", "largest \\|ΔR²\\| AUTO vs old",
                    "vs committed store"], rows, ["---", "---:", "---:", "---:", "---:", "---:"])
 
 
@@ -87,7 +76,7 @@ def _ms(entry: dict | None) -> str:
         return ""
     if entry.get("shown"):
         return entry["shown"]
-    return "failed" if entry.get("ms") is None else f"{entry['ms']:,.1f} ({_sci(entry['gap'])})"
+    return "failed" if entry.get("ms") is None else f"{entry['ms']:,.1f} ({short_exponent(entry['gap'])})"
 
 
 def qp_block(records: list[dict]) -> str:
@@ -99,11 +88,11 @@ def qp_block(records: list[dict]) -> str:
         solvers = list(dict.fromkeys(k for row in x["shapes"].values() for k in row if k not in ("reference", "weights")))
         rows = [[name] + [_ms(row.get(s)) for s in solvers] for name, row in x["shapes"].items()]
         nv, ws = x["naive"], x["warm_start"]
-        parts.append(_table(["shape (weights)"] + solvers, rows) + "\n\n"
+        parts.append(table(["shape (weights)"] + solvers, rows) + "\n\n"
                      f"ms (relative objective gap), median of {x['repeats']}, {x['dataset']}'s training split "
                      f"(n = {x['n']:,}, T = {x['trees']}). The naive path (a fresh n-form cvxpy + ECOS problem per "
                      f"solve) took {nv['fresh_ms']:,.0f} ms against AUTO's {nv['auto_ms']:.1f} ms on the first shape: "
-                     f"**ratio {nv['ratio']:,.0f}x**, objective gap {_sci(nv['objective_gap'])}. Warm starts along "
+                     f"**ratio {nv['ratio']:,.0f}x**, objective gap {short_exponent(nv['objective_gap'])}. Warm starts along "
                      f"{ws['shape']}'s {ws['points']}-point eps x gamma sweep: {ws['cold_ms']:.0f} ms cold, "
                      f"{ws['warm_ms']:.0f} ms warm-started (ratio {ws['ratio']:.2f}).")
     return "\n\n".join(parts)
@@ -122,7 +111,7 @@ def dm_block(records: list[dict]) -> str:
             f"A RF of {x['T']} trees fit on {x['train']:,} Friedman 1 rows ({x['leaves']:,} leaves, "
             f"{x['internal_nodes']:,} internal nodes, {x['B_nonzeros']:,} nonzeros in B), predicting "
             f"n = {x['n']:,} rows; predictions identical on all three paths: {'yes' if x['agree'] else 'no'}.\n\n"
-            + _table(["path", "s", "peak MB"],
+            + table(["path", "s", "peak MB"],
                      [["matrices, batch (one sparse product B h per chunk)", f"{x['matrix_ms'] / 1000:.1f}", _mb(mem['matrix'])],
                       ["matrices, per-row loop", f"{x['naive_ms'] / 1000:.1f}", _mb(mem['naive_first_1000_rows'], " (first 1,000 rows)")],
                       ["scikit-learn `predict`", f"{x['sklearn_ms'] / 1000:.1f}", _mb(mem['sklearn'])],
@@ -136,7 +125,7 @@ def time_block(records: list[dict]) -> str:
     """``afr bench time``: what each timed command took, wall and CPU."""
     rows = [[f"`{r['command']}`", f"{r['result']['wall_s'] / 60:.1f}" if r["result"].get("wall_s") is not None else "—",
              f"{r['result']['cpu_s'] / 60:.1f}" if r["result"].get("cpu_s") is not None else "—"] for r in records]
-    return _table(["command", "wall min", "CPU min"], rows, ["---", "---:", "---:"])
+    return table(["command", "wall min", "CPU min"], rows, ["---", "---:", "---:"])
 
 
 def trees_block(records: list[dict]) -> str:
@@ -150,7 +139,7 @@ def trees_block(records: list[dict]) -> str:
                  "yes" if e["identical"] else "no"] for label, e in x["ensembles"].items()]
         parts.append(f"{x['dataset']}'s training split of repetition {x.get('rep', 0)} (n = {x['n_train']:,}), applied to "
                      f"it and the {x['n_test']:,} test rows; CPU seconds summed over {x['repeats']} alternating rounds:\n\n"
-                     + _table(["ensemble", "fit: sklearn / fast (CPU s)", "ratio", "apply: sklearn / fast (CPU s)",
+                     + table(["ensemble", "fit: sklearn / fast (CPU s)", "ratio", "apply: sklearn / fast (CPU s)",
                                "ratio", "identical"], rows))
     return "\n\n".join(parts)
 
@@ -167,7 +156,7 @@ def fusion_block(records: list[dict]) -> str:
                          f"{row['cpu_s']:.2f}", _ratio(row["ratio"]), str(row["fits"]), str(row["reuses"]),
                          f"{row['hit_rate']:.0%}", f"{row['peak_rss_mib']:.0f}", "yes" if row["identical"] else "no"])
     bounds = sorted({r["result"]["cache_mb"] for r in records})
-    return (_table(["dataset (units)", "path", "workers", "tasks", "CPU s", "ratio", "forest fits", "reused",
+    return (table(["dataset (units)", "path", "workers", "tasks", "CPU s", "ratio", "forest fits", "reused",
                     "hit rate", "peak RSS MiB", "rows identical"], rows,
                    ["---", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---"])
             + f"\n\nRatio = today's CPU / the path's at the same workers; the cache path's forest cache held at most "
@@ -177,7 +166,7 @@ def fusion_block(records: list[dict]) -> str:
 def _cells(headers: list[str], keys: list[str], records: list[dict]) -> str:
     """A table of transcribed cells: one row per entry of each record's ``rows``, as the page quoted them."""
     rows = [[str(row.get(k, "—")) for k in keys] for r in records for row in r["result"]["rows"]]
-    return _table(headers, rows)
+    return table(headers, rows)
 
 
 def trees_units_block(records: list[dict]) -> str:

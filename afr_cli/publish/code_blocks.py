@@ -14,6 +14,7 @@ import pandas as pd
 
 from afr_cli import regress, solve, yaml_safe
 from afr_cli.ensembles import params as ensemble_params
+from afr_cli.publish.markdown import short_exponent, table
 from afr_cli.solvers import checks, cvxpy_backend, dense_qp
 from afr_cli.store import export, sizes
 
@@ -57,17 +58,15 @@ EXPORT_CONSTANTS = (
 
 def _show(value) -> str:
     if isinstance(value, float):
-        mantissa, _, exponent = f"{value:g}".partition("e")
-        return f"{mantissa}e{int(exponent)}" if exponent else mantissa  # 1e-9, not 1e-09
+        return short_exponent(value, "g")  # 1e-9, not 1e-09
     if isinstance(value, int):
         return f"{value:,}"
     return str(value)
 
 
 def _table(constants: tuple[Constant, ...]) -> str:
-    lines = ["| constant | value | what it is |", "|---|---:|---|"]
-    lines += [f"| `{c.module.__name__}.{c.name}` | {_show(c.value)} | {c.meaning} |" for c in constants]
-    return "\n".join(lines)
+    return table(["constant", "value", "what it is"],
+                 [[f"`{c.module.__name__}.{c.name}`", _show(c.value), c.meaning] for c in constants], ["---", "---:", "---"])
 
 
 def solver_constants_block() -> str:
@@ -83,16 +82,13 @@ def regress_constants_block(root: Path) -> str:
     against the golden values, and against the papers."""
     golden = [f"`results/{name}`: {len(pd.read_csv(Path(root) / name))} golden values"
               for name in GOLDEN_FILES if (Path(root) / name).is_file()]
-    lines = ["; ".join(golden) + ".", "", "| checked | tolerance | kind |", "|---|---:|---|"]
-    for metric, (kind, tol) in regress.TOLERANCES.items():
-        shown = _show(tol) if kind == "abs" else f"{tol * 100:g} %"
-        lines.append(f"| {metric.upper().replace('R2', 'R²')} against `results/regress/golden.csv` | {shown} | "
-                     f"{'absolute' if kind == 'abs' else 'relative'} |")
-    lines.append(f"| baselines against the papers' published values (`BASELINE_TOLERANCE`) | "
-                 f"{_show(regress.BASELINE_TOLERANCE)} | absolute |")
-    lines.append(f"| an expected value, a documented gap (`EXPECTED_TOLERANCE`) | "
-                 f"{_show(regress.EXPECTED_TOLERANCE)} | absolute |")
-    return "\n".join(lines)
+    rows = [[f"{metric.upper().replace('R2', 'R²')} against `results/regress/golden.csv`",
+             _show(tol) if kind == "abs" else f"{tol * 100:g} %", "absolute" if kind == "abs" else "relative"]
+            for metric, (kind, tol) in regress.TOLERANCES.items()]
+    rows += [["baselines against the papers' published values (`BASELINE_TOLERANCE`)",
+              _show(regress.BASELINE_TOLERANCE), "absolute"],
+             ["an expected value, a documented gap (`EXPECTED_TOLERANCE`)", _show(regress.EXPECTED_TOLERANCE), "absolute"]]
+    return "; ".join(golden) + ".\n\n" + table(["checked", "tolerance", "kind"], rows, ["---", "---:", "---"])
 
 
 def input_limits_block() -> str:

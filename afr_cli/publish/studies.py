@@ -26,6 +26,7 @@ import pandas as pd
 from afr_cli.errors import AfrInputError
 from afr_cli.papers.knowledge import Paper, Study
 from afr_cli.publish.frames import StoreMissing
+from afr_cli.publish.markdown import table
 from afr_cli.publish.pages import is_project_results
 
 _MODULES: dict[Path, ModuleType] = {}
@@ -87,12 +88,9 @@ def _cell(value, spec: str) -> str:
 def render_frame(frame: pd.DataFrame, digits: int, formats: dict[str, str] | None = None) -> str:
     """A frame as a Markdown table (see the module's doc for the number format)."""
     formats = formats or {}
-    lines = ["| " + " | ".join(_escaped(str(c)) for c in frame.columns) + " |", "|" + "---|" * len(frame.columns)]
-    for row in frame.itertuples(index=False):
-        cells = [_cell(v.item() if hasattr(v, "item") else v, formats.get(str(c), f".{digits}f"))
-                 for c, v in zip(frame.columns, row)]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    rows = [[_cell(v.item() if hasattr(v, "item") else v, formats.get(str(c), f".{digits}f"))
+             for c, v in zip(frame.columns, row)] for row in frame.itertuples(index=False)]
+    return table([_escaped(str(c)) for c in frame.columns], rows)
 
 
 def study_blocks(papers: tuple[Paper, ...], root: Path, refresh: bool = False,
