@@ -301,6 +301,37 @@ def register(app: typer.Typer) -> None:
         if record:
             _record("fusion", record_key(*chosen, f"reps{reps}", *(Path(c).stem for c in configs or [])), r)
 
+    @bench.command("regenerated")
+    def regenerated(old: Path = typer.Argument(..., help="the committed results root (its stores or exports)"),
+                    new: Path = typer.Argument(..., help="the root a regeneration wrote (afr reproduce --all --root DIR)"),
+                    threshold: float = typer.Option(1e-9, help="count the cells whose largest change exceeds this"),
+                    key: str = typer.Option("full", help="the record's name"),
+                    fmt: str = typer.Option("table", "--format", help="table or json"),
+                    record: bool = typer.Option(False, "--record", help=RECORD_HELP)) -> None:
+        """Every store a regeneration wrote against the committed one at the same place: how far each
+        selected row's scores and every grid point's test scores moved, other selections, and the new
+        units' recorded CPU beside the old wall time. Exit 1 when a cell moved above --threshold."""
+        from afr_cli.benchmarks.regenerated import compare_roots
+
+        _checked(fmt, "AUTO", 20, 1)
+        if not threshold >= 0:
+            raise AfrInputError(f"--threshold: {threshold!r} is not allowed; a number >= 0")
+        r = compare_roots(old, new, threshold)
+        rows = [[x["store"], f"{x['units_common']} of {x['units_new']}", x["cells"], x["cells_above"],
+                 f"{x['largest']:.2g}" + (f" ({x['largest_where']})" if x["largest"] else ""), x["params_changed"],
+                 x["solver_status_changed"], f"{x['grid_moved']} of {x['grid_rows']}",
+                 f"{x['cpu_min_new']:.1f}", f"{x['wall_min_old']:.1f}"] for x in r["stores"]]
+        lines = [f"{r['new']} against {r['old']}: {len(rows)} stores, {r['cells_above']} cell(s) moved above "
+                 f"{threshold:g}; {r['cpu_min_new']:.1f} CPU-min recorded",
+                 tabulate(rows, headers=["store", "units compared", "cells", f"cells above {threshold:g}",
+                                         "largest change", "other selections", "other solver outcomes",
+                                         "grid points moved", "CPU-min now", "wall min before"])]
+        _emit(r, fmt, lines)
+        if record:
+            _record("regenerated", record_key(key), r)
+        if r["cells_above"]:
+            raise typer.Exit(1)
+
     @bench.command("time", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
     def time_command(ctx: typer.Context,
                      key: str = typer.Argument(..., help="the record's name (e.g. suite); the command follows --"),

@@ -183,6 +183,28 @@ def regen_block(records: list[dict]) -> str:
                   ["store", "reps", "compute", "before", "cells", "above", "largest", "others"], records)
 
 
+def regenerated_block(records: list[dict]) -> str:
+    """``afr bench regenerated``: each regenerated store against the committed one, how far its selected
+    rows and grid points moved, and its recorded CPU beside the old wall time; a total row per record."""
+    rows = []
+    for r in records:
+        x, threshold = r["result"], short_exponent(r["result"]["threshold"], "g")
+        for s in x["stores"]:
+            largest = "0" if not s["largest"] else f"{short_exponent(s['largest'], '.2g')} ({s['largest_where']})"
+            rows.append([s["store"], f"{s['units_common']} of {s['units_new']}", str(s["cells"]),
+                         str(s["cells_above"]), largest, str(s["params_changed"]), str(s["solver_status_changed"]),
+                         f"{s['grid_moved']} of {s['grid_rows']}", f"{s['cpu_min_new']:.1f}", f"{s['wall_min_old']:.1f}"])
+        rows.append([f"**all {len(x['stores'])} stores**", f"{sum(s['units_common'] for s in x['stores'])}",
+                     f"{sum(s['cells'] for s in x['stores'])}", f"**{x['cells_above']}**",
+                     "", f"{sum(s['params_changed'] for s in x['stores'])}",
+                     f"{sum(s['solver_status_changed'] for s in x['stores'])}",
+                     f"{sum(s['grid_moved'] for s in x['stores'])} of {sum(s['grid_rows'] for s in x['stores'])}",
+                     f"**{x['cpu_min_new']:.1f}**", f"{sum(s['wall_min_old'] for s in x['stores']):.1f}"])
+    return table(["store", "units compared", "cells", f"cells moved above {threshold}", "largest change (where)",
+                  "other selections", "other solver outcomes", "grid points moved", "CPU-min now (recorded)",
+                  "min before (wall)"], rows, ["---", "---:", "---:", "---:", "---", "---:", "---:", "---:", "---:", "---:"])
+
+
 def rerun_block(records: list[dict]) -> str:
     """A scratch rerun of committed stores' units under a new path, compared with their exports: how
     many rows and how far they moved."""
@@ -198,7 +220,7 @@ RENDERERS: dict[str, Callable[[list[dict]], str]] = {"floor": floor_block, "unit
                                                       "dm": dm_block, "time": time_block,
                                                       "trees": trees_block, "trees_units": trees_units_block,
                                                       "fusion": fusion_block,
-                                                      "regen": regen_block, "profile": profile_block,
+                                                      "regen": regen_block, "regenerated": regenerated_block, "profile": profile_block,
                                                       "rerun": rerun_block}
 
 
