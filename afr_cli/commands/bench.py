@@ -23,6 +23,7 @@ from afr_cli.tree_path import FAST, TREES_HELP
 
 FORMATS = ("table", "json")
 RECORD_HELP = "also write the result to results/bench/<kind>/<key>.json, which afr report renders into the pages"
+NOTE_HELP = "with --record: what a reader of the numbers should know about the run (e.g. the machine's load)"
 RECORDS_ROOT = Path("results")  # the records go under the project's results root, as the stores do
 
 
@@ -33,12 +34,23 @@ def _command_line() -> str:
     """The user's ``afr bench ...`` command as typed, without ``--record`` (what a record quotes),
     after the BLAS thread settings it ran under, when set."""
     env = [f"{k}={shlex.quote(os.environ[k])}" for k in THREAD_VARS if k in os.environ]
-    return " ".join([*env, "afr", shlex.join(a for a in sys.argv[1:] if a != "--record")])
+    args, skip = [], False
+    for a in sys.argv[1:]:  # without --record, and without --note TEXT (the record keeps the note apart)
+        if skip or a == "--record":
+            skip = False
+            continue
+        if a == "--note":
+            skip = True
+            continue
+        if not a.startswith("--note="):
+            args.append(a)
+    return " ".join([*env, "afr", shlex.join(args)])
 
 
-def _record(kind: str, key: str, result: dict, command: str | None = None) -> None:
-    """Write the measurement record (of ``command``; default: this ``afr bench`` command) and say where."""
-    path = write_record(RECORDS_ROOT, kind, key, command or _command_line(), result)
+def _record(kind: str, key: str, result: dict, command: str | None = None, note: str | None = None) -> None:
+    """Write the measurement record (of ``command``; default: this ``afr bench`` command) and say where;
+    ``note``: what a reader of the numbers should know about the run (the machine's load, say)."""
+    path = write_record(RECORDS_ROOT, kind, key, command or _command_line(), result, note=note or None)
     typer.echo(f"recorded: {path} (afr report renders it into the pages' bench:{kind} block)", err=True)
 
 
@@ -301,13 +313,41 @@ def register(app: typer.Typer) -> None:
         if record:
             _record("fusion", record_key(*chosen, f"reps{reps}", *(Path(c).stem for c in configs or [])), r)
 
+    @bench.command("steps")
+    def steps(reps: int = typer.Option(1, "--reps", help="repetitions 0..reps-1 of every experiment"),
+              datasets: str = typer.Option("", "--datasets", help="comma-separated datasets (default: all)"),
+              papers: list[str] = typer.Argument(None, help="paper ids or folders (default: every paper)"),
+              fmt: str = typer.Option("table", "--format", help="table or json"),
+              record: bool = typer.Option(False, "--record", help=RECORD_HELP),
+              note: str = typer.Option("", "--note", help=NOTE_HELP)) -> None:
+        """Where afr reproduce's CPU goes: the first repetitions of every experiment, fused as afr
+        reproduce fuses them, each step's process time (forest fit, leaf statistics, each family's
+        features, problems, solves, predictions) scaled to the papers' repetitions."""
+        from afr_cli.benchmarks.steps import run
+
+        _checked(fmt, "AUTO", 20, 1)
+        if reps < 1:
+            raise AfrInputError(f"--reps: {reps} is not allowed; an integer >= 1")
+        chosen = [d.strip() for d in datasets.split(",") if d.strip()] or None
+        r = run(reps, chosen, list(papers or []))
+        rows = [[x["step"], f"{x['sampled_cpu_s']:.2f}", f"{x['projected_cpu_min']:.1f}", f"{x['share']:.1%}"]
+                for x in r["steps"]]
+        lines = [f"{len(r['experiments'])} experiments, repetitions 0..{reps - 1}: {r['units']} units, "
+                 f"{r['sampled_cpu_s']:.1f} CPU s measured; projected to the papers' repetitions "
+                 f"{r['projected_cpu_min']:.1f} CPU-min",
+                 tabulate(rows, headers=["step", "CPU s measured", "CPU-min projected", "share"])]
+        _emit(r, fmt, lines)
+        if record:
+            _record("steps", record_key(f"reps{reps}", *(chosen or []), *(papers or [])), r, note=note)
+
     @bench.command("regenerated")
     def regenerated(old: Path = typer.Argument(..., help="the committed results root (its stores or exports)"),
                     new: Path = typer.Argument(..., help="the root a regeneration wrote (afr reproduce --all --root DIR)"),
                     threshold: float = typer.Option(1e-9, help="count the cells whose largest change exceeds this"),
                     key: str = typer.Option("full", help="the record's name"),
                     fmt: str = typer.Option("table", "--format", help="table or json"),
-                    record: bool = typer.Option(False, "--record", help=RECORD_HELP)) -> None:
+                    record: bool = typer.Option(False, "--record", help=RECORD_HELP),
+                    note: str = typer.Option("", "--note", help=NOTE_HELP)) -> None:
         """Every store a regeneration wrote against the committed one at the same place: how far each
         selected row's scores and every grid point's test scores moved, other selections, and the new
         units' recorded CPU beside the old wall time. Exit 1 when a cell moved above --threshold."""
@@ -328,7 +368,7 @@ def register(app: typer.Typer) -> None:
                                          "grid points moved", "CPU-min now", "wall min before"])]
         _emit(r, fmt, lines)
         if record:
-            _record("regenerated", record_key(key), r)
+            _record("regenerated", record_key(key), r, note=note)
         if r["cells_above"]:
             raise typer.Exit(1)
 

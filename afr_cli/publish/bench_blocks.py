@@ -10,6 +10,7 @@ Every block ends with where its numbers come from: the records' commands, dates 
 
 from __future__ import annotations
 
+from collections import defaultdict
 from pathlib import Path
 from typing import Callable
 
@@ -205,6 +206,42 @@ def regenerated_block(records: list[dict]) -> str:
                   "min before (wall)"], rows, ["---", "---:", "---:", "---:", "---", "---:", "---:", "---:", "---:", "---:"])
 
 
+KINDS = ("features", "problem", "solve", "predict")  # a model step's kinds (afr bench steps)
+
+
+def steps_by_family(result: dict) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
+    """A result's projected CPU-min as (forest and other steps by name, {family: {kind: CPU-min}})."""
+    plain: dict[str, float] = {}
+    families: dict[str, dict[str, float]] = defaultdict(lambda: dict.fromkeys(KINDS, 0.0))
+    for s in result["steps"]:
+        kind, _, family = s["step"].partition(": ")
+        if family and kind in KINDS:
+            families[family][kind] += s["projected_cpu_min"]
+        else:
+            plain[s["step"]] = plain.get(s["step"], 0.0) + s["projected_cpu_min"]
+    return plain, dict(families)
+
+
+def steps_block(records: list[dict]) -> str:
+    """``afr bench steps``: the projected CPU-min of a whole reproduction by step, the model steps per
+    family (features, problem, solve, predict), largest first, with each row's share."""
+    rows = []
+    for r in records:
+        x = r["result"]
+        total = x["projected_cpu_min"]
+        plain, families = steps_by_family(x)
+        entries = [(name, {"total": v}) for name, v in plain.items()]
+        entries += [(f"family {name}", {**kinds, "total": sum(kinds.values())}) for name, kinds in families.items()]
+        entries.sort(key=lambda e: -e[1]["total"])
+        for name, v in entries:
+            rows.append([name, *(f"{v[k]:.1f}" if k in v else "" for k in KINDS), f"{v['total']:.1f}",
+                         f"{v['total'] / total:.0%}" if total else "—"])
+        rows.append([f"**all ({x['units']} units of repetitions 0..{x['reps'] - 1}, scaled)**",
+                     *(f"{sum(f[k] for f in families.values()):.1f}" for k in KINDS), f"**{total:.1f}**", "100%"])
+    return table(["step", "features", "problem", "solve", "predict", "CPU-min projected", "share"], rows,
+                 ["---", "---:", "---:", "---:", "---:", "---:", "---:"])
+
+
 def rerun_block(records: list[dict]) -> str:
     """A scratch rerun of committed stores' units under a new path, compared with their exports: how
     many rows and how far they moved."""
@@ -220,7 +257,7 @@ RENDERERS: dict[str, Callable[[list[dict]], str]] = {"floor": floor_block, "unit
                                                       "dm": dm_block, "time": time_block,
                                                       "trees": trees_block, "trees_units": trees_units_block,
                                                       "fusion": fusion_block,
-                                                      "regen": regen_block, "regenerated": regenerated_block, "profile": profile_block,
+                                                      "regen": regen_block, "regenerated": regenerated_block, "steps": steps_block, "profile": profile_block,
                                                       "rerun": rerun_block}
 
 
