@@ -48,7 +48,11 @@ def test_sizes_and_compute_render_the_same_from_a_copy_of_the_root(tmp_path):
     rows = [line for line in compute.splitlines()[2:] if not line.startswith("| **all**")]
     assert [line.split("|")[3].strip() for line in rows] == ["abrf_rf", "dm_soft"]
     minutes = [float(line.split("|")[6]) for line in rows]
-    assert minutes[0] == round(store_status(root / "abrf_rf").compute_minutes, 1)  # stored at the declared 100
+    status = store_status(root / "abrf_rf")  # stored at the declared 100 repetitions
+    recorded, source = status.recorded_compute()
+    assert minutes[0] == round(recorded, 1) and rows[0].split("|")[7].strip() == source
+    if source == "CPU":  # recorded process time, not the wall seconds beside it
+        assert minutes[0] == round(status.cpu_minutes, 1) and status.cpu_units == status.units
     total = re.search(r"\*\*([\d.]+)\*\*", compute.splitlines()[-1]).group(1)
     assert abs(float(total) - sum(minutes)) < 0.11
 

@@ -74,6 +74,12 @@ def stored_status(directory: Path) -> StoreStatus:
     return store_status(directory)
 
 
+def compute_words(minutes: float, measured: str) -> str:
+    """A store's recorded compute (``StoreStatus.recorded_compute``) as a page says it: CPU minutes,
+    or wall-clock minutes, named as such, for a store made before CPU was recorded."""
+    return f"{minutes:.0f} CPU-min" if measured == "CPU" else f"{minutes:.0f} wall-clock min"
+
+
 def forget_loaded() -> None:
     """Drop the loaded stores (a test that rewrites a store in one process)."""
     _LOADED.clear()

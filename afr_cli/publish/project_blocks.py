@@ -149,9 +149,11 @@ def preprocessing_notes_block(root: Path) -> str | None:
 
 def compute_block(root: Path) -> str:
     """Per paper and experiment (as the paper folders declare them): the compute its committed
-    store recorded, summed over its units and scaled to the repetitions the paper folder asks for
-    (``afr status --at``), and the least wall time that means on ``WORKERS`` workers."""
-    rows, total = [], 0.0
+    store recorded, scaled to the repetitions the paper folder asks for (``afr status --at``), and
+    the least wall time that means on ``WORKERS`` workers. Recorded CPU (process time) where the
+    store's units record it; wall seconds, which overstate CPU on a loaded machine, for a store
+    made before CPU was recorded; the ``from`` column says which."""
+    rows, total, measured = [], 0.0, {"CPU": 0, "wall": 0}
     for paper in papers():
         for spec in paper.experiments:
             try:
@@ -161,12 +163,17 @@ def compute_block(root: Path) -> str:
             if not has_results(directory):
                 continue
             status = store_status(directory)
-            scaled = status.compute_minutes * spec.reps / status.mean_reps if status.mean_reps else 0.0
+            minutes, source = status.recorded_compute()
+            measured[source] += 1
+            scaled = minutes * spec.reps / status.mean_reps if status.mean_reps else 0.0
             total += scaled
             rows.append((paper.id, spec.label or spec.store(), spec.store(), f"{status.mean_reps:g}", str(spec.reps),
-                         f"{scaled:.1f}", format_duration(60 * scaled / WORKERS, "whole")))
-    rows.append(("**all**", "", "", "", "", f"**{total:.1f}**", f"**{format_duration(60 * total / WORKERS, 'whole')}**"))
-    headers = ["paper", "experiment", "store", "reps stored", "reps run", "CPU-min",
+                         f"{scaled:.1f}", source,
+                         format_duration(60 * scaled / WORKERS, "whole")))
+    mixed = " + ".join(f"{n} {k}" for k, n in measured.items() if n)
+    rows.append(("**all**", "", "", "", "", f"**{total:.1f}**", mixed,
+                 f"**{format_duration(60 * total / WORKERS, 'whole')}**"))
+    headers = ["paper", "experiment", "store", "reps stored", "reps run", "CPU-min", "from",
                f"wall on {WORKERS} workers, at best"]
     return tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True)
 

@@ -50,6 +50,15 @@ class StoreStatus:
             return 60 * self.compute_minutes / self.units, "wall"
         return None
 
+    def recorded_compute(self) -> tuple[float, str]:
+        """The store's compute in minutes, and what it is: ``CPU`` (recorded process time, scaled
+        from the units that record it to all of them) or ``wall`` (a store made before CPU was
+        recorded: wall minutes, which overstate CPU on a loaded machine)."""
+        per_unit = self.seconds_per_unit()
+        if per_unit is None:
+            return 0.0, "wall"
+        return per_unit[0] * self.units / 60, {"cpu": "CPU", "wall": "wall"}[per_unit[1]]
+
     @property
     def mean_reps(self) -> float:
         """Repetitions per (dataset, base, axis point), averaged: what compute scales with."""

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from afr_cli.publish.frames import stored, stored_status
+from afr_cli.publish.frames import compute_words, stored, stored_status
 from afr_cli.tables.compare import compare_models
 
 STORE = "dm_soft"
@@ -48,7 +48,7 @@ def store_solves(root: Path) -> pd.DataFrame:
     status = stored_status(root / STORE)
     solves = {key: n for key, n in status.solves.items() if ":" in key}
     return pd.DataFrame([{"units": status.units, "repetitions": int(status.reps.to_numpy().max()),
-                          "compute_minutes": status.compute_minutes, "qps": status.solved,
+                          **dict(zip(("compute_minutes", "measured"), status.recorded_compute())), "qps": status.solved,
                           "daqp": sum(n for k, n in solves.items() if k.startswith("DAQP:")),
                           "fallbacks": status.solves.get("fallbacks", 0), "failed": status.solves.get("failed", 0),
                           "fallback_to": ", ".join(f"{n} to {k.split(':')[0]}" for k, n in sorted(solves.items())
@@ -59,6 +59,6 @@ def store_solves_text(frame: pd.DataFrame) -> str:
     """The page's sentence on the store: its size and compute, and how its QPs were solved."""
     r = frame.iloc[0]
     return (f"The committed store holds {r['repetitions']} repetitions: {r['units']:,} units, "
-            f"{r['compute_minutes']:.0f} min of compute (`afr status results/dm_soft`). "
+            f"{compute_words(r['compute_minutes'], r['measured'])} (`afr status results/dm_soft`). "
             f"{r['daqp']:,} of its {r['qps']:,} QPs were solved by DAQP; {r['fallbacks']} failed DAQP's "
             f"answer check and fell back ({r['fallback_to']}), {r['failed']} failed.")

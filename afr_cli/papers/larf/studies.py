@@ -25,7 +25,7 @@ from afr_cli.models import LARF
 from afr_cli.paths import PROJECT_ROOT
 from afr_cli.protocol import UnitSeeds
 from afr_cli.publish.claims.columns import ColumnRef, published_column
-from afr_cli.publish.frames import report_table, stored, stored_status
+from afr_cli.publish.frames import compute_words, report_table, stored, stored_status
 from afr_cli.stats import friedman_from_ranks, paired_ttest, recompute_published_ttests
 from afr_cli.tables.agreement import R2_TOL
 from afr_cli.tables.friedman import friedman_tables
@@ -201,14 +201,15 @@ MAIN_STORES = (("larf_rf", "RF"), ("larf_ert", "ERT"))
 
 
 def compute_per_base(root: Path) -> pd.DataFrame:
-    """The compute (minutes, as ``afr status`` sums it) each base's LARF store records."""
-    return pd.DataFrame([{"base": base, "minutes": stored_status(root / store).compute_minutes}
+    """The compute (minutes, as ``afr status`` sums it: recorded CPU, or wall for a store made before
+    CPU was recorded) each base's LARF store records."""
+    return pd.DataFrame([{"base": base, **dict(zip(("minutes", "measured"), stored_status(root / store).recorded_compute()))}
                          for store, base in MAIN_STORES])
 
 
 def compute_per_base_text(frame: pd.DataFrame) -> str:
-    minutes = " and ".join(f"{m:.0f}" for m in frame.minutes)
-    return (f"- Under auto the LARF stores record {minutes} min of compute "
+    minutes = " and ".join(compute_words(m, k) for m, k in zip(frame.minutes, frame.measured))
+    return (f"- Under auto the LARF stores record {minutes} "
             f"({', '.join(frame.base)}; `afr status results/larf_rf results/larf_ert`).")
 
 

@@ -32,7 +32,7 @@ from afr_cli.features import LeafStatistics
 from afr_cli.models.robust import RobustRFFamily, weight_bounds, weights_problem
 from afr_cli.papers import published_table
 from afr_cli.protocol import derive_seed, split_indices
-from afr_cli.publish.frames import stored, stored_status
+from afr_cli.publish.frames import compute_words, stored, stored_status
 from afr_cli.solve import solve
 from afr_cli.stats import paired_ttest
 from afr_cli.tables.compare import compare_models
@@ -414,7 +414,8 @@ def store_facts(root: Path) -> pd.DataFrame:
     rows = []
     for store, label in STORES:
         status = stored_status(root / store)
-        rows.append({"store": store, "label": label, "units": status.units, "minutes": status.compute_minutes,
+        minutes, measured = status.recorded_compute()
+        rows.append({"store": store, "label": label, "units": status.units, "minutes": minutes, "measured": measured,
                      "solves": status.solved, "fallbacks": status.solves["fallbacks"], "failed": status.solves["failed"]})
     return pd.DataFrame(rows)
 
@@ -427,8 +428,10 @@ def store_facts_text(frame: pd.DataFrame) -> str:
     """The page's sentences on the stores: units, compute and the solver's fallbacks (``afr status``)."""
     boston, diabetes, every = (frame.iloc[k] for k in range(3))
     return (f"`results/{boston.store}` (Table I) and `results/{diabetes.store}` (Figures 1-2) hold {boston.units:,} "
-            f"and {diabetes.units:,} units ({boston.minutes:.0f} and {diabetes.minutes:.0f} min of compute); "
-            f"`results/{every.store}` (section 5) holds {every.units:,} ({every.minutes:.0f} min). Of all solves, "
+            f"and {diabetes.units:,} units ({compute_words(boston.minutes, boston.measured)} and "
+            f"{compute_words(diabetes.minutes, diabetes.measured)}); "
+            f"`results/{every.store}` (section 5) holds {every.units:,} ({compute_words(every.minutes, every.measured)}). "
+            f"Of all solves, "
             f"{_fallbacks(boston)}, {_fallbacks(diabetes)} and {_fallbacks(every)} were ridge QPs whose answer failed "
             f"DAQP's check and were solved by the CLARABEL fallback; "
             + ("none failed." if not frame.failed.sum() else f"{int(frame.failed.sum())} failed."))
