@@ -21,6 +21,7 @@ forest). Reading the data is not counted (once per dataset and experiment).
 
 from __future__ import annotations
 
+import tempfile
 import time
 from collections import defaultdict
 from contextlib import ExitStack, contextmanager
@@ -134,7 +135,8 @@ def run(reps: int = 1, datasets: list[str] | None = None, papers: list[str] | No
     fused as ``afr reproduce`` fuses them, each step's CPU measured and scaled to the papers'
     repetitions."""
     targets = resolve_targets(list(papers or []), every=not papers)
-    planned = [p for p in plan(targets, Path("/nonexistent-afr-bench-steps"), None, datasets) if p.exp is not None]
+    with tempfile.TemporaryDirectory() as empty:  # a root holding no store: every unit is planned
+        planned = [p for p in plan(targets, Path(empty), None, datasets) if p.exp is not None]
     experiments = [p.exp for p in planned]
     todos = [[u for u in p.missing if u[-1] < reps] for p in planned]
     speedups = Speedups()
