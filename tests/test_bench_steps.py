@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 
 import pytest
 
 from afr_cli.benchmarks import steps as steps_module
 from afr_cli.benchmarks.steps import StepClock, run
+from afr_cli.papers import knowledge
 from afr_cli.publish.bench_blocks import steps_block, steps_by_family
 
 from conftest import assert_one_line_error, run_afr
@@ -50,8 +52,27 @@ def toy(tmp_path_factory):
     return write_toy(tmp_path_factory.mktemp("steps"))
 
 
-def test_the_toy_paper_splits_into_forest_and_model_steps_scaled_to_its_reps(toy):
-    r = run(1, None, [str(toy)])
+@contextmanager
+def steps_of(folder):
+    """``run`` on a paper folder, in this process: the folder it adds to the known papers is taken
+    away again afterwards, so later tests see only the package's papers."""
+    added = list(knowledge._EXTRA_FOLDERS)
+    try:
+        yield run(1, None, [str(folder)])
+    finally:
+        knowledge._EXTRA_FOLDERS[:] = added
+        knowledge.papers.cache_clear()
+
+
+@pytest.fixture
+def toy_steps(toy):
+    with steps_of(toy) as result:
+        yield result
+
+
+def test_the_toy_paper_splits_into_forest_and_model_steps_scaled_to_its_reps(toy_steps):
+    r = toy_steps
+    assert "toy" in [p.id for p in knowledge.papers()]  # until the fixture ends
     assert r["experiments"] == ["toy_run"] and r["units"] == 1 and r["datasets"] == ["Friedman1"]
     steps = {s["step"]: s for s in r["steps"]}
     assert {"forest fit", "leaf statistics and rows", "features: eps-abrf", "solve: eps-abrf",
@@ -83,3 +104,9 @@ def test_a_record_keeps_its_note_apart_from_the_command(toy, tmp_path):
     record = json.loads(path.read_text())
     assert record["note"] == "the machine was busy"
     assert record["command"] == f"afr bench steps {toy}"  # neither --record nor --note
+
+
+def test_the_toy_folder_is_gone_from_the_known_papers_after_its_run(toy):
+    with steps_of(toy):
+        assert "toy" in [p.id for p in knowledge.papers()]
+    assert "toy" not in [p.id for p in knowledge.papers()]
