@@ -6,6 +6,7 @@ import json
 import shutil
 import sqlite3
 
+import numpy as np
 import pytest
 import yaml
 
@@ -13,6 +14,7 @@ from afr_cli.benchmarks.records import read_records
 from afr_cli.benchmarks.regenerated import compare_roots
 from afr_cli.config import load_experiment
 from afr_cli.publish.bench_blocks import regenerated_block
+from afr_cli.store.reader import load_grid
 from afr_cli.runner import RunOptions, run_experiment
 from afr_cli.store.export import export_store
 
@@ -73,15 +75,28 @@ def test_a_moved_score_a_moved_grid_point_and_another_selection_are_found(roots,
 
 
 def test_grid_scores_are_compared_at_the_exports_precision(roots, tmp_path):
-    """A change the export's 7 significant digits cannot hold is no move; one they hold is."""
+    """A change the export's 7 significant digits cannot hold is no move; one they hold is; a value
+    within half a unit of the old rounded one that rounds the other way is counted apart."""
     new = tmp_path / "new"
     shutil.copytree(roots["new"], new)
     with sqlite3.connect(new / "exp" / "store.sqlite") as conn:
         conn.execute("UPDATE grid SET test_rmse = test_rmse * (1 + 1e-12) WHERE rep = 0")
-    assert compare_roots(roots["old"], new)["stores"][0]["grid_moved"] == 0
+    s = compare_roots(roots["old"], new)["stores"][0]
+    assert (s["grid_moved"], s["grid_rounding_flips"]) == (0, 0)
     with sqlite3.connect(new / "exp" / "store.sqlite") as conn:
         conn.execute("UPDATE grid SET test_rmse = test_rmse * (1 + 1e-5) WHERE rep = 0")
-    assert compare_roots(roots["old"], new)["stores"][0]["grid_moved"] == 3  # rep 0: 1 + 2 points
+    s = compare_roots(roots["old"], new)["stores"][0]
+    assert (s["grid_moved"], s["grid_rounding_flips"]) == (3, 0)  # rep 0: 1 + 2 points
+    assert s["grid_largest"] > 0
+    old_value = load_grid(roots["old"] / "exp").query("rep == 1 and model == 'rf'")["test_mae"].iloc[0]
+    half = 0.5 * 10.0 ** (np.floor(np.log10(abs(old_value))) - 6)
+    with sqlite3.connect(new / "exp" / "store.sqlite") as conn:
+        conn.execute("UPDATE grid SET test_mae = ? WHERE rep = 1 AND model = 'rf'", (old_value - half * 1.0002,))
+    s = compare_roots(roots["old"], new)["stores"][0]
+    assert (s["grid_moved"], s["grid_rounding_flips"]) == (3, 1)  # rounds down a unit, yet within the slack
+    with sqlite3.connect(new / "exp" / "store.sqlite") as conn:
+        conn.execute("UPDATE grid SET test_mae = ? WHERE rep = 1 AND model = 'rf'", (old_value - half * 1.01,))
+    assert compare_roots(roots["old"], new)["stores"][0]["grid_moved"] == 4  # beyond it: a move
 
 
 def test_the_command_records_and_the_block_renders_it_and_a_move_exits_1(roots, tmp_path):

@@ -6,8 +6,10 @@ and compares them on the units both hold:
 
 - the selected rows (``results``): every metric (R², MAE, RMSE) and the inner-CV score, and
   whether the selected hyperparameters and the solver outcomes are the same;
-- every grid point's test scores (``grid``), at the precision the export keeps them
-  (``grid_digits`` significant digits: the new store's values are rounded the same way first);
+- every grid point's test scores (``grid``), at the precision the export keeps them (``grid_digits``
+  significant digits): a new exact score within half a unit of the last kept digit of the old
+  one has not moved, and is counted apart where it rounds the other way (an earlier export that
+  rounded a value twice, through an intermediate precision, lands on the other side of a tie);
 - the compute: the new units' recorded CPU seconds and the old units' wall seconds.
 
 Its record is what the pages quote for "regenerated, nothing moved" (``bench:regenerated``): a
@@ -73,7 +75,8 @@ def compare_store(old_dir: Path, new_dir: Path, threshold: float) -> dict:
     at = int(np.argmax(moved))
     where = "—" if moved[at] == 0 else (f"{SCORES[which[at]]}, " + " / ".join(str(both[c].iloc[at]) for c in CELL)
                                         + f" / rep {both['rep'].iloc[at]}")
-    grid_rows, grid_moved, grid_largest = _compare_grids(old.frame("grid"), new.frame("grid"), _grid_digits(old))
+    grid_rows, grid_moved, grid_flips, grid_largest = _compare_grids(old.frame("grid"), new.frame("grid"),
+                                                                     _grid_digits(old))
     cpu = new_units["cpu_seconds"].dropna() if "cpu_seconds" in new_units else pd.Series(dtype=float)
     return {"units_old": len(old_units), "units_new": len(new_units),
             "units_common": len(both[[c for c in key if c not in ("model",)]].drop_duplicates()),
@@ -82,28 +85,57 @@ def compare_store(old_dir: Path, new_dir: Path, threshold: float) -> dict:
             "params_changed": int(sum(p != q for p, q in zip(both["params_old"], both["params_new"]))),
             "solver_status_changed": int(sum(p != q for p, q in zip(both["solver_status_old"],
                                                                     both["solver_status_new"]))),
-            "grid_rows": grid_rows, "grid_moved": grid_moved, "grid_largest": grid_largest,
+            "grid_rows": grid_rows, "grid_moved": grid_moved, "grid_rounding_flips": grid_flips,
+            "grid_largest": grid_largest,
             "cpu_min_new": round(float(cpu.sum()) / 60, 2), "cpu_units_new": int(len(cpu)),
             "wall_min_old": round(float(old_units["seconds"].sum()) / 60, 2) if len(old_units) else 0.0}
 
 
-def _compare_grids(old: pd.DataFrame, new: pd.DataFrame, digits: int) -> tuple[int, int, float]:
-    """Grid points both hold: how many, how many moved, the largest |change| of a test score (each
-    side rounded to the old side's ``digits`` first, as its export keeps them)."""
+ROUNDING_SLACK = 1e-3  # relative slack on half a unit of the last kept digit (a value rounded twice)
+
+
+def _half_unit(rounded: np.ndarray, digits: int) -> np.ndarray:
+    """Half a unit in the last of ``digits`` significant digits of each (rounded) value: how far the
+    exact value it was rounded from can lie (0 where the value is 0 or not finite)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        exponent = np.floor(np.log10(np.abs(rounded)))
+        half = 0.5 * 10.0 ** (exponent - digits + 1)
+    return np.where(np.isfinite(half), half, 0.0)
+
+
+def _compare_grids(old: pd.DataFrame, new: pd.DataFrame, digits: int) -> tuple[int, int, int, float]:
+    """Grid points both hold: how many, how many moved, how many only round the other way, and the
+    largest |change| of a moved test score. With ``digits`` (the old side is an export that keeps
+    that many significant digits), a new exact score within half a unit of the old rounded one
+    (and ``ROUNDING_SLACK``, for a value an earlier export rounded twice) has not moved, even where
+    it rounds to the neighbouring value; otherwise each side is compared as it is."""
     if not len(old) or not len(new):
-        return 0, 0, 0.0
+        return 0, 0, 0, 0.0
     scores = [c for c in GRID_ROUNDED if c in old.columns and c in new.columns]
     key = _keys(old, ["point"])
     sides = []
     for frame in (old, new):
         side = frame[key + scores].copy()
         side["point"] = side["point"].map(lambda p: json.dumps(p, sort_keys=True))
-        for c in scores:
-            side[c] = _rounded(side[c], digits)
         sides.append(side)
     both = sides[0].merge(sides[1], on=key, suffixes=("_old", "_new"))
-    moved, _ = _changes(both, scores)
-    return len(both), int((moved > 0).sum()), float(moved.max()) if len(moved) else 0.0
+    moved = np.zeros(len(both), dtype=bool)
+    flipped = np.zeros(len(both), dtype=bool)
+    largest = 0.0
+    for c in scores:
+        x, y = both[f"{c}_old"].to_numpy(float), both[f"{c}_new"].to_numpy(float)
+        same_nan = np.isnan(x) & np.isnan(y)
+        change = np.where(same_nan, 0.0, np.abs(y - x))
+        change = np.where(np.isnan(change), np.inf, change)
+        if digits:
+            away = change > _half_unit(x, digits) * (1 + ROUNDING_SLACK)
+            flipped |= ~away & (_rounded(both[f"{c}_new"], digits) != x) & ~same_nan
+        else:
+            away = change > 0
+        moved |= away
+        if away.any():
+            largest = max(largest, float(change[away].max()))
+    return len(both), int(moved.sum()), int((flipped & ~moved).sum()), largest
 
 
 def _grid_digits(reader) -> int:

@@ -359,7 +359,8 @@ def register(app: typer.Typer) -> None:
         r = compare_roots(old, new, threshold)
         rows = [[x["store"], f"{x['units_common']} of {x['units_new']}", x["cells"], x["cells_above"],
                  f"{x['largest']:.2g}" + (f" ({x['largest_where']})" if x["largest"] else ""), x["params_changed"],
-                 x["solver_status_changed"], f"{x['grid_moved']} of {x['grid_rows']}",
+                 x["solver_status_changed"], f"{x['grid_moved']} of {x['grid_rows']}"
+                 + (f" ({x['grid_rounding_flips']} rounded the other way)" if x.get("grid_rounding_flips") else ""),
                  f"{x['cpu_min_new']:.1f}", f"{x['wall_min_old']:.1f}"] for x in r["stores"]]
         lines = [f"{r['new']} against {r['old']}: {len(rows)} stores, {r['cells_above']} cell(s) moved above "
                  f"{threshold:g}; {r['cpu_min_new']:.1f} CPU-min recorded",
