@@ -52,20 +52,33 @@ def test_a_run_records_cpu_seconds_and_the_export_round_trips_them(tmp_path):
     assert "from recorded CPU for 1 store(s), from wall time for 0" in render_totals([status], workers=2)
 
 
+def _export_from_before_cpu(tmp_path: Path) -> Path:
+    """A committed export as it was before CPU was recorded: its store with every unit's
+    cpu_seconds emptied, exported again (an empty optional column is left out of an export)."""
+    made = tmp_path / "before"
+    shutil.copytree(REPO / "results" / "satrf_surfaces" / EXPORT_DIR, made / EXPORT_DIR)
+    store = seed_store(made)
+    with closing(sqlite3.connect(store.path)) as conn, conn:
+        conn.execute("UPDATE units SET cpu_seconds = NULL")
+    export_store(made)
+    store.path.unlink()
+    return made
+
+
 def test_cpu_seconds_is_optional_to_read_and_an_old_export_re_exports_byte_for_byte(tmp_path):
     assert "cpu_seconds" not in REQUIRED_COLUMNS["units"]
-    committed = REPO / "results" / "satrf_surfaces"
+    before = _export_from_before_cpu(tmp_path)
     work = tmp_path / "satrf_surfaces"
-    shutil.copytree(committed / EXPORT_DIR, work / EXPORT_DIR)
+    shutil.copytree(before / EXPORT_DIR, work / EXPORT_DIR)
     assert "cpu_seconds" not in [c for c, _ in ExportedStore(work).columns("units")]
     assert ExportedStore(work).frame("units")["cpu_seconds"].isna().all()  # read as missing
-    status = store_status(work)  # the export, made before CPU was recorded
+    status = store_status(work)  # an export made before CPU was recorded
     assert status.cpu_units == 0 and status.seconds_per_unit()[1] == "wall"
     assert "CPU-min" not in render_status(status)
     store = seed_store(work)  # the store made from it has the column, empty
     assert store.frame("units")["cpu_seconds"].isna().all()
-    assert export_store(work) == []  # nothing changed: every byte as committed
-    for file in (committed / EXPORT_DIR).iterdir():
+    assert export_store(work) == []  # nothing changed: every byte as it was
+    for file in (before / EXPORT_DIR).iterdir():
         assert (work / EXPORT_DIR / file.name).read_bytes() == file.read_bytes()
 
 

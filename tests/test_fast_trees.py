@@ -48,7 +48,17 @@ def _tree_bytes(fitted) -> list[bytes]:
         t = tree.tree_
         out += [a.tobytes() for a in (t.children_left, t.children_right, t.feature, t.threshold, t.value,
                                       t.n_node_samples, t.impurity)]
-        out.append(repr(sorted(tree.get_params().items())).encode())
+        out.append(repr(sorted(_comparable(tree.get_params()).items())).encode())
+    return out
+
+
+def _comparable(params: dict) -> dict:
+    """A tree's parameters with a RandomState given by its state: its repr names its address, which
+    two equal generators do not share (a boosted ensemble hands its trees its own generator)."""
+    out = dict(params)
+    if isinstance(out.get("random_state"), np.random.RandomState):
+        name, keys, pos, has_gauss, cached = out["random_state"].get_state(legacy=True)
+        out["random_state"] = (name, keys.tobytes(), pos, has_gauss, cached)
     return out
 
 
