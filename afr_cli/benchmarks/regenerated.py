@@ -26,8 +26,8 @@ import numpy as np
 import pandas as pd
 
 from afr_cli.errors import AfrInputError
-from afr_cli.store.diff import CELL, METRICS
-from afr_cli.store.export import GRID_ROUNDED
+from afr_cli.store.diff import CELL, METRICS, changes
+from afr_cli.store.export import GRID_ROUNDED, rounded
 from afr_cli.store.reader import find_stores, has_results, open_existing
 from afr_cli.store.schema import axis_names
 
@@ -35,24 +35,23 @@ SCORES = (*METRICS, "cv_score")  # every number of a selected row that must not 
 
 
 def _rounded(values: pd.Series, digits: int) -> np.ndarray:
-    """The export's rounding of a grid score: ``digits`` significant digits (0: exact)."""
+    """The export's rounding of each grid score (``export.rounded``; not finite: as it is)."""
     x = values.to_numpy(float)
-    if not digits:
-        return x
-    return np.array([float(f"{v:.{digits}g}") if np.isfinite(v) else v for v in x])
+    return np.array([rounded(v, digits) if np.isfinite(v) else v for v in x]) if digits else x
 
 
-def _changes(both: pd.DataFrame, columns: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Per row of a merged frame (``c_old``/``c_new`` columns): the largest |new - old| over
-    ``columns`` (NaN on both sides: no change; on one side only: infinite), and which column it is."""
-    changes = np.zeros((len(both), len(columns)))
-    for j, c in enumerate(columns):
-        x, y = both[f"{c}_old"].to_numpy(float), both[f"{c}_new"].to_numpy(float)
-        d = np.where(np.isnan(x) & np.isnan(y), 0.0, np.abs(y - x))
-        changes[:, j] = np.where(np.isnan(d), np.inf, d)
+def _abs_change(both: pd.DataFrame, column: str) -> np.ndarray:
+    """|new - old| of ``column`` per row of a merged frame (``column_old``/``column_new``), by
+    ``diff.changes``'s rule for missing values."""
+    return np.abs(changes(both[f"{column}_old"].to_numpy(float), both[f"{column}_new"].to_numpy(float)))
+
+
+def _largest_change(both: pd.DataFrame, columns: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of a merged frame: the largest |new - old| over ``columns``, and which column it is."""
     if not len(both):
         return np.zeros(0), np.zeros(0, dtype=int)
-    return changes.max(axis=1), changes.argmax(axis=1)
+    per_column = np.column_stack([_abs_change(both, c) for c in columns])
+    return per_column.max(axis=1), per_column.argmax(axis=1)
 
 
 def _keys(frame: pd.DataFrame, extra: list[str]) -> list[str]:
@@ -69,7 +68,7 @@ def compare_store(old_dir: Path, new_dir: Path, threshold: float) -> dict:
     both = old_res.merge(new_res, on=key, suffixes=("_old", "_new"))
     if not len(both):
         raise AfrInputError(f"{new_dir}: no (dataset, base, model, repetition) in common with {old_dir}")
-    moved, which = _changes(both, list(SCORES))
+    moved, which = _largest_change(both, list(SCORES))
     cell = key[:-1]
     per_cell = pd.Series(moved).groupby([both[c].to_numpy() for c in cell]).max()
     at = int(np.argmax(moved))
@@ -123,13 +122,11 @@ def _compare_grids(old: pd.DataFrame, new: pd.DataFrame, digits: int) -> tuple[i
     flipped = np.zeros(len(both), dtype=bool)
     largest = 0.0
     for c in scores:
-        x, y = both[f"{c}_old"].to_numpy(float), both[f"{c}_new"].to_numpy(float)
-        same_nan = np.isnan(x) & np.isnan(y)
-        change = np.where(same_nan, 0.0, np.abs(y - x))
-        change = np.where(np.isnan(change), np.inf, change)
+        x = both[f"{c}_old"].to_numpy(float)
+        change = _abs_change(both, c)
         if digits:
             away = change > _half_unit(x, digits) * (1 + ROUNDING_SLACK)
-            flipped |= ~away & (_rounded(both[f"{c}_new"], digits) != x) & ~same_nan
+            flipped |= ~away & (_rounded(both[f"{c}_new"], digits) != x) & ~np.isnan(x)
         else:
             away = change > 0
         moved |= away
@@ -139,10 +136,9 @@ def _compare_grids(old: pd.DataFrame, new: pd.DataFrame, digits: int) -> tuple[i
 
 
 def _grid_digits(reader) -> int:
-    """The significant digits the old side keeps grid scores to: its export's, or exact for a store."""
-    if reader.source != "export":
-        return 0
-    return int(json.loads((reader.path / "manifest.json").read_text(encoding="utf-8")).get("grid_digits", 0))
+    """The significant digits the old side keeps grid scores to: its export's, or exact for a store
+    (or an export from before grid scores were rounded)."""
+    return int(reader.meta().get("grid_digits", 0)) if reader.source == "export" else 0
 
 
 def compare_roots(old_root: str | Path, new_root: str | Path, threshold: float = 1e-9) -> dict:

@@ -53,9 +53,6 @@ class StepClock:
 
     def settle(self) -> None:
         """Charge the time since the last charge to the step on top (``other`` between steps)."""
-        self._charge()
-
-    def _charge(self) -> None:
         now = time.process_time()
         step = self._stack[-1] if self._stack else "other"
         scale = self.forest_scale if step in FOREST_STEPS else self.unit_scale
@@ -65,12 +62,12 @@ class StepClock:
 
     @contextmanager
     def step(self, name: str):
-        self._charge()
+        self.settle()
         self._stack.append(name)
         try:
             yield
         finally:
-            self._charge()
+            self.settle()
             self._stack.pop()
 
     def restart(self) -> None:

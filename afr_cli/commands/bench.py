@@ -352,6 +352,7 @@ def register(app: typer.Typer) -> None:
         selected row's scores and every grid point's test scores moved, other selections, and the new
         units' recorded CPU beside the old wall time. Exit 1 when a cell moved above --threshold."""
         from afr_cli.benchmarks.regenerated import compare_roots
+        from afr_cli.publish.bench_blocks import grid_cell
 
         _checked(fmt, "AUTO", 20, 1)
         if not threshold >= 0:
@@ -359,8 +360,7 @@ def register(app: typer.Typer) -> None:
         r = compare_roots(old, new, threshold)
         rows = [[x["store"], f"{x['units_common']} of {x['units_new']}", x["cells"], x["cells_above"],
                  f"{x['largest']:.2g}" + (f" ({x['largest_where']})" if x["largest"] else ""), x["params_changed"],
-                 x["solver_status_changed"], f"{x['grid_moved']} of {x['grid_rows']}"
-                 + (f" ({x['grid_rounding_flips']} rounded the other way)" if x.get("grid_rounding_flips") else ""),
+                 x["solver_status_changed"], grid_cell(x["grid_moved"], x["grid_rows"], x["grid_rounding_flips"]),
                  f"{x['cpu_min_new']:.1f}", f"{x['wall_min_old']:.1f}"] for x in r["stores"]]
         lines = [f"{r['new']} against {r['old']}: {len(rows)} stores, {r['cells_above']} cell(s) moved above "
                  f"{threshold:g}; {r['cpu_min_new']:.1f} CPU-min recorded",

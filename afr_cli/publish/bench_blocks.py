@@ -184,7 +184,7 @@ def regen_block(records: list[dict]) -> str:
                   ["store", "reps", "compute", "before", "cells", "above", "largest", "others"], records)
 
 
-def _grid_cell(moved: int, rows: int, flips: int) -> str:
+def grid_cell(moved: int, rows: int, flips: int) -> str:
     """Grid points moved of those compared, and those that only round the other way at the export's digits."""
     return f"{moved} of {rows}" + (f" ({flips} rounded the other way)" if flips else "")
 
@@ -199,13 +199,13 @@ def regenerated_block(records: list[dict]) -> str:
             largest = "0" if not s["largest"] else f"{short_exponent(s['largest'], '.2g')} ({s['largest_where']})"
             rows.append([s["store"], f"{s['units_common']} of {s['units_new']}", str(s["cells"]),
                          str(s["cells_above"]), largest, str(s["params_changed"]), str(s["solver_status_changed"]),
-                         _grid_cell(s["grid_moved"], s["grid_rows"], s.get("grid_rounding_flips", 0)),
+                         grid_cell(s["grid_moved"], s["grid_rows"], s.get("grid_rounding_flips", 0)),
                          f"{s['cpu_min_new']:.1f}", f"{s['wall_min_old']:.1f}"])
         rows.append([f"**all {len(x['stores'])} stores**", f"{sum(s['units_common'] for s in x['stores'])}",
                      f"{sum(s['cells'] for s in x['stores'])}", f"**{x['cells_above']}**",
                      "", f"{sum(s['params_changed'] for s in x['stores'])}",
                      f"{sum(s['solver_status_changed'] for s in x['stores'])}",
-                     _grid_cell(*(sum(s.get(k, 0) for s in x["stores"])
+                     grid_cell(*(sum(s.get(k, 0) for s in x["stores"])
                                   for k in ("grid_moved", "grid_rows", "grid_rounding_flips"))),
                      f"**{x['cpu_min_new']:.1f}**", f"{sum(s['wall_min_old'] for s in x['stores']):.1f}"])
     return table(["store", "units compared", "cells", f"cells moved above {threshold}", "largest change (where)",

@@ -34,6 +34,13 @@ class StoreDiff:
     only_new: int
 
 
+def changes(old: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """``new - old`` per value, with NaN on both sides no change (0) and a value on one side only
+    an infinite change: a score that appears or vanishes has moved, whatever the threshold."""
+    delta = np.where(np.isnan(old) & np.isnan(new), 0.0, new - old)
+    return np.where(np.isnan(delta), np.inf, delta)
+
+
 def _units(frame: pd.DataFrame, axes: list[str]) -> set[tuple]:
     return set(frame[["dataset", "base", "rep", *axes]].itertuples(index=False, name=None))
 
@@ -56,10 +63,7 @@ def diff_frames(a: pd.DataFrame, b: pd.DataFrame, metric: str = "r2", old_name: 
     if merged.empty:
         raise AfrInputError(f"{new_name}: no (dataset, base, model, repetition) in common with {old_name}")
     axes = varying_axes(merged)
-    x, y = merged[f"{metric}_old"].to_numpy(float), merged[f"{metric}_new"].to_numpy(float)
-    both_nan = np.isnan(x) & np.isnan(y)
-    delta = np.where(both_nan, 0.0, y - x)
-    delta = np.where(np.isnan(delta), np.inf, delta)  # a score on one side only
+    delta = changes(merged[f"{metric}_old"].to_numpy(float), merged[f"{metric}_new"].to_numpy(float))
     merged = merged.assign(delta=delta, abs_delta=np.abs(delta),
                            changed=[p != q for p, q in zip(merged["params_old"], merged["params_new"])])
     cells = (merged.groupby(CELL + axes, sort=True)

@@ -70,11 +70,16 @@ def _kind(declared: str) -> str:
     return "json"
 
 
+def rounded(value: float, digits: int) -> float:
+    """``value`` to ``digits`` significant digits, as an export writes a grid score (0: exact)."""
+    return float(f"{float(value):.{digits}g}") if digits else float(value)
+
+
 def _cell(value, kind: str, digits: int = 0) -> str:
     if value is None:
         return NULL_TEXT if kind == "text" else ""
     if kind == "real":
-        return repr(float(f"{float(value):.{digits}g}") if digits else float(value))
+        return repr(rounded(value, digits))
     if kind == "int":
         return str(int(value))
     if kind == "text":

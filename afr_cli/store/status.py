@@ -223,12 +223,11 @@ def _cpu_totals(statuses: list[StoreStatus], workers: int, at: int | None) -> st
     store records it, else at their wall time (labelled), scaled to ``at`` repetitions if given."""
     minutes, by_cpu = 0.0, 0
     for s in statuses:
-        per_unit = s.seconds_per_unit()
-        if per_unit is None or (at is not None and not s.mean_reps):
+        if not s.units or (at is not None and not s.mean_reps):
             continue
-        seconds, measured = per_unit
-        by_cpu += measured == "cpu"
-        minutes += seconds * s.units * (at / s.mean_reps if at is not None else 1) / 60
+        recorded, measured = s.recorded_compute()
+        by_cpu += measured == "CPU"
+        minutes += recorded * (at / s.mean_reps if at is not None else 1)
     scope = f"at {at} repetitions each" if at is not None else "as stored"
     return (f"CPU {scope}: {minutes:.1f} CPU-min ({format_duration(60 * minutes / workers)} wall at best on {workers} "
             f"workers), from recorded CPU for {by_cpu} store(s), from wall time for {len(statuses) - by_cpu}")
