@@ -4,11 +4,9 @@ A unit solves many problems, and some are the same problem exactly (SAT-RF's gri
 solves); units computed together (the robust RF's clean and noisy units of a split) share every
 training problem. The memo keys a problem by a hash of everything that determines its solution:
 the problem's form, every array (dtype, shape and bytes), its constraints, the loss and the
-solver asked for. A hit returns the stored solution, so the result is the bytes a second solve
-would give only when solving is a pure function of the problem: a result is kept only when every
-solver it tried is stateless (DAQP, PIQP, ProxQP, HiGHS, CLARABEL, ECOS). OSQP and SCS warm-start
-from their previous solve through cvxpy's compiled problem, so skipping one of their solves could
-move a later one: their results are never memoised, nor are failures (which tried SCS).
+solver asked for. A hit returns the stored solution, which is the bytes a second solve would give
+because every backend is a pure function of its problem: the dense solvers and HiGHS keep no state,
+and the cvxpy backends start every solve cold (``cvxpy_backend.solve_cvxpy``).
 """
 
 from __future__ import annotations
@@ -25,10 +23,6 @@ from afr_cli.solvers.problems import LinearAttentionProblem, LinearProblem, Prob
 # parameters vary inside each design point's features), so a few suffice; LARF's many distinct
 # T + M Grams (8 MB each at 1,000 trees) then never hold more than this.
 GRAM_CACHE_BYTES = 64 * 2**20
-
-# Backends whose answer depends only on the problem they are given (no state between solves).
-STATELESS = frozenset({"DAQP", "PIQP", "PROXQP", "HIGHS", "CLARABEL", "ECOS"})
-
 
 def _arrays(problem: Problem) -> list:
     """Every array that determines the problem's solution; a LinearAttentionProblem's Phi first (its
@@ -112,6 +106,5 @@ class SolveMemo:
             return replace(stored, theta=stored.theta.copy(), seconds=0.0), True
         self.solves += 1
         result = solve(problem, loss=loss, solver=solver, gram_of=self._gram_of(problem, digests[0]))
-        if all(a["solver"] in STATELESS for a in result.attempts):
-            self._results[key] = replace(result, theta=result.theta.copy())
+        self._results[key] = replace(result, theta=result.theta.copy())
         return result, False

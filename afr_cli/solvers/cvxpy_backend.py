@@ -155,13 +155,18 @@ def clear_compiled_cache() -> None:
 
 def solve_cvxpy(problem, kind: str, solver: str, tight: bool = False) -> tuple[str, np.ndarray | None]:
     """Run one cvxpy solver on the compiled problem; (status, theta or None when it failed).
-    ``tight``: the benchmark's reference tolerances (1e-10) instead of the solver's defaults."""
+    ``tight``: the benchmark's reference tolerances (1e-10) instead of the solver's defaults.
+
+    Every solve starts cold (``warm_start=False``). cvxpy's default keeps each compiled problem's
+    solver and updates it in place: OSQP and SCS then start from the previous solution, and even
+    CLARABEL's answer moves in the last bits. An answer would depend on what the process solved
+    before it, so on the unit order and the number of workers."""
     try:
         compiled = _compiled_for(problem, kind, solver)
         compiled.set_values(problem)
         with warnings.catch_warnings():  # the status says it; the attempt is recorded
             warnings.simplefilter("ignore", UserWarning)
-            compiled.problem.solve(solver=solver, **solver_options(solver, tight))
+            compiled.problem.solve(solver=solver, warm_start=False, **solver_options(solver, tight))
     except (cp.error.SolverError, ValueError, ArithmeticError, np.linalg.LinAlgError) as err:
         return f"error: {type(err).__name__}", None
     status = compiled.problem.status
