@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs, parallel_config
+from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 from afr_cli.config import Experiment
@@ -270,7 +271,12 @@ class _Running:
 def _run_task(indices: list[int], experiments: list[Experiment], task: FusedTask,
               data: list[tuple[np.ndarray, np.ndarray]], speedups: Speedups) -> list[tuple[int, UnitRecord]]:
     """The units of one task (``afr_cli.unit_groups``: units sharing a forest or solves run together,
-    of one experiment or of several), as (``indices[i]``, record) for part experiment i."""
+    of one experiment or of several), as (``indices[i]``, record) for part experiment i.
+
+    BLAS and OpenMP run on one thread inside a unit, wherever it runs (in this process with
+    ``--jobs 1``, a loky worker, a Dask worker): a matrix product summed by more threads rounds
+    differently, and an ill-conditioned problem carries that to the scores, so the rows would
+    depend on the number of workers (joblib limits a loky worker's threads to cores / workers)."""
     for exp in experiments:
         activate(exp.plugins, exp.source)  # a worker imports the config's plugins once (from their source text)
     current = [(task.parts[0][0], task.parts[0][1].members[0][0])]
@@ -279,7 +285,7 @@ def _run_task(indices: list[int], experiments: list[Experiment], task: FusedTask
         current[0] = (i, base_index)
 
     try:
-        with exit_refused():  # a plugin's exit attempt, even os._exit, is its failure, not a silent end
+        with exit_refused(), threadpool_limits(limits=1):  # a plugin's exit attempt, even os._exit, is its failure
             return [(indices[i], unit) for i, unit in run_fused_task(experiments, task, data, speedups, starting)]
     except (Exception, SystemExit) as err:  # a plugin's failure is the unit's, in one line; afr's keeps its traceback
         i, b = current[0]

@@ -72,6 +72,26 @@ def test_two_workers_give_identical_results(config_path, reference, tmp_path):
     pd.testing.assert_frame_equal(_rows(tmp_path), reference, check_exact=True)
 
 
+def test_a_unit_runs_blas_on_one_thread_whatever_its_process_allows(monkeypatch):
+    """With --jobs 1 a unit runs in afr's own process, where BLAS may use every core; a loky worker
+    gets cores / workers threads. Products summed by more threads round differently, so the runner
+    pins one thread inside every unit, and the rows cannot depend on the number of workers."""
+    from types import SimpleNamespace
+
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from afr_cli import runner
+    from afr_cli.shared_work import Speedups
+
+    seen = []
+    monkeypatch.setattr(runner, "run_fused_task",
+                        lambda *args: seen.append([pool["num_threads"] for pool in threadpool_info()]) or [])
+    task = SimpleNamespace(parts=[(0, SimpleNamespace(members=[(0,)]))])
+    with threadpool_limits(limits=2):
+        runner._run_task([0], [], task, [], Speedups())
+    assert seen and seen[0] and set(seen[0]) == {1}  # numpy's BLAS at least, each on one thread
+
+
 def _units(out: Path) -> int:
     db = out / "store.sqlite"
     if not db.exists():
