@@ -24,6 +24,7 @@ from afr_cli.solvers.problems import LinearAttentionProblem, LinearProblem, Prob
 # T + M Grams (8 MB each at 1,000 trees) then never hold more than this.
 GRAM_CACHE_BYTES = 64 * 2**20
 
+
 def _arrays(problem: Problem) -> list:
     """Every array that determines the problem's solution; a LinearAttentionProblem's Phi first (its
     digest also keys the Gram ``SolveMemo`` keeps)."""
