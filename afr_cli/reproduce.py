@@ -62,7 +62,7 @@ class PlannedExperiment:
     stored: int = 0
     missing: list[tuple] = field(default_factory=list)
     seconds_per_unit: float | None = None  # mean recorded compute of the stored units
-    measured_in: str = "cpu"  # what seconds_per_unit is: "cpu" (process time) or "wall" (stores before CPU)
+    measured_in: str = "CPU"  # what seconds_per_unit is: "CPU" (process time) or "wall" (stores before CPU)
     forest_seconds_per_unit: float | None = None  # mean recorded seconds of the forest step of a stored unit
 
     @property
@@ -162,7 +162,7 @@ def _check_datasets(targets: list[Target], datasets: list[str]) -> None:
 
 def _source(p: PlannedExperiment) -> str:
     """What a projection rests on: recorded process time, or wall time (stores made before CPU)."""
-    return "from CPU" if p.measured_in == "cpu" else "from wall"
+    return f"from {p.measured_in}"
 
 
 def render_plan(planned: list[PlannedExperiment], root: Path, workers: int) -> str:

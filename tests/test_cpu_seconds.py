@@ -47,7 +47,7 @@ def test_a_run_records_cpu_seconds_and_the_export_round_trips_them(tmp_path):
     seeded = seed_store(out).frame("units")
     assert seeded["cpu_seconds"].tolist() == units["cpu_seconds"].tolist()
     status = store_status(out)
-    assert status.cpu_units == 2 and status.seconds_per_unit()[1] == "cpu"
+    assert status.cpu_units == 2 and status.seconds_per_unit()[1] == "CPU"
     assert "CPU-min recorded on 2 of them" in render_status(status)
     assert "from recorded CPU for 1 store(s), from wall time for 0" in render_totals([status], workers=2)
 
@@ -97,14 +97,14 @@ def test_extending_a_store_without_the_column_adds_it_and_projects_from_cpu(tmp_
     units = store.frame("units")
     assert np.isnan(units["cpu_seconds"][0]) and units["cpu_seconds"][1] == 30.0
     status = store_status(tmp_path)
-    assert status.seconds_per_unit() == (30.0, "cpu") and status.compute_minutes == 2.0
+    assert status.seconds_per_unit() == (30.0, "CPU") and status.compute_minutes == 2.0
 
 
 def test_the_plan_says_whether_it_projects_from_cpu_or_wall(tmp_path):
     out = _run(tmp_path)
     spec = ExperimentSpec(tmp_path / "cpu.yaml", 0)
     planned = plan_experiment("demo", spec, tmp_path, 3, None)  # one more repetition than stored
-    assert planned.measured_in == "cpu" and planned.seconds_per_unit > 0
+    assert planned.measured_in == "CPU" and planned.seconds_per_unit > 0
     assert "CPU-min (from CPU)" in render_plan([planned], tmp_path, 2)
     units = ResultsStore(out).frame("units")
     assert abs(planned.seconds_per_unit - units["cpu_seconds"].mean()) < 1e-12

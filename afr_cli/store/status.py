@@ -41,11 +41,11 @@ class StoreStatus:
         return sum(n for key, n in self.solves.items() if ":" in key)
 
     def seconds_per_unit(self) -> tuple[float, str] | None:
-        """The mean compute of a stored unit and what it is measured in: ``cpu`` (recorded
+        """The mean compute of a stored unit and what it is measured in: ``CPU`` (recorded
         process time, over the units that record it) where any unit records it, else ``wall``
         (wall seconds, which overstate CPU on a loaded machine); None when no unit is stored."""
         if self.cpu_units:
-            return 60 * self.cpu_minutes / self.cpu_units, "cpu"
+            return 60 * self.cpu_minutes / self.cpu_units, "CPU"
         if self.units:
             return 60 * self.compute_minutes / self.units, "wall"
         return None
@@ -57,7 +57,7 @@ class StoreStatus:
         per_unit = self.seconds_per_unit()
         if per_unit is None:
             return 0.0, "wall"
-        return per_unit[0] * self.units / 60, {"cpu": "CPU", "wall": "wall"}[per_unit[1]]
+        return per_unit[0] * self.units / 60, per_unit[1]
 
     @property
     def mean_reps(self) -> float:
