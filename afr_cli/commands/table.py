@@ -110,6 +110,8 @@ def _table(
         raise AfrInputError("--format json: holds the comparison only; allowed without --all and --paper")
     if not rope >= 0:  # NaN too
         raise AfrInputError(f"--rope: {rope!r} is not allowed; a number >= 0 (in the metric's unit)")
+    if tol is not None:
+        tables.check_tolerance(tol)
     if metric is not None and metric not in tables.METRICS:
         raise AfrInputError(f"--metric: {metric!r} is not one of {', '.join(tables.METRICS)}")
     if paper is not None:

@@ -13,7 +13,8 @@
 r2, mae, rmse, params (dict of the selected hyperparameters), selection.
 """
 
-from afr_cli.tables.agreement import ERROR_REL_TOL, R2_TOL, RULE as AGREEMENT_RULE, agreement, as_printed
+from afr_cli.tables.agreement import (
+    ERROR_REL_TOL, R2_TOL, RULE as AGREEMENT_RULE, agreement, as_printed, check_tolerance)
 from afr_cli.tables.compare import (
     TEST_COLUMNS, BaseComparison, ModelComparison, WinRecord, compare_models, render_comparison_lead,
     render_comparison_overview, render_model_comparison)
@@ -29,7 +30,7 @@ from afr_cli.tables.summary import mode_value, param_modes, render_summary, summ
 __all__ = [
     "AGREEMENT_RULE", "BEST_TEST_NOTE", "COMPARISON_COLUMNS", "DATASET_ORDER", "ERROR_REL_TOL", "FORMATS",
     "METRICS", "METRIC_NAMES", "MODEL_ORDER", "R2_TOL", "TEST_COLUMNS", "BaseComparison", "ModelComparison",
-    "WinRecord", "agreement", "agreement_summary", "as_printed", "best_counts", "best_test_results",
+    "WinRecord", "agreement", "agreement_summary", "as_printed", "best_counts", "best_test_results", "check_tolerance",
     "compare_models", "first_reps", "format_value", "mode_value", "name_plain_forests", "paper_comparison",
     "param_modes", "render_comparison_lead", "render_comparison_overview", "render_model_comparison", "render_paper_comparison",
     "render_summary", "repetitions_note", "results_in_view", "selection_note", "summary_long", "summary_wide",

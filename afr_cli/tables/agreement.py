@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+from afr_cli.errors import AfrInputError
 from afr_cli.stats import matches_printed
 
 R2_TOL = 0.02
@@ -31,6 +32,14 @@ def as_printed(ours: float, printed: str) -> bool:
     if ours is None or not math.isfinite(ours):
         return False
     return matches_printed(printed.strip(), float(ours))
+
+
+def check_tolerance(tol: float) -> float:
+    """``--tol`` as given, or one line refusing it: a tolerance is a finite number >= 0 (NaN
+    would star every cell, a negative one too), as ``--rope`` is."""
+    if not (isinstance(tol, (int, float)) and not isinstance(tol, bool) and math.isfinite(tol) and tol >= 0):
+        raise AfrInputError(f"--tol: {tol!r} is not allowed; a finite number >= 0 (in the metric's unit)")
+    return tol
 
 
 def tolerance(metric: str, published: float, tol: float | None = None) -> float:

@@ -9,7 +9,7 @@ import pandas as pd
 
 from afr_cli.papers import published_table
 from afr_cli.papers.knowledge import param_rows, paper_reps, table_info, unit_axes
-from afr_cli.tables.agreement import (RULE, as_printed, tolerance_legend, within_tolerance)
+from afr_cli.tables.agreement import (RULE, as_printed, check_tolerance, tolerance_legend, within_tolerance)
 from afr_cli.tables.format import (
     CSV_FLOAT, METRIC_NAMES, METRICS, check_format, decimals, document, format_param, format_value, grid,
     sorted_frame)
@@ -67,6 +67,8 @@ def paper_comparison(results: pd.DataFrame, spec: str, tol: float | None = None)
     (afr_cli/tables/agreement.py). Without a value of ours, ours/diff are NaN and within_tol is
     None. Tables with several bases name the model ``model (BASE)``.
     """
+    if tol is not None:
+        check_tolerance(tol)
     published = sorted_frame(published_table(spec), ["dataset"])
     results = name_plain_forests(results)
     aliases = model_aliases(spec)
