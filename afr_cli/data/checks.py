@@ -38,6 +38,12 @@ def check_named_columns(names: Sequence[str], where: str) -> None:
                                 "data?); name it, or write the file without the index (pandas: index=False)")
 
 
+def check_has_rows(rows: int, where: str) -> None:
+    """A file with a header and no data rows has nothing to split (and no column a type)."""
+    if rows == 0:
+        raise AfrInputError(f"{where}: a header and no data rows; expected at least one row of values under it")
+
+
 def check_columns_exist(wanted: Sequence[str], names: Sequence[str], where: str, key: str) -> None:
     """Every column ``key`` names (target, features, drop) is a column of the file."""
     for name in wanted:

@@ -24,8 +24,8 @@ from typing import Any, Union
 import numpy as np
 import pandas as pd
 
-from afr_cli.data.checks import (check_columns_exist, check_finite, check_named_columns, check_numeric,
-                                 check_target_varies, check_unique_columns)
+from afr_cli.data.checks import (check_columns_exist, check_finite, check_has_rows, check_named_columns,
+                                 check_numeric, check_target_varies, check_unique_columns)
 from afr_cli.data.registry import DATASETS, canonical_name
 from afr_cli.errors import AfrInputError
 
@@ -165,6 +165,7 @@ def read_file_dataset(path: Path, target: str, sep: str | None = None, features:
     except OSError as err:
         raise AfrInputError(f"{where}: cannot read the data file ({err.strerror})") from None
     frame = read_table(data, where, sep, Path(path).suffix.lower())
+    check_has_rows(len(frame), where)
     names = [str(c) for c in frame.columns]
     check_columns_exist([target], names, where, "target")
     for key, wanted in (("features", features or ()), ("drop", drop)):
@@ -254,6 +255,8 @@ def _call_loader(source: LoaderDataset) -> LoadedDataset:
         raise AfrInputError(f"{where}: must return (X, y) of numbers ({err})") from None
     if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
         raise AfrInputError(f"{where}: returned X {X.shape} and y {y.shape}; expected X (n, m) and y (n,)")
+    if X.shape[1] == 0:
+        raise AfrInputError(f"{where}: returned X {X.shape}: no feature columns; expected X (n, m) with m >= 1")
     columns = [f"x{j}" for j in range(X.shape[1])]
     check_finite(pd.DataFrame(np.column_stack([X, y]), columns=columns + ["y"]), where)
     check_target_varies(y, where, "y")
