@@ -3,6 +3,7 @@ turns a config value into a number (or one of a few named choices) with a one-li
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,7 +49,7 @@ class Param:
             return value
         if not is_number(value):
             raise AfrInputError(f"{where}: {value!r} is not a number; {self.name} must be {self.allowed()}")
-        v = float(value)
+        v = as_float(value)
         if (self.integer and np.isfinite(v) and v != int(v)) or not in_interval(v, self.low, self.high,
                                                                                    self.low_open, self.high_open):
             raise AfrInputError(f"{where}: {value!r} is not allowed; {self.name} must be {self.allowed()}")
@@ -69,22 +70,38 @@ def is_integer(value: Any) -> bool:
     return not isinstance(value, bool) and isinstance(value, (int, np.integer))
 
 
+def as_float(value: Any) -> float:
+    """A number as a float; an integer too large for one is ±inf (then refused as not finite)
+    rather than an OverflowError (YAML reads ``99999999999999999999999...`` as an int)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
 def in_interval(value: float, low: float | None, high: float | None, low_open: bool = False,
                 high_open: bool = False) -> bool:
-    """Whether a number is finite and within the bounds (None: unbounded on that side)."""
-    return bool(np.isfinite(value)
+    """Whether a number is finite and within the bounds (None: unbounded on that side). An
+    integer is compared exactly, whatever its size (numpy cannot take one past 64 bits)."""
+    finite = is_integer(value) or bool(np.isfinite(value))
+    return bool(finite
                 and (low is None or (value > low if low_open else value >= low))
                 and (high is None or (value < high if high_open else value <= high)))
+
+
+def _bound(value: float) -> str:
+    """A bound as written: an integer in full (4294967295, never 4.29497e+09), else ``%g``."""
+    return str(value) if is_integer(value) else f"{value:g}"
 
 
 def interval_text(low: float | None, high: float | None, low_open: bool = False, high_open: bool = False) -> str:
     """The bounds as a user reads them: 'in (0, 1]', '>= 1', '> 0', or '' when unbounded."""
     if low is not None and high is not None:
-        return f"in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+        return f"in {'(' if low_open else '['}{_bound(low)}, {_bound(high)}{')' if high_open else ']'}"
     if low is not None:
-        return f"{'>' if low_open else '>='} {low:g}"
+        return f"{'>' if low_open else '>='} {_bound(low)}"
     if high is not None:
-        return f"{'<' if high_open else '<='} {high:g}"
+        return f"{'<' if high_open else '<='} {_bound(high)}"
     return ""
 
 

@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping
 
 from afr_cli.errors import AfrInputError
 from afr_cli.path_rules import MAX_NAME_BYTES, name_problem
-from afr_cli.params import in_interval, interval_text, is_integer, is_number
+from afr_cli.params import as_float, in_interval, interval_text, is_integer, is_number
 from afr_cli.solve import DEFAULT_SOLVER, LOSSES, SOLVERS
 
 # Key types
@@ -33,6 +33,9 @@ AXIS = "axis"          # a protocol axis: a non-empty list of distinct numbers (
 SECTION = "section"    # a mapping whose keys are another Section (null = empty)
 ENTRIES = "entries"    # a non-empty list of mappings, each with the keys of another Section
 CUSTOM = "custom"      # structure checked by its own validator in afr_cli.config
+# The largest seed: scikit-learn's random_state (the synthetic draws) takes 32 bits, and the derived
+# seeds reduce a seed modulo 2**32, so a larger one would only repeat a smaller one's draws.
+MAX_SEED = 2**32 - 1
 
 
 class _Required:
@@ -122,7 +125,7 @@ class Key:
                 raise AfrInputError(f"{where}: {value!r} is not allowed; must be {self.allowed()}")
             return int(value)
         if self.type == NUMBER:
-            if not is_number(value) or not in_interval(float(value), self.low, self.high, self.low_open,
+            if not is_number(value) or not in_interval(as_float(value), self.low, self.high, self.low_open,
                                                        self.high_open):
                 raise AfrInputError(f"{where}: {value!r} is not allowed; must be {self.allowed()}")
             return float(value)
@@ -154,7 +157,7 @@ class Key:
         if not values:
             raise AfrInputError(f"{where}: must be a non-empty list of numbers {bounds}")
         for j, v in enumerate(values):
-            if not is_number(v) or not in_interval(float(v), self.low, self.high, self.low_open, self.high_open):
+            if not is_number(v) or not in_interval(as_float(v), self.low, self.high, self.low_open, self.high_open):
                 raise AfrInputError(f"{where}[{j}]: {v!r} is not allowed; must be a finite number {bounds}")
         if len(set(values)) != len(values):
             raise AfrInputError(f"{where}: a value is listed twice")
@@ -241,8 +244,8 @@ TOP = Section("top level", "An experiment: one YAML file. Unknown keys are error
     Key("plugins", CUSTOM, "Python files (relative to the config) or modules to import first; the families "
         "and ensembles they define are then known by name to every command", (), shape="a list of files or modules"),
     Key("seed", INTEGER, "splits, folds and forests derive their seeds from (seed, dataset, rep, fold, base)",
-        0, low=0),
-    Key("data_seed", INTEGER, "the draw of the synthetic datasets (once per experiment)", 0, low=0),
+        0, low=0, high=MAX_SEED),
+    Key("data_seed", INTEGER, "the draw of the synthetic datasets (once per experiment)", 0, low=0, high=MAX_SEED),
     Key("synthetic_noise", CHOICE, "documented: the synthetic sets with the registry's noise levels; none: "
         "the generators' defaults (no noise but Sparse's own), as the papers' baselines", "documented",
         choices=SYNTHETIC_NOISES),
