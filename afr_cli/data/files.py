@@ -255,8 +255,6 @@ def _call_loader(source: LoaderDataset) -> LoadedDataset:
         raise AfrInputError(f"{where}: must return (X, y) of numbers ({err})") from None
     if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
         raise AfrInputError(f"{where}: returned X {X.shape} and y {y.shape}; expected X (n, m) and y (n,)")
-    if X.shape[1] == 0:
-        raise AfrInputError(f"{where}: returned X {X.shape}: no feature columns; expected X (n, m) with m >= 1")
     columns = [f"x{j}" for j in range(X.shape[1])]
     check_finite(pd.DataFrame(np.column_stack([X, y]), columns=columns + ["y"]), where)
     check_target_varies(y, where, "y")
