@@ -13,6 +13,7 @@ from afr_cli.config import Experiment, Protocol
 from afr_cli.data import load_dataset
 from afr_cli.data.checks import check_enough_rows
 from afr_cli.data.files import load_source
+from afr_cli.split_targets import check_split_targets
 
 
 def test_fractions(protocol: Protocol) -> tuple[float, ...]:
@@ -34,6 +35,7 @@ def load_experiment_data(exp: Experiment, names: tuple[str, ...] | None = None, 
             continue
         loaded = load_source(source)
         check_enough_rows(len(loaded.y), test_fractions(exp.protocol), exp.protocol.inner_folds, source.where)
+        check_split_targets(exp, name, loaded.y, source.where)
         data[name] = (loaded.X, loaded.y)
         identity[name] = loaded.identity
     return data, identity
