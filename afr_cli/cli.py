@@ -8,7 +8,7 @@ import sys
 import typer
 
 from afr_cli.errors import AfrInputError, RunInterrupted, SolverError
-from afr_cli.quiet_interrupt import Terminated, sigterm_as_interrupt
+from afr_cli.quiet_interrupt import Terminated, received_signal, sigterm_as_interrupt, stopped_line
 
 app = typer.Typer(
     help="afr: reproduce the attention-based forest papers' experiments end to end.",
@@ -86,12 +86,12 @@ def main() -> None:
     except RunInterrupted as err:
         print(f"interrupted: {err}", file=sys.stderr)
         sys.exit(err.exit_code)
-    except Terminated:
-        print("terminated", file=sys.stderr)
-        sys.exit(Terminated.exit_code)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        sys.exit(130)
+    except KeyboardInterrupt as err:  # Terminated too
+        _stopped(received_signal() or (("SIGTERM", None) if isinstance(err, Terminated) else None))
+    except SystemExit as err:  # no command of afr's exits this way: a plugin or loader outside its guards did
+        print(f"error: {_command()}: code of your own (a plugin or dataset loader of the config) called "
+              f"exit({err.code!r}); afr never ends that way, so it stops here with exit 1", file=sys.stderr)
+        sys.exit(1)
     except Exception as err:
         if type(err).__name__ == "Abort":
             print("aborted", file=sys.stderr)
@@ -105,7 +105,23 @@ def main() -> None:
                 print(_usage_line(err), file=sys.stderr)
             sys.exit(err.exit_code)
         raise
+    if code == 130 and received_signal() is not None:  # Typer turned an interrupt into a bare exit 130
+        _stopped(received_signal())
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _command() -> str:
+    """``afr`` and the command's name, as the user typed it (for a line that has no file to name)."""
+    words = [w for w in sys.argv[1:] if not w.startswith("-")][:1]
+    return " ".join(["afr", *words])
+
+
+def _stopped(received: tuple[str, str | None] | None) -> None:
+    """Ctrl-C or SIGTERM outside a run's loop: one line naming the command (and what it was doing
+    when the signal came), exit 130 or 143."""
+    line, code = stopped_line(_command(), received)
+    print(line, file=sys.stderr)
+    sys.exit(code)
 
 
 def _run_app():

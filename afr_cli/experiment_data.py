@@ -2,17 +2,24 @@
 
 Every command that needs an experiment's data (run, validate, plot, dm export, bench) reads it
 here, so a file dataset is checked the same way everywhere: the checks of afr_cli.data.checks,
-plus enough rows for this experiment's protocol.
+plus enough rows for this experiment's protocol. A loader is the user's code: importing and
+calling it, an exit attempt (``sys.exit``, ``os._exit``) is one line naming the loader and the
+call, never afr's silent exit; and it must return at least one feature column.
 """
 
 from __future__ import annotations
+
+import importlib
 
 import numpy as np
 
 from afr_cli.config import Experiment, Protocol
 from afr_cli.data import load_dataset
 from afr_cli.data.checks import check_enough_rows
-from afr_cli.data.files import load_source
+from afr_cli.data.files import DatasetSource, LoadedDataset, LoaderDataset, load_source
+from afr_cli.errors import AfrInputError
+from afr_cli.plugins import exit_refused, said
+from afr_cli.quiet_interrupt import doing
 from afr_cli.split_targets import check_split_targets
 
 
@@ -31,14 +38,40 @@ def load_experiment_data(exp: Experiment, names: tuple[str, ...] | None = None, 
         source = exp.dataset_sources.get(name)
         if source is None:
             if registered:
-                data[name] = load_dataset(name, exp.data_seed, exp.synthetic_noise)
+                with doing(f"loading dataset {name}"):
+                    data[name] = load_dataset(name, exp.data_seed, exp.synthetic_noise)
             continue
-        loaded = load_source(source)
+        loaded = load_user_source(source)
         check_enough_rows(len(loaded.y), test_fractions(exp.protocol), exp.protocol.inner_folds, source.where)
         check_split_targets(exp, name, loaded.y, source.where)
         data[name] = (loaded.X, loaded.y)
         identity[name] = loaded.identity
     return data, identity
+
+
+def load_user_source(source: DatasetSource) -> LoadedDataset:
+    """A file or loader dataset read and checked; a loader's module is imported and the loader
+    called with every exit attempt refused, and its X must have a feature column."""
+    if not isinstance(source, LoaderDataset):
+        with doing(f"reading dataset {source.name} ({source.where})"):
+            return load_source(source)
+    module_name = source.loader.partition(":")[0]
+    with doing(f"loading dataset {source.name} (loader {source.loader})"):
+        try:
+            with exit_refused():
+                importlib.import_module(module_name)  # imported here, so an exit while imported is named so
+        except (Exception, SystemExit) as err:
+            raise AfrInputError(f"{source.where}: cannot import it ({said(err, 'while being imported')}); name a "
+                                "module listed in plugins:, installed, or on PYTHONPATH") from None
+        try:
+            with exit_refused():
+                loaded = load_source(source)
+        except SystemExit as err:
+            raise AfrInputError(f"{source.where}: {said(err, 'when afr called it')}; a loader must return (X, y)") from None
+    if loaded.X.shape[1] == 0:
+        raise AfrInputError(f"{source.where}: returned X {loaded.X.shape} with no feature column; expected X (n, m) "
+                            "with m >= 1")
+    return loaded
 
 
 def load_one(exp: Experiment, name: str) -> tuple[np.ndarray, np.ndarray]:

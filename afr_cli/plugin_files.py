@@ -25,6 +25,7 @@ from typing import Any
 from afr_cli.ensembles import ENSEMBLES, Ensemble
 from afr_cli.errors import AfrInputError
 from afr_cli.models import FAMILIES, Family
+from afr_cli.plugins import exit_refused, said
 
 
 @dataclass(frozen=True)
@@ -83,9 +84,10 @@ def _import(plugin: PluginSource, where: str) -> ModuleType:
         if held is not None:
             return held
         try:
-            return importlib.import_module(plugin.module)
-        except Exception as err:  # the user's module: any failure is reported in one line
-            raise AfrInputError(f"{where}: cannot import module {plugin.module!r} ({type(err).__name__}: {err}); "
+            with exit_refused():
+                return importlib.import_module(plugin.module)
+        except (Exception, SystemExit) as err:  # the user's module: any failure, an exit too, in one line
+            raise AfrInputError(f"{where}: cannot import module {plugin.module!r} ({said(err, 'while being imported')}); "
                                 "a module plugin must be installed; name a .py file to import it from a path"
                                 ) from None
     if held is not None:
@@ -99,13 +101,15 @@ def _import(plugin: PluginSource, where: str) -> ModuleType:
     module.__afr_plugin__ = plugin.code
     sys.modules[plugin.module] = module  # before running it: dataclasses and pickling look it up
     try:
-        exec(compile(plugin.code, plugin.path, "exec"), module.__dict__)
-    except Exception as err:
+        with exit_refused():  # sys.exit and os._exit while imported are the plugin's failure, never afr's exit
+            exec(compile(plugin.code, plugin.path, "exec"), module.__dict__)
+    except (Exception, SystemExit) as err:
         del sys.modules[plugin.module]
         frames = [f.lineno for f in traceback.extract_tb(err.__traceback__) if f.filename == plugin.path]
         line = frames[-1] if frames else getattr(err, "lineno", None)  # where in the plugin it failed
         at = f" (line {line})" if line else ""
-        raise AfrInputError(f"{where}: {plugin.entry}{at} failed to import: {type(err).__name__}: {err}") from None
+        reason = said(err, "while being imported") if isinstance(err, SystemExit) else f"{type(err).__name__}: {err}"
+        raise AfrInputError(f"{where}: {plugin.entry}{at} failed to import: {reason}") from None
     return module
 
 
@@ -119,8 +123,20 @@ def _register(module: ModuleType, where: str) -> None:
                 continue  # only a class that names itself is registered (a subclass may inherit a name)
             held = registry.get(cls.name)
             if held is None:
-                registry[cls.name] = cls()
+                registry[cls.name] = _construct(cls, what, where)
             elif type(held) is not cls:
                 raise AfrInputError(f"{where}: {what} name {cls.name!r} of {module.__name__}.{cls.__name__} is "
                                     f"already taken by {type(held).__module__}.{type(held).__name__}; "
                                     "give the class another name")
+
+
+def _construct(cls: type, what: str, where: str) -> object:
+    """An instance of a plugin's class, or one line naming the class and its name: a constructor
+    that raises or tries to exit is the plugin's fault, found when the config is read."""
+    try:
+        with exit_refused():
+            return cls()
+    except (Exception, SystemExit) as err:
+        raise AfrInputError(f"{where}: {what} {cls.name!r} ({cls.__module__}.{cls.__name__}) failed on construction "
+                            f"({said(err, 'while being built')}); a {what} of your own must be constructible with "
+                            "no arguments") from None

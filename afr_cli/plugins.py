@@ -1,4 +1,5 @@
-"""Plugins named ``module:Class`` in a config or estimator: import once, check the class, instantiate."""
+"""Plugins named ``module:Class`` in a config or estimator: import once, check the class, instantiate;
+and what guards any plugin's code wherever it runs (an exit attempt refused, its predictions checked)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import inspect
 import os
 from contextlib import contextmanager
 from typing import Iterator
+
+import numpy as np
 
 from afr_cli.errors import AfrInputError
 
@@ -75,3 +78,33 @@ def _said(err: BaseException, when: str = "while being imported or built") -> st
 def exit_said(err: BaseException) -> str:
     """How a plugin's exception or exit attempt inside a unit is named in a message."""
     return ("raised " if not isinstance(err, SystemExit) else "") + _said(err, "inside the unit")
+
+
+def said(err: BaseException, when: str) -> str:
+    """A plugin's or loader's exception or exit attempt in a few words, ``when`` saying at which
+    call an exit came ("while being imported", "when called"): the text of a one-line error."""
+    return _said(err, when)
+
+
+class WrongPredictions(ValueError):
+    """A family's ``predict`` returned something other than one number per row: the
+    family's fault (its author's contract), reported in one line naming it."""
+
+    def __init__(self, family: str, message: str):
+        super().__init__(message)
+        self.family = family
+
+
+def checked_predictions(family: str, pred: object, rows: int) -> np.ndarray:
+    """``pred`` as a float array of shape (rows,), or WrongPredictions naming ``family``: a
+    (rows, 1) column or any other shape would broadcast against the target and fail deep in
+    the scoring (or, worse, score the wrong numbers)."""
+    try:
+        out = np.asarray(pred, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise WrongPredictions(family, f"predict returned {type(pred).__name__}, not numbers; a family's predict "
+                                       f"must return an array of shape ({rows},)") from None
+    if out.shape != (rows,):
+        raise WrongPredictions(family, f"predict returned shape {out.shape}; a family's predict must return one "
+                                       f"prediction per row, shape ({rows},)")
+    return out

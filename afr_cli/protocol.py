@@ -23,6 +23,7 @@ from afr_cli.config import Base, Experiment, ModelConfig
 from afr_cli.ensembles import FittedEnsemble
 from afr_cli.errors import SolverError
 from afr_cli.models import get_family
+from afr_cli.plugins import checked_predictions
 from afr_cli.seeds import derive_seed
 from afr_cli.shared_work import SharedWork
 from afr_cli.solve import SolveResult
@@ -239,7 +240,8 @@ def _score_model(model: ModelConfig, s: _PointScores, stage: _Stage, train_rows,
             s.solves[i].append(solve_entry(stage.index, result))
             if result.fell_back:
                 s.status["fallbacks"] += 1
-        _record(s, i, stage, metrics(yq, family.predict(feats_query, mixing, theta)))
+        _record(s, i, stage, metrics(yq, checked_predictions(model.family, family.predict(feats_query, mixing, theta),
+                                                             len(yq))))
     s.seconds += time.perf_counter() - t0
 
 

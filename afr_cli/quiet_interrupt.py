@@ -1,6 +1,9 @@
 """Ctrl-C during ``afr run`` ends with our one line and nothing after it: workers ignore SIGINT,
 joblib's "tasks cancelled" warning is ours to report, and loky's resource tracker (which outlives
-an interrupted parent and may print cleanup warnings after our last line) writes to /dev/null."""
+an interrupted parent and may print cleanup warnings after our last line) writes to /dev/null.
+Outside the run's loop (loading data, validating, building reports) the signal handlers remember
+which signal came and ``doing`` what the command was doing, so the command line prints one line
+for either signal in every phase (``stopped_line``)."""
 
 from __future__ import annotations
 
@@ -22,13 +25,58 @@ class Terminated(KeyboardInterrupt):
     exit_code = 143
 
 
+# The signals this process was stopped by, each with what the command was doing when it came
+# (the ``doing`` blocks are left while the interrupt unwinds, before the line is printed).
+_RECEIVED: list[tuple[str, str | None]] = []
+_DOING: list[str] = []  # what the command is doing now, innermost last ("loading dataset L (loader m:f)")
+
+
 def _raise_terminated(signum, frame) -> None:
+    _RECEIVED.append(("SIGTERM", _DOING[-1] if _DOING else None))
     raise Terminated()
 
 
+def _raise_interrupted(signum, frame) -> None:
+    _RECEIVED.append(("Ctrl-C", _DOING[-1] if _DOING else None))
+    raise KeyboardInterrupt()
+
+
 def sigterm_as_interrupt() -> None:
-    """Make SIGTERM behave like Ctrl-C in this (the parent) process."""
+    """Make SIGTERM behave like Ctrl-C in this (the parent) process, and remember which of the two
+    arrived: Typer turns an interrupt it sees into a bare exit 130, and the command line then says
+    which signal stopped it, and where. A SIGINT ignored at start (``nohup``, a background job)
+    stays ignored."""
     signal.signal(signal.SIGTERM, _raise_terminated)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _raise_interrupted)
+
+
+def received_signal() -> tuple[str, str | None] | None:
+    """('SIGTERM' or 'Ctrl-C', what the command was doing then) of the last signal that stopped
+    this process, or None."""
+    return _RECEIVED[-1] if _RECEIVED else None
+
+
+@contextmanager
+def doing(what: str) -> Iterator[None]:
+    """Name what the command is doing inside the block (loading a dataset, calling a loader), so
+    the line printed when a signal stops it there says where it stopped."""
+    _DOING.append(what)
+    try:
+        yield
+    finally:
+        _DOING.pop()
+
+
+def stopped_line(command: str, received: tuple[str, str | None] | None) -> tuple[str, int]:
+    """The one line and exit code of a command stopped by a signal outside a run's loop: 143 for
+    SIGTERM, 130 for Ctrl-C (also when no handler saw it: a KeyboardInterrupt raised by code);
+    what it was doing when the signal came, if it said."""
+    name, what = received or ("Ctrl-C", None)
+    terminated = name == "SIGTERM"
+    where = f" while {what}" if what else ""
+    return (f"{'terminated' if terminated else 'interrupted'}: {command} stopped by {name}{where}",
+            Terminated.exit_code if terminated else 130)
 
 
 PARENT_CHECK_SECONDS = 0.5

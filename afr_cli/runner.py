@@ -28,7 +28,7 @@ from tqdm import tqdm
 from afr_cli.config import Experiment
 from afr_cli.errors import AfrInputError, RunFailed, RunInterrupted
 from afr_cli.experiment_data import load_experiment_data
-from afr_cli.plugin_faults import UnitFailed, unit_failure
+from afr_cli.plugin_faults import UnitFailed, unit_failure, worker_died
 from afr_cli.plugin_files import activate
 from afr_cli.plugins import exit_refused
 from afr_cli.preflight import check_runnable
@@ -425,9 +425,7 @@ def _run_units(active: list[_Running], options: RunOptions, echo) -> None:
             if type(err).__name__ != "TerminatedWorkerError":  # loky's: a worker process ended abruptly
                 raise
             where = active[0].store.path if len(active) == 1 else "afr reproduce"
-            raise RunFailed(f"{where}: a worker process died while computing a unit (killed by a signal, out "
-                            f"of memory, or a plugin ending its process); the units stored so far are whole, and "
-                            f"rerunning the same command resumes") from None
+            raise worker_died(str(where), experiments) from None
         bar.write(f"done in {time.perf_counter() - started:.1f} s")
 
 
