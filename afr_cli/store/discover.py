@@ -1,12 +1,15 @@
 """Finding result stores under ``results/`` when the user names models rather than stores:
-``afr table --compare A B`` without --results uses the stores that hold both models."""
+``afr table --compare A B`` without --results uses the stores that hold both models. Which
+models a store holds comes from ``afr_cli.store.holdings`` (derived once per export, then
+cached), so choosing the stores reads no table."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from afr_cli.errors import AfrInputError
-from afr_cli.store.reader import has_results, load_results
+from afr_cli.store.holdings import store_holdings_of
+from afr_cli.store.reader import has_results
 
 RESULTS_ROOT = Path("results")
 
@@ -20,11 +23,7 @@ def stores_under(root: Path = RESULTS_ROOT) -> list[Path]:
 
 def store_holdings(root: Path = RESULTS_ROOT) -> dict[Path, set[tuple[str, str]]]:
     """Per store below ``root``: the (model, base) pairs it holds."""
-    holdings = {}
-    for store in stores_under(root):
-        results = load_results(store)
-        holdings[store] = set(zip(results["model"], results["base"]))
-    return holdings
+    return {store: set(store_holdings_of(store).pairs) for store in stores_under(root)}
 
 
 def _holds(pairs: set[tuple[str, str]], spec: str) -> bool:

@@ -33,11 +33,14 @@ import lzma
 import os
 import sqlite3
 from contextlib import closing
+from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from afr_cli.errors import AfrInputError
+from afr_cli.store.cache import cached, content_key, source_of
 from afr_cli.store.schema import (JSON_COLUMNS, OPTIONAL_COLUMNS, STORE_FILE, TABLES, axis_defaults, axis_names,
                                     create_tables_sql, with_optional_columns)
 from afr_cli.store.writer import ResultsStore
@@ -51,6 +54,14 @@ GRID_ROUNDED = ("test_r2", "test_mae", "test_rmse")  # to grid_digits significan
 GRID_DIGITS = 7  # a first export's (and a pre-rounding export's) grid_digits; 0 = exact
 NULL_TEXT = r"\N"  # a NULL in a text column ('' stays the empty string)
 TABLE_SUFFIX = ".csv.xz"
+
+
+@lru_cache(maxsize=1)
+def decoder_fingerprint() -> bytes:
+    """The source of the modules a decoded frame depends on (and the versions of the libraries
+    that build and pickle it): part of its cache key, so other code never reads an old entry."""
+    return source_of("afr_cli.store.export", "afr_cli.store.schema", "afr_cli.store.cache") + \
+        f"\0pandas {pd.__version__}\0numpy {np.__version__}".encode()
 
 
 def has_export(directory: str | Path) -> bool:
@@ -218,10 +229,21 @@ class ExportedStore:
         self.path = self.directory / EXPORT_DIR
 
     def meta(self) -> dict:
+        return self._parsed_meta(self.meta_bytes())
+
+    def meta_bytes(self) -> bytes:
+        """manifest.json as stored (a one-line error when it cannot be read)."""
         file = self.path / EXPORT_MANIFEST
         try:
-            meta = json.loads(file.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as err:
+            return file.read_bytes()
+        except OSError as err:
+            raise AfrInputError(f"{file}: unreadable export manifest ({err})") from None
+
+    def _parsed_meta(self, data: bytes) -> dict:
+        file = self.path / EXPORT_MANIFEST
+        try:
+            meta = json.loads(data.decode("utf-8"))
+        except ValueError as err:  # UnicodeDecodeError and JSONDecodeError both
             raise AfrInputError(f"{file}: unreadable export manifest ({err})") from None
         if not isinstance(meta, dict) or meta.get("format") != FORMAT:
             raise AfrInputError(f"{file}: not an afr export (format must be {FORMAT})")
@@ -236,9 +258,21 @@ class ExportedStore:
     def rows(self, table: str) -> list[tuple]:
         """The table's rows as a store returns them, but with the parameter column as dicts."""
         description = self.meta()["tables"][table]
+        return self._rows_from(table, description, self.table_bytes(table))
+
+    def table_bytes(self, table: str) -> bytes:
+        """The table's compressed file as stored (a one-line error when it cannot be read)."""
         file = self.path / f"{table}{TABLE_SUFFIX}"
         try:
-            with lzma.open(file, "rt", encoding="utf-8", newline="") as handle:
+            return file.read_bytes()
+        except OSError as err:
+            raise AfrInputError(f"{file}: unreadable export table ({err})") from None
+
+    def _rows_from(self, table: str, description: dict, data: bytes) -> list[tuple]:
+        """The rows of ``table`` decoded from its compressed bytes ``data``."""
+        file = self.path / f"{table}{TABLE_SUFFIX}"
+        try:
+            with lzma.open(io.BytesIO(data), "rt", encoding="utf-8", newline="") as handle:
                 lines = list(csv.reader(handle))
         except (OSError, EOFError, lzma.LZMAError, UnicodeDecodeError, csv.Error) as err:
             raise AfrInputError(f"{file}: unreadable export table ({err})") from None
@@ -292,9 +326,18 @@ class ExportedStore:
                 for r in self.rows("units")}
 
     def frame(self, table: str) -> pd.DataFrame:
-        """One table as a DataFrame, JSON columns decoded: the same frame a store gives."""
-        names = [c[0] for c in self.columns(table)]
-        df = pd.DataFrame.from_records(self.rows(table), columns=names, coerce_float=True)
+        """One table as a DataFrame, JSON columns decoded: the same frame a store gives. Decoded
+        once per content: later calls (in any process) read it from the export cache
+        (``afr_cli.store.cache``), keyed by the bytes of the manifest and the table's file."""
+        raw_meta = self.meta_bytes()
+        description = self._parsed_meta(raw_meta)["tables"][table]
+        data = self.table_bytes(table)
+        key = content_key("frame", table, raw_meta, data, decoder_fingerprint())
+        return cached("frames", key, lambda: self._decoded_frame(table, description, data))
+
+    def _decoded_frame(self, table: str, description: dict, data: bytes) -> pd.DataFrame:
+        names = [c[0] for c in description["columns"]]
+        df = pd.DataFrame.from_records(self._rows_from(table, description, data), columns=names, coerce_float=True)
         for col in JSON_COLUMNS:
             if col in df:
                 df[col] = df[col].map(lambda v: json.loads(v) if isinstance(v, str) else v)

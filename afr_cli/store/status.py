@@ -7,15 +7,18 @@ from __future__ import annotations
 import os
 import platform
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
+from functools import lru_cache
 from pathlib import Path
 
 import pandas as pd
 from tabulate import tabulate
 
 from afr_cli.durations import format_duration
-from afr_cli.store.reader import find_stores, open_existing
+from afr_cli.store.cache import cached, content_key, source_of
+from afr_cli.store.export import ExportedStore, decoder_fingerprint
+from afr_cli.store.reader import ResultsReader, find_stores, open_existing
 from afr_cli.store.schema import varying_axes
 
 
@@ -35,6 +38,7 @@ class StoreStatus:
     cpu_minutes: float = 0.0  # recorded process time, summed over the units that record it
     cpu_units: int = 0  # units recording their process time (stores made before record none)
     forest_seconds_per_unit: float | None = None  # mean recorded seconds of a unit's forest step (None: no unit)
+    progress_pending: bool = False  # the latest run has not reached its target (progress is then live)
 
     @property
     def solved(self) -> int:
@@ -67,8 +71,31 @@ class StoreStatus:
 
 
 def store_status(directory: str | Path) -> StoreStatus:
-    """Coverage, compute time and solver outcomes of one store (a one-line error if there is none)."""
+    """Coverage, compute time and solver outcomes of one store (a one-line error if there is none).
+    A committed export's status is derived once per content and then read from the export cache
+    (``afr_cli.store.cache``; its key is the bytes of the manifest, units and results files); only
+    an unfinished run's progress, which depends on the clock and on its process, is computed live."""
     store = open_existing(directory)
+    if not isinstance(store, ExportedStore):
+        return _derived_status(store, directory)
+    store.meta()  # a damaged manifest is the error it always was, before any table is read
+    key = content_key("status", store.meta_bytes(), store.table_bytes("units"), store.table_bytes("results"),
+                      _status_code())
+    status = cached("status", key, lambda: _derived_status(store, "."))
+    progress = status.progress
+    if status.progress_pending:  # the latest run stopped short of its target: say where it stands now
+        progress = run_progress(status.manifest, store.frame("units"))
+    return replace(status, directory=Path(directory), progress=progress)
+
+
+@lru_cache(maxsize=1)
+def _status_code() -> bytes:
+    """The code a cached status depends on: this module and the export's decoder."""
+    return source_of("afr_cli.store.status", "afr_cli.store.schema") + decoder_fingerprint()
+
+
+def _derived_status(store: ResultsReader, directory: str | Path) -> StoreStatus:
+    """The status of ``store`` computed from its tables."""
     units = store.frame("units")
     results = store.frame("results")
     axes = varying_axes(units)
@@ -92,11 +119,13 @@ def store_status(directory: str | Path) -> StoreStatus:
         solves.update(status)
     manifest = store.manifest()
     cpu = units["cpu_seconds"].dropna() if "cpu_seconds" in units else pd.Series(dtype=float)
+    progress = run_progress(manifest, units)
     return StoreStatus(Path(directory), manifest, reps, gaps,
                        float(units["seconds"].sum()) / 60 if len(units) else 0.0, solves,
-                       store.source, run_progress(manifest, units), len(units), tuple(axes), points,
+                       store.source, progress, len(units), tuple(axes), points,
                        float(cpu.sum()) / 60, len(cpu),
-                       float(units["forest_seconds"].mean()) if len(units) else None)
+                       float(units["forest_seconds"].mean()) if len(units) else None,
+                       progress is not None)
 
 
 def run_progress(manifest: dict, units: pd.DataFrame, now: datetime | None = None) -> str | None:
