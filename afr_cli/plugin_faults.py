@@ -63,29 +63,33 @@ def plugin_names(exp: Experiment) -> list[str]:
     return list(dict.fromkeys(plugin_files(exp).values()))
 
 
-def _deepest_plugin_frame(files: dict[str, str], tb: TracebackType | None) -> tuple[str, str] | None:
-    """(the plugin's name, the call: ``Class.method, line N`` or ``function, line N``) of the
-    deepest frame of ``tb`` whose file is one of ``files``."""
-    found = None
+def _plugin_frames(files: dict[str, str], tb: TracebackType | None) -> list[tuple[str, str, int]]:
+    """(the plugin's name, the function: ``Class.method`` or ``function``, the line) of every frame
+    of ``tb`` in one of ``files``, outermost first."""
+    found = []
     while tb is not None:
         frame = tb.tb_frame
         label = files.get(str(Path(frame.f_code.co_filename).resolve()))
         if label:
             owner = frame.f_locals.get("self")
             name = frame.f_code.co_name
-            call = f"{type(owner).__name__}.{name}" if owner is not None else name
-            found = (label, f"{call}, line {tb.tb_lineno}")
+            found.append((label, f"{type(owner).__name__}.{name}" if owner is not None else name, tb.tb_lineno))
         tb = tb.tb_next
     return found
 
 
 def failing_plugin(exp: Experiment, err: BaseException) -> str | None:
-    """The plugin (and its call) whose module holds the deepest frame of ``err``'s traceback, or None."""
+    """The plugin and the call afr made into it (its outermost frame in ``err``'s traceback), with
+    the line that failed (the deepest frame in a plugin), or None when no frame is a plugin's."""
     files = plugin_files(exp)
     if not files:
         return None
-    found = _deepest_plugin_frame(files, err.__traceback__)
-    return None if found is None else f"{found[0]} in {found[1]}"
+    frames = _plugin_frames(files, err.__traceback__)
+    if not frames:
+        return None
+    (label, call, line), (_, inner, inner_line) = frames[0], frames[-1]  # the call afr made; where it failed
+    where = f"line {line}" if len(frames) == 1 else f"line {line}; failed in {inner}, line {inner_line}"
+    return f"{label} in {call} ({where})"
 
 
 def unit_failure(exp: Experiment, unit: str, err: BaseException) -> UnitFailed | None:

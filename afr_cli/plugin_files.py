@@ -26,6 +26,7 @@ from afr_cli.ensembles import ENSEMBLES, Ensemble
 from afr_cli.errors import AfrInputError
 from afr_cli.models import FAMILIES, Family
 from afr_cli.plugins import exit_refused, said
+from afr_cli.quiet_interrupt import doing
 
 
 @dataclass(frozen=True)
@@ -74,8 +75,9 @@ def activate(plugins: tuple[PluginSource, ...], src: str = "config") -> None:
     """Import every plugin (once per process) and register the families and ensembles it defines."""
     for i, plugin in enumerate(plugins):
         where = f"{src}: plugins[{i}]"
-        module = _import(plugin, where)
-        _register(module, where)
+        with doing(f"importing {where} ({plugin.entry})"):
+            module = _import(plugin, where)
+            _register(module, where)
 
 
 def _import(plugin: PluginSource, where: str) -> ModuleType:

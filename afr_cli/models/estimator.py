@@ -12,6 +12,7 @@ from afr_cli.ensembles import Ensemble, get_ensemble
 from afr_cli.errors import AfrInputError, InvalidParameterError
 from afr_cli.features import LeafStatistics
 from afr_cli.models.base import Family
+from afr_cli.plugins import checked_predictions
 from afr_cli.solve import DEFAULT_SOLVER, SolveResult, solve
 from afr_cli.solver_names import check_loss, check_solver
 
@@ -76,7 +77,7 @@ class AttentionForestRegressor(RegressorMixin, BaseEstimator):
         X = validate_data(self, X, reset=False, dtype=np.float64)
         design, mixing = self._values(self.family.design_names()), self._values(self.family.mixing_names())
         feats = self.family.features(self.leaf_stats_.rows(X), design)
-        return self.family.predict(feats, mixing, self.theta_)
+        return checked_predictions(self.family.name, self.family.predict(feats, mixing, self.theta_), X.shape[0])
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
