@@ -29,6 +29,7 @@ from afr_cli.papers.knowledge import ExperimentSpec, OutputSpec, Paper, add_pape
 from afr_cli.publish.build import write_all
 from afr_cli.publish.frames import chosen_reports
 from afr_cli.publish.markdown import table
+from afr_cli.reproduce_checks import check_paper
 from afr_cli.runner import RunOptions, missing_units, run_experiments
 from afr_cli.shared_work import Speedups
 from afr_cli.store.status import store_status
@@ -75,7 +76,8 @@ class PlannedExperiment:
 def resolve_targets(names: list[str], every: bool) -> list[Target]:
     """Each TARGET as a paper id, a paper folder (a directory holding paper.yaml, added to the
     known papers) or a config file; ``every`` adds every known paper. A one-line error names a
-    target that is none of these."""
+    target that is none of these, or a paper whose folder would fail the report build
+    (``reproduce_checks.check_paper``: its published cells, reports, claims, studies)."""
     targets = [Target(p, p.experiments) for p in papers()] if every else []
     for name in names:
         path = Path(name)
@@ -95,6 +97,9 @@ def resolve_targets(names: list[str], every: bool) -> list[Target]:
             targets.append(Target(found, found.experiments))
     if not targets:
         raise AfrInputError("no target: name a paper id, a paper folder or a config file, or give --all")
+    for target in targets:
+        if target.paper is not None:
+            check_paper(target.paper)
     return targets
 
 
@@ -327,11 +332,13 @@ def _draw(output: OutputSpec, root: Path, reps: int | None) -> str | None:
 
 
 def build_reports(root: Path, html: bool = True) -> list[Path]:
-    """The report build: every report, claims ledger, page and (with ``html``) the site under
-    ``root``, then each report's extra repetition views (``also_reps``)."""
+    """The report build: every report whose stores ``root`` holds (each other one of a store
+    there is skipped in one line naming the stores it lacks: a partial target), claims ledger,
+    page and (with ``html``) the site under ``root``, then each such report's extra repetition
+    views (``also_reps``)."""
     written = write_all(root, None, None, html)
     views: dict[int, list[str]] = {}
-    for report in chosen_reports(None):
+    for report in chosen_reports(None, root, echo=lambda line: None):  # skipped ones were said above
         for n in report.also_reps:
             views.setdefault(n, []).append(report.name)
     for n, names in sorted(views.items()):

@@ -82,7 +82,104 @@ def test_robust_table_groups_ours_by_training_fraction_and_noise():
 def test_a_report_compares_on_its_papers_own_metric():
     assert {r.name: r.compare_metric for r in reports()}["robust_rf"] == "rmse"  # Table I prints RMSE
     assert {r.name: r.compare_metric for r in reports()}["satrf"] == "r2"
-    with pytest.raises(AfrInputError, match="x.yaml: reports: compare_metric: 'auc' is not allowed; allowed: r2, mae, rmse"):
+    with pytest.raises(AfrInputError, match=r"x.yaml: reports\[0\]: compare_metric: 'auc' is not allowed; allowed: r2, mae, rmse"):
         parse_paper({"id": "x", "order": 9, "title": "t", "text": "t", "published": "x.csv", "reps": 1,
                      "models": [], "bases": [], "reports": [{"name": "x", "stores": [], "compare_metric": "auc"}]},
                     "x.yaml")
+
+
+MINIMAL = {"id": "x", "published": "x.csv"}
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"order": "first"}, "x.yaml: order: 'first' is not allowed; allowed: an integer >= 0"),
+    ({"order": True}, "x.yaml: order: True is not allowed"),
+    ({"reps": 0}, "x.yaml: reps: 0 is not allowed; allowed: an integer >= 1"),
+    ({"stated_reps": "ten"}, "x.yaml: stated_reps: 'ten' is not allowed"),
+    ({"tables": ["1"]}, "x.yaml: tables: list ['1'] is not allowed; allowed: a mapping"),
+    ({"tables": {"1": "R²"}}, "x.yaml: tables: 1: 'R²' is not allowed; allowed: a mapping of aliases, also, caption"),
+    ({"tables": {"1": {"colour": "red"}}}, "x.yaml: tables: 1: colour: unknown key"),
+    ({"tables": {"1": {"aliases": ["a"]}}}, "x.yaml: tables: 1: aliases: list"),
+    ({"models": "rf"}, "x.yaml: models: str 'rf' is not allowed; allowed: a list"),
+    ({"models": [{"id": "rf"}]}, "x.yaml: models: {'id': 'rf'} is not allowed; allowed: a list of names"),
+    ({"axes": {"noise": {"scale": "big"}}}, "x.yaml: axes: noise: scale: 'big' is not allowed; allowed: a number"),
+    ({"claims": {"id": "c"}}, "x.yaml: claims: dict"),
+    ({"claims": ["c"]}, "x.yaml: claims[0]: 'c' is not allowed; allowed: a mapping"),
+    ({"claims": [{"id": "c", "test": "wins"}, {"id": "c", "test": "best"}]}, "x.yaml: claims: c: id given twice"),
+    ({"claims": [{"id": "c"}]}, "x.yaml: claims: c: test: missing"),
+    ({"baselines": {"RF": {"kind": "rf"}}}, "x.yaml: baselines: RF: table: missing"),
+    ({"id": "../x"}, "x.yaml: id: '../x' contains a path separator"),
+    ({"id": 7}, "x.yaml: id: must be a non-empty string"),
+    ({"published": "../elsewhere.csv"}, "x.yaml: published: '../elsewhere.csv' leaves the results root"),
+    ({"reports": [{"name": "../r", "stores": []}]}, "x.yaml: reports[0]: name: '../r' leaves the results root"),
+    ({"reports": [{"name": "/tmp/r", "stores": []}]}, "x.yaml: reports[0]: name: '/tmp/r' is absolute"),
+    ({"reports": [{"name": "r", "stores": "s"}]}, "x.yaml: reports[0]: stores: str 's' is not allowed"),
+    ({"reports": [{"name": "r", "stores": ["a/../../b"]}]}, "reports[0]: stores: 'a/../../b' leaves the results root"),
+    ({"reports": [{"name": "r", "stores": [], "compare": [["a"]]}]}, "reports[0]: compare: ['a'] is not allowed"),
+    ({"reports": ["r"]}, "x.yaml: reports[0]: 'r' is not allowed; allowed: a mapping"),
+    ({"experiments": [{"config": "configs/quickstart.yaml", "reps": 1, "out": "../x"}]},
+     "experiments[0]: out: '../x' leaves the results root"),
+    ({"outputs": [{"afr": ["models"], "stdout": "models.txt"}]},
+     "outputs[0]: stdout: 'models.txt' is not under the results root; allowed: '{root}/'"),
+    ({"outputs": [{"afr": ["models"], "stdout": "{root}/../m.txt"}]}, "outputs[0]: stdout: '../m.txt' leaves"),
+    ({"outputs": [{"afr": ["plot", "--out", "/tmp/p.png"]}]}, "outputs[0]: afr: --out: '/tmp/p.png' is not under"),
+    ({"outputs": [{"afr": ["plot", "--out={root}/../p.png"]}]}, "outputs[0]: afr: --out: '../p.png' leaves"),
+    ({"studies": [{"name": "s", "block": "b", "cache": "../s.csv"}]}, "studies: s: cache: '../s.csv' leaves"),
+])
+def test_every_key_of_a_data_file_has_its_type_checked_in_one_line(change, message):
+    """Issue 31: `order: first`, `tables:` as a list and friends were a traceback (int(), .items())
+    or passed, and paths could name places outside the results root."""
+    with pytest.raises(AfrInputError) as err:
+        parse_paper({**MINIMAL, **change}, "x.yaml")
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_package_papers_configs_resolve_from_the_checkout_not_the_working_directory(tmp_path, monkeypatch):
+    import yaml
+
+    from afr_cli.papers.knowledge import PAPERS_DIR, PROJECT_DIR, read_paper_folder
+
+    monkeypatch.chdir(tmp_path)
+    satrf = read_paper_folder(PAPERS_DIR / "satrf")
+    assert satrf.experiments and all(e.config.is_absolute() and e.config.is_file() for e in satrf.experiments)
+    assert satrf.experiments[0].config == PROJECT_DIR / "configs" / "abrf_rf.yaml"
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "own.yaml").write_text("name: own\n")
+    (tmp_path / "cwd_only.yaml").write_text("name: cwd\n")  # in the working directory only: never used
+    raw = {**MINIMAL, "experiments": [{"config": "own.yaml", "reps": 1}, {"config": "configs/quickstart.yaml", "reps": 1}]}
+    mine = parse_paper(raw, "mine/paper.yaml", folder)
+    assert [e.config for e in mine.experiments] == [folder / "own.yaml", PROJECT_DIR / "configs" / "quickstart.yaml"]
+    with pytest.raises(AfrInputError, match=r"experiments\[0\]: config: 'cwd_only.yaml' is no file of"):
+        parse_paper({**MINIMAL, "experiments": [{"config": "cwd_only.yaml", "reps": 1}]}, "mine/paper.yaml", folder)
+    assert yaml  # the data file format stays YAML
+
+
+def test_a_data_file_not_in_utf8_is_one_line(tmp_path):
+    from afr_cli.papers.knowledge import read_paper_folder
+
+    (tmp_path / "paper.yaml").write_bytes("id: x\npublished: x.csv\ntitle: pap\xe9r\n".encode("latin-1"))
+    with pytest.raises(AfrInputError, match="paper.yaml: not a UTF-8 text file"):
+        read_paper_folder(tmp_path)
+
+
+def test_a_published_csv_is_checked_before_anything_runs(tmp_path):
+    from afr_cli.papers.knowledge import parse_paper as parse
+    from afr_cli.reproduce_checks import check_published
+
+    paper = parse({**MINIMAL, "published": "published.csv", "axes": {"noise_eta": {"scale": 1}}}, "x.yaml", tmp_path)
+    with pytest.raises(AfrInputError, match="paper.yaml: published: 'published.csv': no such file"):
+        check_published(paper)
+    csv = tmp_path / "published.csv"
+    header = "paper,table,base,dataset,model,metric,value"
+    for text, message in ((header + "\n", "column 'noise_eta' missing"),
+                          (header + ",noise_eta\nx,1,RF,D,rf,r2,0.5\n", "line 2: 7 fields, the header has 8"),
+                          (header + ",noise_eta\nx,1,RF,D,rf,r2,0.5,none\n", "line 2: noise_eta: 'none' is not a number")):
+        csv.write_text(text)
+        with pytest.raises(AfrInputError, match=message):
+            check_published(paper)
+    csv.write_bytes((header + ",noise_eta\nx,1,RF,Caf\xe9,rf,r2,0.5,0\n").encode("latin-1"))
+    with pytest.raises(AfrInputError, match="published.csv: not a UTF-8 text file"):
+        check_published(paper)
+    csv.write_text(header + ",noise_eta\n\nx,1,RF,D,rf,r2,0.5,0\n")
+    check_published(paper)  # a blank line is no row

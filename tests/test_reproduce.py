@@ -207,19 +207,117 @@ def test_with_datasets_an_output_drawn_for_another_dataset_is_skipped_and_said(t
 def test_a_study_failing_on_a_partial_scratch_root_is_skipped_but_raises_under_results(tmp_path, monkeypatch):
     """`afr reproduce satrf --datasets Concrete --root DIR` once crashed with a traceback: a study
     indexed a dataset the scratch stores do not hold. Under a scratch root it is left out and said;
-    under the project's results/ a failing study still raises."""
-    from afr_cli.papers.knowledge import Study
+    under the checkout's results/ a failing study still raises. A results/ in another working
+    directory is a scratch root (it once counted as the checkout's, and the papers' studies failed there)."""
+    from afr_cli.papers.knowledge import ExperimentSpec, Study
     from afr_cli.publish import studies
 
     def lacks_a_dataset(paper, study, root, refresh=False):
         raise KeyError("Diabetes")
 
     monkeypatch.setattr(studies, "study_frame", lacks_a_dataset)
-    paper = type("P", (), {"id": "toy", "studies": (Study(paper="toy", name="tail", function="tail", block="toy:tail"),)})()
+    monkeypatch.setattr(studies, "has_results", lambda directory: True)  # the paper's store is under every root
+    paper = type("P", (), {"id": "toy", "experiments": (ExperimentSpec(Path("toy.yaml"), 1, out="s"),),
+                           "studies": (Study(paper="toy", name="tail", function="tail", block="toy:tail"),)})()
     said = []
     assert studies.study_blocks((paper,), tmp_path / "scratch", echo=said.append) == ({}, [])
     assert said == [f"skipped study toy:toy:tail: the stores under {tmp_path / 'scratch'} lack what it reads "
                     "(KeyError: 'Diabetes')"]
     monkeypatch.chdir(tmp_path)
+    said.clear()
+    assert studies.study_blocks((paper,), Path("results"), echo=said.append) == ({}, []) and len(said) == 1
     with pytest.raises(KeyError):
-        studies.study_blocks((paper,), Path("results"), echo=said.append)
+        studies.study_blocks((paper,), ROOT / "results", echo=said.append)
+
+
+def test_only_the_roots_own_papers_studies_run(tmp_path, monkeypatch):
+    """A root holding none of a paper's stores runs none of its studies: every `afr reproduce --root R`
+    of a toy paper once printed two 'skipped study larf:...' lines (LARF's studies read files R never had)."""
+    from afr_cli.papers.knowledge import ExperimentSpec, Study
+    from afr_cli.publish import studies
+
+    ran = []
+    monkeypatch.setattr(studies, "study_frame", lambda paper, study, root, refresh=False: ran.append(paper.id))
+    study = Study(paper="x", name="s", function="s", block="x:s")
+    held = type("P", (), {"id": "held", "experiments": (ExperimentSpec(Path("c.yaml"), 1, out="mine"),),
+                          "studies": (study,)})()
+    other = type("P", (), {"id": "other", "experiments": (ExperimentSpec(Path("c.yaml"), 1, out="theirs"),),
+                           "studies": (study,)})()
+    monkeypatch.setattr(studies, "has_results", lambda directory: Path(directory).name == "mine")
+    said = []
+    assert [p.id for p in studies.own_papers((held, other), tmp_path)] == ["held"]
+    studies.study_blocks((held, other), tmp_path, echo=said.append)
+    assert ran == ["held"] and said == []
+
+
+def test_the_checkouts_results_is_the_project_root_from_any_working_directory(tmp_path, monkeypatch):
+    from afr_cli.publish.pages import is_project_results
+
+    monkeypatch.chdir(tmp_path)
+    assert is_project_results(ROOT / "results")
+    assert not is_project_results(Path("results"))  # a user's ./results elsewhere: a scratch root
+
+
+def test_the_root_is_refused_in_one_line_when_empty_a_file_or_below_a_file(tmp_path):
+    from afr_cli.errors import AfrInputError
+    from afr_cli.reproduce_checks import check_root
+
+    (tmp_path / "f").write_text("x")
+    for value, needle in (("", "empty"), ("  ", "empty"), (str(tmp_path / "f"), "is a file"),
+                          (str(tmp_path / "f" / "deeper" / "r"), "cannot be made")):
+        with pytest.raises(AfrInputError, match=needle):
+            check_root(value)
+    assert check_root(str(tmp_path / "new" / "r")) == tmp_path / "new" / "r"  # creatable: fine
+    assert not (tmp_path / "new").exists()  # and nothing made by checking
+
+
+def test_a_report_missing_a_store_under_the_root_is_skipped_in_one_line(tmp_path, monkeypatch):
+    from afr_cli.papers.knowledge import Report
+    from afr_cli.publish import frames
+
+    both = Report("both", "toy", ("a", "b"), ())
+    half = Report("half", "toy", ("a", "c"), ())
+    none = Report("none", "toy", ("c", "d"), ())
+    monkeypatch.setattr(frames, "report_by_name", lambda: {r.name: r for r in (both, half, none)})
+    monkeypatch.setattr(frames, "has_results", lambda directory: Path(directory).name in ("a", "b"))
+    said = []
+    assert [r.name for r in frames.chosen_reports(None, tmp_path, said.append)] == ["both"]
+    assert said == [f"skipped report half: {tmp_path} lacks its store {tmp_path / 'c'}"]  # "none" is not this root's
+    said.clear()
+    assert frames.chosen_reports(["none"], tmp_path, said.append) == []  # named: said even with no store there
+    assert said == [f"skipped report none: {tmp_path} lacks its stores {tmp_path / 'c'}, {tmp_path / 'd'}"]
+    assert [r.name for r in frames.chosen_reports(None)] == ["both", "half", "none"]  # no root: every report
+
+
+def _two_experiment_toy(tmp_path: Path) -> Path:
+    """The toy paper with a second experiment (Friedman 2, its own store) in the same report."""
+    folder = write_toy(tmp_path)
+    text = (folder / "paper.yaml").read_text()
+    text = text.replace("stores: [toy_run]", "stores: [toy_run, toy_two]")
+    text = text.replace('  - {config: toy.yaml, reps: 2, label: "eps-ABRF on Friedman 1"}',
+                        '  - {config: toy.yaml, reps: 2, label: "eps-ABRF on Friedman 1"}\n'
+                        '  - {config: two.yaml, reps: 1, label: "Friedman 2"}')
+    (folder / "paper.yaml").write_text(text)
+    (folder / "two.yaml").write_text((folder / "toy.yaml").read_text().replace("name: toy_run", "name: toy_two")
+                                     .replace("[Friedman1]", "[Friedman2]"))
+    return folder
+
+
+@pytest.mark.slow
+def test_a_partial_target_builds_what_it_can_and_skips_a_report_in_one_line_from_any_directory(tmp_path):
+    """`--datasets` leaves one of a report's two stores unmade: the run exits 0, its store is
+    readable, the report is skipped in one line naming the missing store, and run from a directory
+    that is not the checkout (default root ./results) no other paper's study runs."""
+    folder = _two_experiment_toy(tmp_path)
+    work = tmp_path / "work"
+    work.mkdir()
+    proc = run_afr("reproduce", str(folder), "--datasets", "Friedman1", "--jobs", "1", "--quiet", "--no-site", cwd=work)
+    assert proc.returncode == 0, proc.stderr
+    root = work / "results"
+    from afr_cli.store import load_results
+
+    assert sorted(load_results(root / "toy_run")["rep"].unique()) == [0, 1] and not (root / "toy_two").exists()
+    lines = [line for line in (proc.stdout + proc.stderr).splitlines() if line.startswith("skipped")]
+    assert lines == [f"skipped report toy: results lacks its store {Path('results') / 'toy_two'}"], lines
+    assert "skipped study" not in proc.stderr and "Traceback" not in proc.stderr
+    assert not (root / "toy" / "paper-toy-1.md").exists()  # the skipped report wrote nothing

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 
-from pathlib import Path
 from typing import Optional
 
 import typer
@@ -25,8 +24,9 @@ def register(app: typer.Typer) -> None:
         datasets: Optional[str] = typer.Option(None, "--datasets",
                                                help="comma-separated subset, e.g. Diabetes,Yacht"),
         jobs: int = typer.Option(-1, "--jobs", "-j", help="parallel workers (-1 = all cores)"),
-        root: Path = typer.Option(Path("results"), "--root", help="results root every store and report goes "
-                                  "under (another directory for scratch runs; committed pages stay untouched)"),
+        root_option: str = typer.Option("results", "--root", metavar="<path>", help="results root every store "
+                                         "and report goes under (another directory for scratch runs; committed "
+                                         "pages stay untouched)"),
         plan_only: bool = typer.Option(False, "--plan", help="print the plan (stored, missing, projected "
                                        "compute per experiment) and run nothing"),
         backend: str = typer.Option("loky", "--backend", help="loky (this machine) or dask"),
@@ -43,6 +43,7 @@ def register(app: typer.Typer) -> None:
 
         from afr_cli.reproduce import (build_reports, draw_outputs, plan, render_plan, resolve_targets,
                                        run_plan, times_section, write_times)
+        from afr_cli.reproduce_checks import check_root
         from afr_cli.runner import BACKENDS, RunOptions
         from afr_cli.shared_work import speedups_for
 
@@ -58,6 +59,7 @@ def register(app: typer.Typer) -> None:
         chosen = [d.strip() for d in datasets.split(",") if d.strip()] if datasets is not None else None
         if chosen is not None and not chosen:
             raise AfrInputError("--datasets: empty; a comma-separated list of dataset names")
+        root = check_root(root_option, writing=not plan_only)  # before any target: nothing is made yet
         chosen_targets = resolve_targets(list(targets or []), every)
         planned = plan(chosen_targets, root, reps, chosen)  # every input error before anything runs
         workers = effective_n_jobs(jobs) if backend == "loky" else 1

@@ -21,11 +21,14 @@ from typing import Any
 
 import yaml
 
-from afr_cli.bayesian import DEFAULT_ROPE
+from afr_cli.rope import DEFAULT_ROPE
 from afr_cli.errors import AfrInputError
 from afr_cli.params import is_integer, is_number
+from afr_cli.path_rules import name_problem
+from afr_cli.yaml_safe import load_yaml
 
 PAPERS_DIR = Path(__file__).resolve().parent
+PROJECT_DIR = PAPERS_DIR.parent.parent  # the checkout: the package's papers name its configs/ from here
 DATA_FILE, PAGE_FILE = "paper.yaml", "page.md"
 PAPER_KEYS = {"id", "order", "title", "text", "published", "reps", "stated_reps", "models", "bases", "param_rows", "axes",
               "tables", "ttests", "baselines", "reports", "claims", "agreement", "page", "experiments", "outputs",
@@ -34,6 +37,9 @@ REPORT_KEYS = {"name", "stores", "tables", "compare", "compare_metric", "compare
 EXPERIMENT_KEYS = {"config", "reps", "out", "set", "datasets", "label"}
 OUTPUT_KEYS = {"afr", "stdout", "reps", "label"}
 STUDY_KEYS = {"name", "function", "block", "cache", "show", "digits", "formats"}
+TABLE_KEYS = {"caption", "aliases", "also"}
+ROOT_MARK = "{root}"  # an output path's placeholder for the results root
+UNDER_ROOT = "a relative path under the results root (no '..', not absolute)"
 STUDIES_FILE = "studies.py"  # a paper folder's study functions
 _EXTRA_FOLDERS: list[Path] = []  # paper folders outside the package, in the order they were added
 
@@ -184,12 +190,123 @@ def _require(record: dict, key: str, where: str) -> Any:
     return record[key]
 
 
-def _parse_report(raw: dict, paper: str, where: str) -> Report:
+def under_root_problem(value: object) -> str | None:
+    """What keeps ``value`` from naming a path under the results root, or None: it must be a
+    non-empty relative path with no '..' part (a paper folder never writes outside its root)."""
+    if not isinstance(value, str) or not value.strip():
+        return "must be a non-empty path"
+    if "\x00" in value or "\\" in value:
+        return f"{value!r} contains a NUL byte or a backslash"
+    path = Path(value)
+    if path.is_absolute():
+        return f"{value!r} is absolute"
+    if ".." in path.parts or value.strip() in (".", "./"):
+        return f"{value!r} leaves the results root" if ".." in path.parts else f"{value!r} is the root itself"
+    return None
+
+
+def _under_root(value: object, where: str, key: str) -> str:
+    """``value`` as a path under the results root, or a one-line error naming the key."""
+    problem = under_root_problem(value)
+    if problem:
+        raise AfrInputError(f"{where}: {key}: {problem}; allowed: {UNDER_ROOT}")
+    return str(value)
+
+
+def _root_path(value: object, where: str, key: str) -> str:
+    """An output's path (``stdout``, ``--out``): ``{root}/`` then a path under the root."""
+    text = str(value)
+    if not text.startswith(ROOT_MARK + "/"):
+        raise AfrInputError(f"{where}: {key}: {text!r} is not under the results root; allowed: "
+                            f"'{ROOT_MARK}/' then {UNDER_ROOT}")
+    _under_root(text[len(ROOT_MARK) + 1:], where, key)
+    return text
+
+
+def _list(raw: dict, key: str, where: str) -> list:
+    """A list-valued key (absent or null: empty), or a one-line error."""
+    value = raw.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise AfrInputError(f"{where}: {key}: {type(value).__name__} {_short(value)} is not allowed; allowed: a list")
+    return value
+
+
+def _mapping(raw: dict, key: str, where: str) -> dict:
+    """A mapping-valued key (absent or null: empty), or a one-line error."""
+    value = raw.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise AfrInputError(f"{where}: {key}: {type(value).__name__} {_short(value)} is not allowed; allowed: a mapping")
+    return value
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _scalar(value: object) -> bool:
+    return isinstance(value, (str, int, float)) and not isinstance(value, bool)
+
+
+def _strings(raw: dict, key: str, where: str) -> tuple[str, ...]:
+    """A list of names (numbers read as their text), or a one-line error."""
+    items = _list(raw, key, where)
+    bad = next((v for v in items if not _scalar(v)), None)
+    if bad is not None:
+        raise AfrInputError(f"{where}: {key}: {_short(bad)} is not allowed; allowed: a list of names")
+    return tuple(str(v) for v in items)
+
+
+def _mappings(raw: dict, key: str, where: str) -> tuple[dict, ...]:
+    """A list of mappings (``claims``, ``ttests``, ``agreement``), or a one-line error."""
+    items = _list(raw, key, where)
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise AfrInputError(f"{where}: {key}[{i}]: {_short(item)} is not allowed; allowed: a mapping")
+    return tuple(items)
+
+
+def _integer(raw: dict, key: str, where: str, default: int | None, low: int) -> int | None:
+    """An integer key >= ``low`` (``default`` when absent or null), or a one-line error."""
+    value = raw.get(key)
+    if value is None:
+        return default
+    if not is_integer(value) or isinstance(value, bool) or value < low:
+        raise AfrInputError(f"{where}: {key}: {_short(value)} is not allowed; allowed: an integer >= {low}")
+    return int(value)
+
+
+def _text(raw: dict, key: str, where: str, default: str) -> str:
+    value = raw.get(key, default)
+    if not _scalar(value):
+        raise AfrInputError(f"{where}: {key}: {_short(value)} is not allowed; allowed: text")
+    return str(value)
+
+
+def _pairs(raw: dict, where: str) -> tuple[tuple[str, str], ...]:
+    """A report's ``compare``: pairs [A, B] of model names."""
+    pairs = _list(raw, "compare", where)
+    for pair in pairs:
+        if not isinstance(pair, list) or len(pair) != 2 or not all(_scalar(m) for m in pair):
+            raise AfrInputError(f"{where}: compare: {_short(pair)} is not allowed; allowed: pairs [A, B] of models")
+    return tuple((str(a), str(b)) for a, b in pairs)
+
+
+def _parse_report(raw: Any, paper: str, where: str) -> Report:
+    if not isinstance(raw, dict):
+        raise AfrInputError(f"{where}: {_short(raw)} is not allowed; allowed: a mapping of "
+                            f"{', '.join(sorted(REPORT_KEYS))}")
     _unknown_keys(raw, REPORT_KEYS, where)
-    return Report(str(_require(raw, "name", where)), paper, tuple(_require(raw, "stores", where)),
-                  tuple(raw.get("tables", ())), tuple(tuple(pair) for pair in raw.get("compare", ())),
-                  tuple(raw.get("friedman", ())), _compare_metric(raw, where),
-                  tuple(int(n) for n in raw.get("also_reps", ())), _compare_rope(raw, where))
+    name = _under_root(_require(raw, "name", where), where, "name")
+    _require(raw, "stores", where)
+    stores = tuple(_under_root(s, where, "stores") for s in _strings(raw, "stores", where))
+    also = tuple(_integer({"also_reps": n}, "also_reps", where, None, 1) for n in _list(raw, "also_reps", where))
+    return Report(name, paper, stores, _strings(raw, "tables", where), _pairs(raw, where),
+                  _strings(raw, "friedman", where), _compare_metric(raw, where), also, _compare_rope(raw, where))
 
 
 def _compare_rope(raw: dict, where: str) -> float:
@@ -213,22 +330,38 @@ def _positive_int(raw: dict, key: str, where: str) -> int:
     return value
 
 
+def _config_path(value: object, folder: Path | None, where: str) -> Path:
+    """Where an experiment's config is, never read from the working directory: an absolute path
+    as it is; a relative one is the folder's own file when the folder has it, else a file of afr's
+    checkout (the package's papers name the top-level ``configs/``), else an error naming both."""
+    if not isinstance(value, str) or not value.strip():
+        raise AfrInputError(f"{where}: config: {_short(value)} is not allowed; allowed: a config file's path")
+    config = Path(value)
+    if config.is_absolute():
+        return config
+    places = [folder] if folder is not None and folder.resolve() not in package_folders() else []
+    places.append(PROJECT_DIR)
+    for place in places:
+        if (place / config).is_file():
+            return place / config
+    raise AfrInputError(f"{where}: config: {value!r} is no file of {' nor of '.join(_shown(p) for p in places)}; "
+                        f"allowed: a config file in the paper folder, or one of afr's configs/")
+
+
 def _parse_experiment(raw: Any, folder: Path | None, where: str) -> ExperimentSpec:
     """An ``experiments`` entry; its config is the folder's own file when one of that name is
-    there, else the path as written, from the working directory (the package's papers name the
-    top-level ``configs/``)."""
+    there, else a file of afr's checkout (the package's papers name the top-level ``configs/``),
+    never a path from the working directory (``_config_path``)."""
     if not isinstance(raw, dict):
         raise AfrInputError(f"{where}: not a mapping; allowed keys: {', '.join(sorted(EXPERIMENT_KEYS))}")
     _unknown_keys(raw, EXPERIMENT_KEYS, where)
-    config = Path(str(_require(raw, "config", where)))
-    if folder is not None and not config.is_absolute() and (folder / config).is_file():
-        config = folder / config
+    config = _config_path(_require(raw, "config", where), folder, where)
     _require(raw, "reps", where)
-    datasets = raw.get("datasets") or ()
-    return ExperimentSpec(config, _positive_int(raw, "reps", where), str(raw["out"]) if raw.get("out") else None,
-                          tuple(str(s) for s in raw.get("set") or ()),
-                          tuple(str(d) for d in ([datasets] if isinstance(datasets, str) else datasets)),
-                          str(raw.get("label", "")))
+    datasets = raw.get("datasets")
+    datasets = _strings({"datasets": [datasets] if isinstance(datasets, str) else datasets}, "datasets", where)
+    out = _under_root(raw["out"], where, "out") if raw.get("out") is not None else None
+    return ExperimentSpec(config, _positive_int(raw, "reps", where), out, _strings(raw, "set", where),
+                          datasets, _text(raw, "label", where, ""))
 
 
 def _parse_output(raw: Any, where: str) -> OutputSpec:
@@ -237,12 +370,20 @@ def _parse_output(raw: Any, where: str) -> OutputSpec:
         raise AfrInputError(f"{where}: not a mapping; allowed keys: {', '.join(sorted(OUTPUT_KEYS))}")
     _unknown_keys(raw, OUTPUT_KEYS, where)
     command = _require(raw, "afr", where)
-    commands = command if command and all(isinstance(c, list) for c in command) else [command]
-    if not all(isinstance(c, list) and c for c in commands):
+    commands = command if isinstance(command, list) and command and all(isinstance(c, list) for c in command) \
+        else [command]
+    if not all(isinstance(c, list) and c and all(_scalar(a) for a in c) for c in commands):
         raise AfrInputError(f"{where}: afr: not a list of arguments (or of such lists)")
-    return OutputSpec(tuple(tuple(str(a) for a in c) for c in commands),
-                      str(raw["stdout"]) if raw.get("stdout") else None,
-                      _positive_int(raw, "reps", where) if "reps" in raw else None, str(raw.get("label", "")))
+    for c in commands:  # what a command writes (--out) stays under the root too
+        for flag, value in zip(c, c[1:]):
+            if flag == "--out":
+                _root_path(value, where, "afr: --out")
+        for arg in c:
+            if str(arg).startswith("--out="):
+                _root_path(str(arg)[len("--out="):], where, "afr: --out")
+    stdout = _root_path(raw["stdout"], where, "stdout") if raw.get("stdout") is not None else None
+    return OutputSpec(tuple(tuple(str(a) for a in c) for c in commands), stdout,
+                      _positive_int(raw, "reps", where) if "reps" in raw else None, _text(raw, "label", where, ""))
 
 
 def _compare_metric(raw: dict, where: str) -> str:
@@ -256,32 +397,86 @@ def parse_paper(raw: dict, where: str, folder: Path | None = None) -> Paper:
     """A paper's data file as a ``Paper`` (its files looked up in ``folder``); a one-line error
     naming the file and key otherwise."""
     if not isinstance(raw, dict):
-        raise AfrInputError(f"{where}: not a mapping of paper keys")
+        raise AfrInputError(f"{where}: not a mapping of paper keys; allowed: {', '.join(sorted(PAPER_KEYS))}")
     _unknown_keys(raw, PAPER_KEYS, where)
-    paper = str(_require(raw, "id", where))
-    tables = {}
-    for name, info in (raw.get("tables") or {}).items():
-        info = info or {}
-        tables[str(name)] = TableInfo(paper, str(name), str(info.get("caption", "")),
-                                      dict(info.get("aliases", {})), tuple(str(a) for a in info.get("also", ())))
-    axes = {k: float((v or {}).get("scale", 1.0)) for k, v in (raw.get("axes") or {}).items()}
+    paper = _require(raw, "id", where)
+    problem = name_problem(paper)
+    if problem:
+        raise AfrInputError(f"{where}: id: {problem}; allowed: a plain file name (it names the paper's folder "
+                            f"under the results root)")
+    published = _under_root(_require(raw, "published", where), where, "published")
     return Paper(
-        id=paper, order=int(raw.get("order", 99)), title=str(raw.get("title", paper)), text=str(raw.get("text", "")),
-        published=str(_require(raw, "published", where)), reps=int(raw.get("reps", 10)),
-        models=tuple(raw.get("models", ())), bases=tuple(raw.get("bases", ())),
-        param_rows=dict(raw.get("param_rows", {})), axes=axes, tables=tables,
-        ttests=tuple(raw.get("ttests", ())), baselines=dict(raw.get("baselines", {})),
-        reports=tuple(_parse_report(r, paper, f"{where}: reports") for r in raw.get("reports", ())),
-        claims=tuple(raw.get("claims", ())), agreement=tuple(raw.get("agreement", ())),
+        id=paper, order=_integer(raw, "order", where, 99, 0), title=_text(raw, "title", where, paper),
+        text=_text(raw, "text", where, ""), published=published, reps=_integer(raw, "reps", where, 10, 1),
+        models=_strings(raw, "models", where), bases=_strings(raw, "bases", where),
+        param_rows={str(k): str(v) for k, v in _mapping(raw, "param_rows", where).items()},
+        axes=_axes(raw, where), tables=_tables(raw, paper, where),
+        ttests=_mappings(raw, "ttests", where), baselines=_baselines(raw, where),
+        reports=tuple(_parse_report(r, paper, f"{where}: reports[{i}]") for i, r in enumerate(_list(raw, "reports", where))),
+        claims=_claims(raw, where), agreement=_mappings(raw, "agreement", where),
         folder=folder, page=_page(raw, folder, where),
         experiments=tuple(_parse_experiment(e, folder, f"{where}: experiments[{i}]")
-                          for i, e in enumerate(raw.get("experiments") or ())),
-        outputs=tuple(_parse_output(o, f"{where}: outputs[{i}]") for i, o in enumerate(raw.get("outputs") or ())),
-        studies=tuple(_parse_study(r, paper, f"{where}: studies") for r in raw.get("studies", ()) or ()),
-        stated_reps=int(raw["stated_reps"]) if raw.get("stated_reps") is not None else None)
+                          for i, e in enumerate(_list(raw, "experiments", where))),
+        outputs=tuple(_parse_output(o, f"{where}: outputs[{i}]") for i, o in enumerate(_list(raw, "outputs", where))),
+        studies=tuple(_parse_study(r, paper, f"{where}: studies") for r in _list(raw, "studies", where)),
+        stated_reps=_integer(raw, "stated_reps", where, None, 1))
 
 
-def _parse_study(raw: dict, paper: str, where: str) -> Study:
+def _tables(raw: dict, paper: str, where: str) -> dict[str, TableInfo]:
+    """``tables``: a mapping of table name -> its caption, aliases and other names."""
+    tables = {}
+    for name, info in _mapping(raw, "tables", where).items():
+        at = f"{where}: tables: {name}"
+        if info is None:
+            info = {}
+        if not isinstance(info, dict):
+            raise AfrInputError(f"{at}: {_short(info)} is not allowed; allowed: a mapping of "
+                                f"{', '.join(sorted(TABLE_KEYS))}")
+        _unknown_keys(info, TABLE_KEYS, at)
+        aliases = {str(k): str(v) for k, v in _mapping(info, "aliases", at).items()}
+        tables[str(name)] = TableInfo(paper, str(name), _text(info, "caption", at, ""), aliases,
+                                      _strings(info, "also", at))
+    return tables
+
+
+def _axes(raw: dict, where: str) -> dict[str, float]:
+    """``axes``: unit axis -> {scale: number}."""
+    axes = {}
+    for name, info in _mapping(raw, "axes", where).items():
+        scale = _mapping({"axis": info}, "axis", f"{where}: axes: {name}").get("scale", 1.0)
+        if not is_number(scale) or isinstance(scale, bool):
+            raise AfrInputError(f"{where}: axes: {name}: scale: {_short(scale)} is not allowed; allowed: a number")
+        axes[str(name)] = float(scale)
+    return axes
+
+
+def _baselines(raw: dict, where: str) -> dict[str, dict]:
+    """``baselines``: base id -> a mapping with ``kind``, ``table`` and ``model``."""
+    out = {}
+    for base, source in _mapping(raw, "baselines", where).items():
+        at = f"{where}: baselines: {base}"
+        source = _mapping({"b": source}, "b", at)
+        for key in ("kind", "table", "model"):
+            _require(source, key, at)
+        _mapping(source, "expected", at)
+        out[str(base)] = source
+    return out
+
+
+def _claims(raw: dict, where: str) -> tuple[dict, ...]:
+    """``claims``: mappings, each with an ``id`` given once and a ``test``."""
+    claims, seen = _mappings(raw, "claims", where), set()
+    for i, claim in enumerate(claims):
+        at = f"{where}: claims[{i}]"
+        claim_id = _require(claim, "id", at)
+        _require(claim, "test", f"{where}: claims: {claim_id}")
+        if claim_id in seen:
+            raise AfrInputError(f"{where}: claims: {claim_id}: id given twice; allowed: one claim per id")
+        seen.add(claim_id)
+    return claims
+
+
+def _parse_study(raw: Any, paper: str, where: str) -> Study:
     """A ``studies`` entry; a one-line error naming the key otherwise."""
     if not isinstance(raw, dict):
         raise AfrInputError(f"{where}: not a mapping of study keys; allowed: {', '.join(sorted(STUDY_KEYS))}")
@@ -300,6 +495,8 @@ def _parse_study(raw: dict, paper: str, where: str) -> Study:
             raise AfrInputError(f"{where}: {name}: formats: {column}: {spec!r} is not a number format; "
                                 f"allowed: a Python format spec such as '.3f', '+.3f', '.2g'") from None
     cache, show = raw.get("cache"), raw.get("show")
+    if cache is not None:
+        _under_root(cache, f"{where}: {name}", "cache")
     return Study(paper, name, str(raw.get("function", name)), str(_require(raw, "block", where)),
                  str(cache) if cache else None, str(show) if show else None, digits,
                  {str(k): str(v) for k, v in formats.items()})
@@ -309,6 +506,7 @@ def _page(raw: dict, folder: Path | None, where: str) -> Path | None:
     """The page the data file declares (``page``, a file of the folder), which must exist."""
     if "page" not in raw or folder is None:
         return None
+    _under_root(raw["page"], where, "page")  # a file of the folder: a relative path without '..'
     page = folder / str(raw["page"])
     if not page.is_file():
         raise AfrInputError(f"{where}: page: {raw['page']!r} is not a file of {_shown(folder)}")
@@ -322,8 +520,12 @@ def read_paper_folder(folder: str | Path) -> Paper:
     if not data_file.is_file():
         raise AfrInputError(f"{_shown(folder)}: not a paper folder (no {DATA_FILE} in it)")
     try:
-        with open(data_file, encoding="utf-8") as fh:
-            raw = yaml.safe_load(fh)
+        raw = load_yaml(data_file.read_text(encoding="utf-8"), _shown(data_file))
+    except UnicodeDecodeError as err:
+        raise AfrInputError(f"{_shown(data_file)}: not a UTF-8 text file (byte {err.start}: {err.reason}); "
+                            f"allowed: a paper's data file is UTF-8 YAML text") from None
+    except OSError as err:
+        raise AfrInputError(f"{_shown(data_file)}: cannot read the paper's data file ({err.strerror})") from None
     except yaml.YAMLError as err:
         raise AfrInputError(f"{_shown(data_file)}: not valid YAML ({str(err).splitlines()[0]})") from None
     return parse_paper(raw, _shown(data_file), folder)

@@ -59,7 +59,7 @@ def write_all(root: Path, names: list[str] | None = None, reps: int | None = Non
     studies and rewrite their csv), and with ``html`` the site under ``results/site/``; returns the
     files written."""
     written = []
-    for report in chosen_reports(names):
+    for report in chosen_reports(names, root):  # a report missing a store under root: skipped, said
         for store in report.stores:
             written += write_summary(root / store, reps)
         written += write_report(report, root, reps)

@@ -7,6 +7,7 @@ through ``report_frames`` / ``load_store``, and nothing here imports them back.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -125,10 +126,27 @@ def report_by_name() -> dict[str, Report]:
     return {r.name: r for r in reports()}
 
 
-def chosen_reports(names: list[str] | None) -> list[Report]:
-    """The reports named (all when None), or a one-line error listing the known ones."""
+def chosen_reports(names: list[str] | None, root: Path | None = None,
+                   echo=lambda line: sys.stderr.write(line + "\n")) -> list[Report]:
+    """The reports named (all when None), or a one-line error listing the known ones. With
+    ``root``, only the reports whose every store ``root`` holds: a report missing a store is
+    skipped, and ``echo`` says so in one line naming the stores it lacks, when it was named or
+    ``root`` holds another of its stores (a partial target: ``afr reproduce CONFIG --root DIR``
+    makes one store of a report that compares two); a report none of whose stores is there is not
+    this root's and is left out silently."""
     known = report_by_name()
     for name in names or []:
         if name not in known:
             raise AfrInputError(f"report {name!r} is unknown; allowed: {', '.join(known)}")
-    return [known[n] for n in names] if names else list(known.values())
+    chosen = [known[n] for n in names] if names else list(known.values())
+    if root is None:
+        return chosen
+    out = []
+    for report in chosen:
+        lacking = [s for s in report.stores if not has_results(Path(root) / s)]
+        if not lacking:
+            out.append(report)
+        elif names or len(lacking) < len(report.stores):
+            echo(f"skipped report {report.name}: {root} lacks its store{'s' * (len(lacking) > 1)} "
+                 f"{', '.join(str(Path(root) / s) for s in lacking)}")
+    return out

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from afr_cli.papers.knowledge import papers
+from afr_cli.papers.knowledge import PROJECT_DIR, papers
 
 BEGIN = "<!-- BEGIN GENERATED: {name} (afr report; do not edit by hand) -->"
 END = "<!-- END GENERATED: {name} -->"
@@ -28,8 +28,9 @@ def page_files(root: Path) -> list[Path]:
 
 
 def is_project_results(root: Path) -> bool:
-    """Whether ``root`` is the project's own results root (``results/``), not a scratch one (``--root``)."""
-    return Path(root).resolve() == Path("results").resolve()
+    """Whether ``root`` is the project's own results root (the checkout's ``results/``, wherever afr
+    runs from), not a scratch one (``--root``, or a ``results/`` in another directory)."""
+    return Path(root).resolve() == (PROJECT_DIR / "results").resolve()
 
 
 def paper_page(page: Path, paper_id: str, root: Path) -> Path:

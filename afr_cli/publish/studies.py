@@ -28,6 +28,7 @@ from afr_cli.papers.knowledge import Paper, Study
 from afr_cli.publish.frames import StoreMissing
 from afr_cli.publish.markdown import table
 from afr_cli.publish.pages import is_project_results
+from afr_cli.store import has_results
 
 _MODULES: dict[Path, ModuleType] = {}
 
@@ -93,17 +94,34 @@ def render_frame(frame: pd.DataFrame, digits: int, formats: dict[str, str] | Non
     return table([_escaped(str(c)) for c in frame.columns], rows)
 
 
+def own_papers(papers: tuple[Paper, ...], root: Path) -> list[Paper]:
+    """The papers ``root`` is a results root of: those holding at least one of their experiments'
+    stores there. Another paper's studies would read stores and files this root never had (a
+    scratch root of a toy paper holds no LARF store)."""
+    def holds(paper: Paper) -> bool:
+        for spec in getattr(paper, "experiments", ()):
+            try:
+                if has_results(Path(root) / spec.store()):
+                    return True
+            except AfrInputError:  # a config without a name: no store to look for
+                continue
+        return False
+
+    return [p for p in papers if holds(p)]
+
+
 def study_blocks(papers: tuple[Paper, ...], root: Path, refresh: bool = False,
                  echo=lambda line: sys.stderr.write(line + "\n")) -> tuple[dict[str, str], list[Path]]:
     """Every declared study's block body by block name, and the cache files written (``refresh``);
-    a study whose stores ``root`` does not hold is left out (its block stays as it is). Under a
+    a study whose stores ``root`` does not hold is left out (its block stays as it is), and so is
+    every study of a paper none of whose stores ``root`` holds (``own_papers``). Under a
     scratch root (``afr reproduce --root DIR --datasets ...``) the stores may hold only some of a
     paper's datasets: a study that fails on them is left out too, and ``echo`` says which and why;
     under the project's own ``results/`` a study's failure is raised (a broken study must not pass
     ``afr report --check`` by leaving its block as it was)."""
     blocks, written = {}, []
     scratch = not is_project_results(root)
-    for paper in papers:
+    for paper in own_papers(papers, root):
         for study in paper.studies:
             try:
                 frame = study_frame(paper, study, root, refresh)
