@@ -9,7 +9,7 @@ from typing import Annotated, List, Optional, Tuple
 
 import typer
 
-from afr_cli.bayesian import DEFAULT_ROPE
+from afr_cli.rope import DEFAULT_ROPE
 from afr_cli.errors import AfrInputError
 
 SELECTIONS = ("stored", "best-test")
@@ -23,15 +23,18 @@ def _stores_under_results() -> str:
 
 
 def _load(dirs: list[Path], selection: str = "stored", reps: int | None = None,
-          compare: tuple[str, str] | None = None):
+          compare: tuple[str, str] | None = None, shown: set[str] | None = None):
     """Concatenate the results of every store given with --results, repetitions 0..reps-1, under
     the one best-test definition (afr_cli/tables/selection.py) when asked for or when a store
     was run with the protocol's ``selection: best-test``. With --compare and no --results, the
-    stores under ./results that hold both models are used, and named on stderr."""
+    stores under ./results that hold both models are used, and named on stderr. From several
+    stores each row keeps its store and split (afr_cli/tables/stores.py), and a model of
+    ``shown`` (None: every model) held by two of them is refused in one line."""
     import pandas as pd
 
     from afr_cli.store import STORE_FILE, has_results, load_grid, load_results, store_select_by
     from afr_cli.tables import results_in_view
+    from afr_cli.tables.stores import check_one_store_per_model, tag_rows
 
     if selection not in SELECTIONS:
         raise AfrInputError(f"--selection: {selection!r} is not allowed; allowed: {', '.join(SELECTIONS)}")
@@ -52,11 +55,12 @@ def _load(dirs: list[Path], selection: str = "stored", reps: int | None = None,
                                 f"stores under ./results: {_stores_under_results()}")
         results = load_results(d)
         wants_grid = selection == "best-test" or (results["selection"] == "best-test").any()
-        frames.append(results_in_view(results, load_grid(d) if wants_grid else None, selection, reps,
-                                      store_select_by(d)))
+        view = results_in_view(results, load_grid(d) if wants_grid else None, selection, reps, store_select_by(d))
+        frames.append(tag_rows(view, d) if len(dirs) > 1 else view)
     results = pd.concat(frames, ignore_index=True)
     if results.empty:
         raise AfrInputError(f"--results: no results in {', '.join(str(d) for d in dirs)}")
+    check_one_store_per_model(results, shown)
     return results
 
 
@@ -116,7 +120,10 @@ def _table(
         raise AfrInputError(f"--metric: {metric!r} is not one of {', '.join(tables.METRICS)}")
     if paper is not None:
         published_table(paper)  # reject an unknown spec before loading results
-    results = _load(results_dirs or [], selection, reps, compare)
+    # with --compare alone only its two models are shown: another model in two stores is no matter
+    shown = ({spec.partition(":")[0] for spec in compare} if compare is not None and not show_all and paper is None
+             else None)
+    results = _load(results_dirs or [], selection, reps, compare, shown)
     short = reps_shortfall(results, reps, "the results")  # 0..reps-1 kept: a shortfall still shows
     if short:
         print(f"note: {short}", file=sys.stderr)
@@ -147,12 +154,18 @@ def _table(
 
 
 def _echo_comparison(model_comparison, fmt: str) -> None:
-    """The comparison: in md the across-dataset summary first, then the per-base blocks."""
+    """The comparison: in md the across-dataset summary first, then the per-base blocks; what
+    was dropped (a score undefined) is in the text, in the JSON, and for csv on stderr."""
     from afr_cli import tables
+
+    from afr_cli.tables.compare import dropped_notes
 
     if fmt == "md":
         typer.echo(tables.render_comparison_lead(model_comparison))
     typer.echo(tables.render_model_comparison(model_comparison, fmt), nl=False)
+    if fmt == "csv":  # the tests' rows have no place for it: the drop is said on stderr
+        for note in dropped_notes(model_comparison):
+            print(note, file=sys.stderr)
 
 
 def register(app: typer.Typer) -> None:

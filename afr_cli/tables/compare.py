@@ -20,6 +20,8 @@ from afr_cli.tables.format import (
     CSV_FLOAT, METRIC_NAMES, base_key, check_format, dataset_key, document, format_diff, format_value, grid,
     model_key)
 from afr_cli.store import varying_axes
+from afr_cli.tables.pairing import Dropped, paired_repetitions
+from afr_cli.tables.stores import check_same_splits
 from afr_cli.tables.summary import summary_long, with_axes_in_dataset
 
 # Axes whose levels share one split and one forest (the noise is added to the test features only):
@@ -49,15 +51,18 @@ class BaseComparison:
     signed_rank: SignedRankResult  # on "B better" orientation: right = B better
     per_dataset_bayes: dict[str, CorrelatedTTestResult]  # dataset -> correlated t-test, B better = right
     pooled: str = ""  # how cells sharing a split were pooled into the tests' units ('' = not)
+    dropped: Dropped = Dropped()  # repetitions dropped because a model's score is undefined
 
     def reps_span(self, joiner: str = " to ") -> str:
         """'20' when every dataset's pair of means has the same count, else 'fewest<joiner>most'."""
         low, high = self.reps
         return f"{low}" if low == high else f"{low}{joiner}{high}"
 
-    def reps_text(self) -> str:
+    def reps_text(self, a: str = "A", b: str = "B", metric: str = "r2") -> str:
+        """How many repetitions each dataset's means are over, what was dropped, how cells were pooled."""
+        dropped = self.dropped.sentence(a, b, METRIC_NAMES.get(metric, metric))
         return (f"each dataset's means over the {self.reps_span()} repetitions (splits) both models hold"
-                + (f"; {self.pooled}" if self.pooled else ""))
+                + (f"; {dropped}" if dropped else "") + (f"; {self.pooled}" if self.pooled else ""))
 
 
 @dataclass(frozen=True)
@@ -122,7 +127,11 @@ class ModelComparison:
     def as_dict(self) -> dict:
         """Every number of the comparison, for ``--format json``: per base the per-dataset means
         and correlated t-tests, and the across-dataset tests (t-test with raw and Holm p, effect
-        sizes, Wilcoxon, Bayesian signed-rank). Non-finite numbers become null."""
+        sizes, Wilcoxon, Bayesian signed-rank). Every difference is B − A ("difference": "b - a"),
+        the correlated t-test's mean and interval too (computed A − B on error metrics, so that its
+        right side is B better, and turned back here); its probabilities are named by model. An
+        undefined number (NaN) is null, an infinite one the string "inf" or "-inf". A base where
+        repetitions were dropped (a score undefined) says so under "dropped"."""
         holm = self.holm_p()
         bases = []
         for c, p_holm in zip(self.bases, holm):
@@ -131,7 +140,8 @@ class ModelComparison:
                 bayes = c.per_dataset_bayes.get(row["dataset"])
                 datasets.append({"dataset": row["dataset"], "a": row[self.a], "b": row[self.b],
                                  "b_minus_a": row[f"{self.b} − {self.a}"],
-                                 "correlated_ttest": None if bayes is None else _bayes_dict(bayes)})
+                                 "correlated_ttest": None if bayes is None else _bayes_dict(bayes, self.metric)})
+            dropped = {"dropped": c.dropped.as_dict()} if c.dropped.total else {}
             bases.append({
                 "base": c.base, "reps": list(c.reps), "datasets": datasets,
                 "ttest": {**asdict(c.ttest), "p_holm": p_holm, "holm_family": len(self.bases)},
@@ -145,27 +155,37 @@ class ModelComparison:
                                 "p_equivalent": c.signed_rank.probabilities.rope,
                                 "p_b_better": c.signed_rank.probabilities.right},
                 "low_power": c.ttest.n < FEW_DATASETS,
+                **dropped,
             })
-        return _finite({"a": self.a, "b": self.b, "metric": self.metric, "rope": self.rope,
+        return _json_numbers({"a": self.a, "b": self.b, "metric": self.metric, "rope": self.rope,
                         "difference": "b - a", "bases": bases})
 
 
-def _bayes_dict(r: CorrelatedTTestResult) -> dict:
-    return {"n": r.n, "rho": r.rho, "mean": r.mean, "scale": r.scale, "df": r.df, "rope": r.rope_width,
-            "p_a_better": r.probabilities.left, "p_equivalent": r.probabilities.rope,
-            "p_b_better": r.probabilities.right, "ci_low": r.ci_low, "ci_high": r.ci_high}
+def _bayes_dict(r: CorrelatedTTestResult, metric: str) -> dict:
+    """A correlated t-test in the JSON's one direction, B − A: on error metrics it was computed on
+    A − B (right = B better), so its mean and interval are turned back; the probabilities keep
+    their names (p_b_better is B better either way)."""
+    mean, low, high = r.mean, r.ci_low, r.ci_high
+    if metric != "r2":
+        mean, low, high = -mean, -high, -low
+    return {"n": r.n, "rho": r.rho, "mean": mean, "scale": r.scale, "df": r.df,
+            "rope": r.rope_width, "p_a_better": r.probabilities.left, "p_equivalent": r.probabilities.rope,
+            "p_b_better": r.probabilities.right, "ci_low": low, "ci_high": high}
 
 
-def _finite(value):
-    """``value`` with every NaN or infinite float replaced by None (JSON has neither)."""
+def _json_numbers(value):
+    """``value`` as JSON can hold it: NaN (undefined) becomes null, ±inf the strings "inf" and
+    "-inf" (JSON has neither, and the two must not read alike); numpy scalars become Python's."""
     if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
+        return {k: _json_numbers(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
+        return [_json_numbers(v) for v in value]
     if hasattr(value, "item"):  # numpy scalars
-        return _finite(value.item())
+        return _json_numbers(value.item())
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, float) and math.isinf(value):
+        return "inf" if value > 0 else "-inf"
     return value
 
 
@@ -189,7 +209,8 @@ def compare_models(results: pd.DataFrame, a: str, b: str, metric: str = "r2",
     for model in (a, b):
         if model not in known:
             raise AfrInputError(f"--compare: unknown model {model!r}; models in the results: {', '.join(known)}")
-    paired = _shared_repetitions(results, a, b)
+    check_same_splits(results, a, b)
+    paired, dropped = paired_repetitions(results, a, b, metric, dataset_key)
     long = summary_long(paired)
     long = long[long["metric"] == metric]
     better = 1.0 if metric == "r2" else -1.0  # orient B − A so that "right" is B better
@@ -211,7 +232,7 @@ def compare_models(results: pd.DataFrame, a: str, b: str, metric: str = "r2",
                                     effect_sizes(both[b], both[a]),
                                     signed_rank_test(better * (both[b] - both[a]).to_numpy(), rope),
                                     _per_dataset_bayes(paired[paired["base"] == base], a, b, metric, rope),
-                                    pooled))
+                                    pooled, dropped.get(base, Dropped())))
     return ModelComparison(a, b, metric, bases, rope)
 
 
@@ -259,15 +280,6 @@ def _per_dataset_bayes(rows: pd.DataFrame, a: str, b: str, metric: str,
         rho = float(rho_of[dataset]) if rho_of is not None else 0.2
         out[str(dataset)] = correlated_ttest(better * (pair[b] - pair[a]).to_numpy(), rho, rope)
     return out
-
-
-def _shared_repetitions(results: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
-    """Rows of A and B on the (base, dataset, repetition) both hold: each dataset's two means are
-    then over the same splits, even when one store has been extended further than the other."""
-    pair = results[results["model"].isin([a, b])]
-    keys = ["base", "dataset", "rep"]
-    held_by_both = pair.groupby(keys)["model"].nunique().loc[lambda n: n == 2].index
-    return pair[pd.MultiIndex.from_frame(pair[keys]).isin(held_by_both)]
 
 
 def _across_bases(results: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
@@ -320,10 +332,17 @@ def render_comparison_lead(comparison: ModelComparison) -> str:
     metric = METRIC_NAMES.get(comparison.metric, comparison.metric)
     lines = [f"{b} against {a} on {metric}, over the datasets (per base below)", "", grid(headers, rows, "md"), "",
              _legend(comparison)]
-    note = power_note(comparison)
-    if note:
-        lines += ["", note]
+    for note in [power_note(comparison), *dropped_notes(comparison)]:
+        if note:
+            lines += ["", note]
     return "\n".join(lines) + "\n"
+
+
+def dropped_notes(comparison: ModelComparison) -> list[str]:
+    """One note per base where repetitions were dropped because a model's score is undefined."""
+    metric = METRIC_NAMES.get(comparison.metric, comparison.metric)
+    return [f"note: base {c.base}: {c.dropped.sentence(comparison.a, comparison.b, metric)}"
+            for c in comparison.bases if c.dropped.total]
 
 
 def _legend(comparison: ModelComparison) -> str:
@@ -368,7 +387,7 @@ def render_model_comparison(comparison: ModelComparison, fmt: str = "md") -> str
             f" P({a} better) = {sr.probabilities.left:.3f}, P(equivalent) = {sr.probabilities.rope:.3f},"
             f" P({b} better) = {sr.probabilities.right:.3f}",
             c.record.describe(a, b),
-            c.reps_text() + "; per dataset, the Bayesian correlated t-test of B − A over them (ρ = n_test / n,"
+            c.reps_text(a, b, metric) + "; per dataset, the Bayesian correlated t-test of B − A over them (ρ = n_test / n,"
             f" Nadeau-Bengio): P({a}) / P(=) / P({b}) with ROPE ±{comparison.rope:g} and the corrected 95 % interval"
             + ("" if metric == "r2" else " (oriented so that the interval's sign is B better: A − B on errors)"),
         ]
