@@ -25,7 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-DEFAULT_ROPE = 0.01  # ±0.01 on R² (and on the error metrics, in their own unit): the stated default
+from afr_cli.rope import DEFAULT_ROPE  # ±0.01 on R², the stated default (its own module, for the options)
+
 SIGNED_RANK_PRIOR = 0.5  # weight of the pseudo-observation at 0 (Benavoli et al.'s tutorial)
 SIGNED_RANK_SAMPLES = 50_000
 SIGNED_RANK_SEED = 0
