@@ -31,10 +31,11 @@ def with_axes_in_dataset(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def family_param_order() -> tuple[str, ...]:
-    """Every registered family's hyperparameter names, in registration order."""
-    from afr_cli.models import FAMILIES
+    """Every registered family's hyperparameter names, in registration order (cached: importing
+    the families costs seconds; afr_cli/tables/param_order.py)."""
+    from afr_cli.tables.param_order import family_param_order as registered_order
 
-    return tuple(dict.fromkeys(p.name for f in FAMILIES.values() for p in f.params))
+    return registered_order()
 
 
 def selected_params(results: pd.DataFrame) -> tuple[str, ...]:
