@@ -174,3 +174,21 @@ def test_keys_change_with_any_part_and_with_how_parts_are_split():
     assert key == export_cache.content_key("frame", b"ab", b"c")
     assert key != export_cache.content_key("frame", b"a", b"bc")
     assert key != export_cache.content_key("frame", b"ab", b"d")
+
+
+@pytest.mark.slow
+def test_afr_table_after_an_export_changed_prints_the_new_export(tmp_path, cache_dir):
+    from afr_forkserver import Invocation, run_afr_forked
+
+    directory = _export(tmp_path / "s")
+    _export(tmp_path / "other", models=("rf", "sat-rf-y"), reps=3)
+    env = {**os.environ, export_cache.CACHE_ENV: str(cache_dir)}
+    table = Invocation(("table", "--results", str(directory), "--format", "csv"), tmp_path, env)
+    before = run_afr_forked([table, table], jobs=1)  # the second from the cache
+    assert [p.returncode for p in before] == [0, 0] and before[0].stdout == before[1].stdout
+    assert "eps-abrf" in before[0].stdout and "sat-rf-y" not in before[0].stdout
+    for name in ("manifest.json", "results.csv.xz", "units.csv.xz", "grid.csv.xz"):
+        os.replace(tmp_path / "other" / "export" / name, directory / "export" / name)
+    (after,) = run_afr_forked([table], jobs=1)
+    assert after.returncode == 0, after.stderr
+    assert "sat-rf-y" in after.stdout and "eps-abrf" not in after.stdout
