@@ -59,9 +59,10 @@ def write_all(root: Path, names: list[str] | None = None, reps: int | None = Non
     studies and rewrite their csv), and with ``html`` the site under ``results/site/``; returns the
     files written."""
     written = []
-    for report in chosen_reports(names, root):  # a report missing a store under root: skipped, said
-        for store in report.stores:
+    for report in chosen_reports(names):
+        for store in report.stores:  # each store there has its summary, even when its report is skipped
             written += write_summary(root / store, reps)
+    for report in chosen_reports(names, root):  # a report missing a store under root: skipped, said
         written += write_report(report, root, reps)
     if reps is None and not names:
         written += write_ledgers(root, studies)
