@@ -280,8 +280,11 @@ def _catches_sigterm(pid: int) -> bool:
 
 def _signalled(tmp: Path, args: tuple[str, ...], mode: str, sig: int, ready, cwd: Path | None = None
                ) -> subprocess.CompletedProcess:
+    # Ctrl-C's SIGINT at its default: a shell starting the tests as a background job ignores it, and
+    # Python keeps an ignored SIGINT ignored (as afr does: nohup and background jobs stay immune).
     proc = subprocess.Popen([afr_bin(), *args], cwd=cwd or tmp, env=_env(tmp, mode), stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     end = time.monotonic() + 120
     while not ready(proc) and proc.poll() is None and time.monotonic() < end:
         time.sleep(0.05)
