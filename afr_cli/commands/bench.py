@@ -373,6 +373,24 @@ def register(app: typer.Typer) -> None:
         if r["cells_above"]:
             raise typer.Exit(1)
 
+    @bench.command("interactive")
+    def interactive(runs: int = typer.Option(5, "--runs", help="counted runs of each command, after one warm-up"),
+                    fmt: str = typer.Option("table", "--format", help="table or json"),
+                    record: bool = typer.Option(False, "--record", help=RECORD_HELP),
+                    note: str = typer.Option("", "--note", help=NOTE_HELP)) -> None:
+        """The CPU of afr table --compare, afr status and afr table --results on the committed
+        stores (run from the project root), each as a whole process after one warm-up, against
+        python -c "import pandas" measured in the same rounds (issue 35: at most 2x each)."""
+        from afr_cli.benchmarks.interactive import lines, run
+
+        _checked(fmt, "AUTO", 20, 1)
+        if runs < 1:
+            raise AfrInputError(f"--runs: {runs} is not allowed; an integer >= 1")
+        r = run(runs)
+        _emit(r, fmt, lines(r))
+        if record:
+            _record("interactive", record_key("committed-stores"), r, note=note)
+
     @bench.command("time", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
     def time_command(ctx: typer.Context,
                      key: str = typer.Argument(..., help="the record's name (e.g. suite); the command follows --"),

@@ -14,6 +14,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Callable
 
+from afr_cli.benchmarks.interactive import interactive_block
 from afr_cli.benchmarks.records import RECORDS_DIR, TRANSCRIBED, read_records
 from afr_cli.publish.markdown import short_exponent, table
 
@@ -265,7 +266,7 @@ RENDERERS: dict[str, Callable[[list[dict]], str]] = {"floor": floor_block, "unit
                                                       "trees": trees_block, "trees_units": trees_units_block,
                                                       "fusion": fusion_block,
                                                       "regen": regen_block, "regenerated": regenerated_block, "steps": steps_block, "profile": profile_block,
-                                                      "rerun": rerun_block}
+                                                      "rerun": rerun_block, "interactive": interactive_block}
 
 
 def bench_blocks(root: Path) -> dict[str, str]:
