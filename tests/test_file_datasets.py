@@ -260,3 +260,38 @@ def test_datasets_option_names_a_file_dataset_and_the_manifest_keeps_earlier_one
         assert f"{name} / RF@8 (2 reps)" in proc.stdout
     data = _manifest(store)["data"]
     assert {k: v["rows"] for k, v in data.items()} == {"A": 60, "B": 70}
+
+
+def test_a_header_without_rows_is_refused_in_one_line(tmp_path):
+    from afr_cli.data.files import read_file_dataset
+    from afr_cli.errors import AfrInputError
+
+    for i, text in enumerate(("a,b,y\n", "a,b,y\n\n\n", "a;b;y\r\n")):
+        path = tmp_path / f"e{i}.csv"
+        path.write_text(text)
+        with pytest.raises(AfrInputError, match="a header and no data rows"):
+            read_file_dataset(path, "y")
+
+
+def test_splits_whose_target_is_constant_are_named_by_dataset_and_repetition(tmp_path):
+    from afr_cli.config import load_experiment
+    from afr_cli.errors import AfrInputError
+    from afr_cli.protocol import UnitSeeds
+    from afr_cli.split_targets import check_split_targets, undefined_r2_splits
+
+    config = tmp_path / "c.yaml"
+    config.write_text(yaml.safe_dump({
+        "name": "c", "seed": 3, "protocol": {"reps": 4, "inner_folds": 2, "select_by": "mae"},
+        "datasets": ["Friedman1"], "bases": [{"kind": "rf", "n_estimators": 3}],
+        "models": [{"id": "rf", "family": "forest"}]}))
+    exp = load_experiment(config, [])
+    y = np.zeros(40)
+    y[[3, 27]] = 5.0
+    found = undefined_r2_splits(exp, "S", y)
+    constant = [rep for rep in range(4)
+                if np.ptp(y[UnitSeeds(exp, "S", None, rep).split_rows(40)[1]]) == 0]  # computed apart
+    assert found == [f"(S, repetition {rep})" for rep in constant] and constant
+    with pytest.raises(AfrInputError, match=rf"f.csv: the target is constant on the scored rows of {len(constant)} "
+                                            r"of 4 splits: \(S, repetition"):
+        check_split_targets(exp, "S", y, "f.csv")
+    check_split_targets(exp, "S", np.arange(40.0), "f.csv")  # a target that varies everywhere passes

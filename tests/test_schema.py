@@ -224,3 +224,17 @@ def test_models_lists_the_config_keys_from_the_table():
     for section in (PROTOCOL, PREPROCESS):
         for key in section.keys:
             assert f"{section.title}.{key.name}" in proc.stdout
+
+
+def test_an_integer_past_64_bits_is_compared_exactly_and_a_seed_has_a_range():
+    from afr_cli.params import as_float, in_interval, interval_text
+    from afr_cli.schema import MAX_SEED
+
+    big = 99999999999999999999999
+    assert in_interval(big, 0, None) and not in_interval(big, 0, MAX_SEED) and in_interval(MAX_SEED, 0, MAX_SEED)
+    assert as_float(10**400) == float("inf") and as_float(-(10**400)) == float("-inf")
+    assert interval_text(0, MAX_SEED) == "in [0, 4294967295]" and interval_text(0, 1, True, True) == "in (0, 1)"
+    for key, value in (("seed", big), ("seed", MAX_SEED + 1), ("data_seed", -1)):
+        with pytest.raises(AfrInputError, match=rf"{key}: .* must be an integer in \[0, 4294967295\]"):
+            load_experiment(ROOT / "configs" / "quickstart.yaml", [f"{key}={value}"])
+    assert load_experiment(ROOT / "configs" / "quickstart.yaml", [f"seed={MAX_SEED}"]).seed == MAX_SEED

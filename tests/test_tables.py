@@ -405,3 +405,78 @@ def test_repetitions_note_labels_the_inferred_protocol_beside_the_stated_count()
     assert note.startswith("Repetitions 0-99 of each dataset (100); the paper states 100 repetitions")
     assert "--reps 10 compares on those (inferred)" in note
     assert "the papers' cells are means over their 10 splits" in repetitions_note(results, None, published_reps=10)
+
+
+# ------------------------------------------------------------ comparisons never mix (issue 31, part 5)
+
+def _pair_frame(nan_at=(), reps: int = 4) -> pd.DataFrame:
+    """rf and b on Wine and Boston (base RF), b 0.0625 better on every repetition (exact in binary);
+    b's R² NaN at each (dataset, rep) of ``nan_at``."""
+    rows = []
+    for d, dataset in enumerate(("Wine", "Boston")):
+        for rep in range(reps):
+            for model, step in (("rf", 0.0), ("b", 0.0625)):
+                r2 = math.nan if model == "b" and (dataset, rep) in nan_at else 0.5 + step + rep / 64 + d / 8
+                rows.append({"dataset": dataset, "base": "RF", "model": model, "rep": rep, "r2": r2,
+                             "mae": 1.0 - step + rep / 128, "rmse": 1.0, "params": {}, "selection": "inner-cv"})
+    return pd.DataFrame(rows)
+
+
+def test_a_repetition_with_a_nan_score_is_dropped_for_both_models_and_counted():
+    from afr_cli.tables.pairing import paired_repetitions
+
+    frame = _pair_frame(nan_at={("Wine", 1), ("Boston", 0), ("Boston", 1), ("Boston", 2), ("Boston", 3)})
+    kept, dropped = paired_repetitions(frame, "rf", "b", "r2")
+    assert sorted(kept.loc[kept["dataset"] == "Wine", "rep"].unique()) == [0, 2, 3]
+    assert (kept["model"] == "rf").sum() == (kept["model"] == "b").sum() == 3
+    assert dropped["RF"].by_dataset == {"Wine": 1, "Boston": 4} and dropped["RF"].left_out == ("Boston",)
+    comparison = compare_models(frame, "rf", "b")
+    base = comparison.bases[0]
+    wine = base.per_dataset.set_index("dataset").loc["Wine"]
+    assert wine["rf"] == pytest.approx((0.5 + 0 / 64 + 0.5 + 2 / 64 + 0.5 + 3 / 64) / 3)  # rf over b's three too
+    assert wine["b − rf"] == 0.0625 and base.reps == (3, 3)
+    text = render_model_comparison(comparison, "md")
+    assert ("each dataset's means over the 3 repetitions (splits) both models hold; 5 repetitions where rf's or b's "
+            "R² is undefined (NaN) dropped for both models (Wine 1, Boston 4); left out of the tests, no repetition "
+            "with both scores defined: Boston") in text
+    assert comparison.as_dict()["bases"][0]["dropped"] == {"repetitions": 5, "by_dataset": {"Wine": 1, "Boston": 4},
+                                                           "left_out": ["Boston"]}
+    assert "dropped" not in compare_models(_pair_frame(), "rf", "b").as_dict()["bases"][0]  # nothing dropped: as before
+
+
+def test_json_says_b_minus_a_for_every_difference_and_inf_apart_from_null():
+    out = compare_models(_pair_frame(), "rf", "b", "mae").as_dict()
+    assert out["difference"] == "b - a"
+    for row in out["bases"][0]["datasets"]:
+        bayes = row["correlated_ttest"]
+        assert row["b_minus_a"] == -0.0625 and bayes["mean"] == -0.0625  # b's MAE lower: b - a < 0
+        assert bayes["ci_low"] <= bayes["mean"] <= bayes["ci_high"] and bayes["p_b_better"] == 1.0
+    ttest = out["bases"][0]["ttest"]
+    assert ttest["mean_diff"] == -0.0625 and ttest["t"] == "-inf" and ttest["p"] == 0.0  # sd 0: t infinite
+    r2 = compare_models(_pair_frame(), "rf", "b", "r2").as_dict()["bases"][0]
+    assert r2["ttest"]["t"] == "inf" and r2["effect_sizes"]["cohen_dz"] == "inf"
+    one = compare_models(_pair_frame(reps=1), "rf", "b").as_dict()["bases"][0]["datasets"][0]["correlated_ttest"]
+    assert one["mean"] == 0.0625 and one["ci_low"] is None  # one repetition: no interval (undefined, null)
+
+
+def test_stores_apart_refuse_a_model_in_two_stores_and_different_splits():
+    from afr_cli.tables.stores import SPLIT, STORE, check_one_store_per_model, check_same_splits
+
+    frame = _pair_frame()
+    a = frame[frame["model"] == "rf"].assign(**{STORE: "A", SPLIT: "rep-index seeding, split seed 0"})
+    b = frame[frame["model"] == "b"].assign(**{STORE: "B", SPLIT: "rep-index seeding, split seed 0"})
+    check_one_store_per_model(pd.concat([a, b]))
+    check_same_splits(pd.concat([a, b]), "rf", "b")
+    with pytest.raises(AfrInputError, match=r"model 'rf' \(base RF, Wine\) is in A and B"):
+        check_one_store_per_model(pd.concat([a, b, a.assign(**{STORE: "B"})]))
+    check_one_store_per_model(pd.concat([a, b, b.assign(model="c"), b.assign(model="c", **{STORE: "A"})]), {"rf", "b"})
+    with pytest.raises(AfrInputError, match=r"not run on the same splits \(Wine, repetition 0"):
+        check_same_splits(pd.concat([a, b.assign(**{SPLIT: "derived seeding, split seed 7"})]), "rf", "b")
+    check_one_store_per_model(frame)  # one store: no columns, nothing to check
+
+
+@pytest.mark.parametrize("tol", [math.nan, -1.0, math.inf])
+def test_tol_is_refused_like_rope(tol):
+    with pytest.raises(AfrInputError, match="--tol"):
+        paper_comparison(_results(), "satrf:9", tol=tol)
+    assert paper_comparison(_results(), "satrf:9", tol=0.0)["within_tol"].notna().any()
