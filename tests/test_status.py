@@ -72,3 +72,31 @@ def test_totals_sum_the_stores_and_scale_each_to_the_asked_repetitions(tmp_path)
     assert text.splitlines()[0] == "all 2 stores: 14 units, 7.0 min of compute (3.5 min wall at best on 2 workers)"
     # 6.0 min x 6/3 + 1.0 min x 6/1 = 18 min
     assert text.splitlines()[1] == "at 6 repetitions each: 18.0 min of compute (9.0 min wall at best on 2 workers)"
+
+
+def test_an_exports_status_comes_from_the_cache_but_an_unfinished_runs_progress_is_live(tmp_path, monkeypatch):
+    """A committed export's status is derived once (afr_cli/store/cache.py); the progress of a run
+    that stopped short of its target depends on the clock and its process, so it is computed
+    again by every ``afr status``, never read from the cache."""
+    import platform
+
+    from afr_cli.store import status as status_module
+    from afr_cli.store.export import STORE_FILE, export_store
+
+    monkeypatch.setenv("AFR_EXPORT_CACHE", str(tmp_path / "cache"))
+    store = ResultsStore(tmp_path / "s")
+    target = {"datasets": ["Yacht"], "bases": ["RF"], "reps": 4, "units": 4, "host": platform.node(),
+              "pid": 2 ** 22 + 12345, "workers": 1}  # no such process: the run stopped
+    store.create({"experiment": "demo", "config_hash": "abc", "git_commit": "0123456789abcdef",
+                  "runs": [{"started_at": "2026-01-01T00:00:00+00:00", "target": target}]})
+    for rep in range(2):
+        store.write_unit(UnitRecord("Yacht", "RF", rep, rep, 80, 20, 0.5, 30.0, [_row("forest", {})], []))
+    export_store(tmp_path / "s")
+    (tmp_path / "s" / STORE_FILE).unlink()
+    first = store_status(tmp_path / "s")
+    assert "2 of 4 units (50 %)" in first.progress and "stopped" in first.progress
+    monkeypatch.setattr(status_module, "run_progress", lambda manifest, units, now=None: "  live progress")
+    again = store_status(tmp_path / "s")
+    assert again.progress == "  live progress" and again.units == 2  # the rest from the cache
+    monkeypatch.setenv("AFR_EXPORT_CACHE", "off")
+    assert render_status(store_status(tmp_path / "s")) == render_status(again)
