@@ -52,9 +52,10 @@ def test_dm_soft_comparisons_are_the_ones_the_page_typed(dm_blocks):
 
 def test_dm_soft_store_and_solves(dm_blocks):
     text = dm_blocks["study:dm:store_solves"]
-    assert f"100 repetitions: 2,200 units, {recorded('dm_soft')} (" in text
+    assert text.startswith("`results/dm_soft` holds 100 repetitions of 11 datasets: ")
+    assert f"100 repetitions of 11 datasets: 2,200 units, {recorded('dm_soft')} (`afr status results/dm_soft`)" in text
     assert "246,343 of its 246,400 QPs were solved by DAQP; 57 failed" in text
-    assert "(9 to CLARABEL, 48 to PIQP), 0 failed" in text
+    assert "(9 to CLARABEL, 48 to PIQP), no solve failed" in text
 
 
 def test_larf_prose_studies_give_the_numbers_the_page_typed(larf_blocks):

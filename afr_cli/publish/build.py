@@ -22,6 +22,7 @@ from afr_cli.publish.claims.ledger import (agreement_block, effect_block, judge_
 from afr_cli.publish.fidelity_blocks import fidelity_blocks
 from afr_cli.publish.format_blocks import format_blocks
 from afr_cli.publish.frames import chosen_reports, forget_loaded, report_by_name
+from afr_cli.publish.page_words import shown_as
 from afr_cli.publish.pages import DOCS_DIR, blocks_in, committed_page, page_files, write_pages
 from afr_cli.publish.project_blocks import project_blocks
 from afr_cli.publish.report_files import write_report, write_summary
@@ -37,7 +38,7 @@ def write_ledgers(root: Path, refresh_studies: bool = False) -> list[Path]:
         verdicts = judge_paper(paper, root)
         if verdicts:
             written.append(write_ledger(paper, verdicts, root))
-            blocks[f"claims:{paper.id}"] = summary_block(paper, verdicts)
+            blocks[f"claims:{paper.id}"] = summary_block(paper, verdicts, root)
             blocks[f"ledger:{paper.id}"] = ledger_table(verdicts, paper_reps_label(paper))
         agreement, effect = agreement_block(paper, root), effect_block(paper, root)
         if agreement or effect:
@@ -104,9 +105,10 @@ def stale_outputs(root: Path) -> list[str]:
         forget_loaded()
         written = set()
         try:
-            for reps, names in committed_reps(root).items():
-                written |= set(write_all(copy, names, reps=reps))
-            written |= set(write_all(copy, html=True))
+            with shown_as(copy, root):  # the copy's pages name the stores of the root it stands for
+                for reps, names in committed_reps(root).items():
+                    written |= set(write_all(copy, names, reps=reps))
+                written |= set(write_all(copy, html=True))
         finally:
             forget_loaded()
         lines = []

@@ -18,6 +18,7 @@ from afr_cli.config import load_experiment
 from afr_cli.papers import published_table
 from afr_cli.paths import PROJECT_ROOT
 from afr_cli.publish.frames import stored
+from afr_cli.publish.store_words import holdings, holdings_text  # noqa: F401 (a show)
 from afr_cli.stats import matches_printed
 
 CONFIG = PROJECT_ROOT / "configs" / "agboost_gbm_baselines.yaml"
@@ -116,6 +117,37 @@ def best_dt_text(cells: pd.DataFrame) -> str:
             + (f"; raw ones match {len(only_raw)} cell{'s' if len(only_raw) > 1 else ''} more ({extra})." if len(only_raw) else "."))
 
 
+ERT_CONFIG = PROJECT_ROOT / "configs" / "agboost_ert.yaml"  # the AGBoost (ERT) run: which GBM depth it uses
+
+
+def ert_depths(root: Path) -> pd.DataFrame:
+    """The ERT-learner candidates of ``gbm_cells`` (Table III's GBM column), with the depth the
+    AGBoost (ERT) config runs."""
+    cells = gbm_cells(root)
+    used = next(b for b in load_experiment(ERT_CONFIG).bases if b.kind == "gbm-ert").params["max_depth"]
+    ert = cells[cells.learners == "ERT"].copy()
+    ert["depth"] = ert.candidate.map({b.id: b.params["max_depth"] for b in load_experiment(CONFIG).bases})
+    return ert.assign(config_depth=used).reset_index(drop=True)
+
+
+def ert_depths_text(cells: pd.DataFrame) -> str:
+    """The page's sentence on the ERT depths: how many printed cells the best of them matches under
+    each scaling, which has the smallest mean |ΔR²| (raw features), and whether the config uses it."""
+    per_scaling = []
+    for scaling, label in SCALINGS:
+        s = cells[cells.scaling == scaling]
+        hits = s.groupby("depth").as_printed.sum()
+        per_scaling.append(f"at most {int(hits.max())} of the {int(s.groupby('depth').size().max())} cells "
+                           f"with {label} features")
+    r2 = cells[(cells.scaling == SCALINGS[0][0]) & (cells.metric == "r2")]
+    gap = (r2.ours - r2.printed.astype(float)).abs().groupby(r2.depth).mean()
+    best, used = int(gap.idxmin()), int(cells.config_depth.iloc[0])
+    uses = ("uses it" if used == best else f"uses depth {used} (mean |ΔR²| {gap.get(used, float('nan')):.3f})")
+    return (f"With ERT learners the depths {', '.join(str(int(d)) for d in sorted(gap.index))} match Table III's GBM (ERT) "
+            f"column as printed on {' and '.join(per_scaling)}. Depth {best} has the smallest mean |ΔR²| "
+            f"({gap[best]:.3f}, raw features); `configs/agboost_ert.yaml` {uses}.")
+
+
 DIABETES_STORE = "agboost_dt"  # Table II (DT learners), the 100 committed repetitions
 
 
@@ -134,11 +166,26 @@ def diabetes_gap(root: Path) -> pd.DataFrame:
                           "paper_eps": pub["agboost", "eps_opt"]}])
 
 
+def _beats(diff: float) -> str:
+    return "beats" if diff > 0 else "does not beat"
+
+
 def diabetes_gap_text(frame: pd.DataFrame) -> str:
-    """The page's sentence on Diabetes: the selected eps and what the attention costs against the GBM."""
+    """The page's sentence on Diabetes: whether AGBoost beats its GBM there, in ours and in the
+    paper (from the signs of the differences it prints), and the eps its inner CV selects."""
     f = frame.iloc[0]
     ours, paper = f.agboost - f.gbm, float(f.paper_agboost) - float(f.paper_gbm)
-    return (f"On Diabetes (DT learners) AGBoost's inner CV selects eps = {f.eps_mode:g} most often ({f.eps_mode_reps} "
+    return (f"On Diabetes (DT learners) our AGBoost {_beats(ours)} its GBM, and the paper's {_beats(paper)} its own. "
+            f"AGBoost's inner CV selects eps = {f.eps_mode:g} most often ({f.eps_mode_reps} "
             f"of {f.reps} repetitions; the paper's eps_opt there: {f.paper_eps}), and AGBoost's R² is {f.agboost:.3f} "
             f"against the GBM's {f.gbm:.3f} over our {f.reps} repetitions ({ours:+.3f}), where the paper prints "
             f"{f.paper_agboost} against {f.paper_gbm} ({paper:+.3f}).")
+
+
+HELD = ('agboost_dt', 'agboost_ert', 'agboost_gbm_baselines/none', 'agboost_gbm_baselines/standard')  # the stores this page describes
+
+
+def stores_held(root: Path) -> pd.DataFrame:
+    """What each store of the page holds now (``afr status``): the rows of its generated sentence on
+    repetitions, datasets and bases, under the root the page is built for (``holdings_text``)."""
+    return holdings(root, HELD)

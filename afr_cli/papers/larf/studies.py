@@ -26,6 +26,8 @@ from afr_cli.paths import PROJECT_ROOT
 from afr_cli.protocol import UnitSeeds
 from afr_cli.publish.claims.columns import ColumnRef, published_column
 from afr_cli.publish.frames import compute_words, report_table, stored, stored_status
+from afr_cli.publish.page_words import shown_store
+from afr_cli.publish.store_words import holdings, holdings_text  # noqa: F401 (a show)
 from afr_cli.stats import friedman_from_ranks, paired_ttest, recompute_published_ttests
 from afr_cli.tables.agreement import R2_TOL
 from afr_cli.tables.friedman import friedman_tables
@@ -203,14 +205,15 @@ MAIN_STORES = (("larf_rf", "RF"), ("larf_ert", "ERT"))
 def compute_per_base(root: Path) -> pd.DataFrame:
     """The compute (minutes, as ``afr status`` sums it: recorded CPU, or wall for a store made before
     CPU was recorded) each base's LARF store records."""
-    return pd.DataFrame([{"base": base, **dict(zip(("minutes", "measured"), stored_status(root / store).recorded_compute()))}
+    return pd.DataFrame([{"base": base, "store": shown_store(root, store),
+                          **dict(zip(("minutes", "measured"), stored_status(root / store).recorded_compute()))}
                          for store, base in MAIN_STORES])
 
 
 def compute_per_base_text(frame: pd.DataFrame) -> str:
     minutes = " and ".join(compute_words(m, k) for m, k in zip(frame.minutes, frame.measured))
     return (f"- Under auto the LARF stores record {minutes} "
-            f"({', '.join(frame.base)}; `afr status results/larf_rf results/larf_ert`).")
+            f"({', '.join(frame.base)}; `afr status {' '.join(frame.store)}`).")
 
 
 def holm_family(root: Path) -> pd.DataFrame:
@@ -339,3 +342,12 @@ def regen_under_auto(root: Path) -> pd.DataFrame:
                      "largest |cell-mean ΔR²|, other sets": _largest_mean(other),
                      "other cells with |mean ΔR²| > 1e-4": ", ".join(_where(r) for _, r in moved.iterrows()) or "none"})
     return pd.DataFrame(rows)
+
+
+HELD = ('larf_rf', 'larf_ert', 'larf_trees', 'larf_leave_self_out')  # the stores this page describes
+
+
+def stores_held(root: Path) -> pd.DataFrame:
+    """What each store of the page holds now (``afr status``): the rows of its generated sentence on
+    repetitions, datasets and bases, under the root the page is built for (``holdings_text``)."""
+    return holdings(root, HELD)

@@ -33,6 +33,8 @@ from afr_cli.models.robust import RobustRFFamily, weight_bounds, weights_problem
 from afr_cli.papers import published_table
 from afr_cli.protocol import derive_seed, split_indices
 from afr_cli.publish.frames import compute_words, stored, stored_status
+from afr_cli.publish.page_words import shown_store
+from afr_cli.publish.store_words import holdings, holdings_text  # noqa: F401 (a show)
 from afr_cli.solve import solve
 from afr_cli.stats import paired_ttest
 from afr_cli.tables.compare import compare_models
@@ -405,35 +407,41 @@ def summary_text(frame: pd.DataFrame) -> str:
     ])
 
 
-STORES = (("robust_rf_boston", "Boston"), ("robust_rf_diabetes", "Diabetes"), ("robust_rf_all", "all 11 datasets"))
+STORES = (("robust_rf_boston", "Table I"), ("robust_rf_diabetes", "Figures 1-2"), ("robust_rf_all", "section 5"))
 
 
 def store_facts(root: Path) -> pd.DataFrame:
-    """Per committed store (``afr status``): its units, the compute they recorded, and how many of its
-    solves fell back from DAQP to CLARABEL (a ridge QP whose answer failed DAQP's check) or failed."""
+    """Per store under ``root`` (``afr status``): its shown path, datasets, units, the compute they
+    recorded, and how many of its solves fell back from DAQP to CLARABEL (a ridge QP whose answer
+    failed DAQP's check) or failed."""
     rows = []
     for store, label in STORES:
         status = stored_status(root / store)
         minutes, measured = status.recorded_compute()
-        rows.append({"store": store, "label": label, "units": status.units, "minutes": minutes, "measured": measured,
-                     "solves": status.solved, "fallbacks": status.solves["fallbacks"], "failed": status.solves["failed"]})
+        datasets = list(status.reps.index)
+        rows.append({"store": shown_store(root, store), "label": label, "units": status.units, "minutes": minutes,
+                     "measured": measured, "datasets": ", ".join(datasets) if len(datasets) == 1
+                     else f"{len(datasets)} datasets", "solves": status.solved,
+                     "fallbacks": status.solves["fallbacks"], "failed": status.solves["failed"]})
     return pd.DataFrame(rows)
 
 
 def _fallbacks(row) -> str:
-    return f"{100 * row.fallbacks / row.solves:.1f} % ({row.label})"
+    share = f"{100 * row.fallbacks / row.solves:.1f} %" if row.solves else "none"
+    return f"{share} ({row.datasets})"
 
 
 def store_facts_text(frame: pd.DataFrame) -> str:
     """The page's sentences on the stores: units, compute and the solver's fallbacks (``afr status``)."""
     boston, diabetes, every = (frame.iloc[k] for k in range(3))
-    return (f"`results/{boston.store}` (Table I) and `results/{diabetes.store}` (Figures 1-2) hold {boston.units:,} "
+    fell_back = ("were ridge QPs whose answer failed DAQP's check and were solved by the CLARABEL fallback"
+                 if frame.fallbacks.sum() else "fell back from DAQP")
+    return (f"`{boston.store}` ({boston.label}) and `{diabetes.store}` ({diabetes.label}) hold {boston.units:,} "
             f"and {diabetes.units:,} units ({compute_words(boston.minutes, boston.measured)} and "
             f"{compute_words(diabetes.minutes, diabetes.measured)}); "
-            f"`results/{every.store}` (section 5) holds {every.units:,} ({compute_words(every.minutes, every.measured)}). "
+            f"`{every.store}` ({every.label}) holds {every.units:,} ({compute_words(every.minutes, every.measured)}). "
             f"Of all solves, "
-            f"{_fallbacks(boston)}, {_fallbacks(diabetes)} and {_fallbacks(every)} were ridge QPs whose answer failed "
-            f"DAQP's check and were solved by the CLARABEL fallback; "
+            f"{_fallbacks(boston)}, {_fallbacks(diabetes)} and {_fallbacks(every)} {fell_back}; "
             + ("none failed." if not frame.failed.sum() else f"{int(frame.failed.sum())} failed."))
 
 
@@ -490,3 +498,12 @@ def diabetes_notes_text(frame: pd.DataFrame) -> str:
             f"shallow forest ({inner.gain:+.2f} RMSE on average). Diabetes RMSE falls only slowly with more training "
             f"data (RF, no noise: {fractions[first]:.1f} at a training fraction of {fraction(first)}, "
             f"{fractions[last]:.1f} at {fraction(last)}), so our curves are nearly flat.")
+
+
+HELD = ('robust_rf_boston', 'robust_rf_diabetes', 'robust_rf_all')  # the stores this page describes
+
+
+def stores_held(root: Path) -> pd.DataFrame:
+    """What each store of the page holds now (``afr status``): the rows of its generated sentence on
+    repetitions, datasets and bases, under the root the page is built for (``holdings_text``)."""
+    return holdings(root, HELD)

@@ -30,6 +30,8 @@ from afr_cli.plots import surface_table
 from afr_cli.publish.claims.columns import ColumnRef, published_column
 from afr_cli.publish.claims.judge import ALPHA
 from afr_cli.publish.frames import StoreMissing, report_table, stored
+from afr_cli.publish.page_words import how_many, in_brackets, listing, repetitions_label, significance_words
+from afr_cli.publish.store_words import holdings, holdings_text  # noqa: F401 (a show)
 from afr_cli.runner import RunOptions, run_experiment
 from afr_cli.store.reader import load_results
 from afr_cli.stats import holm_adjust
@@ -142,6 +144,25 @@ def softmax_comparisons(root: Path) -> pd.DataFrame:
                          "p (Wilcoxon)": f"{c.wilcoxon[1]:.3g}",
                          "better/tie/worse": f"{len(c.record.wins)}/{len(c.record.ties)}/{len(c.record.losses)}"})
     return pd.DataFrame(rows)
+
+
+def softmax_verdicts_text(frame: pd.DataFrame) -> str:
+    """What ``softmax_comparisons`` says, in words computed from its rows: per protocol the sign of
+    eps-ABRF − Softmax on each forest and whether it is significant at ALPHA alone and after Holm's
+    adjustment over the two forests, then whether the derived protocol's gain is smaller."""
+    diff = "eps-ABRF − Softmax"
+    lines = []
+    for protocol, rows in frame.groupby("protocol", sort=False):
+        words = [f"{_signed(float(r[diff]))} on the {r['forest']} ({significance_words(float(r['p (t-test)']))} alone, "
+                 f"{significance_words(float(r['p (Holm, 2 forests)']))} after Holm's adjustment)"
+                 for _, r in rows.iterrows()]
+        lines.append(f"Under the {protocol} protocol eps-ABRF − Softmax is {listing(words)}.")
+    by = frame.pivot(index="forest", columns="protocol", values=diff).astype(float)
+    if {"identified", "derived"} <= set(by.columns):
+        smaller = [f for f in by.index if by.loc[f, "derived"] < by.loc[f, "identified"]]
+        lines.append(f"The derived protocol's gain is smaller than the identified one's on "
+                     f"{how_many(len(smaller), len(by))} forests{in_brackets(smaller)}.")
+    return " ".join(lines) + f" (Significance at the {ALPHA:g} level.)"
 
 
 FIGURES = ("Friedman1", "Boston", "Wine")  # Figures 2-4 (Figure 1, Sparse, is judged as claims)
@@ -257,14 +278,54 @@ def variant_tests(root: Path) -> pd.DataFrame:
     results = pd.concat([stored(root / store).results for store in SATRF_STORES], ignore_index=True)
     rows = []
     for a, b, what in VARIANT_PAIRS:
-        for label, reps in (("all stored", None), ("0-9", PAPERS_REPS)):
-            view = results if reps is None else results[results.rep < reps]
+        for label, view in _rep_views(results):
             for c in compare_models(view, a, b).bases:
                 rows.append({"comparison": f"{what} ({b} − {a})", "forest": c.base, "repetitions": label,
                              "mean": f"{c.ttest.mean_diff:+.4f}", "p (t-test)": f"{c.ttest.p:#.2g}",
                              "p (Wilcoxon)": f"{c.wilcoxon[1]:#.2g}",
                              "better/tie/worse": f"{len(c.record.wins)}/{len(c.record.ties)}/{len(c.record.losses)}"})
     return pd.DataFrame(rows)
+
+
+def _rep_views(results: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    """Every stored repetition, and the papers' repetitions 0-9 beside it when the stores hold more
+    (a scratch root of fewer would repeat the same rows), each labelled by the repetitions it holds."""
+    views = [("all stored", results)]
+    if results.rep.nunique() > PAPERS_REPS:
+        papers = results[results.rep < PAPERS_REPS]
+        views.append((repetitions_label(papers.rep.unique()), papers))
+    return views
+
+
+def _signed(mean: float) -> str:
+    return "positive" if mean > 0 else "negative" if mean < 0 else "zero"
+
+
+def _test_words(row: pd.Series) -> str:
+    p = float(row["p (t-test)"])
+    return f"{_signed(float(row['mean']))} on the {row['forest']} ({significance_words(p)}, p = {row['p (t-test)']})"
+
+
+def variant_verdicts_text(frame: pd.DataFrame) -> str:
+    """What ``variant_tests`` says, in words computed from its rows: per comparison the sign of the
+    mean difference B − A on each forest and whether Demšar's t-test is significant at ALPHA (only
+    when the printed p is below it), on every stored repetition, then whether the papers'
+    repetitions 0-9 give the same."""
+    lines = []
+    for comparison, rows in frame.groupby("comparison", sort=False):
+        views = list(dict.fromkeys(rows.repetitions))
+        every = rows[rows.repetitions == views[0]]
+        line = (f"- {comparison}: the mean difference is {listing([_test_words(r) for _, r in every.iterrows()])} "
+                f"on every stored repetition")
+        for view in views[1:]:
+            papers = rows[rows.repetitions == view]
+            same = all((_signed(float(a["mean"])), float(a["p (t-test)"]) < ALPHA)
+                       == (_signed(float(b["mean"])), float(b["p (t-test)"]) < ALPHA)
+                       for (_, a), (_, b) in zip(every.iterrows(), papers.iterrows()))
+            line += (f"; on repetitions {view} the same signs and significance" if same else
+                     f"; on repetitions {view} it is {listing([_test_words(r) for _, r in papers.iterrows()])}")
+        lines.append(line + ".")
+    return "\n".join([f"Each comparison in words, significance by Demšar's t-test at the {ALPHA:g} level:", "", *lines])
 
 
 VARIANTS = ("sat-rf-yx", "sat-rf-x", "sat-rf-y")  # the one-head variants; -yx first
@@ -275,8 +336,7 @@ def yx_best(root: Path) -> pd.DataFrame:
     decimals) is strictly above both other variants', on every stored repetition and on 0-9."""
     results = pd.concat([stored(root / store).results for store in SATRF_STORES], ignore_index=True)
     rows = []
-    for label, reps in (("all stored", None), ("0-9", PAPERS_REPS)):
-        view = results if reps is None else results[results.rep < reps]
+    for label, view in _rep_views(results):
         means = (view[view.model.isin(VARIANTS)].groupby(["dataset", "base", "model"]).r2.mean()
                  .unstack("model").round(3))
         best = means[(means[VARIANTS[0]] > means[VARIANTS[1]]) & (means[VARIANTS[0]] > means[VARIANTS[2]])]
@@ -289,10 +349,11 @@ def yx_best_text(frame: pd.DataFrame) -> str:
     """The page's sentence: how often -yx is strictly the best variant, and where."""
     def where(best: list) -> str:
         return "; ".join(f"{d} on the {b}: {yx:.3f} against {x:.3f} (-x) and {y:.3f} (-y)" for d, b, yx, x, y in best)
-    every, first = frame.iloc[0], frame.iloc[1]
+    every = frame.iloc[0]
+    papers = "".join(f", and in {len(r.best)} on repetitions {r.repetitions}" + (f" ({where(r.best)})" if r.best else "")
+                     for r in frame.iloc[1:].itertuples())
     return (f"SAT-RF-yx is strictly the best variant in {len(every.best)} of {every.pairs} (dataset, forest) pairs on "
-            f"every stored repetition" + (f" ({where(every.best)})" if every.best else "")
-            + f", and in {len(first.best)} on repetitions 0-9" + (f" ({where(first.best)})" if first.best else "") + ".")
+            f"every stored repetition" + (f" ({where(every.best)})" if every.best else "") + papers + ".")
 
 
 def table9_gap(root: Path) -> pd.DataFrame:
@@ -402,3 +463,12 @@ def sparse_softmax_text(cells: pd.DataFrame) -> str:
     low, high = diff.min(), diff.max()
     return (f"Sparse stays {-high['minmax']:.2f}-{-low['minmax']:.2f} below under min-max, while standardised features "
             f"overshoot it by {low['standard']:.2f}-{high['standard']:.2f} (Tables 2-7, the study `sparse_softmax`).")
+
+
+HELD = ('satrf_rf', 'satrf_ert', 'satrf_surfaces', 'satrf_softmax/standard', 'satrf_softmax/minmax', 'satrf_softmax/none', 'satrf_softmax/minmax_tau2', 'abrf_rf', 'abrf_ert', 'abrf_rf_derived', 'abrf_ert_derived')  # the stores this page describes
+
+
+def stores_held(root: Path) -> pd.DataFrame:
+    """What each store of the page holds now (``afr status``): the rows of its generated sentence on
+    repetitions, datasets and bases, under the root the page is built for (``holdings_text``)."""
+    return holdings(root, HELD)

@@ -14,6 +14,7 @@ import afr_cli.publish.claims.judge as judge_rules
 from afr_cli.papers.knowledge import Paper
 from afr_cli.publish.claims.judge import NOT_CHECKED, VERDICTS, Verdict, describe_test, judge, printed_test, reason
 from afr_cli.publish.frames import load_store, report_by_name, report_frames
+from afr_cli.publish.page_words import shown_root
 from afr_cli.tables.agreement import RULE, as_printed
 from afr_cli.tables.format import METRIC_NAMES, grid
 from afr_cli.tables.paper_compare import paper_comparison, printed_cells
@@ -102,12 +103,13 @@ def render_ledger(paper: Paper, verdicts: list[Verdict]) -> str:
     return "\n\n".join(head + blocks) + "\n"
 
 
-def summary_block(paper: Paper, verdicts: list[Verdict]) -> str:
+def summary_block(paper: Paper, verdicts: list[Verdict], root: Path = Path("results")) -> str:
     """The summary of a paper's claims on its page: the verdict count and one line per claim. The
-    ledger is named by its path from the project root, not linked: the block is the same text in
-    whichever page holds it, and a relative link would resolve from one page only."""
-    lines = [f"{len(verdicts)} claims, judged by `afr report` from the stores ({verdict_counts(verdicts)}; "
-             f"ledger: `results/{paper.id}/{LEDGER}`):", ""]
+    ledger is named by its path under the root the page is built for (``results/`` for the
+    committed page, the scratch root of ``afr reproduce --root DIR`` for its copy), not linked: the
+    block is the same text in whichever page holds it, and a relative link would resolve from one
+    page only."""
+    lines = [f"{len(verdicts)} claims, judged by `afr report` from the stores ({verdict_counts(verdicts)}; ledger: `{shown_root(root)}/{paper.id}/{LEDGER}`):", ""]
     for v in verdicts:
         if v.verdict == NOT_CHECKED:
             lines.append(f"- **{v.verdict}** ({_where(v)}): {reason(v)}.")

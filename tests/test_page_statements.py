@@ -1,0 +1,210 @@
+"""Every generated statement of a paper's page is true of the stores under the root the page is
+built for (issue 31, "Pages never say what their numbers do not show").
+
+One scratch root is built once for the module: small copies of the committed stores' exports (two
+repetitions, four datasets; no dataset is loaded and nothing is refitted). Each paper's page is
+regenerated there (``afr reproduce --root DIR`` writes it as ``DIR/<paper>/page.md``) with the
+blocks that state results in words, and each statement is checked against the table beside it:
+a direction against the sign of the printed mean, "significant" only where the printed p is below
+the level, counts equal to the table's, store paths under the scratch root, and no empty "()".
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import lzma
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from afr_cli.papers.knowledge import papers
+from afr_cli.publish.claims.ledger import judge_paper, summary_block
+from afr_cli.publish.frames import forget_loaded
+from afr_cli.publish.page_words import (ALPHA, how_many, in_brackets, listing, repetitions_label, shown_as,
+                                        shown_root, shown_store)
+from afr_cli.publish.pages import blocks_in, paper_page, replace_sections
+from afr_cli.publish.studies import study_blocks
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[1]
+REPS = 2
+DATASETS = {"Diabetes", "Friedman1", "Yacht", "Boston"}
+# store -> (keep its grid, keep every dataset): a grid is read by the comparisons (through the
+# results' selection), not by `afr status`; the GBM settings study reads every printed cell.
+STORES = {"dm_soft": (True, False), "agboost_dt": (True, False), "agboost_ert": (True, False),
+          "agboost_gbm_baselines/none": (True, True), "agboost_gbm_baselines/standard": (True, True),
+          "satrf_rf": (True, False), "satrf_ert": (True, False), "abrf_rf": (True, False), "abrf_ert": (True, False),
+          "abrf_rf_derived": (True, False), "abrf_ert_derived": (True, False), "larf_rf": (False, False),
+          "larf_ert": (False, False), "larf_leave_self_out": (False, True), "robust_rf_boston": (False, False),
+          "robust_rf_diabetes": (False, False), "robust_rf_all": (False, False)}
+# the blocks each page states results in, regenerated here (the others are left as they are)
+BLOCKS = {"dm": ("soft_comparisons", "soft_verdicts", "store_solves"),
+          "satrf": ("variant_tests", "variant_verdicts", "yx_best", "softmax_comparisons", "softmax_verdicts",
+                    "stores_held"),
+          "agboost": ("gbm_cells", "ert_depths", "diabetes_gap", "stores_held"),
+          "larf": ("compute_per_base", "stores_held"),
+          "robust_rf": ("store_facts", "stores_held")}
+
+
+def _small_export(src: Path, dst: Path, grid: bool, every_dataset: bool) -> None:
+    """``src``'s export with only repetitions 0..REPS-1 (and DATASETS), as an export-only store at
+    ``dst``; without ``grid`` the grid table keeps only its header."""
+    out = dst / "export"
+    out.mkdir(parents=True)
+    meta = json.loads((src / "export" / "manifest.json").read_text(encoding="utf-8"))
+    for table in ("units", "results", "grid"):
+        with lzma.open(src / "export" / f"{table}.csv.xz", "rt", encoding="utf-8", newline="") as handle:
+            reader = csv.reader(handle)
+            header = next(reader)
+            rep, dataset = header.index("rep"), header.index("dataset")
+            kept = [] if table == "grid" and not grid else [
+                row for row in reader if int(row[rep]) < REPS and (every_dataset or row[dataset] in DATASETS)]
+        text = io.StringIO()
+        writer = csv.writer(text, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(kept)
+        with lzma.open(out / f"{table}.csv.xz", "wt", encoding="utf-8", newline="") as handle:
+            handle.write(text.getvalue())
+        meta["tables"][table]["rows"] = len(kept)
+    (out / "manifest.json").write_text(json.dumps(meta), encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("pages") / "scratch"
+    for store, (grid, every) in STORES.items():
+        _small_export(REPO / "results" / store, root / store, grid, every)
+    forget_loaded()
+    return root
+
+
+@pytest.fixture(scope="module")
+def pages(scratch) -> dict[str, dict[str, str]]:
+    """Each paper's page regenerated on the scratch root: its copy there, with the claims summary
+    and the blocks of BLOCKS rewritten; paper id -> the copy's generated blocks by name."""
+    shown = {}
+    try:
+        for paper in papers():
+            if paper.id not in BLOCKS:
+                continue
+            chosen = tuple(s for s in paper.studies if s.name in BLOCKS[paper.id])
+            assert {s.name for s in chosen} == set(BLOCKS[paper.id]), paper.id
+            blocks, _ = study_blocks((replace(paper, studies=chosen),), scratch)
+            verdicts = judge_paper(paper, scratch)
+            if verdicts:
+                blocks[f"claims:{paper.id}"] = summary_block(paper, verdicts, scratch)
+            copy = paper_page(paper.page, paper.id, scratch)
+            replace_sections(copy, blocks)
+            shown[paper.id] = blocks_in(copy.read_text(encoding="utf-8"))
+    finally:
+        forget_loaded()
+    return shown
+
+
+def _rows(table: str) -> list[dict[str, str]]:
+    """A generated Markdown table's rows as header -> cell."""
+    lines = [line for line in table.splitlines() if line.startswith("|")]
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    return [dict(zip(header, (c.strip() for c in re.split(r"(?<!\\)\|", line.strip("|"))))) for line in lines[2:]]
+
+
+def _sign(text: str) -> int:
+    value = float(text)
+    return (value > 0) - (value < 0)
+
+
+def test_the_words_are_computed():
+    assert listing([]) == "" and listing(["a"]) == "a" and listing(["a", "b", "c"]) == "a, b and c"
+    assert in_brackets([]) == "" and in_brackets(["9 to CLARABEL"]) == " (9 to CLARABEL)"
+    assert how_many(11, 11) == "all 11" and how_many(0, 11) == "none of the 11" and how_many(8, 11) == "8 of 11"
+    assert repetitions_label([1, 0]) == "0-1" and repetitions_label([0]) == "0"
+
+
+def test_a_check_copy_names_the_root_it_stands_for(tmp_path):
+    copy = tmp_path / "results"
+    assert shown_root(copy) == copy.as_posix()
+    with shown_as(copy, REPO / "results"):
+        assert shown_store(copy, "dm_soft") == "results/dm_soft"
+    assert shown_root(copy) == copy.as_posix()
+
+
+def test_every_regenerated_page_names_the_scratch_stores_and_prints_no_empty_list(scratch, pages):
+    assert set(pages) == set(BLOCKS)
+    for paper_id, blocks in pages.items():
+        for name, body in blocks.items():
+            if name.startswith(("claims:", "study:")) and name.split(":")[-1] in (*BLOCKS[paper_id], paper_id):
+                assert "()" not in body, (paper_id, name)
+                assert "`results/" not in body, (paper_id, name)
+        if f"claims:{paper_id}" in blocks:
+            assert f"ledger: `{scratch.as_posix()}/{paper_id}/claims.md`" in blocks[f"claims:{paper_id}"]
+        for path in re.findall(r"`([^`]+)`", blocks.get(f"study:{paper_id}:stores_held", "")):
+            assert path == "afr status" or path.startswith(scratch.as_posix()), path
+
+
+def test_the_dm_page_states_what_its_table_shows(scratch, pages):
+    blocks = pages["dm"]
+    store = f"{scratch.as_posix()}/dm_soft"
+    solves = blocks["study:dm:store_solves"]
+    assert solves.startswith(f"`{store}` holds {REPS} repetitions of {len(DATASETS)} datasets: ")
+    assert f"(`afr status {store}`)" in solves and "committed" not in solves
+    rows = _rows(blocks["study:dm:soft_comparisons"])
+    assert {r["repetitions"] for r in rows} == {f"all {REPS}"}  # no repetitions 0-9 beside 2 stored
+    words = blocks["study:dm:soft_verdicts"]
+    assert words.startswith(f"So on the {REPS} stored repetitions dm-soft is ")
+    for r in rows:
+        p = r["p (Demšar's t-test)"]
+        direction = {1: "above", -1: "below", 0: "level with"}[_sign(r["mean ΔR² over the datasets"])]
+        wins, ties, losses = (int(n) for n in r["better / tied / worse"].split(" (")[0].split(" / "))
+        verdict = "significant" if float(p) < ALPHA else "not significant"
+        assert (f"{direction} {r['dm-soft against']} with the {r['base']} ({verdict}, p = {p}; better on "
+                f"{how_many(wins, wins + ties + losses)} datasets)") in words, r
+    assert f"`afr table --results {store} --compare forest dm-soft`" in words and f"`{store}/compare.md`" in words
+
+
+def test_the_satrf_verdicts_state_what_their_tables_show(pages):
+    blocks = pages["satrf"]
+    tests = _rows(blocks["study:satrf:variant_tests"])
+    assert {r["repetitions"] for r in tests} == {"all stored"}
+    bullets = {line.split(":")[0][2:]: line for line in blocks["study:satrf:variant_verdicts"].splitlines()
+               if line.startswith("- ")}
+    assert set(bullets) == {r["comparison"] for r in tests}
+    for r in tests:
+        sign = {1: "positive", -1: "negative", 0: "zero"}[_sign(r["mean"])]
+        verdict = "significant" if float(r["p (t-test)"]) < ALPHA else "not significant"
+        assert f"{sign} on the {r['forest']} ({verdict}, p = {r['p (t-test)']})" in bullets[r["comparison"]], r
+    softmax = blocks["study:satrf:softmax_verdicts"]
+    for r in _rows(blocks["study:satrf:softmax_comparisons"]):
+        alone = "significant" if float(r["p (t-test)"]) < ALPHA else "not significant"
+        holm = "significant" if float(r["p (Holm, 2 forests)"]) < ALPHA else "not significant"
+        sign = {1: "positive", -1: "negative", 0: "zero"}[_sign(r["eps-ABRF − Softmax"])]
+        assert f"{sign} on the {r['forest']} ({alone} alone, {holm} after Holm's adjustment)" in softmax, r
+    assert "repetitions 0-9" not in blocks["study:satrf:yx_best"]
+
+
+def test_the_agboost_statements_state_what_their_numbers_show(pages):
+    blocks = pages["agboost"]
+    gap = blocks["study:agboost:diabetes_gap"]
+    ours, gbm = (float(x) for x in re.search(r"R² is (\S+) against the GBM's (\S+) over", gap).groups())
+    assert ("our AGBoost beats its GBM" if ours - gbm > 0 else "our AGBoost does not beat its GBM") in gap
+    ert = [r for r in _rows(blocks["study:agboost:gbm_settings"]) if "ERT learners" in r["GBM setting"]]
+    for column, label in (("as printed, raw", "raw"), ("as printed, standardised", "standardised")):
+        most = max(int(r[column].split(" of ")[0]) for r in ert)
+        assert f"at most {most} of the {ert[0][column].split(' of ')[1]} cells with {label} features" in blocks[
+            "study:agboost:ert_depths"]
+
+
+def test_the_store_statements_count_what_the_scratch_stores_hold(scratch, pages):
+    for paper_id in ("satrf", "agboost", "larf", "robust_rf"):
+        held = pages[paper_id][f"study:{paper_id}:stores_held"]
+        assert held.startswith("Held now (`afr status`): `" + scratch.as_posix())
+        assert f"{REPS} repetitions" in held and "100 repetitions" not in held, paper_id
+    assert f"`afr status {scratch.as_posix()}/larf_rf {scratch.as_posix()}/larf_ert`" in pages["larf"][
+        "study:larf:compute_per_base"]
+    facts = pages["robust_rf"]["study:robust_rf:store_facts"]
+    assert facts.startswith(f"`{scratch.as_posix()}/robust_rf_boston` (Table I)")
+    assert f"`{scratch.as_posix()}/robust_rf_all` (section 5) holds" in facts
