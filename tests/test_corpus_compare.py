@@ -164,6 +164,9 @@ CASES = [
     Case("model-in-two-stores-compare-all", lambda t: (write_store(t / "A", ("rf", "c")) and write_store(t / "B", ("b", "c"))
                                                        and ("table", "--results", "A", "--results", "B", "--compare",
                                                             "rf", "b", "--all")), needles=("'c'",)),
+    Case("one-store-given-twice", lambda t: (write_store(t / "s", ("rf", "b")) and
+                                             ("table", "--results", "s", "--results", "./s/", "--compare", "rf", "b")),
+         needles=("given twice",)),
     Case("other-splits-derived", lambda t: _pair(t, "derived", 7), needles=("not run on the same splits", "Diabetes")),
     Case("other-splits-derived-json", lambda t: (*_pair(t, "derived", 7), "--format", "json"),
          needles=("not run on the same splits",)),

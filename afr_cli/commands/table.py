@@ -48,6 +48,11 @@ def _load(dirs: list[Path], selection: str = "stored", reps: int | None = None,
               f"(the stores under results/ that hold them)", file=sys.stderr)
     if not dirs:
         raise AfrInputError("--results DIR is required; stores under ./results: " + _stores_under_results())
+    seen: set[Path] = set()
+    for d in dirs:  # one store twice would be pooled with itself, every repetition counted twice
+        if Path(d).resolve() in seen:
+            raise AfrInputError(f"--results: {d} is given twice; allowed: each store once")
+        seen.add(Path(d).resolve())
     frames = []
     for d in dirs:
         if not has_results(d):
