@@ -28,7 +28,7 @@ def import_plugin(spec: str, base: type, where: str, what: str, hint: str) -> ob
         with exit_refused():
             module = importlib.import_module(module_name)
     except (Exception, SystemExit) as err:  # any import-time failure, an exit attempt too, is the module's
-        raise AfrInputError(f"{where}: cannot import module {module_name!r} ({_said(err)}); "
+        raise AfrInputError(f"{where}: cannot import module {module_name!r} ({said(err)}); "
                             f"{what} of your own must be importable (installed, on PYTHONPATH, or its file "
                             "named in the config's plugins:)") from None
     cls = getattr(module, class_name, None)
@@ -41,7 +41,7 @@ def import_plugin(spec: str, base: type, where: str, what: str, hint: str) -> ob
         with exit_refused():
             _IMPORTED[key] = cls()
     except (Exception, SystemExit) as err:
-        raise AfrInputError(f"{where}: {spec!r} failed on construction ({_said(err)}); {what} of your own "
+        raise AfrInputError(f"{where}: {spec!r} failed on construction ({said(err)}); {what} of your own "
                             f"must be constructible with no arguments") from None
     return _IMPORTED[key]
 
@@ -66,8 +66,9 @@ def exit_refused() -> Iterator[None]:
         os._exit = hard_exit
 
 
-def _said(err: BaseException, when: str = "while being imported or built") -> str:
-    """An exception in a few words: its type and first line (an exit attempt says so)."""
+def said(err: BaseException, when: str = "while being imported or built") -> str:
+    """A plugin's or loader's exception in a few words (its type and first line), or its exit
+    attempt with ``when`` saying at which call it came ("while being imported", "when afr called it")."""
     if isinstance(err, SystemExit):
         call = "os._exit" if isinstance(err, _ExitAttempt) else "exit"
         return f"it called {call}({err.code!r}) {when}"
@@ -77,13 +78,7 @@ def _said(err: BaseException, when: str = "while being imported or built") -> st
 
 def exit_said(err: BaseException) -> str:
     """How a plugin's exception or exit attempt inside a unit is named in a message."""
-    return ("raised " if not isinstance(err, SystemExit) else "") + _said(err, "inside the unit")
-
-
-def said(err: BaseException, when: str) -> str:
-    """A plugin's or loader's exception or exit attempt in a few words, ``when`` saying at which
-    call an exit came ("while being imported", "when called"): the text of a one-line error."""
-    return _said(err, when)
+    return ("raised " if not isinstance(err, SystemExit) else "") + said(err, "inside the unit")
 
 
 class WrongPredictions(ValueError):
@@ -93,6 +88,9 @@ class WrongPredictions(ValueError):
     def __init__(self, family: str, message: str):
         super().__init__(message)
         self.family = family
+
+    def __reduce__(self):  # pickled whole from a worker (the default would call it with the message alone)
+        return type(self), (self.family, str(self))
 
 
 def checked_predictions(family: str, pred: object, rows: int) -> np.ndarray:

@@ -168,6 +168,8 @@ CASES = [
     *_both("loader-module-exits-while-imported", OWN_LOADER, "loader-module-import-exit0",
            ("loader own_loader:load", "exit(0)", "imported")),
     *_both("loader-no-feature-columns", LOADER, "load-no-columns", ("loader fam:load", "feature column")),
+    Case("module-plugin-exits-while-imported", {**FAMILY, "plugins": ["own_loader"]}, "loader-module-import-exit0",
+         "validate", needles=("plugins[0]", "'own_loader'", "exit(0)", "imported")),
     # -- a fault inside a unit: exit 1, no unit stored, nothing written outside the store ----------
     *(Case(f"registered-family-features-{how}-jobs{jobs}", FAMILY, f"features-{how}", "run", jobs, 1,
            (*UNIT, "Mine.features", said))
@@ -331,3 +333,21 @@ def test_a_signal_while_building_reports_is_one_line(tmp_path, sig, code, word):
     line = _one_line(proc)
     assert proc.returncode == code, (proc.returncode, proc.stderr)
     assert line.startswith(f"{word}: afr report stopped by"), line
+
+
+def test_an_exit_no_guard_caught_is_still_one_line_and_exit_1(monkeypatch, capsys):
+    """The last net: a SystemExit escaping a command (code of the user's that afr did not wrap,
+    a library it called) is never afr's exit 0."""
+    from afr_cli import cli
+
+    def exits():
+        raise SystemExit(0)
+
+    monkeypatch.setattr(cli, "_run_app", exits)
+    monkeypatch.setattr("sys.argv", ["afr", "run", "c.yaml"])
+    monkeypatch.setattr(cli, "sigterm_as_interrupt", lambda: None)  # the test process keeps its handlers
+    with pytest.raises(SystemExit) as ended:
+        cli.main()
+    assert ended.value.code == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: afr run: ") and "exit(0)" in lines[0], lines
