@@ -24,6 +24,8 @@ mass of δ_next below −rope, inside [−rope, rope] and above rope is computed
 the share of draws in which each region holds the most mass — baycomp's ``Posterior.probs`` and the
 rule of afr's signed-rank test — and ``predictive`` the mean mass (the posterior predictive
 probability). The posterior of δ0, the mean difference of the population, is reported in data units.
+As in :mod:`afr_cli.bayesian`, "right" is B better for a score where higher is better; the callers
+flip the sign for error metrics.
 
 The sampler is a seeded, partially collapsed Gibbs sampler in numpy/scipy (no compiler, no
 probabilistic-programming package): the Student-t is written as a scale mixture of normals
