@@ -14,8 +14,10 @@ dataset); this module adds an interval to each, so a printed effect says how wel
 
 Magnitude labels, each with its source: d_z by Cohen (1988, ch. 2) for d — |d| < 0.2 negligible,
 < 0.5 small, < 0.8 medium, else large (applied to d_z unchanged, though d_z, standardised by the
-sd of the differences, is not the between-groups d those benchmarks were set for: Lakens 2013); r by Cohen's (1988, ch. 3) thresholds for a correlation — |r| < 0.1
-negligible, < 0.3 small, < 0.5 medium, else large.
+sd of the differences, is not the between-groups d those benchmarks were set for: Lakens 2013);
+r by Cohen's (1988, ch. 3) thresholds for a correlation — |r| < 0.1 negligible, < 0.3 small,
+< 0.5 medium, else large (the rank-biserial r is a correlation, between the sign of a difference
+and its rank).
 """
 
 from __future__ import annotations

@@ -348,6 +348,7 @@ def summarise(draws: HierarchicalDraws, rope: float, level: float, burn_in: int,
         probabilities=RopeProbabilities(*(float(v) for v in share.mean(axis=0))),
         predictive=RopeProbabilities(*(float(v) for v in masses.mean(axis=0))),
         mc_se=RopeProbabilities(*(float(v) for v in batch_se(share))),
-        mean=float(mean_diff.mean()), mean_mc_se=float(batch_se(mean_diff[:, None])[0]), ci_low=float(low), ci_high=float(high), level=level,
+        mean=float(mean_diff.mean()), mean_mc_se=float(batch_se(mean_diff[:, None])[0]),
+        ci_low=float(low), ci_high=float(high), level=level,
         dataset_means=tuple(float(v) for v in draws.delta.mean(axis=0) * draws.scale),
         scale=draws.scale, samples=samples, burn_in=burn_in, seed=seed)

@@ -39,7 +39,8 @@ def test_posterior_agrees_with_numpyro_within_monte_carlo_error(case):
     ours_se = (result.mc_se.left, result.mc_se.rope, result.mc_se.right)
     ours_pred = (result.predictive.left, result.predictive.rope, result.predictive.right)
     for k in range(3):
-        assert abs(ours[k] - ref["probabilities"][k]) <= _combined(ours_se[k], ref["probabilities_se"][k]), (k, ours, ref)
+        assert abs(ours[k] - ref["probabilities"][k]) <= _combined(ours_se[k], ref["probabilities_se"][k]), (
+            k, ours, ref)
         assert abs(ours_pred[k] - ref["predictive"][k]) <= _combined(predictive_se[k], ref["predictive_se"][k]), (
             k, ours_pred, ref)
     assert abs(result.mean - ref["mean"]) <= Z * math.hypot(result.mean_mc_se, ref["mean_se"]) + 0.02 * ref["mean_sd"]
