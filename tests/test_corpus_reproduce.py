@@ -60,6 +60,18 @@ def _published(folder: Path, text: str) -> None:
     (folder / "published.csv").write_text(text, encoding="utf-8")
 
 
+def _with_study(folder: Path, function: str = "rows") -> None:
+    """The toy with a study (a function of its studies.py) declared in its data file."""
+    _yaml(folder, "experiments:\n", f'studies:\n  - {{name: {function}, block: "study:toy:rows"}}\nexperiments:\n')
+    (folder / "studies.py").write_text("def rows(root):\n    raise RuntimeError('never called by a refusal')\n")
+
+
+def _study_then_bad_config(folder: Path) -> None:
+    """A sound study (its file imported by the checks) and a config refused afterwards."""
+    _with_study(folder)
+    (folder / "toy.yaml").write_text((folder / "toy.yaml").read_text() + "colour: red\n")
+
+
 @dataclass
 class Case:
     """A defect: ``setup(tmp)`` builds the files and returns afr's arguments; ``needles`` must be in
@@ -114,6 +126,8 @@ CASES = [
     Case("output-out-leaves-the-root", _paper(lambda f: _yaml(f, '--std]', '--std, --out, "{root}/../x.md"]')),
          ("outputs[0]: afr: --out",)),
     Case("page-outside-the-folder", _paper(lambda f: _yaml(f, "page: page.md", "page: ../page.md")), ("page", "'../page.md'")),
+    Case("study-not-a-function", _paper(lambda f: _with_study(f, "nowhere")), ("studies.py", "nowhere", "no such function")),
+    Case("study-checked-then-config-refused", _paper(_study_then_bad_config), ("toy.yaml", "colour")),
     Case("root-empty", _root(lambda t: ""), ("--root", "empty")),
     Case("root-is-a-file", _root(lambda t: str(t / "a-file")), ("--root", "a-file", "is a file")),
     Case("root-below-a-file", _root(lambda t: str(t / "a-file" / "results")), ("--root", "a-file", "cannot be made")),

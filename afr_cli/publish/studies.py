@@ -41,7 +41,11 @@ def studies_module(paper: Paper) -> ModuleType:
             raise AfrInputError(f"{path}: missing; the paper {paper.id!r} declares studies")
         spec = importlib.util.spec_from_file_location(f"afr_paper_studies_{paper.id}", path)
         module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+        writes, sys.dont_write_bytecode = sys.dont_write_bytecode, True  # no __pycache__ in a paper's folder:
+        try:  # checking a target before it runs writes nothing
+            spec.loader.exec_module(module)
+        finally:
+            sys.dont_write_bytecode = writes
         _MODULES[path] = module
     return _MODULES[path]
 
