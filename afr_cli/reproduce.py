@@ -289,7 +289,8 @@ def draw_outputs(targets: list[Target], root: Path, reps: int | None, echo=print
     """Run every target paper's ``outputs`` (each an ``afr`` command in a process of its own);
     standard output goes whole to the entry's ``stdout`` file. Returns one line per failed entry
     (the others still run). With ``datasets`` (``--datasets``), an entry drawn for another dataset
-    (its commands' ``--dataset``) is skipped, and says so: that run computed nothing for it."""
+    (its commands' ``--dataset``) is skipped, and says so: that run computed nothing for it; so is
+    an entry reading a store (``--results``) the root does not hold (a partial target)."""
     failed = []
     for target in targets:
         for i, output in enumerate(target.paper.outputs if target.paper else ()):
@@ -298,6 +299,11 @@ def draw_outputs(targets: list[Target], root: Path, reps: int | None, echo=print
             if others:
                 echo(f"skipped {where}: it draws {', '.join(others)}, not among --datasets")
                 continue
+            absent = [s for s in _stores_read(output, root, reps or output.reps) if not has_results(s)]
+            if absent:  # a partial target made another of the paper's stores only
+                echo(f"skipped {where}: {root} lacks the store{'s' * (len(absent) > 1)} it reads, "
+                     f"{', '.join(map(str, absent))}")
+                continue
             problem = _draw(output, root, reps or output.reps)
             if problem:
                 failed.append(f"{where}: {problem}")
@@ -305,6 +311,12 @@ def draw_outputs(targets: list[Target], root: Path, reps: int | None, echo=print
             else:
                 echo(f"drew {where}" + (f" -> {_fill(output.stdout, root, reps or output.reps)}" if output.stdout else ""))
     return failed
+
+
+def _stores_read(output: OutputSpec, root: Path, reps: int | None) -> list[Path]:
+    """The stores an output's commands read (``--results``), as filled in for ``root``."""
+    return [Path(_fill(command[i + 1], root, reps)) for command in output.commands
+            for i, arg in enumerate(command[:-1]) if arg == "--results"]
 
 
 def _datasets_drawn(output: OutputSpec) -> list[str]:

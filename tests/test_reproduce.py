@@ -134,11 +134,11 @@ def test_an_output_that_fails_is_reported_and_the_others_still_run(tmp_path):
     from afr_cli.reproduce import Target, draw_outputs
 
     good = OutputSpec((("models",),), stdout="{root}/out/models.txt")
-    bad = OutputSpec((("table", "--results", "{root}/nowhere"),), stdout="{root}/out/never.md")
+    bad = OutputSpec((("models", "--no-such-option"),), stdout="{root}/out/never.md")
     paper = type("P", (), {"outputs": (bad, good), "data_file": "toy/paper.yaml"})()
     lines = []
     failed = draw_outputs([Target(paper, ())], tmp_path, None, echo=lines.append)
-    assert len(failed) == 1 and failed[0].startswith("toy/paper.yaml: outputs[0]: `afr table --results")
+    assert len(failed) == 1 and failed[0].startswith("toy/paper.yaml: outputs[0]: `afr models --no-such-option` exited 2")
     assert not (tmp_path / "out" / "never.md").exists()  # nothing half-written
     assert "eps-abrf" in (tmp_path / "out" / "models.txt").read_text()
 
@@ -200,8 +200,11 @@ def test_with_datasets_an_output_drawn_for_another_dataset_is_skipped_and_said(t
     failed = draw_outputs([Target(paper, ())], tmp_path, None, echo=lines.append, datasets=["Yacht"])
     assert failed == [] and lines[0] == "skipped toy/paper.yaml: outputs[0]: it draws Wine, not among --datasets"
     assert (tmp_path / "out" / "models.txt").is_file() and not (tmp_path / "out" / "wine.md").exists()
-    # without --datasets it runs, and fails on the missing store as before
-    assert len(draw_outputs([Target(paper, ())], tmp_path, None, echo=lines.append)) == 1
+    # without --datasets it would run, but the store it reads is not under the root (a partial
+    # target): skipped in one line naming the store, not a failure after the run
+    lines.clear()
+    assert draw_outputs([Target(paper, ())], tmp_path, None, echo=lines.append) == []
+    assert lines[0] == f"skipped toy/paper.yaml: outputs[0]: {tmp_path} lacks the store it reads, {tmp_path / 'nowhere'}"
 
 
 def test_a_study_failing_on_a_partial_scratch_root_is_skipped_but_raises_under_results(tmp_path, monkeypatch):
