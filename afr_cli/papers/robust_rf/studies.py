@@ -34,6 +34,7 @@ from afr_cli.papers import published_table
 from afr_cli.protocol import derive_seed, split_indices
 from afr_cli.publish.frames import compute_words, stored, stored_status
 from afr_cli.publish.page_words import shown_store
+from afr_cli.publish.studies import render_frame
 from afr_cli.publish.store_words import holdings, holdings_text  # noqa: F401 (a show)
 from afr_cli.solve import solve
 from afr_cli.stats import paired_ttest
@@ -143,6 +144,34 @@ def all_datasets(root: Path) -> pd.DataFrame:
     return pd.DataFrame([{"forest": forest, "selection": name,
                           **{f"{m}: better / tied / worse": _counts(c.record) for m, c in by_model.items()}}
                          for (forest, name), by_model in table.items()])
+
+
+def _better_tied_worse(cell: str) -> tuple[int, int, int]:
+    better, tied, worse = (int(n) for n in cell.split(" / "))
+    return better, tied, worse
+
+
+def _share(k: int, n: int) -> str:
+    return "more than half" if 2 * k > n else "half" if 2 * k == n else "fewer than half"
+
+
+def all_datasets_shown(frame: pd.DataFrame) -> str:
+    """The 11-dataset table, then what it says in words computed from its counts: per forest, on how
+    many cells each robust model beats RF under inner CV (against half of them), and how many it
+    still loses when chosen on the test set."""
+    a02, train = (f"{m}: better / tied / worse" for m in (ALL_MODELS[0], ALL_MODELS[2]))
+    lines = []
+    for forest, rows in frame.groupby("forest", sort=False):
+        honest = rows[rows.selection == "inner-CV"].iloc[0]
+        best = rows[rows.selection == "best-test"].iloc[0]
+        (w, t, l), (w2, _, l2) = _better_tied_worse(honest[a02]), _better_tied_worse(honest[train])
+        n = w + t + l
+        lines.append(f"- {forest}, inner CV: α = 0.2 beats RF on {w} of {n} cells ({_share(w, n)}) and loses on {l}; "
+                     f"the paper's literal leaf statistics (`robust-rf-train`) beat RF on {w2} "
+                     f"({'more' if w2 > w else 'fewer' if w2 < w else 'as many'} than α = 0.2) and lose on {l2}. "
+                     f"Chosen on the test set, α = 0.2 loses on {_better_tied_worse(best[a02])[2]} cells and "
+                     f"`robust-rf-train` on {_better_tied_worse(best[train])[2]}.")
+    return render_frame(frame, 3) + "\n\n" + "\n".join(lines)
 
 
 def all_datasets_wins(root: Path) -> pd.DataFrame:
