@@ -480,3 +480,11 @@ def test_tol_is_refused_like_rope(tol):
     with pytest.raises(AfrInputError, match="--tol"):
         paper_comparison(_results(), "satrf:9", tol=tol)
     assert paper_comparison(_results(), "satrf:9", tol=0.0)["within_tol"].notna().any()
+
+
+def test_the_summary_counts_the_repetitions_of_the_metric_it_shows():
+    frame = _pair_frame(nan_at={("Wine", 1), ("Wine", 2), ("Wine", 3), ("Boston", 1), ("Boston", 2), ("Boston", 3)})
+    assert render_summary(frame, "r2", "md").startswith("R²: mean over 1–4 reps")  # rf over 4, b over 1
+    only_b = frame[frame["model"] == "b"]
+    assert render_summary(only_b, "r2", "md").startswith("R²: mean over 1 reps")  # not 1–4: MAE's 4 are not R²'s
+    assert render_summary(only_b, "mae", "md").startswith("MAE: mean over 4 reps")

@@ -185,7 +185,8 @@ def render_summary(results: pd.DataFrame, metric: str | None = "r2", fmt: str = 
     headers = ["dataset"] + [c.label for c in columns]
     if fmt == "latex":
         headers = [tex(h) for h in headers]
-    n_reps = summary_long(results)["n_reps"]
+    long = summary_long(results)
+    n_reps = long.loc[long["metric"] == metric, "n_reps"]  # the shown metric's: an undefined R² is not a repetition
     reps = f"{n_reps.min()}" if n_reps.min() == n_reps.max() else f"{n_reps.min()}–{n_reps.max()}"
     title = (f"{METRIC_NAMES.get(metric, metric)}: mean{' ± std' if with_std else ''} over {reps} reps;"
              f" best per dataset and base in bold")
