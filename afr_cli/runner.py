@@ -26,7 +26,7 @@ from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 from afr_cli.config import Experiment
-from afr_cli.errors import AfrInputError, RunFailed, RunInterrupted
+from afr_cli.errors import AfrInputError, RunInterrupted
 from afr_cli.experiment_data import load_experiment_data
 from afr_cli.plugin_faults import UnitFailed, unit_failure, worker_died
 from afr_cli.plugin_files import activate
