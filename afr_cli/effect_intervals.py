@@ -35,6 +35,7 @@ R_THRESHOLDS = (0.1, 0.3, 0.5)  # Cohen (1988), ch. 3: small, medium, large r
 D_LABEL_SOURCE = "Cohen (1988) for d: |d| < 0.2 negligible, < 0.5 small, < 0.8 medium, else large"
 R_LABEL_SOURCE = "Cohen (1988) for a correlation r: |r| < 0.1 negligible, < 0.3 small, < 0.5 medium, else large"
 _LABELS = ("negligible", "small", "medium", "large")
+CONSTANT_SD = 1e-9  # an sd of the differences below this share of |mean| is floating-point noise
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,9 @@ def mean_diff_interval(a: ArrayLike, b: ArrayLike, level: float = 0.95) -> Inter
 
 def dz_interval(a: ArrayLike, b: ArrayLike, level: float = 0.95) -> Interval:
     """Cohen's d_z of a − b with its exact noncentral-t interval. NaN for n < 2 or sd = 0 with
-    mean 0; for sd = 0 with mean ≠ 0, d_z = ±inf and no interval (NaN bounds)."""
+    mean 0; for sd = 0 with mean ≠ 0 (or sd below CONSTANT_SD·|mean|, rounding), d_z = ±inf and no
+    interval (NaN bounds); where scipy's noncentral t is NaN (|t| in the thousands), the
+    large-sample normal interval, so named in ``method``."""
     from scipy.optimize import brentq
     from scipy.stats import nct
 
@@ -113,6 +116,8 @@ def dz_interval(a: ArrayLike, b: ArrayLike, level: float = 0.95) -> Interval:
     if n < 2:
         return Interval(math.nan, math.nan, math.nan, level, method)
     mean, sd = float(d.mean()), float(d.std(ddof=1))
+    if sd <= CONSTANT_SD * abs(mean):  # equal differences up to rounding: d_z is that rounding's artefact
+        sd = 0.0
     if sd == 0.0:
         dz = math.copysign(math.inf, mean) if mean else math.nan
         return Interval(dz, math.nan, math.nan, level, method)
@@ -134,8 +139,14 @@ def dz_interval(a: ArrayLike, b: ArrayLike, level: float = 0.95) -> Interval:
             step *= 2.0
         return float(brentq(f, lo, hi, xtol=1e-12, rtol=1e-12))
 
-    low = noncentrality(1.0 - alpha / 2.0) / root_n
-    high = noncentrality(alpha / 2.0) / root_n
+    try:
+        low = noncentrality(1.0 - alpha / 2.0) / root_n
+        high = noncentrality(alpha / 2.0) / root_n
+    except ValueError:  # scipy's nct is NaN this far out: the large-sample normal interval instead
+        from scipy.special import ndtri
+
+        half = float(ndtri(0.5 + level / 2.0)) * math.sqrt(1.0 / n + dz ** 2 / (2.0 * df))
+        return Interval(dz, dz - half, dz + half, level, "normal approximation (noncentral t not computable)")
     return Interval(dz, low, high, level, method)
 
 

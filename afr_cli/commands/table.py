@@ -74,7 +74,8 @@ def _table(
         None, "--results", help="A results store directory; repeat to concatenate several."
     ),
     metric: Optional[str] = typer.Option(
-        None, "--metric", help="r2, mae or rmse (md/latex default r2; csv and --paper default all)."
+        None, "--metric", help="r2, mae or rmse (md/latex default r2; csv and --paper default all); with "
+                               "--compare also all: R², MAE and RMSE side by side, each with its direction."
     ),
     fmt: str = typer.Option("md", "--format", help="md, latex or csv; with --compare also json (every number of the comparison)."),
     with_std: bool = typer.Option(False, "--std", help="Show mean ± std (ddof=1) over reps."),
@@ -121,8 +122,11 @@ def _table(
         raise AfrInputError(f"--rope: {rope!r} is not allowed; a number >= 0 (in the metric's unit)")
     if tol is not None:
         tables.check_tolerance(tol)
-    if metric is not None and metric not in tables.METRICS:
-        raise AfrInputError(f"--metric: {metric!r} is not one of {', '.join(tables.METRICS)}")
+    if metric == "all" and compare is None:
+        raise AfrInputError(f"--metric: 'all' is allowed with --compare only; allowed: {', '.join(tables.METRICS)}")
+    if metric is not None and metric not in (*tables.METRICS, "all"):
+        allowed = ", ".join(tables.METRICS) + (", all" if compare is not None else "")
+        raise AfrInputError(f"--metric: {metric!r} is not one of {allowed}")
     if paper is not None:
         published_table(paper)  # reject an unknown spec before loading results
     # with --compare alone only its two models are shown: another model in two stores is no matter
@@ -132,7 +136,15 @@ def _table(
     short = reps_shortfall(results, reps, "the results")  # 0..reps-1 kept: a shortfall still shows
     if short:
         print(f"note: {short}", file=sys.stderr)
-    model_comparison = None if compare is None else tables.compare_models(results, *compare, metric or "r2", rope)
+    if compare is None:
+        model_comparison = None
+    elif metric == "all":
+        from afr_cli.tables.compare_all import ALL_METRICS
+
+        model_comparison = [tables.compare_models(results, *compare, m, rope) for m in ALL_METRICS]
+        metric = None  # the full table and the published one: every metric
+    else:
+        model_comparison = tables.compare_models(results, *compare, metric or "r2", rope)
     note = tables.selection_note(results)
     if model_comparison is not None and paper is None:  # the comparison leads; the full table on --all
         _echo_comparison(model_comparison, fmt)
@@ -159,11 +171,24 @@ def _table(
 
 
 def _echo_comparison(model_comparison, fmt: str) -> None:
-    """The comparison: in md the across-dataset summary first, then the per-base blocks; what
-    was dropped (a score undefined) is in the text, in the JSON, and for csv on stderr."""
+    """The comparison: in md the answer and the across-dataset summary first, then the per-base
+    blocks; what was dropped (a score undefined) is in the text, in the JSON, and for csv on
+    stderr. A list of comparisons (--metric all) is rendered side by side."""
     from afr_cli import tables
 
     from afr_cli.tables.compare import dropped_notes
+
+    if isinstance(model_comparison, list):
+        from afr_cli.tables.compare_all import render_all
+
+        if fmt == "latex":
+            raise AfrInputError("--metric all: allowed with --format md, csv or json")
+        typer.echo(render_all(model_comparison, fmt), nl=False)
+        if fmt == "csv":
+            for comparison in model_comparison:
+                for note in dropped_notes(comparison):
+                    print(note, file=sys.stderr)
+        return
 
     if fmt == "md":
         typer.echo(tables.render_comparison_lead(model_comparison))

@@ -22,6 +22,7 @@ from afr_cli.publish.frames import load_store, report_frames, reps_suffix
 from afr_cli.tables import (METRIC_NAMES, compare_models, paper_comparison, render_comparison_overview,
                             render_model_comparison, render_paper_comparison, render_summary, repetitions_note,
                             results_in_view, selection_note)
+from afr_cli.tables.compare_evidence import COMPARE_BURN_IN, COMPARE_SAMPLES, COMPARE_SEED, mc_text
 from afr_cli.tables.friedman import write_friedman
 
 
@@ -44,8 +45,24 @@ OVERVIEW_LEGEND = (
     "step-down method over every row of this table (one family). d_z = mean / sd of the per-dataset "
     "differences; r = the Wilcoxon test's matched-pairs rank-biserial correlation. P(A) / P(=) / P(B): the "
     "Bayesian signed-rank test (Benavoli, Corani, Demšar and Zaffalon, JMLR 2017) with a region of practical "
-    "equivalence ±{rope:g} {metric} (prior 0.5 at 0, 50000 seeded samples). Each block below adds, per "
-    "dataset, the Bayesian correlated t-test over the repetitions (ρ = n_test / n) and its corrected interval.")
+    "equivalence ±{rope:g} {metric} (prior 0.5 at 0, 50000 seeded samples). Hierarchical P(A) / P(=) / P(B): the "
+    "Bayesian hierarchical test over datasets × repetitions (Corani, Benavoli, Demšar, Mangili and Zaffalon, "
+    "Machine Learning 2017), for the next dataset, with the ROPE {hier_rope}; a seeded Gibbs sampler, {samples} "
+    "draws after {burn_in}, seed {seed} (Monte Carlo error of each probability {mc}). Each block below adds, per "
+    "dataset, the Bayesian correlated t-test over the repetitions (ρ = n_test / n) and its corrected interval, and "
+    "intervals of the mean difference, d_z and r.")
+
+
+def hierarchical_legend(comparisons: list, rope: float, metric: str) -> dict[str, str]:
+    """The overview legend's words for the hierarchical column: its ROPE (relative on an error
+    metric), the sampler's size and seed, and the largest Monte Carlo error of its probabilities."""
+    errors = [c.hierarchical.mc_error() for comparison in comparisons for c in comparison.bases
+              if c.hierarchical.result is not None]
+    relative = comparisons[0].metric != "r2"
+    return {"hier_rope": (f"±{100 * rope:g} % of A's {metric}, on the log ratio of the errors per repetition"
+                          if relative else f"±{rope:g} {metric}"),
+            "samples": str(COMPARE_SAMPLES), "burn_in": str(COMPARE_BURN_IN), "seed": str(COMPARE_SEED),
+            "mc": mc_text(max(errors)) if errors else "n/a (no base where it applies)"}
 
 
 def write_report(report: Report, root: Path, reps: int | None = None) -> list[Path]:
@@ -78,7 +95,8 @@ def write_report(report: Report, root: Path, reps: int | None = None) -> list[Pa
         overview = (f"# Paired comparisons over the datasets ({metric}: mean of B − A, Demšar's t-test, "
                     f"Wilcoxon, and on how many datasets B is better at the printed precision)\n\n"
                     + render_comparison_overview(comparisons) + f"\n\n{repetitions_note(results, reps, pointer=False)}"
-                    + "\n\n" + OVERVIEW_LEGEND.format(rope=report.compare_rope, metric=metric))
+                    + "\n\n" + OVERVIEW_LEGEND.format(rope=report.compare_rope, metric=metric,
+                                                       **hierarchical_legend(comparisons, report.compare_rope, metric)))
         blocks = [f"## {c.b} against {c.a}\n\n" + render_model_comparison(c, "md") for c in comparisons]
         (out / "compare.md").write_text("\n\n".join([overview, *blocks]) + "\n")
         written.append(out / "compare.md")

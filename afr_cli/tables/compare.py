@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import asdict, dataclass
+from functools import cached_property
 
 import pandas as pd
 
@@ -16,6 +17,8 @@ from afr_cli.bayesian import (
     DEFAULT_ROPE, CorrelatedTTestResult, SignedRankResult, correlated_ttest, signed_rank_test)
 from afr_cli.errors import AfrInputError
 from afr_cli.stats import EffectSizes, TTestResult, effect_sizes, holm_adjust, paired_ttest, wilcoxon_test
+from afr_cli.tables.compare_evidence import (
+    Hierarchical, Intervals, direction, hierarchical_for_base, intervals_for_base, mc_text)
 from afr_cli.tables.format import (
     CSV_FLOAT, METRIC_NAMES, base_key, check_format, dataset_key, document, format_diff, format_value, grid,
     model_key)
@@ -52,6 +55,26 @@ class BaseComparison:
     per_dataset_bayes: dict[str, CorrelatedTTestResult]  # dataset -> correlated t-test, B better = right
     pooled: str = ""  # how cells sharing a split were pooled into the tests' units ('' = not)
     dropped: Dropped = Dropped()  # repetitions dropped because a model's score is undefined
+    # (paired rows of this base, the tests' units, a, b, metric, rope): what the evidence below is
+    # computed from, when first asked for (the papers' studies read only the tests above)
+    evidence_input: tuple | None = None
+
+    @cached_property
+    def hierarchical(self) -> Hierarchical:
+        """The hierarchical Bayesian test over datasets × repetitions (afr_cli/tables/compare_evidence.py)."""
+        rows, _, a, b, metric, rope = self.evidence_input
+        return hierarchical_for_base(rows, a, b, metric, rope)
+
+    @cached_property
+    def intervals(self) -> Intervals:
+        """The intervals of the mean difference, d_z and r over the datasets (or units)."""
+        _, units, a, b, metric, _ = self.evidence_input
+        return intervals_for_base(units, a, b, metric)
+
+    @property
+    def n_reps(self) -> int:
+        """The fewest repetitions behind a dataset's pair of means."""
+        return self.reps[0]
 
     def reps_span(self, joiner: str = " to ") -> str:
         """'20' when every dataset's pair of means has the same count, else 'fewest<joiner>most'."""
@@ -155,10 +178,17 @@ class ModelComparison:
                                 "p_equivalent": c.signed_rank.probabilities.rope,
                                 "p_b_better": c.signed_rank.probabilities.right},
                 "low_power": c.ttest.n < FEW_DATASETS,
+                "hierarchical": c.hierarchical.as_dict(METRIC_NAMES.get(self.metric, self.metric)),
+                "effect_intervals": c.intervals.as_dict(),
                 **dropped,
             })
-        return _json_numbers({"a": self.a, "b": self.b, "metric": self.metric, "rope": self.rope,
-                        "difference": "b - a", "bases": bases})
+        from afr_cli.tables.compare_answer import answer_sentence, not_applicable
+
+        for base, c in zip(bases, self.bases):
+            base["not_applicable"] = not_applicable(c)
+        return _json_numbers({"answer": answer_sentence(self), "a": self.a, "b": self.b, "metric": self.metric,
+                              "direction": direction(self.metric), "rope": self.rope,
+                              "difference": "b - a", "bases": bases})
 
 
 def _bayes_dict(r: CorrelatedTTestResult, metric: str) -> dict:
@@ -217,7 +247,7 @@ def compare_models(results: pd.DataFrame, a: str, b: str, metric: str = "r2",
     shared = sorted(set(long.loc[long["model"] == a, "base"]) & set(long.loc[long["model"] == b, "base"]),
                     key=base_key)
     if not shared:
-        raise AfrInputError(f"--compare: models {a!r} and {b!r} share no base in the results")
+        raise AfrInputError(_nothing_shared(results, a, b))
     bases = []
     for base in shared:
         on_base = long[long["base"] == base].pivot(index="dataset", columns="model", values="mean")
@@ -226,14 +256,34 @@ def compare_models(results: pd.DataFrame, a: str, b: str, metric: str = "r2",
         table[f"{b} − {a}"] = table[b] - table[a]
         both, pooled = _test_units(table.dropna(), paired, a, b)
         counts = long.loc[(long["base"] == base) & (long["model"] == a), "n_reps"]
+        on_paired = paired[paired["base"] == base]
         bases.append(BaseComparison(base, table, paired_ttest(both[b], both[a]),
                                     wilcoxon_test(both[b], both[a]), WinRecord.count(table, a, b, metric),
                                     (int(counts.min()), int(counts.max())),
                                     effect_sizes(both[b], both[a]),
                                     signed_rank_test(better * (both[b] - both[a]).to_numpy(), rope),
-                                    _per_dataset_bayes(paired[paired["base"] == base], a, b, metric, rope),
-                                    pooled, dropped.get(base, Dropped())))
+                                    _per_dataset_bayes(on_paired, a, b, metric, rope),
+                                    pooled, dropped.get(base, Dropped()), (on_paired, both, a, b, metric, rope)))
     return ModelComparison(a, b, metric, bases, rope)
+
+
+def _nothing_shared(results: pd.DataFrame, a: str, b: str) -> str:
+    """Why no base compares A and B: no base holds both, or the bases holding both share no
+    dataset, or no repetition of a dataset both hold (each said as it is)."""
+    def held(model: str, column: str, base: str | None = None) -> set[str]:
+        rows = results[results["model"] == model]
+        return set((rows if base is None else rows[rows["base"] == base])[column].astype(str))
+
+    common = sorted(held(a, "base") & held(b, "base"), key=base_key)
+    if not common:
+        return f"--compare: models {a!r} and {b!r} share no base in the results"
+    where = "; ".join(f"{base}: {a} on {', '.join(sorted(held(a, 'dataset', base), key=dataset_key))}, "
+                      f"{b} on {', '.join(sorted(held(b, 'dataset', base), key=dataset_key))}" for base in common)
+    if not any(held(a, "dataset", base) & held(b, "dataset", base) for base in common):
+        return (f"--compare: models {a!r} and {b!r} share base {', '.join(common)} but no dataset on it ({where}); "
+                f"allowed: two models with a dataset in common")
+    return (f"--compare: models {a!r} and {b!r} share no repetition with a defined score on any dataset of base "
+            f"{', '.join(common)}; allowed: two models with a repetition in common")
 
 
 def _with_split_units(results: pd.DataFrame) -> pd.DataFrame:
@@ -317,25 +367,70 @@ def power_note(comparison: ModelComparison) -> str | None:
             f"columns P(A) / P(=) / P(B) and the corrected interval)")
 
 
+def _hier_cell(c: BaseComparison) -> str:
+    return "—" if c.hierarchical.result is None else _probs(c.hierarchical.result.probabilities)
+
+
 def render_comparison_lead(comparison: ModelComparison) -> str:
-    """The summary `afr table --compare` prints first: one row per base with B − A, the t-test's
-    raw and Holm-adjusted p, d_z, Wilcoxon p with its rank-biserial correlation and the Bayesian
-    signed-rank probabilities."""
+    """The summary `afr table --compare` prints first: the one-sentence answer
+    (afr_cli/tables/compare_answer.py), then one row per base with B − A, the t-test's raw and
+    Holm-adjusted p, d_z, Wilcoxon p with its rank-biserial correlation, the Bayesian signed-rank
+    and the hierarchical probabilities. A base with one dataset has no row (no test over datasets
+    applies there): a line says so instead of printing NaN."""
+    from afr_cli.tables.compare_answer import answer_sentence, not_applicable
+
     a, b = comparison.a, comparison.b
     frame = comparison.tests_frame()
     rows = [[r["base"], str(int(r["n"])), f"{r['mean_diff']:+.4f}", _p(r["p"]), _p(r["p_holm"]),
              f"{r['cohen_dz']:+.2f}", _p(r["wilcoxon_p"]), f"{r['rank_biserial']:+.2f}",
-             f"{r['p_a_better']:.3f} / {r['p_equivalent']:.3f} / {r['p_b_better']:.3f}"]
-            for r in frame.to_dict("records")]
+             f"{r['p_a_better']:.3f} / {r['p_equivalent']:.3f} / {r['p_b_better']:.3f}", _hier_cell(c)]
+            for r, c in zip(frame.to_dict("records"), comparison.bases) if not not_applicable(c)]
     headers = ["base", "n", f"mean {b} − {a}", "p (t-test)", "p (Holm)", "d_z", "p (Wilcoxon)", "r (rank-biserial)",
-               f"P({a}) / P(=) / P({b})"]
+               f"P({a}) / P(=) / P({b})", "hierarchical P"]
     metric = METRIC_NAMES.get(comparison.metric, comparison.metric)
-    lines = [f"{b} against {a} on {metric}, over the datasets (per base below)", "", grid(headers, rows, "md"), "",
-             _legend(comparison)]
-    for note in [power_note(comparison), *dropped_notes(comparison)]:
+    lines = [answer_sentence(comparison), "",
+             f"{b} against {a} on {metric} ({direction(comparison.metric)}), over the datasets (per base below)", ""]
+    if rows:
+        lines += [grid(headers, rows, "md"), "", _legend(comparison)]
+    for c in comparison.bases:
+        why = not_applicable(c)
+        if why:
+            lines += [f"base {c.base}: {why['ttest']} (no t-test, Wilcoxon, signed-rank or effect size there): "
+                      f"its answer is the per-dataset Bayesian correlated t-test below"]
+    for note in [power_note(comparison), *dropped_notes(comparison), *evidence_notes(comparison)]:
         if note:
             lines += ["", note]
     return "\n".join(lines) + "\n"
+
+
+def evidence_notes(comparison: ModelComparison) -> list[str]:
+    """Why a base has no hierarchical test, and the warning of an error metric dominated by a few datasets."""
+    from afr_cli.tables.compare_evidence import dominance_warning
+
+    metric = METRIC_NAMES.get(comparison.metric, comparison.metric)
+    notes = []
+    for c in comparison.bases:
+        if c.hierarchical.result is None and c.ttest.n >= 2:
+            notes.append(f"note: base {c.base}: the hierarchical test does not apply: {c.hierarchical.reason}")
+        warning = dominance_warning(comparison.a, comparison.b, metric, c.base, c.intervals, c.per_dataset)
+        if warning:
+            notes.append(warning)
+    return notes
+
+
+def _hier_legend(comparison: ModelComparison) -> str:
+    """What the hierarchical column is: the model, the ROPE (relative on an error metric), the
+    sampler and its largest Monte Carlo error."""
+    from afr_cli.tables.compare_evidence import COMPARE_BURN_IN, COMPARE_SAMPLES, COMPARE_SEED
+
+    metric = METRIC_NAMES.get(comparison.metric, comparison.metric)
+    done = [c.hierarchical for c in comparison.bases if c.hierarchical.result is not None]
+    mc = f" (Monte Carlo error of each probability {mc_text(max(h.mc_error() for h in done))})" if done else ""
+    rope = (f"ROPE ±{100 * comparison.rope:g} % of A's {metric}, on the log ratio of the errors per repetition"
+            if comparison.metric != "r2" else f"ROPE ±{comparison.rope:g} {metric}")
+    return (f"Hierarchical P: the Bayesian hierarchical test over datasets × repetitions (Corani et al. 2017, "
+            f"ρ = n_test / n), P({comparison.a}) / P(=) / P({comparison.b}) for the next dataset, {rope}; "
+            f"seeded Gibbs sampler, {COMPARE_SAMPLES} draws after {COMPARE_BURN_IN}, seed {COMPARE_SEED}{mc}.")
 
 
 def dropped_notes(comparison: ModelComparison) -> list[str]:
@@ -353,7 +448,7 @@ def _legend(comparison: ModelComparison) -> str:
             f"of the per-dataset differences, r = matched-pairs rank-biserial correlation of the Wilcoxon test. "
             f"P({comparison.a}) / P(=) / P({comparison.b}): Bayesian signed-rank test (Benavoli et al. 2017), "
             f"ROPE ±{comparison.rope:g} {METRIC_NAMES.get(comparison.metric, comparison.metric)}, prior 0.5 at 0, "
-            f"seeded Monte Carlo.")
+            f"seeded Monte Carlo. " + _hier_legend(comparison))
 
 
 def render_model_comparison(comparison: ModelComparison, fmt: str = "md") -> str:
@@ -375,17 +470,7 @@ def render_model_comparison(comparison: ModelComparison, fmt: str = "md") -> str
                             if metric == "r2" else f"[{bayes.ci_low:+.4g}, {bayes.ci_high:+.4g}]"])
             rows.append([row["dataset"], format_value(row[a], metric), format_value(row[b], metric),
                          format_diff(row[f"{b} − {a}"], row[b], metric), *bayes_cells])
-        t, sr, eff = c.ttest, c.signed_rank, c.effects
-        holm = f" (Holm-adjusted over {len(comparison.bases)} bases: p = {p_holm:.4g})" if len(comparison.bases) > 1 else ""
-        notes = [
-            f"paired t-test (Demšar) of {b} − {a} over n = {t.n} {'units' if c.pooled else 'datasets'}: mean {t.mean_diff:.4g},"
-            f" t = {t.t:.4g}, p = {t.p:.4g}{holm}, 95 % CI [{t.ci_low:.4g}, {t.ci_high:.4g}];"
-            f" effect size d_z = {eff.cohen_dz:.3g}",
-            f"Wilcoxon signed-rank: statistic {c.wilcoxon[0]:.4g}, p = {c.wilcoxon[1]:.4g};"
-            f" rank-biserial r = {eff.rank_biserial:.3g}",
-            f"Bayesian signed-rank (ROPE ±{sr.rope_width:g}, {sr.samples} samples, seed {sr.seed}):"
-            f" P({a} better) = {sr.probabilities.left:.3f}, P(equivalent) = {sr.probabilities.rope:.3f},"
-            f" P({b} better) = {sr.probabilities.right:.3f}",
+        notes = [*_tests_notes(comparison, c, p_holm),
             c.record.describe(a, b),
             c.reps_text(a, b, metric) + "; per dataset, the Bayesian correlated t-test of B − A over them (ρ = n_test / n,"
             f" Nadeau-Bengio): P({a}) / P(=) / P({b}) with ROPE ±{comparison.rope:g} and the corrected 95 % interval"
@@ -397,10 +482,96 @@ def render_model_comparison(comparison: ModelComparison, fmt: str = "md") -> str
     return "\n".join(parts)
 
 
+def _tests_notes(comparison: ModelComparison, c: BaseComparison, p_holm: float) -> list[str]:
+    """The tests over datasets of one base's block, with the intervals and the hierarchical test;
+    on one dataset the sentence saying why none applies (never a NaN)."""
+    from afr_cli.tables.compare_answer import not_applicable
+
+    a, b = comparison.a, comparison.b
+    metric = METRIC_NAMES.get(comparison.metric, comparison.metric)
+    why = not_applicable(c)
+    hier = _hier_note(comparison, c)
+    if why:
+        return [f"paired t-test, Wilcoxon, Bayesian signed-rank and effect sizes: not applicable, {why['ttest']}", hier]
+    t, sr, eff = c.ttest, c.signed_rank, c.effects
+    holm = f" (Holm-adjusted over {len(comparison.bases)} bases: p = {p_holm:.4g})" if len(comparison.bases) > 1 else ""
+    return [
+        f"paired t-test (Demšar) of {b} − {a} over n = {t.n} {'units' if c.pooled else 'datasets'}: mean {t.mean_diff:.4g},"
+        f" t = {t.t:.4g}, p = {t.p:.4g}{holm}, 95 % CI [{t.ci_low:.4g}, {t.ci_high:.4g}];"
+        f" effect size d_z = {eff.cohen_dz:.3g}",
+        f"Wilcoxon signed-rank: statistic {c.wilcoxon[0]:.4g}, p = {c.wilcoxon[1]:.4g};"
+        f" rank-biserial r = {eff.rank_biserial:.3g}",
+        f"Bayesian signed-rank (ROPE ±{sr.rope_width:g}, {sr.samples} samples, seed {sr.seed}):"
+        f" P({a} better) = {sr.probabilities.left:.3f}, P(equivalent) = {sr.probabilities.rope:.3f},"
+        f" P({b} better) = {sr.probabilities.right:.3f}",
+        _intervals_note(comparison, c), hier]
+
+
+def _fmt(value: float, metric: str) -> str:
+    return f"{value:+.4f}" if metric == "r2" else f"{value:+.4g}"
+
+
+def _intervals_note(comparison: ModelComparison, c: BaseComparison) -> str:
+    """The 95 % intervals of the mean difference, d_z and r with their labels (and the relative
+    form of an error metric)."""
+    iv = c.intervals
+    if iv.effects is None:
+        return f"effect intervals: not applicable, {iv.reason}"
+    e, m = iv.effects, comparison.metric
+    md, dz, r = e.mean_diff, e.cohen_dz, e.rank_biserial
+    text = (f"intervals (95 %): mean {comparison.b} − {comparison.a} {_fmt(md.estimate, m)} "
+            f"[{_fmt(md.low, m)}, {_fmt(md.high, m)}] ({md.method}); "
+            f"d_z {_dz(dz.interval)}, {dz.label} (Cohen 1988 for d); "
+            f"r {_signed(r.interval.estimate)} [{_signed(r.interval.low)}, {_signed(r.interval.high)}], "
+            f"{r.label} (Cohen 1988 for r; {r.interval.method})")
+    if iv.log_ratio is not None:
+        lr = iv.log_ratio
+        text += (f"; relative, ln({comparison.b}/{comparison.a}) per dataset: {lr.estimate:+.4f} "
+                 f"[{lr.low:+.4f}, {lr.high:+.4f}] (ratio {math.exp(lr.estimate):.3f} "
+                 f"[{math.exp(lr.low):.3f}, {math.exp(lr.high):.3f}])")
+    return text
+
+
+def _signed(value: float) -> str:
+    if math.isnan(value):
+        return "undefined"
+    return f"{value:+.2f}"
+
+
+def _dz(i) -> str:
+    if math.isinf(i.estimate):
+        return f"{'+' if i.estimate > 0 else '-'}inf (every dataset's difference the same), no interval"
+    if math.isnan(i.estimate):
+        return "undefined (no difference)"
+    return f"{i.estimate:+.2f} [{i.low:+.2f}, {i.high:+.2f}] ({i.method})"
+
+
+def _hier_note(comparison: ModelComparison, c: BaseComparison) -> str:
+    """The hierarchical test of one base in a sentence, or why it does not apply."""
+    a, b = comparison.a, comparison.b
+    metric = METRIC_NAMES.get(comparison.metric, comparison.metric)
+    h = c.hierarchical
+    if h.result is None:
+        return f"hierarchical Bayesian test over datasets × repetitions: not applicable, {h.reason}"
+    r = h.result
+    reps = sorted(set(r.repetitions))
+    span = f"{reps[0]}" if len(reps) == 1 else f"{reps[0]} to {reps[-1]}"
+    if h.relative:
+        mean = f"mean ln({b}/{a}) of the population {-r.mean:+.4f} [{-r.ci_high:+.4f}, {-r.ci_low:+.4f}]"
+    else:
+        mean = f"mean {b} − {a} of the population {_fmt(r.mean, comparison.metric)} " \
+               f"[{_fmt(r.ci_low, comparison.metric)}, {_fmt(r.ci_high, comparison.metric)}]"
+    left = f"; left out (fewer than 2 repetitions): {', '.join(h.left_out)}" if h.left_out else ""
+    return (f"hierarchical Bayesian test (Corani et al. 2017) over {r.n_datasets} {'units' if c.pooled else 'datasets'}"
+            f" × {span} repetitions, ROPE {h.rope_text(metric)}, {r.samples} draws after {r.burn_in} burn-in, "
+            f"seed {r.seed}: P({a} better) = {r.probabilities.left:.3f}, P(equivalent) = {r.probabilities.rope:.3f}, "
+            f"P({b} better) = {r.probabilities.right:.3f} (Monte Carlo error {mc_text(h.mc_error())}); {mean}{left}")
+
+
 def render_comparison_overview(comparisons: list[ModelComparison]) -> str:
     """One markdown row per (comparison, base): B − A, its paired t-test p raw and Holm-adjusted
     over every row of the overview (the report's family), d_z, Wilcoxon p and rank-biserial r,
-    the Bayesian signed-rank probabilities and the win/tie/loss count; the overview above the
+    the Bayesian signed-rank and the hierarchical probabilities and the win/tie/loss count; the overview above the
     per-dataset blocks of a report's compare.md."""
     family = [c for comparison in comparisons for c in comparison.bases]
     holm = holm_adjust([c.ttest.p for c in family])
@@ -411,9 +582,9 @@ def render_comparison_overview(comparisons: list[ModelComparison]) -> str:
             t, r, eff, sr = c.ttest, c.record, c.effects, c.signed_rank.probabilities
             rows.append([f"{comparison.b} − {comparison.a}", c.base, f"{t.mean_diff:+.4f}", f"{t.p:.3g}",
                          _p(holm[next(position)]), f"[{t.ci_low:+.4f}, {t.ci_high:+.4f}]", f"{eff.cohen_dz:+.2f}",
-                         f"{c.wilcoxon[1]:.3g}", f"{eff.rank_biserial:+.2f}", _probs(sr),
+                         f"{c.wilcoxon[1]:.3g}", f"{eff.rank_biserial:+.2f}", _probs(sr), _hier_cell(c),
                          f"{len(r.wins)}/{len(r.ties)}/{len(r.losses)}",
                          c.reps_span("–")])
     headers = ["B − A", "base", "mean", "p (t-test)", f"p (Holm, {len(family)} tests)", "95 % CI", "d_z",
-               "p (Wilcoxon)", "r", "P(A) / P(=) / P(B)", "better/tie/worse", "reps"]
+               "p (Wilcoxon)", "r", "P(A) / P(=) / P(B)", "hierarchical P(A) / P(=) / P(B)", "better/tie/worse", "reps"]
     return grid(headers, rows, "md")
