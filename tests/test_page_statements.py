@@ -38,14 +38,14 @@ DATASETS = {"Diabetes", "Friedman1", "Yacht", "Boston"}
 # results' selection), not by `afr status`; the GBM settings study reads every printed cell.
 STORES = {"dm_soft": (True, False), "agboost_dt": (True, False), "agboost_ert": (True, False),
           "agboost_gbm_baselines/none": (True, True), "agboost_gbm_baselines/standard": (True, True),
-          "satrf_rf": (True, False), "satrf_ert": (True, False), "abrf_rf": (True, False), "abrf_ert": (True, False),
-          "abrf_rf_derived": (True, False), "abrf_ert_derived": (True, False), "larf_rf": (False, False),
+          "satrf_rf": (True, False), "satrf_ert": (True, False), "abrf_rf": (True, True), "abrf_ert": (True, True),
+          "abrf_rf_derived": (True, True), "abrf_ert_derived": (True, True), "larf_rf": (False, False),
           "larf_ert": (False, False), "larf_leave_self_out": (False, True), "robust_rf_boston": (False, False),
           "robust_rf_diabetes": (False, False), "robust_rf_all": (True, False)}
 # the blocks each page states results in, regenerated here (the others are left as they are)
 BLOCKS = {"dm": ("soft_comparisons", "soft_verdicts", "store_solves"),
           "satrf": ("variant_tests", "variant_verdicts", "yx_best", "softmax_comparisons", "softmax_verdicts",
-                    "stores_held"),
+                    "stores_held", "identified_gains", "derived_gains"),
           "agboost": ("gbm_cells", "ert_depths", "diabetes_gap", "stores_held"),
           "larf": ("compute_per_base", "stores_held"),
           "robust_rf": ("store_facts", "stores_held", "all_datasets")}
@@ -221,3 +221,20 @@ def test_the_robust_rf_counts_are_the_table_beside_them(pages):
         assert f"- {forest}, inner CV: α = 0.2 beats RF on {w} of {w + t + l} cells ({share}) and loses on {l};" in words
         lost = best["robust-rf-a0.2: better / tied / worse"].split(" / ")[2]
         assert f"Chosen on the test set, α = 0.2 loses on {lost} cells" in words
+
+
+def test_the_satrf_gains_are_read_from_their_cells(pages):
+    blocks = pages["satrf"]
+    table, words = blocks["study:satrf:identified_gains"].split("\n\n")
+    for column in list(_rows(table)[0])[1:]:
+        ours = {r["dataset"]: float(r[column].split(" (")[0]) for r in _rows(table)}
+        up, down = [d for d, g in ours.items() if g > 0], [d for d, g in ours.items() if g < 0]
+        line = next(w for w in words.splitlines() if w.startswith(f"- {column.split(':')[0]}:"))
+        assert f"gains on {how_many(len(up), len(ours))} datasets{in_brackets(up)}, loses on {len(down)}" in line
+    table, words = blocks["study:satrf:derived_gains"].split("\n\n")
+    for row in _rows(table):
+        cells = {d: [float(x) for x in c.rstrip(")").split(" (")] for d, c in row.items()
+                 if d not in ("forest", "best-test − inner-CV (11 sets)")}
+        near = sum(abs(o - p) <= 0.02 for o, p in cells.values())
+        line = next(w for w in words.splitlines() if w.startswith(f"- {row['forest']}:"))
+        assert f"within 0.02 of the paper's gain on {how_many(near, len(cells))} UCI sets" in line

@@ -30,6 +30,7 @@ from afr_cli.plots import surface_table
 from afr_cli.publish.claims.columns import ColumnRef, published_column
 from afr_cli.publish.claims.judge import ALPHA
 from afr_cli.publish.frames import StoreMissing, report_table, stored
+from afr_cli.publish.studies import render_frame
 from afr_cli.publish.page_words import how_many, in_brackets, listing, repetitions_label, significance_words
 from afr_cli.publish.store_words import holdings, holdings_text  # noqa: F401 (a show)
 from afr_cli.runner import RunOptions, run_experiment
@@ -127,6 +128,46 @@ def identified_gains(root: Path) -> pd.DataFrame:
             row[f"eps-ABRF − {base}: ours (paper)"] = f"{ours:+.3f} ({paper:+.3f})"
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _ours_and_paper(cell: str) -> tuple[float, float]:
+    """A gains cell ``+0.050 (+0.036)``: ours and the paper's, as printed."""
+    ours, paper = cell.rstrip(")").split(" (")
+    return float(ours), float(paper)
+
+
+def _gain_words(gains: dict[str, float]) -> str:
+    """Where a printed gain is above zero, below it, and level (a cell that prints as zero)."""
+    up = [d for d, g in gains.items() if g > 0]
+    down = [d for d, g in gains.items() if g < 0]
+    level = [d for d, g in gains.items() if g == 0]
+    return (f"gains on {how_many(len(up), len(gains))} datasets{in_brackets(up)}, loses on {len(down)}"
+            f"{in_brackets(down)}" + (f" and is level on {listing(level)}" if level else ""))
+
+
+def identified_gains_shown(frame: pd.DataFrame) -> str:
+    """The identified protocol's gains table, then where ours gains and loses, read from its cells."""
+    lines = []
+    for column in frame.columns[1:]:
+        gains = {d: _ours_and_paper(c)[0] for d, c in zip(frame.dataset, frame[column])}
+        lines.append(f"- {column.split(':')[0]}: ours {_gain_words(gains)}.")
+    return render_frame(frame, 3) + "\n\n" + "\n".join(lines)
+
+
+def derived_gains_shown(frame: pd.DataFrame) -> str:
+    """The derived protocol's UCI gains table, then on how many sets ours has the paper's sign and
+    lies within R2_TOL of the paper's gain, read from its cells."""
+    lines = []
+    for row in frame.itertuples(index=False):
+        cells = {d: _ours_and_paper(getattr(row, d)) for d in UCI}
+        near = [d for d, (o, p) in cells.items() if abs(o - p) <= R2_TOL]
+        signed = [d for d, (o, p) in cells.items() if (o > 0) - (o < 0) == (p > 0) - (p < 0)]
+        far = [d for d in cells if d not in near]
+        other_sign = [d for d in cells if d not in signed]
+        lines.append(f"- {row.forest}: ours is within {R2_TOL:g} of the paper's gain on {how_many(len(near), len(cells))} "
+                     f"UCI sets{in_brackets(far, 'not on ')} and has its sign on {how_many(len(signed), len(cells))}"
+                     f"{in_brackets(other_sign, 'not on ')}.")
+    return render_frame(frame, 3) + "\n\n" + "\n".join(lines)
 
 
 def softmax_comparisons(root: Path) -> pd.DataFrame:
