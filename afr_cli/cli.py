@@ -7,10 +7,12 @@ import sys
 
 import typer
 
+from afr_cli.cli_help import ProseGroup
 from afr_cli.errors import AfrInputError, RunInterrupted, SolverError
 from afr_cli.quiet_interrupt import Terminated, received_signal, sigterm_as_interrupt, stopped_line
 
 app = typer.Typer(
+    cls=ProseGroup,  # every --help in words: no <type> tags, no {placeholders}, whole sentences
     help="afr: reproduce the attention-based forest papers' experiments end to end.",
     no_args_is_help=True,
     add_completion=False,

@@ -34,7 +34,9 @@ def _help_text(command: Any, ctx: Any) -> str:
     """One command's help through the plain click formatter its class inherits (typer's subclass
     would switch to rich panels sized to the terminal), at ``WIDTH``."""
     formatter = ctx.make_formatter()
-    super(type(command), command).format_help(ctx, formatter)
+    plain = next(c for c in type(command).__mro__ if c.__module__.partition(".")[0] in ("click", "typer")
+                 and not c.__module__.startswith("typer.core"))  # click's Command, under typer's and afr's subclasses
+    plain.format_help(command, ctx, formatter)
     return formatter.getvalue().rstrip() + "\n"
 
 

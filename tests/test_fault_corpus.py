@@ -249,7 +249,7 @@ CASES = [
     Case("usage", "jobs-not-a-number", lambda t: ("run", _write_config(t), "--jobs", "many"), ("--jobs",)),
     Case("usage", "unknown-option", lambda t: ("run", _write_config(t), "--bogus"), ("--bogus",)),
     Case("usage", "unknown-command", lambda t: ("frobnicate",), ("frobnicate",)),
-    Case("usage", "missing-argument", lambda t: ("validate",), ("Missing argument", "config")),
+    Case("usage", "missing-argument", lambda t: ("validate",), ("Missing argument", "CONFIG")),
     Case("usage", "table-reps-not-a-number", lambda t: ("table", "--reps", "x"), ("--reps",)),
     # -- 4. plugins: one line naming the plugin --------------------------------------------------
     *(Case("plugins", f"{what}-{cmd}", (lambda t, s=spec, c=cmd: (c, _write_config(

@@ -24,7 +24,7 @@ def register(app: typer.Typer) -> None:
         datasets: Optional[str] = typer.Option(None, "--datasets",
                                                help="comma-separated subset, e.g. Diabetes,Yacht"),
         jobs: int = typer.Option(-1, "--jobs", "-j", help="parallel workers (-1 = all cores)"),
-        root_option: str = typer.Option("results", "--root", metavar="<path>", help="results root every store "
+        root_option: str = typer.Option("results", "--root", metavar="DIR", help="results root every store "
                                          "and report goes under (another directory for scratch runs; committed "
                                          "pages stay untouched)"),
         plan_only: bool = typer.Option(False, "--plan", help="print the plan (stored, missing, projected "

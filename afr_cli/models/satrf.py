@@ -235,6 +235,25 @@ def satrf_family(variant: str = "y", heads: int = 1) -> SATRFFamily:
     return _family(variant, int(heads))
 
 
+# What each variant's self-attention compares between two trees i, k (s_ik of the module doc).
+_COMPARES = {
+    "y": "their predictions, (y_i - y_k)^2",
+    "x": "the mean training vectors of the leaves x falls in, ||A_i - A_k||^2",
+    "yx": "their predictions relative to their leaf means' distance, (y_i - y_k)^2 / ||A_i - A_k||^2",
+}
+
+
+def _summary(variant: str, heads: int) -> str:
+    """The ``afr models`` line of a variant: what its self-attention between trees compares, and
+    how many self-attentions are stacked (paper Sections 4-5 define the variants, 6 the heads)."""
+    if heads == 1:
+        return (f"SAT-RF-{variant}: eps-ABRF's tree attention, then self-attention between trees that "
+                f"compares {_COMPARES[variant]} (SAT-RF paper sec. 4-5)")
+    return (f"SAT-RF-{variant} with {heads} heads: eps-ABRF's tree attention, then {heads} stacked "
+            f"self-attentions between trees, each with its own gamma and kappa, that compare "
+            f"{_COMPARES[variant]} (SAT-RF paper sec. 6)")
+
+
 @cache
 def _family(variant: str, heads: int) -> SATRFFamily:
     """One instance per (variant, heads): a subclass fixing name, params (gamma1.., kappa1..), variant."""
@@ -245,8 +264,7 @@ def _family(variant: str, heads: int) -> SATRFFamily:
         head_params = tuple(replace(p, name=f"{p.name}{j}", doc=f"{p.doc} (head {j})")
                             for p in (GAMMA, KAPPA) for j in range(1, heads + 1))
     attrs = {"name": f"sat-rf-{variant}{suffix}", "variant": variant, "heads": heads,
-             "summary": f"SAT-RF-{variant}: tree attention with {heads} stacked self-attention(s) "
-                        "(SAT-RF paper sec. 4-6)",
+             "summary": _summary(variant, heads),
              "params": (EPS, TAU) + head_params}
     return type(f"SATRF{variant.upper()}{suffix}Family", (SATRFFamily,), attrs)()
 
