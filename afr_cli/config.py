@@ -14,6 +14,7 @@ import copy
 import hashlib
 import itertools
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,14 +22,15 @@ from typing import Any
 import numpy as np
 import yaml
 
-from afr_cli.data.files import DatasetSource, parse_entry
+from afr_cli.data.files import DatasetSource, LoaderDataset, parse_entry
 from afr_cli.ensembles import Ensemble, FittedEnsemble, get_ensemble
 from afr_cli.errors import AfrInputError
 from afr_cli.models import FAMILIES, get_family
 from afr_cli.schema import (BASE, MODEL, NOISE_ON, PROTOCOL, SCALES, SEEDINGS, SELECT_BY, SELECTIONS, TOP,
                             check_known, check_section, section_at)
-from afr_cli.plugin_files import PluginSource, activate, parse_plugins
+from afr_cli.plugin_files import PluginSource, activate, beside_config, parse_plugins
 from afr_cli.solve import DEFAULT_SOLVER
+from afr_cli.store import has_results
 from afr_cli.yaml_safe import load_yaml
 
 __all__ = ["Base", "Experiment", "ModelConfig", "NOISE_ON", "Protocol", "SCALES", "SEEDINGS", "SELECT_BY",
@@ -227,11 +229,12 @@ def validate(raw: dict, src: str, results_dir: str | Path | None = None) -> Expe
     v = check_section(TOP, raw, src, "", {"plugins": _plugins, "protocol": _protocol, "datasets": _datasets_key,
                                           "bases": _bases, "models": _models})
     _check_compatible(v["models"], v["bases"], src)
-    out = Path(results_dir) if results_dir else Path(v["results"] or Path("results") / v["name"])
-    datasets, sources = v["datasets"]
+    out = Path(results_dir) if results_dir else store_directory(Path(v["results"] or Path("results") / v["name"]),
+                                                                Path(src).parent)
+    datasets, sources, loader_files = v["datasets"]
     return Experiment(v["name"], v["seed"], v["data_seed"], v["synthetic_noise"], v["protocol"], datasets,
                       v["preprocess"]["scale"], v["bases"], v["models"], v["solver"], out, src, copy.deepcopy(raw),
-                      sources, v["plugins"])
+                      sources, v["plugins"] + loader_files)
 
 
 def _plugins(node: Any, src: str, done: dict) -> tuple[PluginSource, ...]:
@@ -252,9 +255,42 @@ def _protocol(node: Any, src: str, done: dict) -> Protocol:
                     v["seeding"], v["train_fractions"], v["noise_eta"], v["noise_on"])
 
 
-def _datasets_key(node: Any, src: str, done: dict) -> tuple[tuple[str, ...], dict[str, DatasetSource]]:
-    """The validator of ``datasets:`` (``_datasets`` checks the list on its own)."""
-    return _datasets(node, src)
+def _datasets_key(node: Any, src: str, done: dict
+                  ) -> tuple[tuple[str, ...], dict[str, DatasetSource], tuple[PluginSource, ...]]:
+    """The validator of ``datasets:`` (``_datasets`` checks the list on its own); a loader whose
+    module is a file beside the config, not listed under ``plugins:``, is imported as a plugin
+    (returned third, so workers import it too)."""
+    names, sources = _datasets(node, src)
+    found: list[PluginSource] = []
+    for name, source in sources.items():
+        if not isinstance(source, LoaderDataset):
+            continue
+        plugin = beside_config(source.module, Path(src).parent, tuple(done["plugins"]) + tuple(found))
+        if plugin is not None:
+            activate((plugin,), src, f"datasets ({name}).loader: {plugin.entry}")
+            found.append(plugin)
+    return names, sources, tuple(found)
+
+
+def store_directory(given: Path, config_dir: Path) -> Path:
+    """Where the config's store is: ``given`` (results/<name>, or the config's ``results:``) as
+    seen from the current directory, as always, unless no store is there and one is found at that
+    path beside the config or in a folder above it; then that one, so a config run from another
+    directory resumes its own store instead of starting a new one. The search stops at the first
+    folder holding ``.git`` (a checkout's root) or the home directory."""
+    if given.is_absolute() or has_results(given):
+        return given
+    home = Path.home().resolve()
+    folder = config_dir
+    for _ in range(64):  # a bound on a path's depth, never reached
+        candidate = folder / given
+        if has_results(candidate):
+            return candidate
+        resolved = folder.resolve()
+        if (resolved / ".git").exists() or resolved == home or resolved == resolved.parent:
+            return given
+        folder = Path(os.path.normpath(folder / ".."))
+    return given
 
 
 def _datasets(node: Any, src: str) -> tuple[tuple[str, ...], dict[str, DatasetSource]]:

@@ -4,18 +4,21 @@ Every command that needs an experiment's data (run, validate, plot, dm export, b
 here, so a file dataset is checked the same way everywhere: the checks of afr_cli.data.checks,
 plus enough rows for this experiment's protocol. A loader is the user's code: importing and
 calling it, an exit attempt (``sys.exit``, ``os._exit``) is one line naming the loader and the
-call, never afr's silent exit; and it must return at least one feature column.
+call, never afr's silent exit; and it must return at least one feature column. A file or loader
+dataset of fewer than ``SMALL_ROWS`` rows is named in a one-line warning on stderr: its test
+split is a handful of rows, so its scores swing widely.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
 
 import numpy as np
 
 from afr_cli.config import Experiment, Protocol
 from afr_cli.data import load_dataset
-from afr_cli.data.checks import check_enough_rows
+from afr_cli.data.checks import check_enough_rows, small_data_warning
 from afr_cli.data.files import DatasetSource, LoadedDataset, LoaderDataset, load_source
 from afr_cli.errors import AfrInputError
 from afr_cli.plugins import exit_refused, said
@@ -44,6 +47,9 @@ def load_experiment_data(exp: Experiment, names: tuple[str, ...] | None = None, 
         loaded = load_user_source(source)
         check_enough_rows(len(loaded.y), test_fractions(exp.protocol), exp.protocol.inner_folds, source.where)
         check_split_targets(exp, name, loaded.y, source.where)
+        warning = small_data_warning(len(loaded.y), test_fractions(exp.protocol), f"dataset {name} ({source.where})")
+        if warning:
+            print(warning, file=sys.stderr)
         data[name] = (loaded.X, loaded.y)
         identity[name] = loaded.identity
     return data, identity
@@ -55,14 +61,14 @@ def load_user_source(source: DatasetSource) -> LoadedDataset:
     if not isinstance(source, LoaderDataset):
         with doing(f"reading dataset {source.name} ({source.where})"):
             return load_source(source)
-    module_name = source.loader.partition(":")[0]
+    module_name = source.module
     with doing(f"loading dataset {source.name} (loader {source.loader})"):
         try:
             with exit_refused():
                 importlib.import_module(module_name)  # imported here, so an exit while imported is named so
         except (Exception, SystemExit) as err:
-            raise AfrInputError(f"{source.where}: cannot import it ({said(err, 'while being imported')}); name a "
-                                "module listed in plugins:, installed, or on PYTHONPATH") from None
+            raise AfrInputError(f"{source.where}: cannot import it ({said(err, 'while being imported')}); "
+                                f"{source.import_fix()}") from None
         try:
             with exit_refused():
                 loaded = load_source(source)

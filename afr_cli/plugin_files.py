@@ -8,6 +8,9 @@ PYTHONPATH, as does ``family: my_family:L1ABRF`` or ``loader: my_family:load``.
 A file plugin carries its source text: the runner's workers (loky processes, Dask workers on
 other machines) import it from that text when they first run a unit, so they need no copy of
 the file nor a shared filesystem.
+
+A dataset's ``loader: my_data:load`` whose ``my_data.py`` sits beside the config needs no
+``plugins:`` entry: :func:`beside_config` makes it one, read and imported as if it were listed.
 """
 
 from __future__ import annotations
@@ -71,10 +74,27 @@ def parse_plugins(node: Any, src: str, config_dir: Path) -> tuple[PluginSource, 
     return tuple(out)
 
 
-def activate(plugins: tuple[PluginSource, ...], src: str = "config") -> None:
-    """Import every plugin (once per process) and register the families and ensembles it defines."""
+def beside_config(module: str, config_dir: Path, listed: tuple[PluginSource, ...]) -> PluginSource | None:
+    """The file ``module.py`` beside the config as a plugin (a loader's module found without
+    ``plugins:``), or None when it is not there or ``plugins:`` already imports that module."""
+    if not module.isidentifier() or any(p.module == module for p in listed):
+        return None
+    path = config_dir / f"{module}.py"
+    if not path.is_file():
+        return None
+    try:
+        code = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        reason = getattr(err, "strerror", None) or str(err)
+        raise AfrInputError(f"{path}: cannot read the loader's module ({reason})") from None
+    return PluginSource(path.name, module, str(path.resolve()), code)
+
+
+def activate(plugins: tuple[PluginSource, ...], src: str = "config", label: str | None = None) -> None:
+    """Import every plugin (once per process) and register the families and ensembles it defines;
+    ``label`` names a plugin in messages instead of ``plugins[i]`` (a loader's file beside the config)."""
     for i, plugin in enumerate(plugins):
-        where = f"{src}: plugins[{i}]"
+        where = f"{src}: {label}" if label else f"{src}: plugins[{i}]"
         with doing(f"importing {where} ({plugin.entry})"):
             module = _import(plugin, where)
             _register(module, where)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
+from afr_cli.data.files import MISSING
 from afr_cli.errors import AfrInputError
 from afr_cli.path_rules import MAX_NAME_BYTES, name_problem
 from afr_cli.params import as_float, in_interval, interval_text, is_integer, is_number
@@ -207,6 +208,29 @@ PROTOCOL = Section("protocol", "The papers' protocol: repeated random splits, an
         choices=NOISE_ON),
 ))
 
+DATASET = Section("datasets[]", "A dataset of your own, in place of a registered name: a file "
+                  "(`{name, file, target}`) or a loader (`{name, loader}`). `afr datasets info FILE --target COL` "
+                  "shows what afr reads from a file and prints the entry that fixes every problem it has; "
+                  "docs/datasets.md explains each key.", (
+    Key("name", ID, "its label in stores and tables; it seeds the splits as a registered name does (not a "
+        "registered dataset's name, no '/')"),
+    Key("file", CUSTOM, "a CSV, TSV or Parquet file, relative to the config file; its sha256 is kept in the "
+        "store's manifest", shape="a path", default_doc="required (unless loader)"),
+    Key("target", CUSTOM, "the column to predict (numbers)", shape="a column name",
+        default_doc="required with file"),
+    Key("sep", CUSTOM, "the delimiter of a text file", None, shape="one character, e.g. ',' ';' or '\\t'",
+        default_doc="detected among , ; TAB |"),
+    Key("features", CUSTOM, "the columns used as features (not with drop)", None, shape="a list of column names",
+        default_doc="every column but the target and drop"),
+    Key("drop", CUSTOM, "columns not used (text columns, ids)", (), shape="a list of column names",
+        default_doc="[]"),
+    Key("missing", CHOICE, "a row with a missing value (NaN, an empty cell) in a used column: error stops "
+        "naming it; drop-rows leaves it out, counted by `afr datasets info` and in the store's manifest "
+        "(rows_dropped)", "error", choices=MISSING),
+    Key("loader", CUSTOM, "module:function returning (X, y), instead of file; a module.py beside the config "
+        "is found without plugins:", None, shape="module:function", default_doc="null"),
+))
+
 PREPROCESS = Section("preprocess", "Feature scaling, fitted on each stage's training rows (targets are "
                      "never scaled).", (
     Key("scale", CHOICE, "the feature scaler", "standard", choices=SCALES),
@@ -252,7 +276,7 @@ TOP = Section("top level", "An experiment: one YAML file. Unknown keys are error
     Key("protocol", SECTION, "the protocol", {}, section=PROTOCOL, shape="a mapping (see protocol)"),
     Key("datasets", CUSTOM, "the datasets: registered names (see `afr datasets list`; names match ignoring "
         "case, spaces, '_' and '-'), {name, file, target} mappings (CSV, TSV or Parquet; optional sep, features "
-        "or drop) or {name, loader: module:function} mappings", shape="a non-empty list of dataset names or mappings"),
+        "or drop, and missing) or {name, loader: module:function} mappings (see datasets[])", shape="a non-empty list of dataset names or mappings"),
     Key("preprocess", SECTION, "feature preprocessing", {}, section=PREPROCESS,
         shape="a mapping (see preprocess)"),
     Key("solver", CHOICE, "the default solver of every model", DEFAULT_SOLVER, choices=SOLVERS, upper=True),
@@ -261,7 +285,7 @@ TOP = Section("top level", "An experiment: one YAML file. Unknown keys are error
     Key("results", TEXT, "the store's directory", None, default_doc="results/<name>"),
 ))
 
-SECTIONS = (TOP, PROTOCOL, PREPROCESS, BASE, MODEL)
+SECTIONS = (TOP, PROTOCOL, DATASET, PREPROCESS, BASE, MODEL)
 
 
 def section_at(path: list[str]) -> Section | None:

@@ -75,13 +75,16 @@ def _verify(
 def _info(name: str = typer.Argument(..., help="Dataset name, e.g. wine or 'Friedman 1', or a CSV/TSV/Parquet file."),
           target: Optional[str] = typer.Option(None, "--target", help="With a file: the column to predict."),
           sep: Optional[str] = typer.Option(None, "--sep", help="With a CSV file: its delimiter (default: detected)."),
-          drop: List[str] = typer.Option([], "--drop", help="With a file: a column not to use (repeatable).")) -> None:
+          drop: List[str] = typer.Option([], "--drop", help="With a file: a column not to use (repeatable)."),
+          missing: str = typer.Option("error", "--missing", help="With a file: error, or drop-rows to leave out "
+                                      "the rows with a missing value (as the entry's missing: key).")) -> None:
     """Show the full registry record of one dataset, or what afr would read from a file of your own
-    (rows, features, target summary; a problem is the one-line error a run would stop with)."""
+    (rows, features, target summary), every problem of the file at once and the config entry that
+    fixes them (exit 2 while the file, read as given, has a problem)."""
     from afr_cli.data import DEFAULT_DATA_SEED, get_spec, verify_dataset
 
     if target is not None or Path(name).is_file():
-        _file_info(Path(name), target, sep, tuple(drop))
+        _file_info(Path(name), target, sep, tuple(drop), missing)
         return
     spec = get_spec(name)
     lines = [
@@ -109,36 +112,59 @@ def _info(name: str = typer.Argument(..., help="Dataset name, e.g. wine or 'Frie
             ("format", spec.file.format),
             ("cache", f"{state.path} ({state.status})"),
         ]
+    _print_record(lines)
+
+
+def _print_record(lines: list[tuple[str, object]]) -> None:
+    """Key-value lines, the values aligned; a value of several lines continues under the first."""
     width = max(len(key) for key, _ in lines)
     for key, value in lines:
-        typer.echo(f"{key:<{width}}  {value}")
+        first, *rest = str(value).split("\n")
+        typer.echo(f"{key:<{width}}  {first}")
+        for line in rest:
+            typer.echo(f"{'':<{width}}  {line}")
 
 
-def _file_info(path: Path, target: str | None, sep: str | None, drop: tuple[str, ...]) -> None:
-    """What a ``{name, file, target}`` dataset entry would read from ``path``."""
+def _file_info(path: Path, target: str | None, sep: str | None, drop: tuple[str, ...], missing: str) -> None:
+    """What a ``{name, file, target}`` dataset entry would read from ``path``: every problem at
+    once, and the one entry that fixes all an entry can fix."""
     import numpy as np
 
-    from afr_cli.data.checks import rows_needed
-    from afr_cli.data.files import read_file_dataset
+    from afr_cli.data.files import MISSING
+    from afr_cli.data.survey import DEFAULT_INNER_FOLDS, DEFAULT_TEST_FRACTIONS, survey_file
 
     if target is None:
         raise AfrInputError(f"{path}: --target: missing; name the column to predict (afr datasets info FILE --target COL)")
+    if missing not in MISSING:
+        raise AfrInputError(f"--missing: {missing!r} is not allowed; allowed: {', '.join(MISSING)}")
     if not path.is_file():
         raise AfrInputError(f"{path}: no such file")
-    loaded = read_file_dataset(path, target, sep, None, drop)
-    y, columns = loaded.y, loaded.identity["columns"]
-    need = rows_needed((0.2,), 3)
-    lines = [("file", str(path)), ("sha256", loaded.identity["sha256"]),
-             ("rows", f"{len(y)} (the default protocol, 80/20 with 3 inner folds, needs at least {need})"),
-             ("features", f"{len(columns)}: {', '.join(columns)}"),
-             ("target", f"{target}: mean {np.mean(y):.6g}, std {np.std(y, ddof=1):.6g}, "
-                        f"min {np.min(y):.6g}, max {np.max(y):.6g}, {len(np.unique(y))} distinct values"),
-             ("problems", "none" if len(y) >= need else f"fewer rows than the default protocol needs ({need})"),
-             ("config entry", f"{{name: NAME, file: {path.name}, target: {target}"
-                              + (f", drop: [{', '.join(drop)}]" if drop else "") + "}")]
-    width = max(len(key) for key, _ in lines)
-    for key, value in lines:
-        typer.echo(f"{key:<{width}}  {value}")
+    survey = survey_file(path, target, sep, drop, missing)
+    from afr_cli.data.checks import rows_needed
+
+    need = rows_needed(DEFAULT_TEST_FRACTIONS, DEFAULT_INNER_FOLDS)
+    rows = f"{survey.rows_in_file} (the default protocol, 80/20 with 3 inner folds, needs at least {need})"
+    if survey.rows_dropped:
+        rows = (f"{survey.rows_in_file - survey.rows_dropped} of {survey.rows_in_file}: {survey.rows_dropped} with a "
+                f"missing value left out (missing: drop-rows); the default protocol, 80/20 with 3 inner folds, "
+                f"needs at least {need}")
+    lines: list[tuple[str, object]] = [
+        ("file", str(path)), ("sha256", survey.sha256), ("rows", rows),
+        ("features", f"{len(survey.columns)}: {', '.join(survey.columns)}")]
+    y = survey.y
+    if y is not None and len(y):
+        lines.append(("target", f"{target}: mean {np.mean(y):.6g}, std {np.std(y, ddof=1) if len(y) > 1 else 0:.6g}, "
+                                f"min {np.min(y):.6g}, max {np.max(y):.6g}, {len(np.unique(y))} distinct values"))
+    lines.append(("problems", "\n".join(f"{i}. {p}" for i, p in enumerate(survey.problems, 1)) or "none"))
+    if survey.warning:
+        lines.append(("warning", survey.warning.removeprefix("warning: ")))
+    lines.append(("config entry", survey.entry()))
+    _print_record(lines)
+    if survey.problems:
+        count = len(survey.problems)
+        fixed = ("the config entry above fixes them" if count > 1 else "the config entry above fixes it") \
+            if not survey.unfixable else f"{survey.unfixable} of them no entry key fixes (see above)"
+        raise AfrInputError(f"{path}: {count} problem{'s' if count > 1 else ''} (listed above); {fixed}")
 
 
 def register(app: typer.Typer) -> None:

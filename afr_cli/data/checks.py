@@ -51,8 +51,10 @@ def check_columns_exist(wanted: Sequence[str], names: Sequence[str], where: str,
             raise AfrInputError(f"{where}: {key}: no column {name!r}; columns: {', '.join(map(str, names))}")
 
 
-def check_numeric(frame: pd.DataFrame, where: str, target: str) -> None:
-    """Every column is numbers (or booleans); the first that is not names its first bad row."""
+def non_numeric_columns(frame: pd.DataFrame) -> list[tuple[str, int, object]]:
+    """(column, first bad row counted from 1, its value) of every column that is not numbers
+    (or booleans): a cell that does not parse as a number makes the column text."""
+    found = []
     for name in frame.columns:
         col = frame[name]
         if pd.api.types.is_bool_dtype(col) or pd.api.types.is_numeric_dtype(col):
@@ -60,14 +62,41 @@ def check_numeric(frame: pd.DataFrame, where: str, target: str) -> None:
         as_numbers = pd.to_numeric(col, errors="coerce")
         bad = col.notna() & as_numbers.isna()
         row = int(np.flatnonzero(bad.to_numpy())[0]) + 1 if bad.any() else 1
-        value = col.iloc[row - 1]
-        fix = ("the target must be numbers" if name == target else
-               f"drop it (drop: [{name}]) or encode it as numbers in the file (e.g. one 0/1 column per category)")
-        raise AfrInputError(f"{where}: column {name!r}: not numeric (row {row}: {value!r}); {fix}")
+        found.append((str(name), row, col.iloc[row - 1]))
+    return found
 
 
-def check_finite(frame: pd.DataFrame, where: str) -> None:
-    """No missing (NaN, empty cell) or infinite value in any column."""
+def check_numeric(frame: pd.DataFrame, where: str, target: str, drop: Sequence[str] = ()) -> None:
+    """Every column is numbers (or booleans). A text target is named first; otherwise every text
+    feature column is named in the one line, with the one ``drop:`` list that removes them all
+    (the entry's own ``drop`` columns kept in it)."""
+    found = non_numeric_columns(frame)
+    for name, row, value in found:
+        if name == target:
+            raise AfrInputError(f"{where}: column {name!r}: not numeric (row {row}: {value!r}); the target must be "
+                                "numbers")
+    if len(found) == 1:
+        name, row, value = found[0]
+        raise AfrInputError(f"{where}: column {name!r}: not numeric (row {row}: {value!r}); drop it "
+                            f"(drop: [{', '.join(combined_drop(drop, [name]))}]) or encode it as numbers in the "
+                            "file (e.g. one 0/1 column per category)")
+    if found:
+        listed = ", ".join(f"{name!r} (row {row}: {value!r})" for name, row, value in found)
+        names = [name for name, _, _ in found]
+        raise AfrInputError(f"{where}: {len(found)} columns are not numeric: {listed}; drop them "
+                            f"(drop: [{', '.join(combined_drop(drop, names))}]) or encode them as numbers in the "
+                            "file (e.g. one 0/1 column per category)")
+
+
+def combined_drop(drop: Sequence[str], more: Sequence[str]) -> list[str]:
+    """The entry's ``drop`` columns followed by ``more`` (each once): the one list that fixes all."""
+    return list(dict.fromkeys([*drop, *more]))
+
+
+def check_finite(frame: pd.DataFrame, where: str, fix: str = "remove or fill those rows, or drop the column",
+                 row_numbers: Sequence[int] | None = None) -> None:
+    """No missing (NaN, empty cell) or infinite value in any column. ``row_numbers`` are the
+    frame's rows as counted in the file (from 1) when rows were dropped before this check."""
     values = frame.to_numpy(dtype=np.float64)
     bad = ~np.isfinite(values)
     if not bad.any():
@@ -77,8 +106,16 @@ def check_finite(frame: pd.DataFrame, where: str) -> None:
     row, col = int(rows[first]), int(cols[first])
     kind = "missing value (NaN or empty cell)" if np.isnan(values[row, col]) else f"infinite value ({values[row, col]})"
     count = int(bad[:, col].sum())
-    raise AfrInputError(f"{where}: column {frame.columns[col]!r}: {kind} at row {row + 1} "
-                        f"({count} in the column); remove or fill those rows, or drop the column")
+    at = int(row_numbers[row]) if row_numbers is not None else row + 1
+    if not np.isnan(values[row, col]):
+        fix = "fix it in the file or drop the column"
+    raise AfrInputError(f"{where}: column {frame.columns[col]!r}: {kind} at row {at} "
+                        f"({count} in the column); {fix}")
+
+
+def rows_with_missing(frame: pd.DataFrame) -> np.ndarray:
+    """A boolean mask of the rows with a missing value (NaN or an empty cell) in any column."""
+    return np.isnan(frame.to_numpy(dtype=np.float64)).any(axis=1)
 
 
 def check_target_varies(y: np.ndarray, where: str, target: str) -> None:
@@ -121,3 +158,16 @@ def check_enough_rows(n: int, test_fractions: Sequence[float], inner_folds: int,
                             f"split (test fraction {max(test_fractions):g}) holds {max(train, 0)} rows, and "
                             f"{inner_folds} inner folds need {MIN_FOLD_ROWS} rows each (plus "
                             f"{MIN_TEST_ROWS} test rows)")
+
+
+SMALL_ROWS = 50  # below this many rows a dataset is named with a warning: its test split is a handful of rows
+
+
+def small_data_warning(n: int, test_fractions: Sequence[float], where: str) -> str | None:
+    """One line warning that ``n`` rows are few (None from SMALL_ROWS rows up): each repetition's
+    test split holds only a handful of rows, so its R² swings widely and one number says little."""
+    if n >= SMALL_ROWS:
+        return None
+    _, test = smallest_training_rows(n, test_fractions)
+    return (f"warning: {where}: only {n} rows (fewer than {SMALL_ROWS}): a test split holds {test} rows, so one "
+            "repetition's R² swings widely (it can fall below 0); run many repetitions and read the spread")

@@ -1,11 +1,12 @@
 """Datasets of the user's own: a CSV, TSV or Parquet file, or a loader function returning (X, y).
 
 A config's ``datasets:`` entry is a registered name, ``{name, file, target}`` (with optional
-``sep``, ``features`` or ``drop``; the path relative to the config file) or ``{name, loader:
-module:function}``. ``parse_entry`` reads that entry; ``load_source`` reads the data, runs the
+``sep``, ``features`` or ``drop``, and ``missing: drop-rows`` to leave out the rows with a missing
+value; the path relative to the config file) or ``{name, loader: module:function}``. ``parse_entry`` reads that entry; ``load_source`` reads the data, runs the
 checks of ``afr_cli.data.checks`` and returns the arrays with their identity: the file's sha256
 (or, for a loader, the sha256 of its arrays), rows and columns, which the store's manifest
-records so a changed file cannot silently extend a store.
+records (with the count of rows left out for a missing value) so a changed file cannot silently
+extend a store.
 
 The name seeds the splits exactly as a registered dataset's name does. Files are read once, in
 the process that runs ``afr``; workers (local or Dask) receive the arrays, never the path.
@@ -14,6 +15,7 @@ the process that runs ``afr``; workers (local or Dask) receive the arrays, never
 from __future__ import annotations
 
 import csv
+import difflib
 import hashlib
 import importlib
 import io
@@ -25,11 +27,15 @@ import numpy as np
 import pandas as pd
 
 from afr_cli.data.checks import (check_columns_exist, check_finite, check_has_rows, check_named_columns,
-                                 check_numeric, check_target_varies, check_unique_columns)
+                                 check_numeric, check_target_varies, check_unique_columns, rows_with_missing)
 from afr_cli.data.registry import DATASETS, canonical_name
 from afr_cli.errors import AfrInputError
 
-FILE_KEYS = ("name", "file", "target", "sep", "features", "drop")
+FILE_KEYS = ("name", "file", "target", "sep", "features", "drop", "missing")
+# What a file entry does with a row holding a missing value (NaN, an empty cell) in a column it uses:
+# stop with an error naming it (the default), or leave the row out (counted in the manifest).
+MISSING = ("error", "drop-rows")
+MISSING_FIX = "add missing: drop-rows to the dataset entry to leave those rows out, fill them in the file, or drop the column"
 LOADER_KEYS = ("name", "loader")
 SEPARATORS = (",", ";", "\t", "|")
 PARQUET_MAGIC = b"PAR1"
@@ -49,6 +55,7 @@ class FileDataset:
     sep: str | None = None
     features: tuple[str, ...] | None = None
     drop: tuple[str, ...] = ()
+    missing: str = "error"
 
     @property
     def where(self) -> str:
@@ -57,10 +64,26 @@ class FileDataset:
 
 @dataclass(frozen=True)
 class LoaderDataset:
-    """A dataset returned by ``module:function`` (called with no arguments, returning (X, y))."""
+    """A dataset returned by ``module:function`` (called with no arguments, returning (X, y));
+    ``config_dir`` is where a ``module.py`` beside the config is looked for (named in messages)."""
 
     name: str
     loader: str
+    config_dir: str = "."
+
+    @property
+    def module(self) -> str:
+        return self.loader.partition(":")[0]
+
+    @property
+    def function(self) -> str:
+        return self.loader.partition(":")[2]
+
+    def import_fix(self) -> str:
+        """What to do when the loader's module cannot be imported: the exact places afr looks."""
+        beside = Path(self.config_dir) / f"{self.module.replace('.', '/')}.py"
+        return (f"put {beside} beside the config (found without plugins:), list its path under plugins:, "
+                "or install the module")
 
     @property
     def where(self) -> str:
@@ -102,9 +125,10 @@ def parse_entry(item: Any, where: str, config_dir: Path) -> str | DatasetSource:
     if "loader" in item:
         _only(item, LOADER_KEYS, where)
         loader = item["loader"]
-        if not isinstance(loader, str) or ":" not in loader:
+        module, _, function = loader.partition(":") if isinstance(loader, str) else ("", "", "")
+        if not module or not function.isidentifier():
             raise AfrInputError(f"{where}.loader: must be module:function (a function returning (X, y))")
-        return LoaderDataset(name, loader)
+        return LoaderDataset(name, loader, str(config_dir))
     if "file" not in item:
         raise AfrInputError(f"{where}: a dataset mapping needs file (with target) or loader")
     _only(item, FILE_KEYS, where)
@@ -124,7 +148,11 @@ def parse_entry(item: Any, where: str, config_dir: Path) -> str | DatasetSource:
         raise AfrInputError(f"{where}: give features or drop, not both")
     features = _names(item, "features", where) if "features" in item else None
     drop = _names(item, "drop", where) if "drop" in item else ()
-    return FileDataset(name, path, given, target, sep, features, drop)
+    missing = item.get("missing", "error")
+    if missing not in MISSING:
+        raise AfrInputError(f"{where}.missing: {missing!r} is not allowed; allowed: {', '.join(MISSING)} "
+                            "(drop-rows leaves out every row with a missing value in a column it uses)")
+    return FileDataset(name, path, given, target, sep, features, drop, missing)
 
 
 def _is_registered(name: str) -> bool:
@@ -152,13 +180,16 @@ def load_source(source: DatasetSource) -> LoadedDataset:
     """The checked arrays and identity of a file or loader dataset (one-line errors otherwise)."""
     if isinstance(source, LoaderDataset):
         return _call_loader(source)
-    return read_file_dataset(source.path, source.target, source.sep, source.features, source.drop, source.given)
+    return read_file_dataset(source.path, source.target, source.sep, source.features, source.drop, source.given,
+                             source.missing)
 
 
 def read_file_dataset(path: Path, target: str, sep: str | None = None, features: tuple[str, ...] | None = None,
-                      drop: tuple[str, ...] = (), given: str | None = None) -> LoadedDataset:
+                      drop: tuple[str, ...] = (), given: str | None = None, missing: str = "error") -> LoadedDataset:
     """X from the feature columns (all but the target and ``drop``, or ``features``), y from
-    ``target``; every check of afr_cli.data.checks applied, the file's bytes hashed as read."""
+    ``target``; every check of afr_cli.data.checks applied, the file's bytes hashed as read.
+    ``missing="drop-rows"`` leaves out each row with a missing value in those columns, and the
+    identity counts them (``rows_dropped``)."""
     where = str(path)
     try:
         data = Path(path).read_bytes()
@@ -176,13 +207,24 @@ def read_file_dataset(path: Path, target: str, sep: str | None = None, features:
     if not keep:
         raise AfrInputError(f"{where}: no feature columns left (columns: {', '.join(names)}; target {target!r})")
     used = frame[keep + [target]]
-    check_numeric(used, where, target)
-    check_finite(used, where)
+    check_numeric(used, where, target, drop)
+    row_numbers = np.arange(1, len(used) + 1)
+    dropped = 0
+    if missing == "drop-rows":
+        gone = rows_with_missing(used)
+        dropped = int(gone.sum())
+        if dropped == len(used):
+            raise AfrInputError(f"{where}: missing: drop-rows: every one of the {len(used)} rows has a missing value "
+                                f"in a column used ({', '.join(keep + [target])}); drop the emptiest columns")
+        used, row_numbers = used[~gone], row_numbers[~gone]
+    check_finite(used, where, MISSING_FIX, row_numbers)
     X = np.ascontiguousarray(used[keep].to_numpy(dtype=np.float64))
     y = np.ascontiguousarray(used[target].to_numpy(dtype=np.float64))
     check_target_varies(y, where, target)
     identity = {"file": given if given is not None else str(path), "sha256": hashlib.sha256(data).hexdigest(),
                 "rows": int(X.shape[0]), "columns": keep, "target": target}
+    if missing == "drop-rows":
+        identity["rows_dropped"] = dropped
     return LoadedDataset(X, y, identity)
 
 
@@ -237,12 +279,12 @@ def _sep_name(sep: str) -> str:
 
 def _call_loader(source: LoaderDataset) -> LoadedDataset:
     where = source.where
-    module_name, _, function_name = source.loader.partition(":")
     try:
-        function = getattr(importlib.import_module(module_name), function_name)
+        module = importlib.import_module(source.module)
     except Exception as err:  # the user's module: any failure is theirs, reported in one line
-        raise AfrInputError(f"{where}: cannot import it ({type(err).__name__}: {err}); name a module "
-                            "listed in plugins:, installed, or on PYTHONPATH") from None
+        raise AfrInputError(f"{where}: cannot import it ({type(err).__name__}: {err}); {source.import_fix()}"
+                            ) from None
+    function = loader_function(module, source)
     try:
         result = function()
     except Exception as err:
@@ -260,6 +302,23 @@ def _call_loader(source: LoaderDataset) -> LoadedDataset:
     check_target_varies(y, where, "y")
     return LoadedDataset(X, y, {"loader": source.loader, "sha256": array_sha256(X, y), "rows": int(X.shape[0]),
                                 "columns": int(X.shape[1])})
+
+
+def loader_function(module: Any, source: LoaderDataset) -> Any:
+    """The loader's function in its imported module; a name the module lacks (a typo) is one line
+    naming the module's file and the functions it does define, the closest first."""
+    function = getattr(module, source.function, None)
+    if callable(function):
+        return function
+    own = sorted(name for name, value in vars(module).items()
+                 if callable(value) and not name.startswith("_") and getattr(value, "__module__", None) == module.__name__)
+    close = difflib.get_close_matches(source.function, own, n=1)
+    hint = f"did you mean {source.module}:{close[0]}? " if close else ""
+    listed = ", ".join(own) if own else "none"
+    origin = getattr(module, "__file__", None) or "built in"
+    what = "is not a function" if function is not None else "not found"
+    raise AfrInputError(f"{source.where}: {source.function!r} {what} in module {source.module!r} ({origin}); {hint}"
+                        f"the functions it defines: {listed}")
 
 
 def array_sha256(X: np.ndarray, y: np.ndarray) -> str:
