@@ -2,7 +2,8 @@
 
 A target is a paper (its id, or its folder anywhere) or a single config file. The plan lists,
 per experiment, what its store already holds, how many units are missing and the compute they
-are projected to take, from the recorded seconds of the units stored (``afr status``'s figures).
+are projected to take, from measured seconds per unit (``afr_cli.plan_costs``): those its store
+records, else those of the committed store of the same experiment, per dataset and base.
 Running computes the missing units of every experiment through the runner (resumably: a rerun
 computes only what is still missing) under one progress bar, then draws the papers' outputs
 (figures, extra tables: ``outputs`` in their data files) and rebuilds the reports, claims,
@@ -26,6 +27,7 @@ from afr_cli.config import Experiment, load_experiment
 from afr_cli.durations import format_duration
 from afr_cli.errors import AfrInputError
 from afr_cli.papers.knowledge import ExperimentSpec, OutputSpec, Paper, add_paper_folder, paper, papers
+from afr_cli.plan_costs import Projection, committed_costs, project, unit_costs
 from afr_cli.publish.build import write_all
 from afr_cli.publish.frames import chosen_reports
 from afr_cli.publish.markdown import table
@@ -65,12 +67,13 @@ class PlannedExperiment:
     seconds_per_unit: float | None = None  # mean recorded compute of the stored units
     measured_in: str = "CPU"  # what seconds_per_unit is: "CPU" (process time) or "wall" (stores before CPU)
     forest_seconds_per_unit: float | None = None  # mean recorded seconds of the forest step of a stored unit
+    projection: Projection | None = None  # the missing units priced per (dataset, base); None: nothing measured
 
     @property
     def projected_seconds(self) -> float | None:
         if not self.missing:
             return 0.0
-        return None if self.seconds_per_unit is None else self.seconds_per_unit * len(self.missing)
+        return None if self.projection is None else self.projection.seconds
 
 
 def resolve_targets(names: list[str], every: bool) -> list[Target]:
@@ -134,6 +137,13 @@ def plan_experiment(owner: str, spec: ExperimentSpec, root: Path, reps: int | No
         if per_unit is not None:
             planned.seconds_per_unit, planned.measured_in = per_unit
         planned.forest_seconds_per_unit = status.forest_seconds_per_unit
+    if todo:
+        own = unit_costs(store_dir, "its store") if held is not None else None
+        committed = committed_costs(spec.store(), store_dir)
+        measured = [m for m in (own, committed) if m is not None]
+        planned.projection = project([(d, exp.bases[b].id) for d, b, _, _ in todo], measured)
+        if planned.forest_seconds_per_unit is None and committed is not None:
+            planned.forest_seconds_per_unit = committed.forest
     return planned
 
 
@@ -166,8 +176,18 @@ def _check_datasets(targets: list[Target], datasets: list[str]) -> None:
 
 
 def _source(p: PlannedExperiment) -> str:
-    """What a projection rests on: recorded process time, or wall time (stores made before CPU)."""
-    return f"from {p.measured_in}"
+    """What a projection rests on: recorded process time or wall time (stores made before CPU), of
+    its own store or of the committed store of the same experiment."""
+    return p.projection.label() if p.projection is not None else "nothing measured"
+
+
+def cpu_minutes(seconds: float) -> str:
+    """CPU seconds as minutes: one decimal from a minute up, two below it (``0.03 CPU-min``), and
+    ``< 0.01`` for less than that, so a small projection never reads as zero."""
+    minutes = seconds / 60
+    if minutes >= 1 or minutes == 0:
+        return f"{minutes:.1f} CPU-min"
+    return f"{minutes:.2f} CPU-min" if minutes >= 0.005 else "< 0.01 CPU-min"
 
 
 def render_plan(planned: list[PlannedExperiment], root: Path, workers: int) -> str:
@@ -183,16 +203,19 @@ def render_plan(planned: list[PlannedExperiment], root: Path, workers: int) -> s
             continue
         projected = p.projected_seconds
         rows.append([p.owner, label, str(p.exp.results), p.stored, len(p.missing),
-                     "-" if not p.missing else ("unknown: nothing stored to time" if projected is None
-                                                else f"{projected / 60:.1f} CPU-min ({_source(p)})")])
+                     "-" if not p.missing else ("unknown: nothing measured to time it" if projected is None
+                                                else f"{cpu_minutes(projected)} ({_source(p)})")])
     missing = sum(len(p.missing) for p in planned)
     known = [p.projected_seconds for p in planned if p.projected_seconds is not None]
     unknown = sum(1 for p in planned if p.projected_seconds is None)
-    total = (f"{len(planned)} experiment{'s' * (len(planned) != 1)}: {sum(p.stored for p in planned)} units stored, {missing} missing; "
-             f"projected {sum(known) / 60:.1f} CPU-min "
-             f"({format_duration(sum(known) / max(1, workers), 'seconds')} wall at best on "
-             f"{workers} worker{'s' * (workers != 1)})"
-             + (f", plus {unknown} experiment(s) with nothing stored to time" if unknown else ""))
+    head = f"{len(planned)} experiment{'s' * (len(planned) != 1)}: {sum(p.stored for p in planned)} units stored, {missing} missing; "
+    if not missing:
+        total = head + "nothing to compute"
+    else:
+        total = (head + f"projected {cpu_minutes(sum(known))} "
+                 f"({format_duration(sum(known) / max(1, workers), 'seconds')} wall at best on "
+                 f"{workers} worker{'s' * (workers != 1)})"
+                 + (f", plus {unknown} experiment(s) with nothing measured to time" if unknown else ""))
     listing = tabulate(rows, headers=["paper", "experiment", "store", "stored", "missing", "projected compute"],
                        tablefmt="simple")
     return "\n".join([listing, total, *render_sharing(shared_forests(planned))])
@@ -249,7 +272,7 @@ def render_sharing(groups: list[SharedForests]) -> list[str]:
         unknown = f" (+{g.unknown} units with nothing stored to time)" if g.unknown else ""
         lines.append(f"shared forests: {' + '.join(g.stores)}: {g.tasks} fused task{'s' * (g.tasks != 1)}, "
                      f"{g.readers} units read forests another experiment fits, saving about "
-                     f"{g.saved_seconds / 60:.1f} CPU-min{unknown}")
+                     f"{cpu_minutes(g.saved_seconds)}{unknown}")
     if groups:
         lines.append("(saving: each reading unit's store's mean recorded forest-step seconds, i.e. fit, leaf "
                      "statistics and row tensors; wall seconds, so an upper bound)")
@@ -366,6 +389,18 @@ def times_section(times: list[tuple[str, float]], workers: int, command: str) ->
     rows = [[name, format_duration(seconds, "seconds")] for name, seconds in times]
     rows.append(["**total**", f"**{format_duration(sum(s for _, s in times), 'seconds')}**"])
     return "\n".join(lines + [table(["step", "wall time"], rows, ["---", "---:"]), "", TIMES_END])
+
+
+def times_table(times: list[tuple[str, float]], workers: int) -> str:
+    """The wall time of each step of this invocation as the terminal shows it: a plain table and
+    its total (the README's generated block, ``times_section``, holds the same figures)."""
+    from tabulate import tabulate
+
+    rows = [[name, format_duration(seconds, "seconds")] for name, seconds in times]
+    rows.append(["total", format_duration(sum(s for _, s in times), "seconds")])
+    listing = tabulate(rows, headers=["step", "wall time"], tablefmt="simple", colalign=("left", "right"))
+    return (f"wall time of this invocation on {workers} worker{'s' * (workers != 1)} (a resumed experiment "
+            f"only runs what its store lacks):\n{listing}")
 
 
 def write_times(path: Path, section: str) -> None:

@@ -42,7 +42,7 @@ def register(app: typer.Typer) -> None:
         from joblib import effective_n_jobs
 
         from afr_cli.reproduce import (build_reports, draw_outputs, plan, render_plan, resolve_targets,
-                                       run_plan, times_section, write_times)
+                                       run_plan, times_section, times_table, write_times)
         from afr_cli.reproduce_checks import check_root
         from afr_cli.runner import BACKENDS, RunOptions
         from afr_cli.shared_work import speedups_for
@@ -80,11 +80,11 @@ def register(app: typer.Typer) -> None:
         times.append(("tables, claims, pages, site (report build)", time.perf_counter() - started))
         typer.echo(f"report build: {len(written)} files written under {root} and the papers' pages")
 
-        section = times_section(times, workers, "afr " + " ".join(sys.argv[1:]))
-        typer.echo(section)
+        typer.echo(times_table(times, workers))  # the terminal never shows the README block's markup
         readme = root / "README.md"
         if every and readme.is_file():
-            write_times(readme, section)
+            write_times(readme, times_section(times, workers, "afr " + " ".join(sys.argv[1:])))
+            typer.echo(f"wrote the wall times into {readme}")
         if failed:
             typer.echo(f"error: {len(failed)} output(s) failed; first: {failed[0]}", err=True)
             raise typer.Exit(1)
