@@ -95,13 +95,16 @@ def _table(
     reps: Optional[int] = typer.Option(
         None, "--reps", help="Use only repetitions 0..N-1 (e.g. 10: the papers' own number, README)."),
     compare: Optional[Tuple[str, str]] = typer.Option(
-        None, "--compare", help="A B: per base, B − A per dataset with a paired t-test (raw and Holm-adjusted p), "
-                                "Wilcoxon, effect sizes, the Bayesian signed-rank test with a ROPE and per dataset the "
-                                "Bayesian correlated t-test; MODEL:BASE on both sides compares across bases."
+        None, "--compare", help="A B: one sentence answering which model is better, by how much and how surely, "
+                                "then per base B − A per dataset with a paired t-test (raw and Holm-adjusted p), "
+                                "Wilcoxon, effect sizes with intervals, the Bayesian signed-rank and hierarchical tests "
+                                "with a ROPE and per dataset the Bayesian correlated t-test; MODEL:BASE on both sides "
+                                "compares across bases."
     ),
     rope: Annotated[float, typer.Option(
         "--rope", help="With --compare: half-width of the region of practical equivalence, in the "
-                       "metric's unit (default ±0.01, R² or error).")] = DEFAULT_ROPE,
+                       "metric's unit (default ±0.01, R² or error); the hierarchical test on MAE or RMSE reads it "
+                       "as a fraction of A's error (0.01: ±1 %).")] = DEFAULT_ROPE,
     show_all: Annotated[bool, typer.Option(
         "--all", help="With --compare: also print the full model table after the comparison.")] = False,
 ) -> None:

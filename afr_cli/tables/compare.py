@@ -358,7 +358,7 @@ def _p(value: float) -> str:
 
 def power_note(comparison: ModelComparison) -> str | None:
     """The warning a comparison over fewer than FEW_DATASETS datasets carries, or None."""
-    few = [c for c in comparison.bases if c.ttest.n < FEW_DATASETS]
+    few = [c for c in comparison.bases if 2 <= c.ttest.n < FEW_DATASETS]  # on one: why no test applies, instead
     if not few:
         return None
     where = ", ".join(f"{c.base} (n = {c.ttest.n})" for c in few)
