@@ -21,10 +21,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from numpy.typing import ArrayLike
+from threadpoolctl import threadpool_limits
 
+from afr_cli.distributions import t_cdf, t_interval, t_sf
 from afr_cli.rope import DEFAULT_ROPE  # ±0.01 on R², the stated default (its own module, for the options)
 
 SIGNED_RANK_PRIOR = 0.5  # weight of the pseudo-observation at 0 (Benavoli et al.'s tutorial)
@@ -65,18 +68,43 @@ def signed_rank_test(diff: ArrayLike, rope: float = DEFAULT_ROPE, samples: int =
         nan = RopeProbabilities(math.nan, math.nan, math.nan)
         return SignedRankResult(0, rope, nan, samples, seed)
     z = np.concatenate(([0.0], z))
-    weights = np.concatenate(([prior], np.ones(z.size - 1)))
-    draws = np.random.default_rng(seed).dirichlet(weights, samples)  # samples × (n + 1)
+    draws = _dirichlet_draws(z.size, samples, seed, prior)  # samples × (n + 1)
     pair_sum = z[:, None] + z[None, :]
-    masses = []
-    for region in (pair_sum < -2 * rope, np.abs(pair_sum) <= 2 * rope, pair_sum > 2 * rope):
-        # each draw's w' R w, as (W R) * W summed by row: a matrix product on BLAS (an unoptimised
-        # three-operand einsum took 1.7 s per test at 199 datasets; the masses agree to 1e-15)
-        masses.append(((draws @ region.astype(float)) * draws).sum(axis=1))
-    masses = np.stack(masses, axis=1)  # samples × 3
+    masses = np.empty((samples, 3))
+    # BLAS on one thread: a product this small costs several times the CPU on two threads (they
+    # wait for each other on a loaded machine), and gives the same floats: the threads split the
+    # rows of the product, each element is one dot product either way
+    with threadpool_limits(1, "blas"):
+        for column, region in enumerate((pair_sum < -2 * rope, np.abs(pair_sum) <= 2 * rope, pair_sum > 2 * rope)):
+            # each draw's w' R w, as (W R) * W summed by row: a matrix product on BLAS (an unoptimised
+            # three-operand einsum took 1.7 s per test at 199 datasets; the masses agree to 1e-15).
+            # One product per region: the three regions side by side in one product round differently.
+            masses[:, column] = ((draws @ region.astype(float)) * draws).sum(axis=1)
+    return SignedRankResult(int(z.size - 1), rope, RopeProbabilities(*_top_shares(masses)), samples, seed)
+
+
+@lru_cache(maxsize=2)
+def _dirichlet_draws(size: int, samples: int, seed: int, prior: float) -> np.ndarray:
+    """The posterior's weight draws (read-only): they depend on the number of datasets, not on the
+    differences, so every base of a comparison with as many datasets shares one set of draws."""
+    weights = np.concatenate(([prior], np.ones(size - 1)))
+    draws = np.random.default_rng(seed).dirichlet(weights, samples)
+    draws.setflags(write=False)
+    return draws
+
+
+def _top_shares(masses: np.ndarray) -> tuple[float, float, float]:
+    """Per region, the share of draws in which it holds the most mass, a tie split evenly.
+
+    Without a tie each draw counts 1 for one region, and the counts over the draws are what the
+    split (a mean of 0s and 1s) sums to exactly; with a tie the split is computed as it reads."""
     top = masses == masses.max(axis=1, keepdims=True)
-    share = (top / top.sum(axis=1, keepdims=True)).mean(axis=0)
-    return SignedRankResult(int(z.size - 1), rope, RopeProbabilities(*(float(v) for v in share)), samples, seed)
+    winners = top.sum(axis=1)
+    if np.all(winners == 1):
+        share = top.sum(axis=0) / masses.shape[0]
+    else:
+        share = (top / winners[:, None]).mean(axis=0)
+    return tuple(float(v) for v in share)
 
 
 @dataclass(frozen=True)
@@ -114,11 +142,10 @@ def correlated_ttest(diff: ArrayLike, rho: float, rope: float = DEFAULT_ROPE,
         where = (mean < -rope, -rope <= mean <= rope, mean > rope)
         probs = RopeProbabilities(*(float(w) for w in where))
         return CorrelatedTTestResult(n, rho, mean, 0.0, n - 1, rope, probs, mean, mean)
-    from scipy.stats import t as student_t  # here, not at the top: every `afr` command imports this module's ROPE
-
-    posterior = student_t(n - 1, loc=mean, scale=scale)
-    left = float(posterior.cdf(-rope))
-    right = float(posterior.sf(rope))
-    low, high = (float(v) for v in posterior.interval(level))
+    # the posterior Student t(n − 1, loc = mean, scale) by scipy.special (afr_cli.distributions),
+    # the same floats scipy.stats.t gives without importing scipy.stats (issue 35)
+    left = t_cdf(-rope, n - 1, mean, scale)
+    right = t_sf(rope, n - 1, mean, scale)
+    low, high = t_interval(level, n - 1, mean, scale)
     return CorrelatedTTestResult(n, rho, mean, scale, n - 1, rope,
                                  RopeProbabilities(left, max(0.0, 1.0 - left - right), right), low, high)

@@ -3,6 +3,11 @@
 Demšar (2006) paired t-test, as in SAT-RF, LARF and AGBoost: per dataset d_i = A_i − B_i
 (mean R² of two models), t = mean(d) / (sd(d)/√N) with N − 1 degrees of freedom, two-sided p,
 95 % CI mean ± t_{0.975,N−1}·sd/√N. The Wilcoxon signed-rank test is given beside it.
+
+No scipy.stats here (issue 35: importing it costs more than pandas, on every ``afr table
+--compare``): the t, chi² and F tails come from afr_cli.distributions (scipy.special), the ranks and
+the Wilcoxon test from afr_cli.signed_rank, each the same floats scipy.stats gives. Only Nemenyi's
+studentized range, which has no cheap equivalent, imports scipy.stats, inside ``nemenyi_cd``.
 """
 
 from __future__ import annotations
@@ -14,9 +19,10 @@ from decimal import ROUND_HALF_UP, Decimal
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-from scipy import stats as sps
 
+from afr_cli.distributions import chi2_sf, f_sf, t_ppf, t_sf
 from afr_cli.papers import load_ttests, published_table
+from afr_cli.signed_rank import average_ranks, average_ranks_by_row, wilcoxon_signed_rank
 
 
 @dataclass(frozen=True)
@@ -47,13 +53,14 @@ def paired_ttest(a: ArrayLike, b: ArrayLike) -> TTestResult:
         t, p = (0.0, 1.0) if mean == 0.0 else (math.copysign(math.inf, mean), 0.0)
     else:
         t = mean / se
-        p = float(2.0 * sps.t.sf(abs(t), n - 1))
-    half = float(sps.t.ppf(0.975, n - 1)) * se
+        p = 2.0 * t_sf(abs(t), n - 1)
+    half = t_ppf(0.975, n - 1) * se
     return TTestResult(n, mean, t, p, mean - half, mean + half)
 
 
 def wilcoxon_test(a: ArrayLike, b: ArrayLike) -> tuple[float, float]:
-    """Wilcoxon signed-rank test of a − b: (statistic, two-sided p).
+    """Wilcoxon signed-rank test of a − b: (statistic, two-sided p), scipy.stats.wilcoxon's
+    numbers (afr_cli.signed_rank).
 
     scipy cannot rank differences that are all zero; the two samples are then identical,
     so there is no evidence of a difference and we return (0.0, 1.0). NaN for n = 0.
@@ -63,8 +70,7 @@ def wilcoxon_test(a: ArrayLike, b: ArrayLike) -> tuple[float, float]:
         return math.nan, math.nan
     if np.all(d == 0.0):
         return 0.0, 1.0
-    res = sps.wilcoxon(d)
-    return float(res.statistic), float(res.pvalue)
+    return wilcoxon_signed_rank(d)
 
 
 def holm_adjust(pvalues: ArrayLike) -> list[float]:
@@ -108,7 +114,7 @@ def effect_sizes(a: ArrayLike, b: ArrayLike) -> EffectSizes:
     if nonzero.size == 0:
         rb = math.nan
     else:
-        ranks = sps.rankdata(np.abs(nonzero))
+        ranks = average_ranks(np.abs(nonzero))
         total = float(ranks.sum())
         rb = float(ranks[nonzero > 0].sum() - ranks[nonzero < 0].sum()) / total
     return EffectSizes(dz, rb)
@@ -241,7 +247,9 @@ class FriedmanResult:
 def nemenyi_cd(k: int, n: int, alpha: float = 0.05) -> float:
     """Nemenyi's critical difference q_alpha sqrt(k(k+1)/(6n)), with q_alpha the studentized range
     quantile over sqrt(2) (Demšar's Table 5: 2.569 for k = 4 at alpha = 0.05)."""
-    q = float(sps.studentized_range.ppf(1 - alpha, k, np.inf)) / math.sqrt(2)
+    from scipy.stats import studentized_range  # here: nothing cheaper computes it, and only Friedman tables need it
+
+    q = float(studentized_range.ppf(1 - alpha, k, np.inf)) / math.sqrt(2)
     return q * math.sqrt(k * (k + 1) / (6.0 * n))
 
 
@@ -257,10 +265,10 @@ def friedman_from_ranks(mean_ranks: ArrayLike, n: int, tie_factor: float = 1.0) 
     if tie_factor <= 0.0:  # every dataset ties every model: no evidence of a difference
         return 0.0, 1.0, 0.0, 1.0
     chi2 = 12.0 * n / (k * (k + 1)) * (float(np.sum(r ** 2)) - k * (k + 1) ** 2 / 4.0) / tie_factor
-    p = float(sps.chi2.sf(chi2, k - 1))
+    p = chi2_sf(chi2, k - 1)
     denom = n * (k - 1) - chi2
     f = (n - 1) * chi2 / denom if denom > 0 else math.inf
-    p_f = float(sps.f.sf(f, k - 1, (k - 1) * (n - 1))) if math.isfinite(f) else 0.0
+    p_f = f_sf(f, k - 1, (k - 1) * (n - 1)) if math.isfinite(f) else 0.0
     return chi2, p, f, p_f
 
 
@@ -282,7 +290,7 @@ def friedman_nemenyi(table: pd.DataFrame, higher_is_better: bool = True, alpha: 
     (rows with a missing value are dropped: every model must have a score on every dataset counted)."""
     table = table.dropna()
     scores = table.to_numpy(dtype=float)
-    ranks = sps.rankdata(-scores if higher_is_better else scores, axis=1)
+    ranks = average_ranks_by_row(-scores if higher_is_better else scores)
     n, k = ranks.shape
     mean_ranks = ranks.mean(axis=0)
     chi2, p, f, p_f = friedman_from_ranks(mean_ranks, n, friedman_tie_factor(scores))

@@ -68,6 +68,39 @@ def test_signed_rank_agrees_with_a_direct_loop_to_monte_carlo_error():
     assert [same.probabilities.left, same.probabilities.rope, same.probabilities.right] == pytest.approx(loop)
 
 
+def _signed_rank_as_first_written(diff, rope, samples, seed, prior=0.5):
+    """The test as afr computed it before issue 35 (fresh draws per call, BLAS on as many threads
+    as it likes, the shares as a mean of splits): the reference the faster code must equal."""
+    z = np.concatenate(([0.0], np.asarray(diff, dtype=float)))
+    draws = np.random.default_rng(seed).dirichlet(np.concatenate(([prior], np.ones(z.size - 1))), samples)
+    pair_sum = z[:, None] + z[None, :]
+    masses = np.stack([((draws @ r.astype(float)) * draws).sum(axis=1)
+                       for r in (pair_sum < -2 * rope, np.abs(pair_sum) <= 2 * rope, pair_sum > 2 * rope)], axis=1)
+    top = masses == masses.max(axis=1, keepdims=True)
+    return [float(v) for v in (top / top.sum(axis=1, keepdims=True)).mean(axis=0)]
+
+
+def test_signed_rank_gives_the_first_versions_floats_exactly():
+    # issue 35 made it cheaper (draws shared between calls, BLAS on one thread, counts for shares):
+    # not one bit of a probability may change, at the printed sizes and far beyond them
+    rng = np.random.default_rng(35)
+    for n in (1, 2, 5, 11, 11, 16, 33, 60, 199):
+        diff = rng.normal(rng.choice([-0.01, 0.0, 0.01]), rng.choice([0.002, 0.01, 0.03]), n)
+        for rope in (0.0, 0.005, 0.01, 0.05):
+            samples = 50_000 if n <= 16 else 3_000
+            ours = signed_rank_test(diff, rope, samples=samples, seed=n % 3).probabilities
+            assert [ours.left, ours.rope, ours.right] == _signed_rank_as_first_written(diff, rope, samples, n % 3)
+
+
+def test_signed_rank_splits_tied_regions_as_before():
+    from afr_cli.bayesian import _top_shares
+
+    masses = np.array([[0.2, 0.4, 0.4], [0.5, 0.25, 0.25], [1 / 3, 1 / 3, 1 / 3], [0.1, 0.2, 0.7]])
+    top = masses == masses.max(axis=1, keepdims=True)
+    assert list(_top_shares(masses)) == [float(v) for v in (top / top.sum(axis=1, keepdims=True)).mean(axis=0)]
+    assert _top_shares(masses[[1, 3]]) == (0.5, 0.0, 0.5)
+
+
 def test_signed_rank_is_seeded_and_reads_clear_cases():
     diff = np.linspace(-0.02, 0.03, 11)
     assert signed_rank_test(diff) == signed_rank_test(diff)  # identical, run after run
