@@ -26,6 +26,16 @@ _VALUE_NAMES = {
     "--from": "DIR",
     "--at": "NAME=VALUE",
     "--root": "DIR",
+    "--results": "DIR",
+    "--store": "DIR",
+    "--x": "PARAM",
+    "--y": "PARAM",
+    "--sweep": "PARAM",
+    "--target": "COLUMN",
+    "--drop": "COLUMN",
+    "--sep": "CHAR",
+    "--against": "SOLVER",
+    "--workers": "COUNTS",
 }
 
 
@@ -47,17 +57,17 @@ class ProseArgument(TyperArgument):
 
 
 def value_name(param: Any) -> str:
-    """The word that stands for an option's value in its help: ``N`` for a count, ``X`` for a
-    number, ``PATH`` for a path, ``A B`` or ``KEY=VALUE`` where the value has parts, else the
+    """The word that stands for an option's value in its help: ``N`` for a count, ``NUMBER`` for
+    any other number, ``PATH`` for a path, ``A B`` or ``KEY=VALUE`` where the value has parts, else the
     option's own name in capitals (``--backend BACKEND``)."""
     long = next((o for o in param.opts if o.startswith("--")), param.opts[0])
     label = param.display_type(None).strip("<>")
-    if long in _VALUE_NAMES and not (long == "--at" and label.startswith("int")):
+    if long in _VALUE_NAMES and not (long in ("--at", "--workers") and label.startswith("int")):
         return _VALUE_NAMES[long]
     if label.startswith("int"):
         return "N"
     if label == "float":
-        return "X"
+        return "NUMBER"
     if label in ("path", "list[Path]"):
         return "PATH"
     return long.lstrip("-").replace("-", "_").upper()

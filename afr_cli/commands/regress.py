@@ -17,10 +17,11 @@ DEFAULT_GOLDEN = PROJECT_ROOT / "results" / "regress" / "golden.csv"
 def register(app: typer.Typer) -> None:
     @app.command()
     def regress(
-        config: Path = typer.Option(DEFAULT_CONFIG, "--config", help="reduced-protocol experiment",
-                                      show_default="configs/regress.yaml (in the project)"),
-        golden: Path = typer.Option(DEFAULT_GOLDEN, "--golden", help="golden long-form summary CSV",
-                                      show_default="results/regress/golden.csv (in the project)"),
+        config: Path = typer.Option(DEFAULT_CONFIG, "--config", show_default=False,
+                                    help="reduced-protocol experiment (default: the project's configs/regress.yaml)"),
+        golden: Path = typer.Option(DEFAULT_GOLDEN, "--golden", show_default=False,
+                                    help="golden long-form summary CSV (default: the project's "
+                                         "results/regress/golden.csv)"),
         out: Optional[Path] = typer.Option(None, "--out", help="keep the run's store here (default: temporary)"),
         jobs: int = typer.Option(-1, "--jobs", "-j", help="parallel workers"),
         update: bool = typer.Option(False, "--update", help="write the run's summary as the new golden file"),
