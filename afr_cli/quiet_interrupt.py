@@ -15,8 +15,6 @@ import warnings
 from contextlib import contextmanager
 from typing import Iterator
 
-from joblib.externals.loky.backend import resource_tracker
-
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised where Ctrl-C's KeyboardInterrupt would be: a run stops the same way (its
@@ -108,6 +106,8 @@ def _exit_with_parent(parent: int) -> None:
 
 def start_quiet_resource_tracker() -> None:
     """Start loky's resource tracker (once per process) with its stderr on /dev/null."""
+    from joblib.externals.loky.backend import resource_tracker  # here: only a run needs joblib (0.2 s)
+
     saved = os.dup(2)
     try:
         with open(os.devnull, "w") as null:
