@@ -1,7 +1,7 @@
-"""Commands import what they compute (issue 35): ``afr status`` loads no SciPy, and ``afr table``
-without --compare none of the tests (afr_cli.stats, the Bayesian tests, tables/compare) and not
-the model families (scikit-learn, cvxpy); each checked in a fresh interpreter, since a test
-process has imported everything already."""
+"""Commands import what they compute (issue 35): ``afr status`` loads no SciPy, ``afr table``
+without --compare none of the tests (afr_cli.stats, the Bayesian tests, tables/compare), not the
+model families (scikit-learn, cvxpy) and not joblib, and ``afr table --compare`` no scipy.stats;
+each checked in a fresh interpreter, since a test process has imported everything already."""
 
 from __future__ import annotations
 
@@ -70,4 +70,14 @@ def test_a_table_without_compare_loads_no_test(tmp_path, export):
     warm = _modules(tmp_path, "table", "--results", str(export))  # the families' order now cached
     assert not set(TESTS) & warm
     assert "afr_cli.models" not in warm and "scipy.stats" not in warm
+    assert "joblib" not in warm  # only a run needs it (afr_cli.quiet_interrupt starts loky's tracker)
     assert set(TESTS) <= _modules(tmp_path, "table", "--results", str(export), "--compare", "rf", "eps-abrf")
+
+
+def test_a_comparison_loads_no_scipy_stats(tmp_path, export):
+    # the t-tests, Wilcoxon, ranks and Bayesian tests compute on scipy.special and numpy: importing
+    # scipy.stats cost more CPU than pandas, on every --compare (issue 35)
+    modules = _modules(tmp_path, "table", "--results", str(export), "--compare", "rf", "eps-abrf")
+    assert set(TESTS) <= modules
+    assert not {m for m in modules if m == "scipy.stats" or m.startswith("scipy.stats.")}
+    assert "joblib" not in modules
