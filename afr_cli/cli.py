@@ -91,6 +91,8 @@ def main() -> None:
     except KeyboardInterrupt as err:  # Terminated too
         _stopped(received_signal() or (("SIGTERM", None) if isinstance(err, Terminated) else None))
     except SystemExit as err:  # no command of afr's exits this way: a plugin or loader outside its guards did
+        if _output_closed(err):  # `afr X | head`: the reader stopped reading; nothing to say, and nowhere to say it
+            sys.exit(1)
         print(f"error: {_command()}: code of your own (a plugin or dataset loader of the config) called "
               f"exit({err.code!r}); afr never ends that way, so it stops here with exit 1", file=sys.stderr)
         sys.exit(1)
@@ -110,6 +112,18 @@ def main() -> None:
     if code == 130 and received_signal() is not None:  # Typer turned an interrupt into a bare exit 130
         _stopped(received_signal())
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _output_closed(err: SystemExit) -> bool:
+    """Whether ``err`` is the exit 1 that click or rich make when stdout is a closed pipe (the
+    reader, e.g. ``head``, went away), not a plugin's exit: click swaps in its flush-pacifying
+    wrapper first, rich exits from its ``Console.on_broken_pipe`` (help text is printed by rich)."""
+    if type(sys.stdout).__name__ == "PacifyFlushWrapper":
+        return True
+    tb = err.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_frame.f_code.co_name == "on_broken_pipe"
 
 
 def _command() -> str:

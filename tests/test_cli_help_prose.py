@@ -6,6 +6,7 @@ family and ensemble a description of its own."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 
@@ -92,3 +93,20 @@ def test_satrf_variants_say_what_their_self_attention_compares():
     assert "||A_i - A_k||^2" in x and "predictions" not in x and "leaves x falls in" in x
     assert "(y_i - y_k)^2 / ||A_i - A_k||^2" in yx
     assert "2 stacked" in y2 and "2 heads" in y2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args", [("run", "--help"), ("models",)], ids=["help", "models"])
+def test_output_into_a_closed_pipe_ends_quietly_not_as_a_plugins_exit(args):
+    """``afr X | head`` stops reading early: afr exits 1 without blaming a plugin for the exit."""
+    import subprocess
+
+    from conftest import afr_bin
+
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before afr writes a byte
+    try:
+        done = subprocess.run([afr_bin(), *args], stdout=write, stderr=subprocess.PIPE, text=True, timeout=300)
+    finally:
+        os.close(write)
+    assert done.returncode == 1 and done.stderr == "", done.stderr
