@@ -7,15 +7,25 @@ the plan's root, then the committed store of the same experiment (``results/<sto
 project, which records every unit's CPU seconds). Only a unit whose (dataset, base) none of them
 holds is priced at the mean unit of the first. So a run from scratch under a fresh ``--root`` is
 projected from the committed stores, and the plan says which store each figure comes from.
+
+An experiment no committed store runs (a config of your own on the papers' datasets) is priced
+model by model (``family_costs``): each of its models at the committed stores' seconds per grid
+point of the same family on the same dataset and base, times its own grid points, plus a unit's
+work outside the models (splitting, fitting the forest) measured the same way. Those are wall
+seconds (per model, only wall time is recorded), and the plan says so.
 """
 
 from __future__ import annotations
 
+import math
+from collections import defaultdict
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
+from afr_cli.config import Experiment
 from afr_cli.paths import PROJECT_ROOT
-from afr_cli.store import has_results, open_existing
+from afr_cli.store import find_stores, has_results, open_existing
 
 COMMITTED_ROOT = PROJECT_ROOT / "results"
 
@@ -94,3 +104,55 @@ def project(cells: list[tuple[str, str]], measured: list[UnitCosts]) -> Projecti
         if source not in used:
             used.append(source)
     return Projection(seconds, tuple(m for m in measured if m in used), at_mean)
+
+
+def _points(grid: dict) -> int:
+    """Grid points of a model: the product of its hyperparameters' value counts (1 without a grid)."""
+    return math.prod(len(v) if isinstance(v, (list, tuple)) else 1 for v in (grid or {}).values())
+
+
+@lru_cache(maxsize=1)
+def _committed_model_seconds() -> tuple[dict, dict]:
+    """From every committed store: wall seconds per grid point of a model, by (family, dataset,
+    base id), and a unit's wall seconds outside its models, by (dataset, base id); each a list of
+    per-unit measurements."""
+    per_point, outside = defaultdict(list), defaultdict(list)
+    for directory in find_stores(COMMITTED_ROOT):
+        store = open_existing(directory)
+        config = store.manifest().get("config") or {}
+        models = {m.get("id"): m for m in config.get("models", []) if isinstance(m, dict)}
+        results, units = store.frame("results"), store.frame("units")
+        if not len(results) or not len(units):
+            continue
+        key = ["dataset", "base", "rep", *[a for a in ("train_fraction", "noise_eta") if a in results.columns]]
+        for row in results.itertuples(index=False):
+            model = models.get(row.model)
+            if model is not None and model.get("family"):
+                per_point[(model["family"], row.dataset, row.base)].append(row.seconds / _points(model.get("grid")))
+        spent = results.groupby(key)["seconds"].sum()
+        for row in units.itertuples(index=False):
+            inside = spent.get(tuple(getattr(row, k) for k in key))
+            if inside is not None:
+                outside[(row.dataset, row.base)].append(max(0.0, row.seconds - inside))
+    return per_point, outside
+
+
+def family_costs(exp: Experiment) -> UnitCosts | None:
+    """Seconds of a unit of ``exp`` per (dataset, base), priced model by model from the committed
+    stores (see the module doc); a cell where one of its models' families was never run on that
+    dataset and base is left out. None when no cell can be priced."""
+    per_point, outside = _committed_model_seconds()
+    families = [(m.family, _points(m.grid)) for m in exp.models if m.family]
+    per_cell = {}
+    for dataset in exp.datasets:
+        for base in exp.bases:
+            rest = outside.get((dataset, base.id))
+            parts = [per_point.get((family, dataset, base.id)) for family, _ in families]
+            if rest and all(parts):
+                per_cell[(dataset, base.id)] = (sum(rest) / len(rest)
+                                                + sum(n * sum(p) / len(p) for (_, n), p in zip(families, parts)))
+    if not per_cell:
+        return None
+    names = ", ".join(dict.fromkeys(family for family, _ in families))
+    return UnitCosts(f"the committed stores' {names} on the same dataset and base, per grid point", "wall",
+                     per_cell, sum(per_cell.values()) / len(per_cell))

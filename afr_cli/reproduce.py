@@ -27,7 +27,7 @@ from afr_cli.config import Experiment, load_experiment
 from afr_cli.durations import format_duration
 from afr_cli.errors import AfrInputError
 from afr_cli.papers.knowledge import ExperimentSpec, OutputSpec, Paper, add_paper_folder, paper, papers
-from afr_cli.plan_costs import Projection, committed_costs, project, unit_costs
+from afr_cli.plan_costs import Projection, committed_costs, family_costs, project, unit_costs
 from afr_cli.publish.build import write_all
 from afr_cli.publish.frames import chosen_reports
 from afr_cli.publish.markdown import table
@@ -140,7 +140,7 @@ def plan_experiment(owner: str, spec: ExperimentSpec, root: Path, reps: int | No
     if todo:
         own = unit_costs(store_dir, "its store") if held is not None else None
         committed = committed_costs(spec.store(), store_dir)
-        measured = [m for m in (own, committed) if m is not None]
+        measured = [m for m in (own, committed) if m is not None] or [m for m in (family_costs(exp),) if m]
         planned.projection = project([(d, exp.bases[b].id) for d, b, _, _ in todo], measured)
         if planned.forest_seconds_per_unit is None and committed is not None:
             planned.forest_seconds_per_unit = committed.forest

@@ -107,3 +107,48 @@ def test_reproduce_prints_its_wall_times_as_a_table_not_the_readme_block(tmp_pat
     table = done.stdout.split("wall time of this invocation", 1)[1].splitlines()
     assert table[1].split() == ["step", "wall", "time"] and table[-1].split()[0] == "total"
     assert any(line.startswith("tables, claims, pages, site (report build)") for line in table)
+
+
+def test_an_experiment_no_committed_store_runs_is_priced_model_by_model(tmp_path, monkeypatch):
+    """Per (dataset, base): the unit's work outside its models, plus each model's committed seconds
+    per grid point of its family on that dataset and base times its own grid points."""
+    from types import SimpleNamespace
+
+    import afr_cli.plan_costs as plan_costs
+
+    committed = tmp_path / "committed"
+    store = ResultsStore(committed / "other")
+    config = {"models": [{"id": "a", "family": "eps-abrf", "grid": {"eps": [0.0, 0.5], "tau": [1.0]}},
+                         {"id": "f", "family": "forest"}]}
+    store.create({"experiment": "other", "config_hash": "abc", "config": config})
+    for rep, scale in enumerate([1.0, 3.0]):  # unit seconds 10 and 30; a: 4 and 12 s over 2 points; f: 1 and 3 s
+        rows = [{**_row("a"), "seconds": 4.0 * scale}, {**_row("f"), "seconds": 1.0 * scale}]
+        store.write_unit(UnitRecord("D", "RF", rep, rep, 8, 2, 0.1, 10.0 * scale, rows, [], cpu_seconds=1.0))
+    monkeypatch.setattr(plan_costs, "COMMITTED_ROOT", committed)
+    plan_costs._committed_model_seconds.cache_clear()
+    try:
+        model = SimpleNamespace
+        exp = SimpleNamespace(datasets=["D", "E"], bases=[SimpleNamespace(id="RF")],
+                              models=[model(family="eps-abrf", grid={"eps": (0.0, 0.5, 1.0)}),
+                                      model(family="forest", grid={}), model(family=None, grid={})])
+        costs = plan_costs.family_costs(exp)
+        # outside the models: mean of 5 and 15 = 10; eps-abrf: mean of 2 and 6 per point = 4, times 3; forest: 2
+        assert costs.per_cell == {("D", "RF"): pytest.approx(10 + 3 * 4 + 2)}  # E: never run, left out
+        assert costs.measured_in == "wall" and "eps-abrf, forest" in costs.where
+        exp.models.append(model(family="sat-rf-y", grid={}))  # a family no committed store ran
+        assert plan_costs.family_costs(exp) is None
+    finally:
+        plan_costs._committed_model_seconds.cache_clear()
+
+
+def test_a_config_of_your_own_on_a_fresh_root_is_projected_from_the_committed_families(tmp_path):
+    from afr_cli.papers.knowledge import ExperimentSpec
+
+    config = tmp_path / "mine.yaml"  # the quickstart under a name no committed (or demo) store has
+    config.write_text((ROOT / "configs" / "quickstart.yaml").read_text(encoding="utf-8")
+                      .replace("name: quickstart", "name: plan-costs-mine"), encoding="utf-8")
+    planned = plan_experiment("mine", ExperimentSpec(config, 0), tmp_path / "root", None, None)
+    assert planned.stored == 0 and planned.missing and planned.projected_seconds > 0
+    text = render_plan([planned], tmp_path / "root", 2)
+    assert "from wall of the committed stores' forest, eps-abrf, sat-rf-y, em-w-larf" in text
+    assert "unknown" not in text and "nothing measured" not in text
