@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from typer.core import TyperArgument, TyperGroup
+from typer.core import TyperArgument, TyperGroup, TyperOption
 
 # Options whose value is best named by what it holds rather than by the option's name.
 _VALUE_NAMES = {
@@ -40,20 +40,32 @@ _VALUE_NAMES = {
 
 
 class ProseArgument(TyperArgument):
-    """A positional argument shown as click shows one: its name in capitals, ``[NAME]...`` when it
-    is optional or repeats, and no type tag beside it."""
+    """A positional argument shown as click shows one: its name in capitals (its metavar, with
+    ``...`` when it repeats), ``[NAME]...`` in the usage line when it is optional, and no type tag."""
 
     def _usage_display_name(self) -> str:
-        name = self.display_name_raw
+        name = self.display_name_raw.removesuffix("...")
         if not self.required:
             name = f"[{name}]"
         return name + ("..." if self.nargs != 1 else "")
 
     def _rich_display_name(self) -> str:
-        return self.display_name_raw + ("..." if self.nargs != 1 else "")
+        return self.display_name_raw
 
     def display_type_rich(self, ctx: Any) -> str | None:
         return None
+
+
+class ProseOption(TyperOption):
+    """An option whose bounds read as words (``at least 1``), not as typer's ``x>=1``."""
+
+    def _get_number_range_help_str(self) -> str | None:
+        low, high = getattr(self, "min", None), getattr(self, "max", None)
+        if low is None and high is None or (self.count and low == 0 and high is None):
+            return None
+        if high is None:
+            return f"at least {low}"
+        return f"at most {high}" if low is None else f"from {low} to {high}"
 
 
 def value_name(param: Any) -> str:
@@ -77,8 +89,11 @@ def _prose_param(param: Any) -> None:
     """Name ``param``'s value in words; a flag gets none (an empty metavar hides ``<bool>``)."""
     if param.param_type_name == "argument":
         param.__class__ = ProseArgument  # same fields, click's way of naming it (no per-parameter class hook in typer)
-        param.metavar = (param.metavar or param.name).strip("<>").upper()
-    elif getattr(param, "is_flag", False) or getattr(param, "count", False):
+        param.metavar = (param.metavar or param.name).strip("<>").upper() + ("..." if param.nargs != 1 else "")
+        return
+    if type(param) is TyperOption:
+        param.__class__ = ProseOption  # same fields; only its bounds are worded
+    if getattr(param, "is_flag", False) or getattr(param, "count", False):
         param.metavar = ""
     elif param.metavar is None or param.metavar.startswith("<"):
         param.metavar = value_name(param)

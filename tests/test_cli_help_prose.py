@@ -60,6 +60,7 @@ def test_terminal_help_has_no_type_tags_or_brace_placeholders(path, monkeypatch)
 def test_cli_reference_has_no_type_tags_braces_or_cut_descriptions():
     text = cli_reference(typer.main.get_command(app))
     assert not TYPE_TAG.findall(text), sorted(set(TYPE_TAG.findall(text)))
+    assert "x>=" not in text and "<=x" not in text and "[at least 1]" in text  # bounds in words
     usages = [line for line in text.splitlines() if line.startswith("Usage:")]
     assert len(usages) == len(PATHS) and not [u for u in usages if BRACE.search(u)]
     assert not [line for line in text.splitlines() if line.rstrip().endswith("...") and "Usage:" not in line
