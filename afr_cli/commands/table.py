@@ -95,7 +95,7 @@ def _table(
     reps: Optional[int] = typer.Option(
         None, "--reps", help="Use only repetitions 0..N-1 (e.g. 10: the papers' own number, README)."),
     compare: Optional[Tuple[str, str]] = typer.Option(
-        None, "--compare", help="A B: one sentence answering which model is better, by how much and how surely, "
+        None, "--compare", help="models A and B: one sentence answering which is better, by how much and how surely, "
                                 "then per base B − A per dataset with a paired t-test (raw and Holm-adjusted p), "
                                 "Wilcoxon, effect sizes with intervals, the Bayesian signed-rank and hierarchical tests "
                                 "with a ROPE and per dataset the Bayesian correlated t-test; MODEL:BASE on both sides "
