@@ -25,7 +25,7 @@ from functools import lru_cache
 
 import numpy as np
 from numpy.typing import ArrayLike
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from afr_cli.distributions import t_cdf, t_interval, t_sf
 from afr_cli.rope import DEFAULT_ROPE  # ±0.01 on R², the stated default (its own module, for the options)
@@ -74,13 +74,19 @@ def signed_rank_test(diff: ArrayLike, rope: float = DEFAULT_ROPE, samples: int =
     # BLAS on one thread: a product this small costs several times the CPU on two threads (they
     # wait for each other on a loaded machine), and gives the same floats: the threads split the
     # rows of the product, each element is one dot product either way
-    with threadpool_limits(1, "blas"):
+    with _blas_controller().limit(limits=1, user_api="blas"):
         for column, region in enumerate((pair_sum < -2 * rope, np.abs(pair_sum) <= 2 * rope, pair_sum > 2 * rope)):
             # each draw's w' R w, as (W R) * W summed by row: a matrix product on BLAS (an unoptimised
             # three-operand einsum took 1.7 s per test at 199 datasets; the masses agree to 1e-15).
             # One product per region: the three regions side by side in one product round differently.
             masses[:, column] = ((draws @ region.astype(float)) * draws).sum(axis=1)
     return SignedRankResult(int(z.size - 1), rope, RopeProbabilities(*_top_shares(masses)), samples, seed)
+
+
+@lru_cache(maxsize=1)
+def _blas_controller() -> ThreadpoolController:
+    """The process's thread pools, found once (each search walks every loaded library: ~10 ms)."""
+    return ThreadpoolController()
 
 
 @lru_cache(maxsize=2)
