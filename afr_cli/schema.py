@@ -282,7 +282,9 @@ TOP = Section("top level", "An experiment: one YAML file. Unknown keys are error
     Key("solver", CHOICE, "the default solver of every model", DEFAULT_SOLVER, choices=SOLVERS, upper=True),
     Key("bases", ENTRIES, "the base ensembles", section=BASE, shape="a non-empty list of mappings (see bases[])"),
     Key("models", ENTRIES, "the models", section=MODEL, shape="a non-empty list of mappings (see models[])"),
-    Key("results", TEXT, "the store's directory", None, default_doc="results/<name>"),
+    Key("results", TEXT, "the store's directory, from where afr starts; when no store is there, one at that path "
+        "beside the config or in a folder above it is resumed (see docs/datasets.md)", None,
+        default_doc="results/<name>"),
 ))
 
 SECTIONS = (TOP, PROTOCOL, DATASET, PREPROCESS, BASE, MODEL)
