@@ -135,3 +135,16 @@ def test_models_command_lists_families():
     proc = run_afr("models")
     assert proc.returncode == 0
     assert "eps-abrf" in proc.stdout and "forest" in proc.stdout and "tau" in proc.stdout
+
+
+def test_a_shipped_config_keeps_its_store_and_finds_it_from_elsewhere(monkeypatch, tmp_path):
+    """From the checkout's root every shipped config's store is results/<name>, as it always was;
+    started from another directory, a config whose store exists in the checkout resumes that store
+    (the search walks up from the config's folder to the checkout's root)."""
+    monkeypatch.chdir(ROOT)
+    for config in sorted((ROOT / "configs").glob("*.yaml")):
+        exp = load_experiment(Path("configs") / config.name)
+        assert exp.results == Path("results") / exp.name, config
+    monkeypatch.chdir(tmp_path)
+    exp = load_experiment(ROOT / "configs" / "satrf_rf.yaml")
+    assert exp.results.resolve() == (ROOT / "results" / "satrf_rf").resolve()
