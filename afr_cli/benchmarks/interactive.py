@@ -12,6 +12,7 @@ its rounds. Their output is thrown away: only the cost is measured.
 
 from __future__ import annotations
 
+import os
 import resource
 import shlex
 import statistics
@@ -71,12 +72,26 @@ def run(runs: int = 5, cwd: Path = Path(".")) -> dict:
     afr = afr_command()
     commands = [("afr " + shlex.join(args), [*afr, *args]) for args in COMMANDS]
     reference = ("python " + shlex.join(REFERENCE), [sys.executable, *REFERENCE])
+    load_before = _load_average()
     rows = measure([*commands, reference], runs, Path(cwd))
     ref = rows.pop()
     for row in rows:
         row["ratio"] = round(row["cpu_s"] / ref["cpu_s"], 2)
         row["within_target"] = row["ratio"] <= TARGET_RATIO
-    return {"runs": runs, "warmup": 1, "reference": ref, "target_ratio": TARGET_RATIO, "commands": rows}
+    return {"runs": runs, "warmup": 1, "reference": ref, "target_ratio": TARGET_RATIO, "commands": rows,
+            "load_average": [load_before, _load_average()]}
+
+
+def _load_average() -> float:
+    """The machine's one-minute load average: on a shared machine the CPU of a process grows with
+    it (caches and BLAS threads contend), so a record says how loaded the machine was."""
+    return round(os.getloadavg()[0], 2)
+
+
+def _load_words(result: dict) -> str:
+    """'; load average 5.2 before, 6.1 after' (nothing for a record made before it was kept)."""
+    load = result.get("load_average")
+    return f"; load average {load[0]:.1f} before, {load[1]:.1f} after" if load else ""
 
 
 def lines(result: dict) -> list[str]:
@@ -87,7 +102,7 @@ def lines(result: dict) -> list[str]:
     rows = [[r["command"], f"{r['cpu_s']:.2f}", f"{r['wall_s']:.2f}", f"{r['ratio']:.2f}x",
              "yes" if r["within_target"] else "no"] for r in result["commands"]]
     return [f"CPU s (user + system) of each whole process, median of {result['runs']} runs after one warm-up; "
-            f"reference `{ref['command']}`: {ref['cpu_s']:.2f} CPU s",
+            f"reference `{ref['command']}`: {ref['cpu_s']:.2f} CPU s{_load_words(result)}",
             tabulate(rows, headers=["command", "CPU s", "wall s", "x reference",
                                     f"within {result['target_ratio']:g}x"])]
 
@@ -104,8 +119,8 @@ def interactive_block(records: list[dict]) -> str:
                  "yes" if r["within_target"] else "no"] for r in x["commands"]]
         rows.append([f"`{ref['command']}` (reference)", f"{ref['cpu_s']:.2f}", f"{ref['wall_s']:.2f}", "1.00x", ""])
         parts.append(f"CPU seconds (user + system) of each whole process, median of {x['runs']} runs after "
-                     f"one warm-up, on the committed stores; the target is at most {x['target_ratio']:g}x "
-                     f"the reference:\n\n"
+                     f"one warm-up, on the committed stores{_load_words(x)}; the target is at most "
+                     f"{x['target_ratio']:g}x the reference:\n\n"
                      + table(["command", "CPU s", "wall s", "x reference", f"within {x['target_ratio']:g}x"], rows,
                              ["---", "---:", "---:", "---:", "---"]))
     return "\n\n".join(parts)
