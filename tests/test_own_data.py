@@ -176,6 +176,12 @@ def test_small_data_warning_names_the_rows_and_the_test_split():
     assert small_data_warning(SMALL_ROWS, (0.2,), "x") is None
 
 
+def test_survey_of_a_small_file_warns_about_its_size(tmp_path):
+    survey = survey_file(_mtcars(tmp_path), "mpg")
+    assert survey.problems == []
+    assert survey.warning == small_data_warning(32, (0.2,), str(tmp_path / "mtcars.csv"))
+
+
 def test_the_schema_declares_every_key_of_a_dataset_entry():
     assert set(DATASET.names()) == set(FILE_KEYS) | set(LOADER_KEYS)
     assert DATASET["missing"].choices == ("error", "drop-rows")

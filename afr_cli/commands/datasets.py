@@ -130,6 +130,7 @@ def _file_info(path: Path, target: str | None, sep: str | None, drop: tuple[str,
     once, and the one entry that fixes all an entry can fix."""
     import numpy as np
 
+    from afr_cli.data.checks import rows_needed
     from afr_cli.data.files import MISSING
     from afr_cli.data.survey import DEFAULT_INNER_FOLDS, DEFAULT_TEST_FRACTIONS, survey_file
 
@@ -140,8 +141,6 @@ def _file_info(path: Path, target: str | None, sep: str | None, drop: tuple[str,
     if not path.is_file():
         raise AfrInputError(f"{path}: no such file")
     survey = survey_file(path, target, sep, drop, missing)
-    from afr_cli.data.checks import rows_needed
-
     need = rows_needed(DEFAULT_TEST_FRACTIONS, DEFAULT_INNER_FOLDS)
     rows = f"{survey.rows_in_file} (the default protocol, 80/20 with 3 inner folds, needs at least {need})"
     if survey.rows_dropped:
@@ -162,8 +161,13 @@ def _file_info(path: Path, target: str | None, sep: str | None, drop: tuple[str,
     _print_record(lines)
     if survey.problems:
         count = len(survey.problems)
-        fixed = ("the config entry above fixes them" if count > 1 else "the config entry above fixes it") \
-            if not survey.unfixable else f"{survey.unfixable} of them no entry key fixes (see above)"
+        them = "them" if count > 1 else "it"
+        if not survey.unfixable:
+            fixed = f"the config entry above fixes {them}"
+        elif survey.unfixable == count:
+            fixed = f"no entry key fixes {them}: change the file or the target"
+        else:
+            fixed = f"the config entry above fixes all but {survey.unfixable}, which need a change to the file or target"
         raise AfrInputError(f"{path}: {count} problem{'s' if count > 1 else ''} (listed above); {fixed}")
 
 
