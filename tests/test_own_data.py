@@ -197,6 +197,14 @@ def _config(path: Path, name: str, datasets: list, **extra) -> Path:
     return path
 
 
+def _docs_example() -> str:
+    """The output docs/datasets.md prints for ``afr datasets info carseats.csv --target Sales``."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "datasets.md").read_text(encoding="utf-8")
+    command = "```console\n$ afr datasets info carseats.csv --target Sales\n"
+    start = text.index(command) + len(command)
+    return text[start:text.index("```", start)]
+
+
 def _one_line(proc, *needles: str) -> None:
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert proc.returncode == 2 and len(lines) == 1 and lines[0].startswith("error: "), (proc.returncode, proc.stderr)
@@ -226,7 +234,7 @@ def test_own_data_from_the_command_line(tmp_path):
     env = {**os.environ, "MPLBACKEND": "Agg"}
     first = run_afr_forked([
         Invocation(("run", "own.yaml", "-q", "-j", "1"), project, env),
-        Invocation(("datasets", "info", "myexp/carseats.csv", "--target", "Sales"), tmp_path, env),
+        Invocation(("datasets", "info", "carseats.csv", "--target", "Sales"), project, env),
         Invocation(("datasets", "info", "hitters.csv", "--target", "Salary"), project, env),
         Invocation(("validate", str(loader)), tmp_path, env),
         Invocation(("validate", str(typo)), tmp_path, env),
@@ -240,6 +248,7 @@ def test_own_data_from_the_command_line(tmp_path):
     _one_line(carseats, "carseats.csv: 1 problem (listed above); the config entry above fixes it")
     assert "'ShelveLoc' (row 1: 'Bad'), 'Urban' (row 1: 'Yes'), 'US' (row 1: 'No')" in carseats.stdout
     assert "config entry  {name: NAME, file: carseats.csv, target: Sales, drop: [ShelveLoc, Urban, US]}" in carseats.stdout
+    assert _docs_example() == carseats.stdout + carseats.stderr  # docs/datasets.md shows this run as it prints
     _one_line(hitters, "hitters.csv: 2 problems (listed above); the config entry above fixes them")
     assert "rows          48 of 60: 12 with a missing value left out" in hitters.stdout
     assert "drop: [League], missing: drop-rows}" in hitters.stdout
