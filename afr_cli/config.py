@@ -28,7 +28,7 @@ from afr_cli.errors import AfrInputError
 from afr_cli.models import FAMILIES, get_family
 from afr_cli.schema import (BASE, MODEL, NOISE_ON, PROTOCOL, SCALES, SEEDINGS, SELECT_BY, SELECTIONS, TOP,
                             check_known, check_section, section_at)
-from afr_cli.plugin_files import PluginSource, activate, beside_config, parse_plugins
+from afr_cli.plugin_files import PluginSource, activate, beside_config, defines_classes, parse_plugins
 from afr_cli.solve import DEFAULT_SOLVER
 from afr_cli.store import has_results
 from afr_cli.yaml_safe import load_yaml
@@ -258,17 +258,21 @@ def _protocol(node: Any, src: str, done: dict) -> Protocol:
 def _datasets_key(node: Any, src: str, done: dict
                   ) -> tuple[tuple[str, ...], dict[str, DatasetSource], tuple[PluginSource, ...]]:
     """The validator of ``datasets:`` (``_datasets`` checks the list on its own); a loader whose
-    module is a file beside the config, not listed under ``plugins:``, is imported as a plugin
-    (returned third, so workers import it too)."""
+    module is a file beside the config, not listed under ``plugins:``, is imported as a plugin is.
+    Only the loader is called (in this process), so the file is returned third, for the workers
+    to import, only when it also defines a family or ensemble."""
     names, sources = _datasets(node, src)
+    imported: list[PluginSource] = []
     found: list[PluginSource] = []
     for name, source in sources.items():
         if not isinstance(source, LoaderDataset):
             continue
-        plugin = beside_config(source.module, Path(src).parent, tuple(done["plugins"]) + tuple(found))
+        plugin = beside_config(source.module, Path(src).parent, tuple(done["plugins"]) + tuple(imported))
         if plugin is not None:
             activate((plugin,), src, f"datasets ({name}).loader: {plugin.entry}")
-            found.append(plugin)
+            imported.append(plugin)
+            if defines_classes(plugin):
+                found.append(plugin)
     return names, sources, tuple(found)
 
 

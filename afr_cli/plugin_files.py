@@ -90,6 +90,14 @@ def beside_config(module: str, config_dir: Path, listed: tuple[PluginSource, ...
     return PluginSource(path.name, module, str(path.resolve()), code)
 
 
+def defines_classes(plugin: PluginSource) -> bool:
+    """Whether the imported plugin defines a family or ensemble of its own (which workers need)."""
+    module = sys.modules.get(plugin.module)
+    return module is not None and any(
+        issubclass(cls, (Family, Ensemble)) and cls.__module__ == module.__name__
+        for _, cls in inspect.getmembers(module, inspect.isclass))
+
+
 def activate(plugins: tuple[PluginSource, ...], src: str = "config", label: str | None = None) -> None:
     """Import every plugin (once per process) and register the families and ensembles it defines;
     ``label`` names a plugin in messages instead of ``plugins[i]`` (a loader's file beside the config)."""

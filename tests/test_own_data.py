@@ -264,3 +264,39 @@ def test_own_data_from_the_command_line(tmp_path):
     assert again.returncode == 0, again.stderr
     assert "2 already stored, 0 to run -> myexp/results/own/store.sqlite" in again.stdout
     assert not (tmp_path / "results").exists()
+
+
+@pytest.fixture
+def registries_restored():
+    """The family registry and the modules imported as they were before the test."""
+    import sys
+
+    from afr_cli.models import FAMILIES
+
+    families, modules = dict(FAMILIES), set(sys.modules)
+    yield
+    FAMILIES.clear()
+    FAMILIES.update(families)
+    for name in set(sys.modules) - modules:
+        if name.startswith("own_rows_"):
+            del sys.modules[name]
+
+
+def test_a_loader_file_beside_the_config_is_imported_without_plugins(tmp_path, registries_restored):
+    """Found beside the config and imported in this process; handed to the workers only when it
+    defines a family or ensemble of its own (the loader itself is called here, never there)."""
+    from afr_cli.config import load_experiment
+    from afr_cli.experiment_data import load_experiment_data
+
+    (tmp_path / "own_rows_a.py").write_text("import numpy as np\n\n\ndef load():\n    X = np.arange(120.0).reshape(60, 2)\n"
+                                            "    return X, np.sin(X[:, 0]) + X[:, 1]\n")
+    (tmp_path / "own_rows_b.py").write_text("from afr_cli.family_api import EpsABRFFamily\n\n\nclass Mine(EpsABRFFamily):\n"
+                                            "    name = 'own-rows-b-family'\n\n\ndef load():\n"
+                                            "    import numpy as np\n    X = np.arange(120.0).reshape(60, 2)\n"
+                                            "    return X, np.cos(X[:, 0]) + X[:, 1]\n")
+    plain = load_experiment(_config(tmp_path / "a.yaml", "a", [{"name": "A", "loader": "own_rows_a:load"}]))
+    assert plain.plugins == ()
+    data, identity = load_experiment_data(plain)
+    assert data["A"][0].shape == (60, 2) and identity["A"]["loader"] == "own_rows_a:load"
+    family = load_experiment(_config(tmp_path / "b.yaml", "b", [{"name": "B", "loader": "own_rows_b:load"}]))
+    assert [p.module for p in family.plugins] == ["own_rows_b"]
