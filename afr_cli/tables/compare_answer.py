@@ -70,6 +70,14 @@ def _by_how_much(c: "BaseComparison", a: str, b: str, metric: str) -> str:
     return text
 
 
+def _population_mean(hier, metric: str) -> str:
+    """The hierarchical model's mean difference δ0 (it shrinks noisy and outlying datasets, so it
+    can differ from the plain mean over the datasets): B − A, or for an error metric the relative change."""
+    if hier.relative:
+        return f"{100 * (math.exp(-hier.result.mean) - 1):+.1f} %"
+    return f"{hier.result.mean:+.4f}" if metric == "r2" else f"{hier.result.mean:+.4g}"
+
+
 def _clause(comparison: "ModelComparison", c: "BaseComparison") -> str:
     a, b, metric = comparison.a, comparison.b, comparison.metric
     metric_name = METRIC_NAMES.get(metric, metric)
@@ -79,7 +87,8 @@ def _clause(comparison: "ModelComparison", c: "BaseComparison") -> str:
     hier = c.hierarchical
     if hier.result is not None:
         verdict, p = _verdict(a, b, hier.result.probabilities, metric_name, hier.rope_text(metric_name))
-        return (f"{verdict}, {how_much} (P = {p:.3f} by the hierarchical Bayesian test over {counts})")
+        return (f"{verdict}, {how_much} (P = {p:.3f} by the hierarchical Bayesian test over {counts}, "
+                f"whose population mean is {_population_mean(hier, metric)})")
     if len(c.per_dataset_bayes) == 1:
         (dataset, bayes), = c.per_dataset_bayes.items()
         rope = f"±{comparison.rope:g} {metric_name}"
