@@ -26,7 +26,8 @@ from afr_cli.publish.claims.ledger import judge_paper, summary_block
 from afr_cli.publish.frames import forget_loaded
 from afr_cli.publish.page_words import (ALPHA, how_many, in_brackets, listing, repetitions_label, shown_as,
                                         shown_root, shown_store)
-from afr_cli.publish.pages import blocks_in, paper_page, replace_sections
+from afr_cli.publish.build import write_ledgers
+from afr_cli.publish.pages import blocks_in, paper_page, replace_sections, unbuilt_note
 from afr_cli.publish.studies import study_blocks
 
 pytestmark = pytest.mark.slow
@@ -238,3 +239,43 @@ def test_the_satrf_gains_are_read_from_their_cells(pages):
         near = sum(abs(o - p) <= 0.02 for o, p in cells.values())
         line = next(w for w in words.splitlines() if w.startswith(f"- {row['forest']}:"))
         assert f"within 0.02 of the paper's gain on {how_many(near, len(cells))} UCI sets" in line
+
+
+def _one_store_root(tmp_path: Path, store: str) -> Path:
+    """A scratch root holding one small store (REPS repetitions of DATASETS) and nothing else."""
+    root = tmp_path / "scratch"
+    _small_export(REPO / "results" / store, root / store, True, False)
+    forget_loaded()
+    return root
+
+
+def test_a_scratch_root_writes_no_page_or_ledger_of_a_paper_it_holds_no_store_of(tmp_path):
+    root = _one_store_root(tmp_path, "dm_soft")
+    try:
+        written = write_ledgers(root)
+    finally:
+        forget_loaded()
+    assert {p.relative_to(root).parts[0] for p in written if p.is_relative_to(root)} == {"dm"}
+    for paper in papers():
+        if paper.id != "dm":  # the committed blocks and claims of a paper this root holds nothing of
+            assert not (root / paper.id).exists(), paper.id
+
+
+def test_a_page_copy_says_which_results_its_root_could_not_build(tmp_path):
+    root = _one_store_root(tmp_path, "satrf_rf")  # the RF store only: the ERT, ABRF and figure stores are missing
+    try:
+        write_ledgers(root)
+    finally:
+        forget_loaded()
+    copy = blocks_in((root / "satrf" / "page.md").read_text(encoding="utf-8"))
+    committed = blocks_in(next(p for p in papers() if p.id == "satrf").page.read_text(encoding="utf-8"))
+    assert copy.keys() == committed.keys()
+    note = unbuilt_note(root.as_posix())
+    unbuilt = {name for name, body in copy.items() if body == note}
+    # the derived-protocol gains read the ABRF stores, the variant tests the ERT store: neither is here
+    assert {"study:satrf:derived_gains", "study:satrf:variant_verdicts"} <= unbuilt
+    assert copy["study:satrf:stores_held"].startswith(f"Held now (`afr status`): `{root.as_posix()}/satrf_rf` holds")
+    assert f"ledger: `{root.as_posix()}/satrf/claims.md`" in copy["claims:satrf"]
+    for name, body in copy.items():  # every result block is either rebuilt from this root or the note
+        if name not in unbuilt:
+            assert body != committed[name] or "results/" not in body, name

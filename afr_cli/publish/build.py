@@ -22,19 +22,25 @@ from afr_cli.publish.claims.ledger import (agreement_block, effect_block, judge_
 from afr_cli.publish.fidelity_blocks import fidelity_blocks
 from afr_cli.publish.format_blocks import format_blocks
 from afr_cli.publish.frames import chosen_reports, forget_loaded, report_by_name
-from afr_cli.publish.page_words import shown_as
-from afr_cli.publish.pages import DOCS_DIR, blocks_in, committed_page, page_files, write_pages
+from afr_cli.publish.page_words import shown_as, shown_root
+from afr_cli.publish.pages import (DOCS_DIR, blocks_in, committed_page, is_project_results, page_files, paper_page,
+                                   unbuilt_blocks, write_pages)
 from afr_cli.publish.project_blocks import project_blocks
 from afr_cli.publish.report_files import write_report, write_summary
 from afr_cli.publish.site import SITE, write_site
-from afr_cli.publish.studies import study_blocks
+from afr_cli.publish.studies import own_papers, study_blocks
 
 
 def write_ledgers(root: Path, refresh_studies: bool = False) -> list[Path]:
     """Every paper's claims.md under ``root`` and the generated blocks of the pages beside it (the
-    papers' blocks, the project-level ones of project_blocks.py, the measurements', the code's constants')."""
+    papers' blocks, the project-level ones of project_blocks.py, the measurements', the code's constants').
+    Under a scratch root only the papers it holds a store of get a claims.md and a page copy, and a
+    copy's result block the root cannot build says so in one line (``pages.unbuilt_blocks``)
+    instead of keeping the committed page's result."""
+    scratch = not is_project_results(root)
+    shown = tuple(own_papers(papers(), root)) if scratch else papers()
     written, blocks = [], {}
-    for paper in papers():
+    for paper in shown:
         verdicts = judge_paper(paper, root)
         if verdicts:
             written.append(write_ledger(paper, verdicts, root))
@@ -50,7 +56,10 @@ def write_ledgers(root: Path, refresh_studies: bool = False) -> list[Path]:
     blocks.update(code_blocks(root))
     blocks.update(format_blocks(root))
     blocks.update(fidelity_blocks(root))
-    return written + caches + write_pages(root, blocks)
+    if scratch:
+        for paper in (p for p in shown if p.page is not None):
+            blocks.update(unbuilt_blocks(paper_page(paper.page, paper.id, root), paper.id, blocks, shown_root(root)))
+    return written + caches + write_pages(root, blocks, shown)
 
 
 def write_all(root: Path, names: list[str] | None = None, reps: int | None = None,
