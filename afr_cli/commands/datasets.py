@@ -167,7 +167,8 @@ def _file_info(path: Path, target: str | None, sep: str | None, drop: tuple[str,
         elif survey.unfixable == count:
             fixed = f"no entry key fixes {them}: change the file or the target"
         else:
-            fixed = f"the config entry above fixes all but {survey.unfixable}, which need a change to the file or target"
+            fixed = (f"the config entry above fixes all but {survey.unfixable}, which need a change to the file "
+                     "or target")
         raise AfrInputError(f"{path}: {count} problem{'s' if count > 1 else ''} (listed above); {fixed}")
 
 

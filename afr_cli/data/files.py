@@ -2,11 +2,11 @@
 
 A config's ``datasets:`` entry is a registered name, ``{name, file, target}`` (with optional
 ``sep``, ``features`` or ``drop``, and ``missing: drop-rows`` to leave out the rows with a missing
-value; the path relative to the config file) or ``{name, loader: module:function}``. ``parse_entry`` reads that entry; ``load_source`` reads the data, runs the
-checks of ``afr_cli.data.checks`` and returns the arrays with their identity: the file's sha256
-(or, for a loader, the sha256 of its arrays), rows and columns, which the store's manifest
-records (with the count of rows left out for a missing value) so a changed file cannot silently
-extend a store.
+value; the path relative to the config file) or ``{name, loader: module:function}``.
+``parse_entry`` reads that entry; ``load_source`` reads the data, runs the checks of
+``afr_cli.data.checks`` and returns the arrays with their identity: the file's sha256 (or, for a
+loader, the sha256 of its arrays), rows and columns, which the store's manifest records (with
+the count of rows left out for a missing value) so a changed file cannot silently extend a store.
 
 The name seeds the splits exactly as a registered dataset's name does. Files are read once, in
 the process that runs ``afr``; workers (local or Dask) receive the arrays, never the path.
@@ -35,7 +35,8 @@ FILE_KEYS = ("name", "file", "target", "sep", "features", "drop", "missing")
 # What a file entry does with a row holding a missing value (NaN, an empty cell) in a column it uses:
 # stop with an error naming it (the default), or leave the row out (counted in the manifest).
 MISSING = ("error", "drop-rows")
-MISSING_FIX = "add missing: drop-rows to the dataset entry to leave those rows out, fill them in the file, or drop the column"
+MISSING_FIX = ("add missing: drop-rows to the dataset entry to leave those rows out, fill them in the file, "
+               "or drop the column")
 LOADER_KEYS = ("name", "loader")
 SEPARATORS = (",", ";", "\t", "|")
 PARQUET_MAGIC = b"PAR1"
@@ -310,8 +311,8 @@ def loader_function(module: Any, source: LoaderDataset) -> Any:
     function = getattr(module, source.function, None)
     if callable(function):
         return function
-    own = sorted(name for name, value in vars(module).items()
-                 if callable(value) and not name.startswith("_") and getattr(value, "__module__", None) == module.__name__)
+    own = sorted(name for name, value in vars(module).items() if callable(value) and not name.startswith("_")
+                 and getattr(value, "__module__", None) == module.__name__)
     close = difflib.get_close_matches(source.function, own, n=1)
     hint = f"did you mean {source.module}:{close[0]}? " if close else ""
     listed = ", ".join(own) if own else "none"
