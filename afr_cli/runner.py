@@ -199,15 +199,20 @@ def _todo(exp: Experiment, done: set, manifest: dict) -> list[tuple]:
 
 
 def _check_same_data(exp: Experiment, held, previous: dict, data_identity: dict[str, dict]) -> None:
-    """Refuse to extend a store whose file or loader dataset now holds other data."""
+    """Refuse to extend a store whose file or loader dataset now holds other data: another file
+    (its sha256), or the same file read into other rows or columns (a changed ``drop:``, ``missing:``
+    or ``target:`` in the config's entry, which the config hash leaves out with the dataset list)."""
     recorded = previous.get("data") or {}
     for name, now in data_identity.items():
-        old = (recorded.get(name) or {}).get("sha256")
-        if old is not None and old != now["sha256"]:
+        before = recorded.get(name) or {}
+        for key in ("sha256", "rows", "columns", "target", "rows_dropped"):
+            old, new = before.get(key), now.get(key)
+            if old is None or new is None or old == new:
+                continue
             source = exp.dataset_sources[name]
             raise AfrInputError(
-                f"{source.where}: dataset {name} changed since the store {held.path} was made (sha256 {old} != "
-                f"{now['sha256']}); restore the data, or use --fresh --yes to discard the store or --out DIR "
+                f"{source.where}: dataset {name} changed since the store {held.path} was made ({key} {old} != "
+                f"{new}); restore the data and its entry, or use --fresh --yes to discard the store or --out DIR "
                 "for a new store")
 
 

@@ -300,3 +300,22 @@ def test_a_loader_file_beside_the_config_is_imported_without_plugins(tmp_path, r
     assert data["A"][0].shape == (60, 2) and identity["A"]["loader"] == "own_rows_a:load"
     family = load_experiment(_config(tmp_path / "b.yaml", "b", [{"name": "B", "loader": "own_rows_b:load"}]))
     assert [p.module for p in family.plugins] == ["own_rows_b"]
+
+
+def test_a_store_refuses_the_same_file_read_with_another_entry():
+    """The config hash leaves the dataset entries out (the dataset list may grow), so a changed
+    ``drop:`` or ``missing:`` on an unchanged file must be caught by the data's identity: other
+    columns or other rows are other data, and the store is not extended with them."""
+    from types import SimpleNamespace
+
+    from afr_cli.errors import AfrInputError
+    from afr_cli.runner import _check_same_data
+
+    exp = SimpleNamespace(dataset_sources={"H": SimpleNamespace(where="c.yaml: datasets[0]")})
+    held = SimpleNamespace(path="results/h")
+    before = {"data": {"H": {"sha256": "s", "rows": 263, "columns": ["a", "b"], "target": "y"}}}
+    _check_same_data(exp, held, before, {"H": {"sha256": "s", "rows": 263, "columns": ["a", "b"], "target": "y"}})
+    for changed in ({"columns": ["a"]}, {"rows": 250, "rows_dropped": 13}, {"target": "b"}):
+        now = {**before["data"]["H"], **changed}
+        with pytest.raises(AfrInputError, match="dataset H changed since the store"):
+            _check_same_data(exp, held, before, {"H": now})
