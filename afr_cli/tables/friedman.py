@@ -1,16 +1,56 @@
-"""Friedman test and Nemenyi critical-difference diagrams (Demšar 2006) over a table's models,
-for ours and for the paper's own numbers, beside the paired tests of ``compare.md``."""
+"""Friedman test and critical-difference diagrams (Demšar 2006) over a table's models, for ours
+and for the paper's own numbers, beside the paired tests of ``compare.md``.
+
+One tie rule on both sides (issue 34): before ranking, every score is rounded half-up to the
+decimals the paper prints on that dataset's row of the table (the most decimals among the row's
+cells, so a trailing zero the paper dropped does not coarsen the row). The paper's side is its
+printed numbers, which the rounding leaves as they are; ours, rounded alike, tie where the paper
+could not have told them apart, and floating-point noise between models that are numerically the
+same (AGBoost's non-param and GBM on Airfoil) no longer ranks one above the other. Equal scores
+share their mean rank and χ² carries the tie correction (``afr_cli.stats.friedman_nemenyi``).
+
+Two post-hoc tests at one alpha mark which models differ (``afr_cli.posthoc``): Nemenyi's critical
+difference, drawn as a bar of that length above the axis, and pairwise Wilcoxon–Holm tests; each
+diagram draws both sets of cliques, Nemenyi's in red and Wilcoxon–Holm's in blue.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from pathlib import Path
 
 import pandas as pd
 
 from afr_cli.papers.knowledge import param_rows
+from afr_cli.posthoc import PairwiseTests, wilcoxon_holm
 from afr_cli.stats import FriedmanResult, friedman_nemenyi
 from afr_cli.tables.format import METRIC_NAMES, METRICS, grid
-from afr_cli.tables.paper_compare import base_group, paper_comparison
+from afr_cli.tables.paper_compare import base_group, paper_comparison, printed_cells
+
+ALPHA = 0.05
+TIE_RULE = ("ties: every score, ours and the paper's, rounded half-up to the decimals the paper prints on "
+            "that dataset's row before ranking; equal scores share their mean rank, χ² corrected for ties")
+
+
+@dataclass(frozen=True)
+class RankedSide:
+    """One side (ours or the paper's) of a Friedman block: the datasets × models scores at the
+    printed precision, the Friedman test with Nemenyi's CD, and the pairwise Wilcoxon–Holm tests."""
+
+    scores: pd.DataFrame
+    friedman: FriedmanResult
+    pairwise: PairwiseTests
+
+
+@dataclass(frozen=True)
+class FriedmanBlock:
+    """A base group of a published table: its ranking metric and both sides, over the same datasets."""
+
+    group: str
+    metric: str
+    ours: RankedSide
+    paper: RankedSide
 
 
 def table_metric(comparison: pd.DataFrame) -> str:
@@ -19,9 +59,52 @@ def table_metric(comparison: pd.DataFrame) -> str:
     return metrics[0]
 
 
-def friedman_tables(results: pd.DataFrame, spec: str) -> list[tuple[str, str, FriedmanResult, FriedmanResult]]:
-    """Per base group of a published table with at least three model columns: (group, metric,
-    ours, paper), each a Friedman test over the datasets where every column has a value of ours."""
+def _decimals(printed: str) -> int | None:
+    """Decimals of a printed number; None when the cell is not a number."""
+    try:
+        exponent = Decimal(printed.strip()).as_tuple().exponent
+    except (InvalidOperation, AttributeError):
+        return None
+    return max(0, -exponent) if isinstance(exponent, int) else None
+
+
+def round_half_up(value: float, decimals: int) -> float:
+    """``value`` rounded half-up at ``decimals`` on its shortest decimal spelling (as the agreement
+    rule reads a printed cell), so equal printed numbers come out as equal floats."""
+    if value != value:  # NaN stays NaN
+        return value
+    return float(Decimal(repr(float(value))).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP))
+
+
+def at_printed_precision(scores: pd.DataFrame, decimals: dict[str, int]) -> pd.DataFrame:
+    """Each row (dataset) of ``scores`` rounded half-up to ``decimals[dataset]``; a row without
+    printed decimals is left as it is."""
+    out = scores.astype(float).copy()
+    for dataset in out.index:
+        if dataset in decimals:
+            out.loc[dataset] = [round_half_up(v, decimals[dataset]) for v in out.loc[dataset]]
+    return out
+
+
+def row_decimals(spec: str, datasets, models, metric: str) -> dict[str, int]:
+    """Per dataset, the most decimals the paper prints among ``models``' cells of ``metric``."""
+    printed = printed_cells(spec)
+    out = {}
+    for dataset in datasets:
+        found = [d for m in models if (d := _decimals(printed.get((dataset, m, metric), ""))) is not None]
+        if found:
+            out[dataset] = max(found)
+    return out
+
+
+def _side(scores: pd.DataFrame, higher: bool, alpha: float) -> RankedSide:
+    friedman = friedman_nemenyi(scores, higher, alpha)
+    return RankedSide(scores, friedman, wilcoxon_holm(scores.loc[:, list(friedman.models)], friedman.mean_ranks, alpha))
+
+
+def friedman_blocks(results: pd.DataFrame, spec: str, alpha: float = ALPHA) -> list[FriedmanBlock]:
+    """Per base group of a published table with at least three model columns, both sides ranked
+    by the one tie rule (module docstring) over the datasets where every column has a value of ours."""
     comparison = paper_comparison(results, spec)
     comparison = comparison[~comparison["metric"].isin(param_rows())]
     metric = table_metric(comparison)
@@ -35,43 +118,62 @@ def friedman_tables(results: pd.DataFrame, spec: str) -> list[tuple[str, str, Fr
         if len(columns) < 3 or len(ours) < 2:
             continue
         paper = paper.loc[ours.index]
+        decimals = row_decimals(spec, ours.index, columns, metric)
         higher = metric == "r2"
-        out.append((group, metric, friedman_nemenyi(ours, higher), friedman_nemenyi(paper, higher)))
+        out.append(FriedmanBlock(group, metric, _side(at_printed_precision(ours, decimals), higher, alpha),
+                                 _side(at_printed_precision(paper, decimals), higher, alpha)))
     return out
 
 
-def cd_figure(result: FriedmanResult, title: str):
-    """A critical-difference diagram: mean ranks on an axis (1 = best, left), each model's name on
-    a leader line, a bar over each group of models within one CD, and the CD itself above."""
+def friedman_tables(results: pd.DataFrame, spec: str, alpha: float = ALPHA
+                    ) -> list[tuple[str, str, FriedmanResult, FriedmanResult]]:
+    """(group, metric, ours, paper) Friedman results of ``friedman_blocks``."""
+    return [(b.group, b.metric, b.ours.friedman, b.paper.friedman) for b in friedman_blocks(results, spec, alpha)]
+
+
+NEMENYI_COLOUR, WILCOXON_COLOUR = "tab:red", "tab:blue"
+
+
+def cd_figure(side: RankedSide, title: str):
+    """A critical-difference diagram: mean ranks on an axis (1 = best, left), Nemenyi's critical
+    difference drawn as a bar of its length above it, under it one bar per clique (red: within one
+    CD; blue: no pair different by Wilcoxon–Holm), and each model's name on a leader line."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
+    result = side.friedman
     k = len(result.models)
     order = sorted(range(k), key=lambda i: result.mean_ranks[i])
     half = (k + 1) // 2
-    fig = Figure(figsize=(7.0, 1.6 + 0.3 * half))
+    bars = ([(c, NEMENYI_COLOUR) for c in result.cliques()]
+            + [(c, WILCOXON_COLOUR) for c in side.pairwise.cliques()])
+    below = 0.3 + 0.22 * len(bars)  # the names hang below the clique bars
+    fig = Figure(figsize=(7.0, 1.9 + 0.3 * half + 0.12 * len(bars)))
     FigureCanvasAgg(fig)
     ax = fig.add_axes((0.02, 0.02, 0.96, 0.8))
     ax.set_xlim(0.5, k + 0.5)
-    ax.set_ylim(-(half + 1.5), 2.0)
+    ax.set_ylim(-(below + half + 0.8), 2.3)
     ax.axis("off")
     ax.hlines(0, 1, k, color="black", linewidth=1)
     for r in range(1, k + 1):
         ax.vlines(r, 0, 0.25, color="black", linewidth=1)
         ax.text(r, 0.4, str(r), ha="center", va="bottom", fontsize=8)
     ax.hlines(1.4, 1, 1 + result.cd, color="black", linewidth=1.5)
-    ax.text(1 + result.cd / 2, 1.55, f"CD = {result.cd:.2f}", ha="center", va="bottom", fontsize=8)
+    ax.vlines([1, 1 + result.cd], 1.3, 1.5, color="black", linewidth=1.5)
+    ax.text(1 + result.cd / 2, 1.55, f"CD = {result.cd:.2f} (Nemenyi, α = {result.alpha:g})",
+            ha="center", va="bottom", fontsize=8)
+    ax.text(k + 0.5, 1.55, "cliques: red Nemenyi, blue Wilcoxon–Holm", ha="right", va="bottom", fontsize=7)
     for slot, i in enumerate(order):
         rank = result.mean_ranks[i]
         left = slot < half
-        depth = -(slot + 1) if left else -(k - slot)
+        depth = -below - (slot if left else k - 1 - slot)
         end = 0.5 if left else k + 0.5
         ax.plot([rank, rank, end], [0, depth, depth], color="black", linewidth=0.8)
         ax.text(end + (0.05 if left else -0.05), depth, f"{result.models[i]} ({rank:.2f})",
                 ha="left" if left else "right", va="bottom", fontsize=8)
-    for level, clique in enumerate(result.cliques()):
+    for level, (clique, colour) in enumerate(bars):
         ranks = [result.mean_ranks[result.models.index(m)] for m in clique]
-        ax.hlines(-0.3 - 0.25 * level, min(ranks) - 0.03, max(ranks) + 0.03, color="tab:red", linewidth=2.5)
+        ax.hlines(-0.3 - 0.22 * level, min(ranks) - 0.03, max(ranks) + 0.03, color=colour, linewidth=2.5)
     fig.suptitle(title, fontsize=9)
     return fig
 
@@ -89,38 +191,54 @@ def _describe(r: FriedmanResult) -> str:
             f"p = {r.iman_davenport_p:.3g}; CD = {r.cd:.2f}")
 
 
+def _groups(cliques: list[tuple[str, ...]]) -> str:
+    return "; ".join(", ".join(c) for c in cliques) or "none"
+
+
 def cd_name(spec: str, group: str, side: str) -> str:
     """File name of one CD diagram: cd-<paper>-<table>[-<base>]-<ours|paper>.svg."""
     return "-".join(filter(None, ("cd", spec.replace(":", "-"), group, side))) + ".svg"
 
 
-def write_friedman(results: pd.DataFrame, specs, out: Path) -> list[Path]:
-    """friedman.md and one CD diagram per (table, base group, ours/paper) into ``out``."""
+def friedman_notes(block: FriedmanBlock) -> list[str]:
+    """The lines under a block's rank table: both tests, the tie rule beside them, both post-hoc groupings."""
+    ours, paper = block.ours, block.paper
+    alpha = ours.friedman.alpha
+    return [f"ours: {_describe(ours.friedman)}", f"paper: {_describe(paper.friedman)}", TIE_RULE,
+            f"groups within one CD (no significant difference, Nemenyi, α = {alpha:g}): ours "
+            f"{_groups(ours.friedman.cliques())} | paper {_groups(paper.friedman.cliques())}",
+            f"groups no two of which differ (Wilcoxon signed-rank per pair, Holm-adjusted, α = {alpha:g}): ours "
+            f"{_groups(ours.pairwise.cliques())} | paper {_groups(paper.pairwise.cliques())}"]
+
+
+def write_friedman(results: pd.DataFrame, specs, out: Path, alpha: float = ALPHA) -> list[Path]:
+    """friedman.md and one CD diagram per (table, base group, ours/paper) into ``out``, the
+    post-hoc tests at ``alpha``."""
     blocks, written = [], []
     for spec in specs:
-        for group, metric, ours, paper in friedman_tables(results, spec):
-            where = f"{spec}{f', {group}' if group else ''}, {METRIC_NAMES.get(metric, metric)}"
+        for block in friedman_blocks(results, spec, alpha):
+            ours, paper = block.ours.friedman, block.paper.friedman
+            where = f"{spec}{f', {block.group}' if block.group else ''}, {METRIC_NAMES.get(block.metric, block.metric)}"
             rows = [[m, f"{ours.mean_ranks[i]:.2f}", f"{paper.mean_ranks[paper.models.index(m)]:.2f}"]
                     for i, m in sorted(enumerate(ours.models), key=lambda t: ours.mean_ranks[t[0]])]
             images = []
-            for side, result in (("ours", ours), ("paper", paper)):
-                path = out / cd_name(spec, group, side)
-                save_svg(cd_figure(result, f"{where}: {side}, {result.n} datasets"), path)
+            for side, ranked in (("ours", block.ours), ("paper", block.paper)):
+                path = out / cd_name(spec, block.group, side)
+                save_svg(cd_figure(ranked, f"{where}: {side}, {ranked.friedman.n} datasets"), path)
                 written.append(path)
                 images.append(f"![{side}]({path.name})")
-            notes = [f"ours: {_describe(ours)}", f"paper: {_describe(paper)}",
-                     "groups within one CD (no significant difference, Nemenyi, α = 0.05): ours "
-                     + ("; ".join(", ".join(c) for c in ours.cliques()) or "none")
-                     + " | paper " + ("; ".join(", ".join(c) for c in paper.cliques()) or "none"),
-                     " ".join(images)]
             blocks.append("\n\n".join([f"## {where} ({ours.n} datasets)",
                                        grid(["model", "mean rank (ours)", "mean rank (paper)"], rows, "md"),
-                                       *notes]))
+                                       *friedman_notes(block), " ".join(images)]))
     if not blocks:
         return written
-    head = ("# Friedman test and Nemenyi critical differences (Demšar 2006) over each table's models\n\n"
-            "Mean rank over the datasets (1 = best); the Friedman test asks whether the models differ at all, "
-            "Nemenyi's critical difference which pairs do (α = 0.05).")
+    head = ("# Friedman test, Nemenyi critical differences and Wilcoxon–Holm cliques (Demšar 2006) over each "
+            "table's models\n\n"
+            "Mean rank over the datasets (1 = best); the Friedman test asks whether the models differ at all; "
+            f"the post-hoc tests which pairs do (α = {alpha:g}): Nemenyi's critical difference on the mean ranks, "
+            "and the Wilcoxon signed-rank test of each pair over the datasets, Holm-adjusted over the pairs. "
+            "The diagrams draw the CD as a bar above the axis and each group of models no two of which differ as "
+            "a bar under it (red: Nemenyi, blue: Wilcoxon–Holm).")
     path = out / "friedman.md"
     path.write_text("\n\n".join([head, *blocks]) + "\n")
     return [path, *written]
