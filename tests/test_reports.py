@@ -19,6 +19,12 @@ def test_report_writes_summaries_comparisons_and_tests(tmp_path):
     path = tmp_path / "abrf_rf.yaml"
     path.write_text(yaml.safe_dump(cfg))
     assert run_afr("run", str(path), "--out", str(tmp_path / "abrf_rf"), "-q", "--jobs", "1").returncode == 0
+    # the report reads both of its stores (a report missing one is skipped): a tiny ERT store beside
+    ert = {**cfg, "name": "abrf_ert", "datasets": ["Sparse"], "models": cfg["models"][:1],
+           "bases": [{"id": "ERT", "kind": "ert", "n_estimators": 8, "min_samples_leaf": 5}]}
+    (tmp_path / "abrf_ert.yaml").write_text(yaml.safe_dump(ert))
+    assert run_afr("run", str(tmp_path / "abrf_ert.yaml"), "--out", str(tmp_path / "abrf_ert"), "-q",
+                   "--jobs", "1").returncode == 0
     proc = run_afr("report", "abrf", "--root", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     summary = pd.read_csv(tmp_path / "abrf_rf" / "summary.csv")
@@ -29,6 +35,13 @@ def test_report_writes_summaries_comparisons_and_tests(tmp_path):
     ours = summary[(summary.dataset == "Sparse") & (summary.model == "eps-abrf") & (summary.metric == "r2")]["mean"]
     assert abs(cell["ours"] - ours.iloc[0]) < 1e-3 and cell["published"] == 0.529
     assert "paired t-test" in (tmp_path / "abrf" / "compare.md").read_text()
+    assert proc.stdout.startswith("wrote ") and len(proc.stdout.splitlines()) == 1  # one line, not one per file
+    # nothing changed since: no file is rewritten (not even its modification time moves), one line says so
+    stamps = {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*") if p.is_file()}
+    again = run_afr("report", "abrf", "--root", str(tmp_path))
+    assert again.returncode == 0 and again.stdout.splitlines() == [
+        f"nothing changed: every file afr report writes from {tmp_path} is current (none written)"]
+    assert {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*") if p.is_file()} == stamps
     assert_one_line_error(run_afr("report", "nope", "--root", str(tmp_path)), "nope", "abrf")
     # --reps 1: every number from repetition 0 only, the files say so, and they go beside the
     # all-repetition files without touching them

@@ -44,33 +44,39 @@ def site(tmp_path_factory) -> Path:
 
 def test_site_pages_exist_with_tables_ledger_and_links_that_resolve(site):
     pages = sorted(p.name for p in site.glob("*.html"))
-    assert pages == sorted(["index.html", *(f"{p.id}.html" for p in papers())])  # one per paper the loader returns
+    assert pages == sorted(["index.html", "readme.html", *(f"{p.id}.html" for p in papers())])  # one per paper
+    for doc in ("tutorial-own-family", "datasets", "config", "cli", "errors", "README"):  # the docs, rendered
+        assert (site / "docs" / f"{doc}.html").is_file(), doc
     assert "dm.html" in pages  # the Decision Machines have a folder, so a page
     satrf = (site / "satrf.html").read_text()
     # Table 9's eps-ABRF column beside ours, coloured by the agreement rule, and the ledger
     assert 'data-spec="satrf:9"' in satrf and re.search(r'<td class="(printed|tol|miss)" title=', satrf)
     assert 'id="claim-t9-beats-eps-abrf-rf"' in satrf and "not run" in satrf
     assert '<img src="satrf/figures/Sparse.png"' in satrf  # copied inside site/: the folder stands alone
-    for page in site.glob("*.html"):
+    for page in site.rglob("*.html"):
         for target in re.findall(r'(?:src|href)="([^"#]+)"', page.read_text()):
             assert not re.match(r"[a-z]+:", target), f"{page.name}: non-relative link {target}"
-            assert (site / unquote(target)).exists(), f"{page.name}: {target} does not exist"
+            assert (page.parent / unquote(target)).exists(), f"{page.name}: {target} does not exist"
+            assert not target.endswith(".md"), f"{page.name}: {target} links raw Markdown, not its rendered page"
 
 
-def test_site_is_deterministic(site):
-    before = {p: p.read_bytes() for p in site.glob("*.html")}
-    style = (site / "site.css").read_bytes()
-    assert run_afr("report", "--root", str(site.parent), "--html").returncode == 0
-    assert {p: p.read_bytes() for p in site.glob("*.html")} == before and (site / "site.css").read_bytes() == style
+def test_site_is_deterministic_and_an_unchanged_build_writes_nothing(site):
+    before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in site.rglob("*") if p.is_file()}
+    proc = run_afr("report", "--root", str(site.parent), "--site-only")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [f"nothing changed: every file afr report writes from {site.parent} is current "
+                                        "(none written)"]
+    assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in site.rglob("*") if p.is_file()} == before
 
 
 def test_every_page_links_the_one_stylesheet_and_inlines_none(site):
     from afr_cli.publish.site import STYLE
 
     assert (site / "site.css").read_text() == STYLE.lstrip()
-    for page in site.glob("*.html"):
+    for page in site.rglob("*.html"):
         text = page.read_text()
-        assert text.count('<link rel="stylesheet" href="site.css">') == 1, page.name
+        href = "../" * (len(page.relative_to(site).parts) - 1) + "site.css"
+        assert text.count(f'<link rel="stylesheet" href="{href}">') == 1, page.name
         assert "<style" not in text and " style=" not in text, page.name
 
 
@@ -78,17 +84,24 @@ def test_every_page_links_the_one_stylesheet_and_inlines_none(site):
 def test_every_page_loads_in_a_browser_with_no_broken_resource(site, tmp_path):
     elsewhere = tmp_path / "copied" / "site"  # the folder stands alone: a copy of it loads whole
     shutil.copytree(site, elsewhere)
-    for page in sorted(elsewhere.glob("*.html")):
-        proc = subprocess.run([BROWSER, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom",
-                               page.resolve().as_uri()], capture_output=True, text=True, timeout=120)
+    pages = sorted(elsewhere.rglob("*.html"))
+    assert len(pages) > len(papers()) + 10  # the papers' pages, the docs and the results' pages
+    for page in pages:
+        name = page.relative_to(elsewhere).as_posix()
+        proc = subprocess.run([BROWSER, *FLAGS, "--window-size=1280,900", f"--user-data-dir={tmp_path / 'profile'}",
+                               "--dump-dom", page.resolve().as_uri()], capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stderr[-2000:]
         dom = proc.stdout
         # the page's own load-time check: every <img> decoded (a missing SVG or PNG counts)
-        assert 'data-broken-images="0"' in dom, f"{page.name}: {re.search(r'data-broken-images=[^ >]*', dom)}"
-        assert 'data-styled="true"' in dom, f"{page.name}: site.css did not apply"
-        # a paper without tables or claims (the Decision Machines) shows what its outputs drew, or says none yet
-        assert "<table" in dom or "<pre>" in dom or "Nothing drawn yet" in dom
-        if page.name == "satrf.html":
+        assert 'data-broken-images="0"' in dom, f"{name}: {re.search(r'data-broken-images=[^ >]*', dom)}"
+        assert 'data-styled="true"' in dom, f"{name}: site.css did not apply"
+        # nothing wider than the window: a wide table scrolls inside its own box
+        assert 'data-overflow="0"' in dom, f"{name}: {re.search(r'data-overflow=[^ >]*', dom)}"
+        # no Markdown left in the text a reader sees (code aside): no **bold**, no |---| table rule
+        assert 'data-markdown-left=""' in dom, f"{name}: {re.search(r'data-markdown-left=[^>]*', dom)}"
+        srcs = re.findall(r'<img[^>]* src="([^"]+)"', dom)
+        assert len(srcs) == len(set(srcs)), f"{name}: an image shown twice"
+        if name == "satrf.html":
             assert dom.count('class="paper-table"') >= 2 and "Sparse.png" in dom
 
 
@@ -112,5 +125,6 @@ def test_a_paper_without_claims_or_tables_shows_what_its_outputs_drew(tmp_path):
     (root / "dm_soft").mkdir(parents=True)
     (root / "dm_soft" / "compare.md").write_text("| dataset | forest | dm-soft |\n|---|---|---|\n| Wine | 0.41 | 0.42 |\n")
     page = paper_page(paper("dm"), [], root, tmp_path / "site")
-    assert "records no claim" in page and "<table" not in page
-    assert "Wine | 0.41 | 0.42" in page
+    assert "records no claim" in page and 'class="paper-table"' not in page
+    assert "<td>Wine</td>\n<td>0.41</td>\n<td>0.42</td>" in page  # an HTML table, not Markdown in <pre>
+    assert "| Wine |" not in page and "<pre>| dataset" not in page

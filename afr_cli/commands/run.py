@@ -146,13 +146,16 @@ def register_report(app: typer.Typer) -> None:
                                                   "the papers' count); written beside the all-repetition files, "
                                                   "as summary-repsN.* and results/<report>/repsN/"),
                html: bool = typer.Option(False, "--html", help="also write the static site results/site/index.html "
-                                         "(one page per paper; open it from disk or copy the folder anywhere)"),
+                                         "(one page per paper and the docs; open it from disk or copy the folder anywhere)"),
+               site_only: bool = typer.Option(False, "--site-only", help="write only the static site results/site/ "
+                                              "(the papers' pages and the docs) from the files already there"),
                studies: bool = typer.Option(False, "--studies", help="also rerun the expensive studies (refits) and "
                                             "rewrite their committed csv files before rendering their blocks"),
                check: bool = typer.Option(False, "--check", help="write nothing: regenerate in a scratch copy and "
                                           "exit 1 naming every committed file or generated block that is stale")) -> None:
         """Write every store's summary and ours beside the papers' tables (results/<report>/)."""
-        from afr_cli.publish.build import stale_outputs, write_all
+        from afr_cli.publish.build import stale_outputs, write_all, written_line
+        from afr_cli.publish.site import write_site
         from afr_cli.publish.frames import report_by_name, reps_shortfall
         from afr_cli.store import has_results, load_results
 
@@ -162,6 +165,9 @@ def register_report(app: typer.Typer) -> None:
         root = Path(root_option)
         if not root.is_dir():  # never created here: a typo must not make an empty results tree
             raise AfrInputError(f"--root: {root}: no such directory (it holds the results stores)")
+        if site_only and (names or reps is not None or studies or check):
+            raise AfrInputError("--site-only: takes no report names, --reps, --studies or --check; "
+                                "allowed: afr report --site-only [--root DIR]")
         if check:
             if names or reps is not None or html or studies:
                 raise AfrInputError("--check: takes no report names, --reps, --html or --studies; "
@@ -175,11 +181,10 @@ def register_report(app: typer.Typer) -> None:
             typer.echo("every generated file and block is current")
             return
         try:
-            written = write_all(root, names or None, reps, html, studies)
+            written = write_site(root) if site_only else write_all(root, names or None, reps, html, studies)
         except OSError as err:
             raise AfrInputError(f"{err.filename}: cannot write the report ({err.strerror})") from None
-        for path in written:
-            typer.echo(f"wrote {path}")
+        typer.echo(written_line(written, root))
         stores = dict.fromkeys(root / s for r in report_by_name().values() if not names or r.name in names for s in r.stores)
         for store in (s for s in stores if reps is not None and has_results(s)):
             short = reps_shortfall(load_results(store), reps, str(store))

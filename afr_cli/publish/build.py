@@ -2,6 +2,9 @@
 ``afr report --check``, which regenerates into a scratch copy and names every committed file or
 generated block that differs from what the stores give now.
 
+A file whose bytes would not change is not rewritten, and the command prints one line
+(``written_line``): how many files changed, by folder, or that none did.
+
 Order: each store's summary and each report's files (afr_cli/publish/report_files.py), then, on
 every repetition and all reports, the claims ledgers (claims/ledger.py) and the pages' generated
 blocks (pages.py: claims, ledgers, agreement counts, studies, measurement records), then with ``html`` the site (site.py).
@@ -79,6 +82,20 @@ def write_all(root: Path, names: list[str] | None = None, reps: int | None = Non
     if html:
         written += write_site(root)
     return written
+
+
+def written_line(written: list[Path], root: Path) -> str:
+    """The one line ``afr report`` prints: how many files changed and in which folders under
+    ``root`` (an unchanged file is never rewritten), or that nothing changed."""
+    if not written:
+        return f"nothing changed: every file afr report writes from {root} is current (none written)"
+    folders: dict[str, int] = {}
+    for path in map(Path, written):
+        inside = path.relative_to(root).parts if path.is_relative_to(root) else ()
+        folder = (root / inside[0]).as_posix() if len(inside) > 1 else path.parent.as_posix()
+        folders[folder] = folders.get(folder, 0) + 1
+    where = ", ".join(f"{n} in {name}" for name, n in sorted(folders.items()))
+    return f"wrote {len(written)} changed file{'s' if len(written) != 1 else ''} ({where})"
 
 
 def committed_reps(root: Path) -> dict[int, list[str]]:

@@ -10,7 +10,8 @@ models (``friedman.md``, ``cd-*.svg``). Everything there is regenerated from the
 With ``reps = N`` only repetitions 0..N-1 are used and the files go beside the all-repetition
 ones, never over them: ``summary-reps<N>.*`` in the store and ``results/<report>/reps<N>/``. The
 papers' baseline columns are 10-repetition means, so ``--reps 10`` gives the comparison on the
-papers' own splits while the main files use every stored repetition.
+papers' own splits while the main files use every stored repetition. A file whose bytes would not
+change is not rewritten (outfiles.py), and only the files that changed are returned.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 
 from afr_cli.papers.knowledge import Report, paper
 from afr_cli.publish.frames import load_store, report_frames, reps_suffix
+from afr_cli.publish.outfiles import write_if_changed
 from afr_cli.tables import (METRIC_NAMES, compare_models, paper_comparison, render_comparison_overview,
                             render_model_comparison, render_paper_comparison, render_summary, repetitions_note,
                             results_in_view, selection_note)
@@ -35,9 +37,9 @@ def write_summary(store_dir: Path, reps: int | None = None) -> list[Path]:
     results = results_in_view(frames.results, frames.grid, "stored", reps)
     stem = "-".join(filter(None, ("summary", reps_suffix(reps))))
     csv_path, md_path = store_dir / f"{stem}.csv", store_dir / f"{stem}.md"
-    csv_path.write_text(render_summary(results, None, "csv"))
-    md_path.write_text("\n\n".join(render_summary(results, m, "md", with_std=True) for m in ("r2", "mae")) + "\n")
-    return [csv_path, md_path]
+    md = "\n\n".join(render_summary(results, m, "md", with_std=True) for m in ("r2", "mae")) + "\n"
+    return [path for path, text in ((csv_path, render_summary(results, None, "csv")), (md_path, md))
+            if write_if_changed(path, text)]
 
 
 OVERVIEW_LEGEND = (
@@ -82,12 +84,11 @@ def write_report(report: Report, root: Path, reps: int | None = None) -> list[Pa
     for spec in report.papers:
         comparison = paper_comparison(results, spec)
         stem = out / f"paper-{spec.replace(':', '-')}"
-        Path(f"{stem}.md").write_text(render_paper_comparison(comparison, spec, "md", note=note) + "\n")
-        Path(f"{stem}.csv").write_text(render_paper_comparison(comparison, spec, "csv"))
         best_note = " ".join(n for n in (selection_note(optimistic), counted) if n) or None
         best = render_paper_comparison(paper_comparison(optimistic, spec), spec, "md", note=best_note)
-        Path(f"{stem}-best-test.md").write_text(best + "\n")
-        written += [Path(f"{stem}.md"), Path(f"{stem}.csv"), Path(f"{stem}-best-test.md")]
+        files = ((f"{stem}.md", render_paper_comparison(comparison, spec, "md", note=note) + "\n"),
+                 (f"{stem}.csv", render_paper_comparison(comparison, spec, "csv")), (f"{stem}-best-test.md", best + "\n"))
+        written += [Path(name) for name, text in files if write_if_changed(Path(name), text)]
     comparisons = [compare_models(results, a, b, report.compare_metric, report.compare_rope) for a, b in report.compare
                    if {a.partition(":")[0], b.partition(":")[0]} <= set(results.model)]
     if comparisons:
@@ -98,7 +99,7 @@ def write_report(report: Report, root: Path, reps: int | None = None) -> list[Pa
                     + "\n\n" + OVERVIEW_LEGEND.format(rope=report.compare_rope, metric=metric,
                                                        **hierarchical_legend(comparisons, report.compare_rope, metric)))
         blocks = [f"## {c.b} against {c.a}\n\n" + render_model_comparison(c, "md") for c in comparisons]
-        (out / "compare.md").write_text("\n\n".join([overview, *blocks]) + "\n")
-        written.append(out / "compare.md")
+        if write_if_changed(out / "compare.md", "\n\n".join([overview, *blocks]) + "\n"):
+            written.append(out / "compare.md")
     written += write_friedman(results, report.friedman, out)
     return written

@@ -10,13 +10,16 @@ inside ``site/`` (``site/<report>/...``), so the folder can be copied or publish
 Every page links the one stylesheet ``site/site.css``. A small inline script counts images that
 failed to load into ``<body data-broken-images>`` and says whether the stylesheet applied in
 ``<body data-styled>``, so a browser test can see a broken page.
+
+Every Markdown text the site shows (a paper's narrative page, the tables ``afr reproduce`` drew,
+the docs, ``friedman.md``) is rendered to HTML by ``markdown.to_html`` (site_docs.py maps its
+links), so no page carries raw Markdown; every page has the one navigation bar; each image is
+shown once per page; a file whose bytes did not change is not rewritten.
 """
 
 from __future__ import annotations
 
-import html
 import re
-import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -26,6 +29,10 @@ from afr_cli.papers.knowledge import Paper, Report, param_rows, papers
 from afr_cli.publish.claims.judge import VERDICTS, describe_test
 from afr_cli.publish.claims.ledger import judge_paper, verdict_counts
 from afr_cli.publish.frames import report_frames
+from afr_cli.publish.markdown import to_html
+from afr_cli.publish.outfiles import write_if_changed
+from afr_cli.publish.site_docs import Documents
+from afr_cli.publish.site_page import STYLESHEET, copied, esc, page_html
 from afr_cli.tables.agreement import RULE, agreement
 from afr_cli.tables.format import METRIC_NAMES, METRICS, format_param, format_value
 from afr_cli.tables.paper_compare import paper_comparison, printed_cells
@@ -37,7 +44,12 @@ COLOUR = {"printed": "#5cb85c", "tol": "#f0c419", "miss": "#d9534f", "na": "#bbb
           "v0": "#5cb85c", "v1": "#f0c419", "v2": "#d9534f", "v3": "#9b7fd1", "v4": "#bbbbbb",
           "v5": "#7fb3d5"}
 STYLE = """
-body { font-family: sans-serif; margin: 2em; max-width: 80em; color: #222; }
+body { font-family: sans-serif; margin: 2em; max-width: 80em; color: #222; overflow-wrap: break-word; }
+nav.site { border-bottom: 1px solid #ccc; padding-bottom: 0.5em; margin-bottom: 1em; font-size: 0.9em; }
+nav.site a { margin-right: 0.9em; white-space: nowrap; }
+div.scroll { max-width: 100%; overflow-x: auto; }
+td.num, th.num { text-align: right; }
+code { background: #f3f3f3; padding: 0 0.15em; }
 table { border-collapse: collapse; margin: 0.6em 0 1.4em; font-size: 0.85em; }
 th, td { border: 1px solid #bbb; padding: 0.2em 0.45em; text-align: left; vertical-align: top; }
 th { background: #eee; }
@@ -48,44 +60,33 @@ th { background: #eee; }
 span.legend { padding: 0.1em 0.5em; margin-right: 0.5em; border: 1px solid #bbb; }
 img { max-width: 100%; border: 1px solid #ddd; margin: 0.3em 0; }
 blockquote { margin: 0.2em 0 0.2em 1em; color: #444; font-style: italic; }
-pre { font-size: 0.8em; background: #f7f7f7; border: 1px solid #ddd; padding: 0.5em; overflow-x: auto; }
+pre { font-size: 0.8em; background: #f7f7f7; border: 1px solid #ddd; padding: 0.5em; overflow-x: auto; max-width: 100%; }
+pre code { background: none; padding: 0; }
+div.cd-pair { display: flex; flex-wrap: wrap; gap: 0.5em; } div.cd-pair img.cd { max-width: calc(50% - 0.5em); min-width: 20em; }
 svg.glance .bar-label { font: 12px sans-serif; } svg.glance .bar-count { font: bold 11px sans-serif; fill: #111; }
-svg.glance .paper { font: bold 13px sans-serif; }
+svg.glance .paper { font: bold 12px sans-serif; } svg.glance { max-width: 100%; height: auto; }
 """
-STYLESHEET = "site.css"  # STYLE, written once beside the pages, each linking to it
-BROKEN_IMAGE_CHECK = (
-    "<script>window.addEventListener('load', function () {"
-    " var broken = Array.prototype.filter.call(document.images, function (i) {"
-    " return !i.complete || i.naturalWidth === 0; }).length;"
-    " document.body.setAttribute('data-broken-images', String(broken));"
-    " document.body.setAttribute('data-styled', String(getComputedStyle(document.body).maxWidth !== 'none')); });"
-    "</script>")
 
 
 def _e(text) -> str:
-    return html.escape(str(text))
-
-
-def _page(title: str, body: list[str]) -> str:
-    return "\n".join([
-        "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
-        f"<title>{_e(title)}</title>", f'<link rel="stylesheet" href="{STYLESHEET}">', "</head>",
-        '<body data-broken-images="unknown" data-styled="unknown">',
-        *body, BROKEN_IMAGE_CHECK, "</body>", "</html>", ""])
+    return esc(text)
 
 
 def _copied(source: Path, root: Path, site: Path) -> str:
-    """Copy ``source`` (a file under ``root``) to the same place under ``site``; the page's link to it."""
-    rel = source.relative_to(root)
-    target = site / rel
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if not target.is_file() or target.read_bytes() != source.read_bytes():
-        shutil.copyfile(source, target)
-    return rel.as_posix()
+    """Copy ``source`` (a file under ``root``) to the same place under ``site``; its path there."""
+    return copied(source, root, site)
+
+
+def _figure(src: str, caption: str, shown: set[str]) -> list[str]:
+    """One figure, unless the page already shows ``src`` (then nothing: each image once a page)."""
+    if src in shown:
+        return []
+    shown.add(src)
+    return [f'<figure><img src="{_e(src)}" alt="{_e(caption)}"><figcaption>{_e(caption)}</figcaption></figure>']
 
 
 def _ledger_html(verdicts) -> list[str]:
-    rows = ["<table>", "<tr><th>claim</th><th>quote</th><th>test</th><th>paper</th><th>ours (every repetition)</th>"
+    rows = ['<div class="scroll"><table>', "<tr><th>claim</th><th>quote</th><th>test</th><th>paper</th><th>ours (every repetition)</th>"
             "<th>ours (paper's repetitions)</th><th>verdict</th></tr>"]
     for v in verdicts:
         rows.append(
@@ -94,7 +95,7 @@ def _ledger_html(verdicts) -> list[str]:
             f"<td>{_e(v.ours.text if v.ours else '')}{_e(f' [{v.reps} reps]' if v.reps else '')}</td>"
             f"<td>{_e(v.ours_paper_reps.text if v.ours_paper_reps else '')}</td>"
             f'<td class="{VERDICT_CLASS[v.verdict]}">{_e(v.verdict)}</td></tr>')
-    return rows + ["</table>"]
+    return rows + ["</table></div>"]
 
 
 def _table_html(results: pd.DataFrame, spec: str, kinds: Counter) -> list[str]:
@@ -113,7 +114,7 @@ def _table_html(results: pd.DataFrame, spec: str, kinds: Counter) -> list[str]:
             continue
         cells = {(r["dataset"], r["model"]): r for r in part.to_dict("records")}
         name = METRIC_NAMES.get(metric, metric)
-        out.append(f'<table class="paper-table" data-spec="{_e(spec)}" data-metric="{_e(metric)}">')
+        out.append(f'<div class="scroll"><table class="paper-table" data-spec="{_e(spec)}" data-metric="{_e(metric)}">')
         out.append(f"<caption>{_e(spec)}, {_e(name)}: ours / paper</caption>")
         out.append("<tr><th>dataset</th>" + "".join(f"<th>{_e(m)}</th>" for m in models) + "</tr>")
         for dataset in pd.unique(part["dataset"]):
@@ -131,11 +132,12 @@ def _table_html(results: pd.DataFrame, spec: str, kinds: Counter) -> list[str]:
                         format_param(cell["ours"]) if is_param else format_value(cell["ours"], metric))
                 row.append(f'<td class="{AGREEMENT_CLASS[kind]}" title="{_e(kind)}">{_e(ours)} / {_e(shown)}</td>')
             out.append("<tr>" + "".join(row) + "</tr>")
-        out.append("</table>")
+        out.append("</table></div>")
     return out
 
 
-def _report_sections(report: Report, paper: Paper, root: Path, site: Path, kinds: Counter) -> list[str]:
+def _report_sections(report: Report, paper: Paper, root: Path, site: Path, kinds: Counter,
+                     docs: Documents, shown: set[str]) -> list[str]:
     results = report_frames(report, root, paper.reps)
     stores = ", ".join(f"<code>results/{_e(s)}</code>" for s in report.stores)
     out = [f"<h3>Report {_e(report.name)}</h3>"]
@@ -147,42 +149,72 @@ def _report_sections(report: Report, paper: Paper, root: Path, site: Path, kinds
             out += _table_html(results, spec, kinds)
     folder = root / report.name
     figures = sorted((folder / "figures").glob("*.png")) if (folder / "figures").is_dir() else []
-    if figures:
-        out.append("<h4>Figures</h4>")
-        out += [f'<figure><img src="{_e(_copied(f, root, site))}" alt="{_e(f.stem)}"><figcaption>{_e(f.name)}</figcaption></figure>'
-                for f in figures]
+    shown_figures = [line for f in figures for line in _figure(_copied(f, root, site), f.name, shown)]
+    if shown_figures:
+        out += ["<h4>Figures</h4>", *shown_figures]
     diagrams = sorted(folder.glob("cd-*.svg"))
     if diagrams:
-        out.append(f'<h4>Friedman test and Nemenyi critical differences '
-                   f'(<a href="{_e(_copied(folder / "friedman.md", root, site))}">friedman.md</a>, every repetition)</h4>')
-        out += [f'<img class="cd" src="{_e(_copied(d, root, site))}" alt="{_e(d.stem)}">' for d in diagrams]
+        friedman = docs.page_of(folder / "friedman.md")
+        named = (f' (<a href="{_e(friedman)}">friedman.md</a>, every repetition)' if friedman else " (every repetition)")
+        out.append(f"<h4>Friedman test and Nemenyi critical differences{named}</h4>")
+        pairs: dict[str, list[Path]] = {}
+        for d in diagrams:  # cd-<table>-ours.svg beside cd-<table>-paper.svg
+            pairs.setdefault(re.sub(r"-(ours|paper)$", "", d.stem), []).append(d)
+        for pair in pairs.values():
+            images = [f'<img class="cd" src="{_e(_copied(d, root, site))}" alt="{_e(d.stem)}">'
+                      for d in sorted(pair, key=lambda d: not d.stem.endswith("-ours"))]
+            out.append('<div class="cd-pair">' + "".join(images) + "</div>")
     return out
 
 
-def paper_page(paper: Paper, verdicts, root: Path, site: Path, kinds: Counter | None = None) -> str:
-    """One paper's HTML page: its claims ledger and each of its tables with ours beside it (the
-    tables' agreement kinds counted into ``kinds``; the images it shows copied into ``site``)."""
+def _narrative(paper: Paper, docs: Documents, shown: set[str]) -> tuple[str, str]:
+    """The paper's narrative page (``page.md``) as HTML, split where its first ``## `` section
+    starts: (what the paper proposes and what we found, the rest); its own title line dropped."""
+    if paper.page is None or not paper.page.is_file():
+        return "", ""
+    text = re.sub(r"\A# [^\n]*\n", "", paper.page.read_text(encoding="utf-8"))
+    head, sep, rest = text.partition("\n## ")
+    where = f"{paper.id}.html"
+    intro = docs.render(paper.page, where, shown, head)
+    return intro, (docs.render(paper.page, where, shown, "## " + rest) if sep else "")
+
+
+def paper_page(paper: Paper, verdicts, root: Path, site: Path, kinds: Counter | None = None,
+               docs: Documents | None = None) -> str:
+    """One paper's HTML page: what the paper proposes (its narrative page's opening), the verdict
+    summary, its tables with ours beside them, its figures (each once), the critical-difference
+    diagrams, what ``afr reproduce`` drew, the rest of its narrative page and the claims ledger
+    (the tables' agreement kinds counted into ``kinds``; the images it shows copied into ``site``)."""
     kinds = Counter() if kinds is None else kinds
-    body = ['<p><a href="index.html">all papers</a></p>', f"<h1>{_e(paper.title)}</h1>", "<h2>Claims ledger</h2>"]
+    docs = Documents(root, site) if docs is None else docs
+    shown: set[str] = set()
+    intro, rest = _narrative(paper, docs, shown)
+    body = [f"<h1>{_e(paper.title)}</h1>", intro]
     if verdicts:
-        body += [f"<p>{_e(verdict_counts(verdicts))}.</p>", *_ledger_html(verdicts)]
-    else:
-        body.append(f"<p>None: the paper's data file (<code>{_e(paper.data_file)}</code>) records no claim "
-                    "about results of its own.</p>")
+        body.append(f'<p class="verdicts"><a href="#claims-ledger">Claims</a>: {_e(verdict_counts(verdicts))}.</p>')
     if any(report.papers for report in paper.reports):
         body += ["<h2>The paper's tables, ours beside them</h2>",
                  "<p>" + "".join(f'<span class="legend {c}">{_e(k)}</span>' for k, c in AGREEMENT_CLASS.items())
                  + f"</p><p>{_e(RULE)}.</p>"]
         for report in paper.reports:
-            body += _report_sections(report, paper, root, site, kinds)
-    body += _output_sections(paper, root, site)
-    return _page(paper.title, body)
+            body += _report_sections(report, paper, root, site, kinds, docs, shown)
+    body += _output_sections(paper, root, site, docs, shown)
+    if rest:
+        body += ['<h2 id="write-up">The write-up (<code>page.md</code>)</h2>', '<div class="write-up">', rest, "</div>"]
+    body.append('<h2 id="claims-ledger">Claims ledger</h2>')
+    if verdicts:
+        body += [f"<p>{_e(verdict_counts(verdicts))}.</p>", *_ledger_html(verdicts)]
+    else:
+        body.append(f"<p>None: the paper's data file (<code>{_e(paper.data_file)}</code>) records no claim "
+                    "about results of its own.</p>")
+    return page_html(paper.title, body, f"{paper.id}.html")
 
 
-def _output_sections(paper: Paper, root: Path, site: Path) -> list[str]:
-    """The tables and figures the paper's ``outputs`` drew under ``root`` (``afr reproduce``),
-    each text shown as written (Markdown tables read well as preformatted text), each image copied."""
-    shown = []
+def _output_sections(paper: Paper, root: Path, site: Path, docs: Documents, shown: set[str]) -> list[str]:
+    """The tables and figures the paper's ``outputs`` drew under ``root`` (``afr reproduce``):
+    Markdown rendered to HTML (its tables as tables), other text preformatted, each image copied
+    and shown unless the page already shows it."""
+    drawn, found = [], False
     for output in paper.outputs:
         target = output.stdout or next((c[c.index("--out") + 1] for c in output.commands if "--out" in c), None)
         if target is None:
@@ -190,16 +222,20 @@ def _output_sections(paper: Paper, root: Path, site: Path) -> list[str]:
         path = Path(target.replace("{root}", str(root)))
         if not path.is_file():
             continue
-        label = _e(output.label or path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name)
+        found = True
+        label = output.label or (path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name)
         if path.suffix == ".png":
-            shown.append(f'<figure><img src="{_e(_copied(path, root, site))}" alt="{label}">'
-                         f"<figcaption>{label}</figcaption></figure>")
+            drawn += _figure(_copied(path, root, site), label, shown)
+        elif path.suffix == ".md":
+            drawn += [f"<h3>{_e(label)}</h3>", docs.render(path, f"{paper.id}.html", shown)]
         else:
-            shown.append(f"<h3>{label}</h3><pre>{_e(path.read_text(encoding='utf-8'))}</pre>")
+            drawn.append(f"<h3>{_e(label)}</h3><pre>{_e(path.read_text(encoding='utf-8'))}</pre>")
     if not paper.outputs:
         return []
     head = "<h2>Drawn after the experiments (<code>afr reproduce " + _e(paper.id) + "</code>)</h2>"
-    return [head, *(shown or ["<p>Nothing drawn yet under this results root.</p>"])]
+    if found and not drawn:
+        drawn = ["<p>Each of its figures is shown above.</p>"]
+    return [head, *(drawn or ["<p>Nothing drawn yet under this results root.</p>"])]
 
 
 def _bar(y: int, label: str, parts: list[tuple[str, int, str]], width: int = 420) -> list[str]:
@@ -225,11 +261,11 @@ def glance_chart(rows: list[tuple[Paper, Counter, Counter]]) -> str:
     """Inline SVG: per paper, a stacked bar of its table cells by agreement kind and one of its
     claims by verdict, each scaled to its own total (the counts are printed in the segments)."""
     height = 16 + 64 * len(rows) + 40
-    out = [f'<svg class="glance" xmlns="http://www.w3.org/2000/svg" width="680" height="{height}" '
-           f'viewBox="0 0 680 {height}" role="img" aria-label="agreement and claim verdicts per paper">']
+    out = [f'<svg class="glance" xmlns="http://www.w3.org/2000/svg" width="760" height="{height}" '
+           f'viewBox="0 0 760 {height}" role="img" aria-label="agreement and claim verdicts per paper">']
     y = 14
     for paper, kinds, verdicts in rows:
-        out.append(f'<text x="0" y="{y}" class="paper">{_e(paper.id)}</text>')
+        out.append(f'<text x="0" y="{y}" class="paper">{_e(paper.title)}</text>')
         out += _bar(y + 6, "table cells", [(k, kinds[k], c) for k, c in AGREEMENT_CLASS.items() if k != "n/a"])
         out += _bar(y + 28, "claims", [(v, verdicts[v], VERDICT_CLASS[v]) for v in VERDICTS])
         y += 64
@@ -252,36 +288,40 @@ def index_page(pages: list[tuple[Paper, str, Counter, Counter]]) -> str:
             for p, href, kinds, verdicts in pages]
     heads = "".join(f'<th class="{c}">{_e(k)}</th>' for k, c in AGREEMENT_CLASS.items() if k != "n/a")
     heads += "".join(f'<th class="{VERDICT_CLASS[v]}">{_e(v)}</th>' for v in VERDICTS)
-    return _page("afr: the papers reproduced", [
+    return page_html("afr: the papers reproduced", [
         "<h1>afr: the papers reproduced</h1>",
         "<p>One page per paper: its claims with computed verdicts, its tables with ours beside every "
-        "cell, the figures and the critical-difference diagrams. Written by <code>afr report --html</code>.</p>",
+        "cell, the figures and the critical-difference diagrams. Written by <code>afr report --html</code>. "
+        'The documentation is in the same site: start at <a href="readme.html">the README</a> or '
+        '<a href="docs/README.html">the docs index</a>.</p>',
         "<h2>At a glance</h2>",
         f"<p>Table cells: ours against the printed number on the paper's own repetitions ({_e(RULE)}); "
         "claims: the verdicts of the claims ledger.</p>",
-        glance_chart([(p, kinds, verdicts) for p, _, kinds, verdicts in pages]),
-        '<table class="glance-counts"><tr><th rowspan="2">paper</th><th colspan="3">table cells</th>'
-        f'<th colspan="{len(VERDICTS)}">claims</th></tr>', f"<tr>{heads}</tr>", *rows, "</table>"])
+        '<div class="scroll">' + glance_chart([(p, kinds, verdicts) for p, _, kinds, verdicts in pages]) + "</div>",
+        '<div class="scroll"><table class="glance-counts"><tr><th rowspan="2">paper</th><th colspan="3">table cells</th>'
+        f'<th colspan="{len(VERDICTS)}">claims</th></tr>', f"<tr>{heads}</tr>", *rows, "</table></div>"])
+
+
+def _files(folder: Path) -> dict[Path, bytes]:
+    return {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} if folder.is_dir() else {}
 
 
 def write_site(root: Path) -> list[Path]:
-    """results/site/index.html, one page per paper the loader returns, and the images and files
-    they show, copied inside site/; returns the pages and the files they link to."""
+    """results/site/index.html, one page per paper the loader returns, the docs' pages and the
+    images and files they show, copied inside site/; returns the files whose bytes changed (an
+    unchanged site writes nothing)."""
     site = root / SITE
+    before = _files(site)
     site.mkdir(parents=True, exist_ok=True)
-    stylesheet = site / STYLESHEET
-    stylesheet.write_text(STYLE.lstrip(), encoding="utf-8")
-    written, pages = [], []
+    write_if_changed(site / STYLESHEET, STYLE.lstrip())
+    docs = Documents(root, site)
+    pages = []
     for paper in papers():
         verdicts = judge_paper(paper, root)
         kinds: Counter = Counter()
         path = site / f"{paper.id}.html"
-        path.write_text(paper_page(paper, verdicts, root, site, kinds), encoding="utf-8")
-        written.append(path)
+        write_if_changed(path, paper_page(paper, verdicts, root, site, kinds, docs))
         pages.append((paper, path.name, kinds, Counter(v.verdict for v in verdicts)))
-    index = site / "index.html"
-    index.write_text(index_page(pages), encoding="utf-8")
-    linked = sorted({site / target for page in written for target in
-                     re.findall(r'(?:src|href)="([^"#]+)"', page.read_text(encoding="utf-8"))
-                     if not target.endswith(".html")} | {stylesheet})
-    return [index, *written, *linked]
+    write_if_changed(site / "index.html", index_page(pages))
+    docs.write_pages()
+    return sorted(path for path, data in _files(site).items() if before.get(path) != data)
