@@ -7,8 +7,8 @@ and the paper's own repetitions 0..reps-1 beside it). The verdict:
 - **reproduces**: our numbers pass the claim's test;
 - **partly**: the claimed direction holds but not its size: a count below the claim's but at
   least half the paper's own count, a t-test whose mean has the claimed sign but whose
-  significance differs from the claim, most (not all) of the listed equalities, some of a
-  figure's optima;
+  significance differs from the claim, a negligible difference with the claimed sign that the
+  ROPE does not call equivalent, most (not all) of the listed equalities, some of a figure's optima;
 - **does not**: neither;
 - **cannot: the paper is inconsistent**: the paper's own table fails the claim's test;
 - **not run**: no store of ours holds the claim's models yet;
@@ -22,8 +22,10 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from afr_cli.bayesian import signed_rank_test
 from afr_cli.publish.claims.columns import ColumnRef, column_ref, our_columns, published_column, shared_reps
 from afr_cli.errors import AfrInputError
+from afr_cli.rope import DEFAULT_ROPE
 from afr_cli.papers import load_ttests
 from afr_cli.stats import paired_ttest
 from afr_cli.tables.compare import WinRecord
@@ -33,10 +35,14 @@ REPRODUCES, PARTLY, DOES_NOT, CANNOT, NOT_RUN, NOT_CHECKED = (
     "reproduces", "partly", "does not", "cannot: the paper is inconsistent", "not run", "not checked")
 VERDICTS = (REPRODUCES, PARTLY, DOES_NOT, CANNOT, NOT_RUN, NOT_CHECKED)
 ALPHA = 0.05
+# The ROPE reading (issue 34): B − A practically equivalent, or better, when the Bayesian signed-rank
+# test over the per-dataset means puts this much posterior mass inside (above) ±DEFAULT_ROPE R².
+ROPE_LEVEL = 0.95
+LOOSE = "loose"  # ``significant: loose``: the paper says "significantly" but runs no test
 # Tests on a store of ours alone (a figure's claim: the paper prints no numbers to test): the
 # claim names the store, and the paper's side is the claim as stated.
 STORE_TESTS = ("surface_peak", "figure_wins")
-TESTS = ("wins", "best", "ttest", "equal", "gain_contrast", *STORE_TESTS, "not_checked")
+TESTS = ("wins", "best", "ttest", "negligible", "equal", "gain_contrast", *STORE_TESTS, "not_checked")
 
 
 @dataclass(frozen=True)
@@ -62,6 +68,11 @@ class Verdict:
     reps: str
     verdict: str
     verdict_paper_reps: str = ""
+    # the claim read the other way (a t-test's with the ROPE, a negligible difference's by the
+    # p-value): its label, our outcome on every repetition and the verdict it gives; "" for none
+    other_reading: str = ""
+    ours_other: Outcome | None = None
+    verdict_other: str = ""
 
     @property
     def id(self) -> str:
@@ -95,15 +106,24 @@ def describe_test(claim: dict) -> str:
     if test == "wins":
         a, b = claim["a"], claim["b"]
         ties = ", a tie counting" if claim.get("ties") == "pass" else ""
-        return f"{_name(b)} better than {_name(a)} on {need} datasets ({metric}, printed precision{ties})"
+        where = "datasets"
+        if claim.get("cells_above"):
+            where = "cells with " + " and ".join(f"{k} > {v:g}" for k, v in claim["cells_above"].items())
+        return f"{_name(b)} better than {_name(a)} on {need} {where} ({metric}, printed precision{ties})"
     if test == "best":
         kind = "strictly best" if claim.get("strict", True) else "best or tied for best"
         return (f"{claim['model']} {kind} of {', '.join(claim['models'])} ({claim['base']}) on {need} datasets "
                 f"({metric}, printed precision)")
     if test == "ttest":
+        if claim.get("significant") == LOOSE:
+            return (f"{_name(claim['b'])} − {_name(claim['a'])} > 0 (the paper's table: the sign, as it runs no test; "
+                    f"ours: significant at {ALPHA:g}, Demšar's paired t-test over the datasets, {metric})")
         significance = "significant" if claim.get("significant") else "not significant"
         return (f"{_name(claim['b'])} − {_name(claim['a'])} > 0 and {significance} at {ALPHA:g} "
                 f"(Demšar's paired t-test over the datasets, {metric})")
+    if test == "negligible":
+        return (f"{_name(claim['b'])} − {_name(claim['a'])} > 0 and practically equivalent: P(inside ±{DEFAULT_ROPE:g}) "
+                f"≥ {ROPE_LEVEL:g} (Bayesian signed-rank test over the datasets, {metric})")
     if test == "equal":
         return f"{_name(claim['a'])} = {_name(claim['b'])} at the printed precision on {', '.join(claim['datasets'])}"
     if test == "figure_wins":
@@ -149,9 +169,23 @@ def _count_outcome(count: int, n: int, claim: dict, paper_count: float | None, d
     return Outcome(passed, partial, f"{count} of {n}" + (f" ({detail})" if detail else ""), count)
 
 
+def _cells_above(frame: pd.DataFrame, claim: dict) -> pd.DataFrame:
+    """The rows (cells) of ``frame`` whose axis values exceed the claim's ``cells_above``
+    thresholds ('Boston [train_fraction=15, noise_eta=0.5]' has noise_eta 0.5); all rows without it."""
+    above = claim.get("cells_above") or {}
+    if not above:
+        return frame
+    keep = [label for label in frame.index if all(_axis_value(str(label), axis) > float(v) for axis, v in above.items())]
+    return frame.loc[keep]
+
+
+def _axis_value(label: str, axis: str) -> float:
+    return _drop_axis(label, axis)[1]
+
+
 def _wins(claim, refs, results, paper_count):
     metric = _metric(claim)
-    frame = _frame(refs, metric, results)
+    frame = _cells_above(_frame(refs, metric, results), claim)
     a, b = (r.label() for r in refs)
     record = WinRecord.count(frame.rename_axis("dataset").reset_index(), a, b, metric)
     count = len(record.wins) + (len(record.ties) if claim.get("ties") == "pass" else 0)
@@ -186,9 +220,56 @@ def _ttest(claim, refs, results, paper_count):
     t = paired_ttest(frame[b], frame[a])
     direction = _sign(metric) * t.mean_diff > 0
     significant = t.p < ALPHA
-    passed = direction and significant == bool(claim.get("significant"))
+    if claim.get("significant") == LOOSE:  # the paper runs no test: its own table is read for the sign
+        passed = direction and (results is None or significant)
+    else:
+        passed = direction and significant == bool(claim.get("significant"))
     text = f"{t.mean_diff:+.4f}, p = {t.p:.2g}, CI [{t.ci_low:+.4f}, {t.ci_high:+.4f}], n = {t.n}"
     return Outcome(passed, direction and not passed, text, t.mean_diff)
+
+
+def _rope_probabilities(claim, refs, results) -> tuple[float, float, float, int]:
+    """The mean of B − A (signed so that positive is B better) and the Bayesian signed-rank
+    posterior P(B better), P(equivalent) over the per-dataset means, with the datasets' count."""
+    metric = _metric(claim)
+    frame = _frame(refs, metric, results)
+    a, b = (r.label() for r in refs)
+    diff = _sign(metric) * (frame[b] - frame[a])
+    probs = signed_rank_test(diff.to_numpy(), DEFAULT_ROPE).probabilities
+    return float(diff.mean()), probs.right, probs.rope, len(diff)
+
+
+def _negligible(claim, refs, results, paper_count):
+    """A negligible difference with the claimed sign ("R² insignificantly increases"): B − A > 0 on
+    the mean and P(inside the ROPE) ≥ ROPE_LEVEL; partly when only one of the two holds."""
+    mean, _, equal, n = _rope_probabilities(claim, refs, results)
+    direction, equivalent = mean > 0, equal >= ROPE_LEVEL
+    text = f"{mean:+.4f}, P(equivalent, ±{DEFAULT_ROPE:g}) = {equal:.3f}, n = {n}"
+    return Outcome(direction and equivalent, direction != equivalent, text, mean)
+
+
+def _rope_better(claim, refs, results, paper_count):
+    """A claimed improvement read with the ROPE: P(B better by more than the ROPE) ≥ ROPE_LEVEL;
+    partly when only the mean has the claimed sign."""
+    mean, better, _, n = _rope_probabilities(claim, refs, results)
+    passed = mean > 0 and better >= ROPE_LEVEL
+    return Outcome(passed, mean > 0 and not passed, f"{mean:+.4f}, P(B better, ±{DEFAULT_ROPE:g}) = {better:.3f}, n = {n}",
+                   mean)
+
+
+def other_reading(claim: dict) -> tuple[str, object] | None:
+    """The claim's other reading, shown beside its verdict: a t-test claim read with the ROPE (an
+    improvement: P(better) ≥ ROPE_LEVEL; "not significant": practical equivalence), a negligible
+    difference read by the p-value; None for other tests and for a metric the ROPE is not on (R² only)."""
+    if _metric(claim) != "r2":
+        return None
+    if claim.get("test") == "negligible":
+        return "by the p-value", lambda c, r, res, n: _ttest({**c, "significant": False}, r, res, n)
+    if claim.get("test") == "ttest":
+        if claim.get("significant") is False:
+            return "with the ROPE", _negligible
+        return "with the ROPE", _rope_better
+    return None
 
 
 def _equal(claim, refs, results, paper_count):
@@ -238,7 +319,8 @@ def _drop_axis(label: str, axis: str) -> tuple[str, float]:
     return (f"{head} [{', '.join(rest)}]" if rest else head), level
 
 
-SIDE_TESTS = {"wins": _wins, "best": _best, "ttest": _ttest, "equal": _equal, "gain_contrast": _gain_contrast}
+SIDE_TESTS = {"wins": _wins, "best": _best, "ttest": _ttest, "negligible": _negligible, "equal": _equal,
+              "gain_contrast": _gain_contrast}
 
 
 def _figure_wins(claim: dict, results: pd.DataFrame, paper_reps: int | None = None) -> Outcome:
@@ -340,8 +422,16 @@ def judge(paper_id: str, claim: dict, results: pd.DataFrame | None, paper_reps: 
     ours_first = side(claim, refs, first, paper.count)
     low, high = shared_reps(results, refs, _metric(claim))
     reps = f"{low}" if low == high else f"{low}-{high}"
+    other = other_reading(claim)
+    if other is None:
+        return Verdict(paper_id, claim, test, paper, ours, ours_first, reps, _verdict(paper, ours),
+                       _verdict(paper, ours_first))
+    label, other_side = other
+    paper_other, ours_other = other_side(claim, refs, None, None), other_side(claim, refs, results, None)
+    if claim.get("significant") == LOOSE:  # the paper's side is read for the sign either way
+        paper_other = paper
     return Verdict(paper_id, claim, test, paper, ours, ours_first, reps, _verdict(paper, ours),
-                   _verdict(paper, ours_first))
+                   _verdict(paper, ours_first), label, ours_other, _verdict(paper_other, ours_other))
 
 
 def _verdict(paper: Outcome | None, ours: Outcome) -> str:
@@ -360,6 +450,12 @@ def reason(v: Verdict) -> str:
         return "no store of ours holds these models yet"
     if v.verdict == CANNOT:
         return f"the paper's own numbers fail the claim's test ({v.paper.text})"
+    if v.test == "negligible":
+        if v.verdict == REPRODUCES:
+            return "the mean difference has the claimed sign and the ROPE calls it practically equivalent"
+        if v.verdict == PARTLY:
+            return "only one of the two holds: the claimed sign of the mean, practical equivalence under the ROPE"
+        return "the mean difference has not the claimed sign, nor does the ROPE call it equivalent"
     if v.test == "ttest":
         if v.verdict == REPRODUCES:
             return "the mean difference has the claimed sign and the claimed significance"

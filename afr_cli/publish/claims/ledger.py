@@ -12,7 +12,9 @@ import pandas as pd
 
 import afr_cli.publish.claims.judge as judge_rules
 from afr_cli.papers.knowledge import Paper
-from afr_cli.publish.claims.judge import NOT_CHECKED, VERDICTS, Verdict, describe_test, judge, printed_test, reason
+from afr_cli.publish.claims.judge import (ALPHA, LOOSE, NOT_CHECKED, ROPE_LEVEL, VERDICTS, Verdict, describe_test, judge,
+                                          printed_test, reason)
+from afr_cli.rope import DEFAULT_ROPE
 from afr_cli.publish.frames import load_store, report_by_name, report_frames
 from afr_cli.publish.page_words import shown_root
 from afr_cli.tables.agreement import RULE, as_printed
@@ -58,13 +60,57 @@ def _where(v: Verdict) -> str:
 
 def ledger_table(verdicts: list[Verdict], reps_label: str) -> str:
     """One row per claim: where, the test, the paper's number, ours (all repetitions, and the
-    paper's own), the verdict."""
+    paper's own), the verdict, and whether it changes (``changes``)."""
     rows = [[v.id, _where(v), describe_test(v.claim), v.paper.text if v.paper else "",
              (f"{v.ours.text} [{v.reps} reps]" if v.reps else v.ours.text) if v.ours else "",
-             v.ours_paper_reps.text if v.ours_paper_reps else "", f"**{v.verdict}**"]
+             v.ours_paper_reps.text if v.ours_paper_reps else "", f"**{v.verdict}**", changes(v, reps_label)]
             for v in verdicts]
-    headers = ["claim", "where", "test", "paper", "ours (every repetition)", f"ours ({reps_label})", "verdict"]
+    headers = ["claim", "where", "test", "paper", "ours (every repetition)", f"ours ({reps_label})", "verdict",
+               "verdict read otherwise"]
     return grid(headers, rows, "md")
+
+
+def changes(v: Verdict, reps_label: str) -> str:
+    """Whether a verdict changes on the paper's own repetitions and under the claim's other reading
+    (a t-test's with the ROPE, a negligible difference's by the p-value): 'same' or the other verdict."""
+    if not v.ours:
+        return ""
+    short = reps_label.split(" (")[0]
+    parts = []
+    if v.ours_paper_reps is not None:
+        same = v.verdict_paper_reps == v.verdict
+        parts.append(f"{short}: {'same' if same else v.verdict_paper_reps}")
+    if v.other_reading:
+        parts.append(f"{v.other_reading}: {'same' if v.verdict_other == v.verdict else v.verdict_other}")
+    return "; ".join(parts)
+
+
+def reading_rules(verdicts: list[Verdict]) -> str:
+    """How this ledger reads the paper's words, one bullet per kind of claim it holds (from the
+    claims' tests, so the rules stated are the rules applied)."""
+    claims = [v.claim for v in verdicts]
+    tests = {c.get("test") for c in claims}
+    most = {c.get("at_least", "most") for c in claims if c.get("test") in ("wins", "best", "figure_wins")}
+    rules = []
+    if most:
+        rules.append("\"most\" is more than half of the datasets (or cells) compared, \"all\" every one of them, a "
+                     "number at least that many; \"better\" is better at the printed precision")
+    if any(c.get("test") == "ttest" and c.get("significant") not in (LOOSE,) for c in claims):
+        rules.append(f"\"significantly\" (and a printed p-value) is Demšar's paired t-test over the per-dataset "
+                     f"means at p < {ALPHA:g}, \"not significant\" p ≥ {ALPHA:g}, on the paper's table and on ours alike")
+    if any(c.get("significant") == LOOSE for c in claims):
+        rules.append(f"where the paper says \"significantly\" but runs no test, its own table is read for the "
+                     f"direction only; ours must also pass the t-test at {ALPHA:g}")
+    if "negligible" in tests:
+        rules.append(f"a negligible difference (\"insignificantly increases\") is practical equivalence: the "
+                     f"Bayesian signed-rank test over the datasets puts P(inside ±{DEFAULT_ROPE:g} R²) ≥ {ROPE_LEVEL:g}, "
+                     f"with the claimed sign of the mean")
+    if any(v.other_reading for v in verdicts):
+        rules.append(f"beside each such verdict stands the other reading: a t-test claim with the ROPE (an "
+                     f"improvement when P(B better by more than ±{DEFAULT_ROPE:g} R²) ≥ {ROPE_LEVEL:g}; \"not "
+                     f"significant\" as practical equivalence), a negligible difference by the p-value; the "
+                     f"verdict on the paper's own repetitions stands beside every verdict")
+    return "How this ledger reads the paper's words:\n\n" + "\n".join(f"- {r}." for r in rules) if rules else ""
 
 
 def paper_reps_label(paper: Paper) -> str:
@@ -85,6 +131,7 @@ def render_ledger(paper: Paper, verdicts: list[Verdict]) -> str:
             f"The paper's number is its claim's test applied to the paper's own table (a printed t-test "
             f"is quoted below the table); ours is on every stored repetition, with the paper's own "
             f"{reps_label} beside it (not used for the verdict).",
+            *([reading_rules(verdicts)] if reading_rules(verdicts) else []),
             ledger_table(verdicts, reps_label), "## The claims, quoted"]
     blocks = []
     for v in verdicts:
@@ -98,7 +145,11 @@ def render_ledger(paper: Paper, verdicts: list[Verdict]) -> str:
             lines.append(f"- ours, every repetition{f' ({v.reps})' if v.reps else ''}: {v.ours.text}")
         if v.ours_paper_reps:
             lines.append(f"- ours, {reps_label}: {v.ours_paper_reps.text} (verdict there: {v.verdict_paper_reps})")
+        if v.ours_other:
+            lines.append(f"- ours {v.other_reading}, every repetition: {v.ours_other.text} (verdict: {v.verdict_other})")
         lines.append(f"- verdict: **{v.verdict}**: {reason(v)}")
+        if v.claim.get("reading"):
+            lines.append(f"- why this reading: {str(v.claim['reading']).strip()}")
         blocks.append("\n".join(lines))
     return "\n\n".join(head + blocks) + "\n"
 
@@ -115,7 +166,12 @@ def summary_block(paper: Paper, verdicts: list[Verdict], root: Path = Path("resu
             lines.append(f"- **{v.verdict}** ({_where(v)}): {reason(v)}.")
             continue
         ours = f"; ours {v.ours.text}" if v.ours else ""
-        lines.append(f"- **{v.verdict}** ({_where(v)}): {describe_test(v.claim)}. Paper {v.paper.text if v.paper else 'as stated'}{ours}.")
+        why = (f" The sentence: “{str(v.claim['quote']).strip()}” Why this reading: {str(v.claim['reading']).strip()}"
+               if v.claim.get("reading") else "")
+        shift = changes(v, paper_reps_label(paper)) if why else ""
+        shift = f" Read otherwise: {shift}." if shift else ""
+        lines.append(f"- **{v.verdict}** ({_where(v)}): {describe_test(v.claim)}. Paper {v.paper.text if v.paper else 'as stated'}"
+                     f"{ours}.{shift}{why}")
     return "\n".join(lines)
 
 
