@@ -61,3 +61,16 @@ def test_an_unchanged_file_is_not_rewritten(tmp_path):
     stamp = path.stat().st_mtime_ns
     assert not write_if_changed(path, "<p>x</p>") and path.stat().st_mtime_ns == stamp
     assert write_if_changed(path, b"<p>y</p>") and path.read_bytes() == b"<p>y</p>"
+
+
+def test_a_file_no_page_shows_any_more_is_removed_from_the_site(tmp_path):
+    from afr_cli.publish.site import SITE, write_site
+
+    root = tmp_path / "results"
+    stale = root / SITE / "satrf" / "friedman.md"  # an earlier build copied it; no page links it now
+    stale.parent.mkdir(parents=True)
+    stale.write_text("# old\n")
+    written = write_site(root)
+    assert not stale.exists() and not stale.parent.exists() and stale in written
+    assert (root / SITE / "docs" / "cli.html").is_file() and (root / SITE / "index.html") in written
+    assert write_site(root) == []  # built again, nothing changed: nothing written

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from pathlib import Path
+from urllib.parse import unquote
 
 import pandas as pd
 
@@ -308,7 +309,8 @@ def _files(folder: Path) -> dict[Path, bytes]:
 
 def write_site(root: Path) -> list[Path]:
     """results/site/index.html, one page per paper the loader returns, the docs' pages and the
-    images and files they show, copied inside site/; returns the files whose bytes changed (an
+    images and files they show, copied inside site/; a file of an earlier build that no page
+    shows any more is removed. Returns the files whose bytes changed or that were removed (an
     unchanged site writes nothing)."""
     site = root / SITE
     before = _files(site)
@@ -324,4 +326,24 @@ def write_site(root: Path) -> list[Path]:
         pages.append((paper, path.name, kinds, Counter(v.verdict for v in verdicts)))
     write_if_changed(site / "index.html", index_page(pages))
     docs.write_pages()
-    return sorted(path for path, data in _files(site).items() if before.get(path) != data)
+    removed = _prune(site, [site / "index.html", *(site / name for _, name, _, _ in pages),
+                            *(site / where for where in docs.pages.values())])
+    return sorted([path for path, data in _files(site).items() if before.get(path) != data] + removed)
+
+
+def _prune(site: Path, pages: list[Path]) -> list[Path]:
+    """Remove every file under ``site`` that is neither one of this build's ``pages`` nor the
+    stylesheet nor linked from one of them (left by an earlier build), and the folders that leaves
+    empty; the files removed."""
+    kept = {site / STYLESHEET, *pages}
+    for page in set(pages):
+        for target in re.findall(r'(?:src|href)="([^"#]+)"', page.read_text(encoding="utf-8")):
+            kept.add(page.parent / unquote(target))
+    kept = {p.resolve() for p in kept}
+    removed = [p for p in sorted(site.rglob("*")) if p.is_file() and p.resolve() not in kept]
+    for path in removed:
+        path.unlink()
+    for folder in sorted((d for d in site.rglob("*") if d.is_dir()), key=lambda d: -len(d.parts)):
+        if not any(folder.iterdir()):
+            folder.rmdir()
+    return removed
