@@ -175,3 +175,14 @@ def test_compare_cli_json_metric_all_and_messages(tmp_path):
     assert apart.returncode == 2 and "share base RF but no dataset" in apart.stderr
     assert len(apart.stderr.strip().splitlines()) == 1
     assert no_compare.returncode == 2 and "--metric: 'all' is allowed with --compare only" in no_compare.stderr
+
+
+def test_average_ranks_match_scipys_rankdata_in_blocks_too(monkeypatch):
+    from scipy.stats import rankdata
+
+    from afr_cli import effect_intervals
+
+    x = np.round(np.random.default_rng(3).normal(size=(50, 9)), 1)  # many ties
+    assert np.array_equal(effect_intervals._average_ranks(x), rankdata(x, axis=-1))
+    monkeypatch.setattr(effect_intervals, "RANK_CHUNK", 200)  # two rows per block
+    assert np.array_equal(effect_intervals._average_ranks(x), rankdata(x, axis=-1))
