@@ -128,3 +128,26 @@ def test_a_paper_without_claims_or_tables_shows_what_its_outputs_drew(tmp_path):
     assert "records no claim" in page and 'class="paper-table"' not in page
     assert "<td>Wine</td>\n<td>0.41</td>\n<td>0.42</td>" in page  # an HTML table, not Markdown in <pre>
     assert "| Wine |" not in page and "<pre>| dataset" not in page
+
+
+@pytest.mark.skipif(BROWSER is None, reason="no Chromium installed (apt-get install chromium): the browser test needs one")
+def test_a_table_longer_than_a_screen_sorts_by_a_click_on_its_heading(tmp_path):
+    """More than SORTABLE_ROWS rows: a click on a heading sorts by that column, numbers as numbers."""
+    from afr_cli.publish.markdown import to_html
+    from afr_cli.publish.site import STYLE
+    from afr_cli.publish.site_page import SORTABLE_ROWS, page_html
+
+    n = SORTABLE_ROWS + 5
+    value = {i: (i * 7 + 3) % n + 0.5 for i in range(n)}  # not in order; 10.5 before 2.5 as text
+    rows = "".join(f"| d{i} | {value[i]} |\n" for i in range(n))
+    click = ("<script>window.addEventListener('load', function () { var th = document.querySelectorAll('th')[1];"
+             " th.click(); document.body.setAttribute('data-first', Array.prototype.map.call("
+             " document.querySelectorAll('tbody tr'), function (r) { return r.cells[0].textContent; }).slice(0, 3).join(' '));"
+             " });</script>")
+    (tmp_path / "site.css").write_text(STYLE)
+    page = tmp_path / "t.html"
+    page.write_text(page_html("t", [to_html("| dataset | R² |\n|---|---:|\n" + rows), click], "t.html"))
+    proc = subprocess.run([BROWSER, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", page.as_uri()],
+                          capture_output=True, text=True, timeout=120)
+    first = " ".join(f"d{i}" for i in sorted(range(n), key=value.get)[:3])  # by number: 0.5, 1.5, 2.5
+    assert 'class="sortable"' in proc.stdout and f'data-first="{first}"' in proc.stdout

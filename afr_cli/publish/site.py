@@ -50,6 +50,8 @@ nav.site { border-bottom: 1px solid #ccc; padding-bottom: 0.5em; margin-bottom: 
 nav.site a { margin-right: 0.9em; white-space: nowrap; }
 div.scroll { max-width: 100%; overflow-x: auto; }
 td.num, th.num { text-align: right; }
+table.sortable th { cursor: pointer; } th[data-sorted="up"]::after { content: " \\25B2"; }
+th[data-sorted="down"]::after { content: " \\25BC"; }
 code { background: #f3f3f3; padding: 0 0.15em; }
 table { border-collapse: collapse; margin: 0.6em 0 1.4em; font-size: 0.85em; }
 th, td { border: 1px solid #bbb; padding: 0.2em 0.45em; text-align: left; vertical-align: top; }

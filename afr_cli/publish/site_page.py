@@ -24,6 +24,21 @@ BROKEN_IMAGE_CHECK = (  # what a browser test reads back from the loaded page
     " var m = node.nodeValue.match(/\\*\\*|\\|\\s*:?-{3,}/); if (m) left.push(m[0]); }"
     " body.setAttribute('data-markdown-left', left.join(' ')); });"
     "</script>")
+SORTABLE_ROWS = 25  # a table with more body rows than this (more than a screen) sorts by a click on a heading
+SORT_TABLES = (  # a click on a heading sorts the rows by that column (numbers as numbers), again reverses
+    "<script>(function () { function key(row, i) { var c = row.cells[i]; var t = c ? c.textContent.trim() : '';"
+    " var n = parseFloat(t.replace(/[\\u2212]/g, '-')); return isNaN(n) ? t.toLowerCase() : n; }"
+    " Array.prototype.forEach.call(document.querySelectorAll('table'), function (table) {"
+    " var head = table.rows[0]; if (!head) return; var cells = Array.prototype.slice.call(head.cells);"
+    " if (!cells.every(function (c) { return c.tagName === 'TH' && c.colSpan === 1 && c.rowSpan === 1; })) return;"
+    " var body = Array.prototype.slice.call(table.rows, 1); if (body.length <= " + str(SORTABLE_ROWS) + ") return;"
+    " table.classList.add('sortable'); cells.forEach(function (th, i) { th.title = 'sort by this column';"
+    " th.addEventListener('click', function () { var up = th.getAttribute('data-sorted') !== 'up';"
+    " cells.forEach(function (c) { c.removeAttribute('data-sorted'); }); th.setAttribute('data-sorted', up ? 'up' : 'down');"
+    " var rows = Array.prototype.slice.call(table.rows, 1); rows.sort(function (a, b) {"
+    " var x = key(a, i), y = key(b, i); if (typeof x !== typeof y) { x = String(x); y = String(y); }"
+    " return (x < y ? -1 : x > y ? 1 : 0) * (up ? 1 : -1); });"
+    " rows.forEach(function (r) { r.parentNode.appendChild(r); }); }); }); }); })();</script>")
 # The navigation bar, in reading order: (label, page under site/)
 NAV = (("Papers", "index.html"), ("README", "readme.html"), ("Tutorial: your own family", "docs/tutorial-own-family.html"),
        ("Datasets", "docs/datasets.html"), ("Config reference", "docs/config.html"), ("CLI reference", "docs/cli.html"),
@@ -55,7 +70,7 @@ def page_html(title: str, body: list[str], where: str = "index.html") -> str:
         f"<title>{esc(title)}</title>", f'<link rel="stylesheet" href="{esc(relative(STYLESHEET, where))}">', "</head>",
         '<body data-broken-images="unknown" data-styled="unknown" data-overflow="unknown" data-markdown-left="unknown">',
         nav_html(where),
-        *body, BROKEN_IMAGE_CHECK, "</body>", "</html>", ""])
+        *body, BROKEN_IMAGE_CHECK, SORT_TABLES, "</body>", "</html>", ""])
 
 
 def copied(source: Path, base: Path, site: Path, under: str = "") -> str:
