@@ -186,3 +186,18 @@ def test_average_ranks_match_scipys_rankdata_in_blocks_too(monkeypatch):
     assert np.array_equal(effect_intervals._average_ranks(x), rankdata(x, axis=-1))
     monkeypatch.setattr(effect_intervals, "RANK_CHUNK", 200)  # two rows per block
     assert np.array_equal(effect_intervals._average_ranks(x), rankdata(x, axis=-1))
+
+
+def test_one_repetition_prints_no_nan_and_the_answer_falls_back_to_a_test_that_applies():
+    three = compare_models(_frame(0.03, datasets=DATASETS[:3], reps=1), "a", "b")
+    text = render_comparison_lead(three) + render_model_comparison(three, "md")
+    assert not _has_nan(text), text
+    assert "by the Bayesian signed-rank test over only 3 datasets" in text.splitlines()[0]
+    assert "| n/a: 1 repetition" in text
+    per = three.as_dict()["bases"][0]["datasets"][0]["correlated_ttest"]
+    assert per["p_b_better"] is None and "at least 2 repetitions" in per["reason"]
+    one = compare_models(_frame(0.03, datasets=["Wine"], reps=1), "a", "b")
+    text = render_comparison_lead(one) + render_model_comparison(one, "md")
+    assert not _has_nan(text), text
+    assert text.startswith("Answer (base RF): no test decides between a and b on R²: mean b − a +0.0293 over only "
+                           "1 dataset, Wine, and only 1 repetition")

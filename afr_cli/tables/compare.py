@@ -198,9 +198,12 @@ def _bayes_dict(r: CorrelatedTTestResult, metric: str) -> dict:
     mean, low, high = r.mean, r.ci_low, r.ci_high
     if metric != "r2":
         mean, low, high = -mean, -high, -low
-    return {"n": r.n, "rho": r.rho, "mean": mean, "scale": r.scale, "df": r.df,
-            "rope": r.rope_width, "p_a_better": r.probabilities.left, "p_equivalent": r.probabilities.rope,
-            "p_b_better": r.probabilities.right, "ci_low": low, "ci_high": high}
+    out = {"n": r.n, "rho": r.rho, "mean": mean, "scale": r.scale, "df": r.df,
+           "rope": r.rope_width, "p_a_better": r.probabilities.left, "p_equivalent": r.probabilities.rope,
+           "p_b_better": r.probabilities.right, "ci_low": low, "ci_high": high}
+    if math.isnan(r.probabilities.rope):
+        out["reason"] = "the correlated t-test over repetitions needs at least 2 repetitions"
+    return out
 
 
 def _json_numbers(value):
@@ -465,9 +468,12 @@ def render_model_comparison(comparison: ModelComparison, fmt: str = "md") -> str
         rows = []
         for row in c.per_dataset.to_dict("records"):
             bayes = c.per_dataset_bayes.get(row["dataset"])
-            bayes_cells = (["", ""] if bayes is None else
-                           [_probs(bayes.probabilities), f"[{bayes.ci_low:+.4f}, {bayes.ci_high:+.4f}]"
-                            if metric == "r2" else f"[{bayes.ci_low:+.4g}, {bayes.ci_high:+.4g}]"])
+            if bayes is not None and math.isnan(bayes.probabilities.rope):  # one repetition: no test
+                bayes_cells = ["n/a: 1 repetition", "n/a"]
+            else:
+                bayes_cells = (["", ""] if bayes is None else
+                               [_probs(bayes.probabilities), f"[{bayes.ci_low:+.4f}, {bayes.ci_high:+.4f}]"
+                                if metric == "r2" else f"[{bayes.ci_low:+.4g}, {bayes.ci_high:+.4g}]"])
             rows.append([row["dataset"], format_value(row[a], metric), format_value(row[b], metric),
                          format_diff(row[f"{b} − {a}"], row[b], metric), *bayes_cells])
         notes = [*_tests_notes(comparison, c, p_holm),

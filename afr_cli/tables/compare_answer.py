@@ -19,6 +19,7 @@ FEW_REPS = 10  # the papers' own count: fewer is named in the answer
 FEW_DATASETS = 5  # below this an across-dataset test has little power: named in the answer
 SURE = 0.95  # a region with at least this posterior probability is stated plainly
 ACROSS = "tests over datasets need at least 2 datasets"
+REPS_NEEDED = "at least 2 repetitions"
 
 
 def not_applicable(c: "BaseComparison") -> dict[str, str]:
@@ -89,14 +90,17 @@ def _clause(comparison: "ModelComparison", c: "BaseComparison") -> str:
         verdict, p = _verdict(a, b, hier.result.probabilities, metric_name, hier.rope_text(metric_name))
         return (f"{verdict}, {how_much} (P = {p:.3f} by the hierarchical Bayesian test over {counts}, "
                 f"whose population mean is {_population_mean(hier, metric)})")
-    if len(c.per_dataset_bayes) == 1:
-        (dataset, bayes), = c.per_dataset_bayes.items()
-        rope = f"±{comparison.rope:g} {metric_name}"
+    rope = f"±{comparison.rope:g} {metric_name}"
+    if not not_applicable(c):  # two datasets or more: the signed-rank test over them still applies
+        verdict, p = _verdict(a, b, c.signed_rank.probabilities, metric_name, rope)
+        return (f"{verdict}, {how_much} (P = {p:.3f} by the Bayesian signed-rank test over {counts}; "
+                f"the hierarchical test does not apply: {hier.reason})")
+    bayes = next(iter(c.per_dataset_bayes.values()), None)
+    if bayes is not None and not math.isnan(bayes.probabilities.rope):
         verdict, p = _verdict(a, b, bayes.probabilities, metric_name, rope)
-        why = f"; {ACROSS}" if datasets < 2 else f"; the hierarchical test does not apply: {hier.reason}"
-        return f"{verdict}, {how_much} (P = {p:.3f} by the Bayesian correlated t-test over {counts}{why})"
+        return f"{verdict}, {how_much} (P = {p:.3f} by the Bayesian correlated t-test over {counts}; {ACROSS})"
     return (f"no test decides between {a} and {b} on {metric_name}: {how_much or 'no shared score'} over {counts}; "
-            f"the hierarchical test does not apply: {hier.reason}")
+            f"{ACROSS} and the correlated t-test over repetitions needs {REPS_NEEDED}")
 
 
 def answer_sentence(comparison: "ModelComparison") -> str:
