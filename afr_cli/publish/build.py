@@ -20,11 +20,12 @@ from pathlib import Path
 from afr_cli.papers.knowledge import papers
 from afr_cli.publish.bench_blocks import bench_blocks
 from afr_cli.publish.code_blocks import code_blocks
-from afr_cli.publish.claims.ledger import (agreement_block, effect_block, judge_paper, ledger_table, paper_reps_label,
-                                           summary_block, write_ledger)
+from afr_cli.publish.claims.ledger import (LEDGER, agreement_block, effect_block, judge_paper, ledger_table,
+                                           paper_reps_label, render_ledger, summary_block)
 from afr_cli.publish.fidelity_blocks import fidelity_blocks
 from afr_cli.publish.format_blocks import format_blocks
 from afr_cli.publish.frames import chosen_reports, forget_loaded, report_by_name
+from afr_cli.publish.outfiles import write_if_changed
 from afr_cli.publish.page_words import shown_as, shown_root
 from afr_cli.publish.pages import (DOCS_DIR, blocks_in, committed_page, is_project_results, page_files, paper_page,
                                    unbuilt_blocks, write_pages)
@@ -46,7 +47,9 @@ def write_ledgers(root: Path, refresh_studies: bool = False) -> list[Path]:
     for paper in shown:
         verdicts = judge_paper(paper, root)
         if verdicts:
-            written.append(write_ledger(paper, verdicts, root))
+            ledger = root / paper.id / LEDGER  # write_ledger's file, written only when it changes
+            if write_if_changed(ledger, render_ledger(paper, verdicts)):
+                written.append(ledger)
             blocks[f"claims:{paper.id}"] = summary_block(paper, verdicts, root)
             blocks[f"ledger:{paper.id}"] = ledger_table(verdicts, paper_reps_label(paper))
         agreement, effect = agreement_block(paper, root), effect_block(paper, root)

@@ -178,12 +178,25 @@ def cd_figure(side: RankedSide, title: str):
     return fig
 
 
-def save_svg(fig, path: Path) -> None:
-    """An SVG with no date and fixed ids, so an unchanged diagram is byte-identical when redrawn."""
+def save_svg(fig, path: Path) -> bool:
+    """An SVG with no date and fixed ids, so an unchanged diagram is byte-identical when redrawn;
+    written only when its bytes differ from the file there (True when written)."""
+    import io
+
     import matplotlib
 
+    buffer = io.BytesIO()
     with matplotlib.rc_context({"svg.hashsalt": "afr", "svg.fonttype": "path"}):
-        fig.savefig(path, format="svg", metadata={"Date": None})
+        fig.savefig(buffer, format="svg", metadata={"Date": None})
+    return _write_if_changed(path, buffer.getvalue())
+
+
+def _write_if_changed(path: Path, data: bytes) -> bool:
+    """Write ``data`` unless ``path`` holds exactly it (afr report with nothing changed writes nothing)."""
+    if path.is_file() and path.read_bytes() == data:
+        return False
+    path.write_bytes(data)
+    return True
 
 
 def _describe(r: FriedmanResult) -> str:
@@ -224,8 +237,8 @@ def write_friedman(results: pd.DataFrame, specs, out: Path, alpha: float = ALPHA
             images = []
             for side, ranked in (("ours", block.ours), ("paper", block.paper)):
                 path = out / cd_name(spec, block.group, side)
-                save_svg(cd_figure(ranked, f"{where}: {side}, {ranked.friedman.n} datasets"), path)
-                written.append(path)
+                if save_svg(cd_figure(ranked, f"{where}: {side}, {ranked.friedman.n} datasets"), path):
+                    written.append(path)
                 images.append(f"![{side}]({path.name})")
             blocks.append("\n\n".join([f"## {where} ({ours.n} datasets)",
                                        grid(["model", "mean rank (ours)", "mean rank (paper)"], rows, "md"),
@@ -240,5 +253,5 @@ def write_friedman(results: pd.DataFrame, specs, out: Path, alpha: float = ALPHA
             "The diagrams draw the CD as a bar above the axis and each group of models no two of which differ as "
             "a bar under it (red: Nemenyi, blue: Wilcoxon–Holm).")
     path = out / "friedman.md"
-    path.write_text("\n\n".join([head, *blocks]) + "\n")
-    return [path, *written]
+    changed = _write_if_changed(path, ("\n\n".join([head, *blocks]) + "\n").encode("utf-8"))
+    return [path, *written] if changed else written
