@@ -53,6 +53,7 @@ td.num, th.num { text-align: right; }
 table.sortable th { cursor: pointer; } th[data-sorted="up"]::after { content: " \\25B2"; }
 th[data-sorted="down"]::after { content: " \\25BC"; }
 code { background: #f3f3f3; padding: 0 0.15em; }
+p.source { border-top: 1px solid #ccc; padding-top: 0.5em; color: #666; font-size: 0.85em; }
 table { border-collapse: collapse; margin: 0.6em 0 1.4em; font-size: 0.85em; }
 th, td { border: 1px solid #bbb; padding: 0.2em 0.45em; text-align: left; vertical-align: top; }
 th { background: #eee; }

@@ -100,8 +100,9 @@ class Documents:
             text = source.read_text(encoding="utf-8")
             heading = re.search(r"^# (.+)$", text, re.M)
             title = heading.group(1).strip() if heading else source.name
-            html = page_html(title, [f'<p class="source">From <code>{_shown_path(source, self.root)}</code>.</p>',
-                                     self.render(source, where, set(), text)], where)
+            html = page_html(title, [self.render(source, where, set(), text),
+                                     f'<p class="source">Rendered from <code>{_shown_path(source, self.root)}</code>.</p>'],
+                             where)
             if write_if_changed(self.site / where, html):
                 written.append(self.site / where)
         return written
