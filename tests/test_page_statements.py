@@ -45,10 +45,10 @@ STORES = {"dm_soft": (True, False), "agboost_dt": (True, False), "agboost_ert": 
           "robust_rf_diabetes": (False, False), "robust_rf_all": (True, False)}
 # the blocks each page states results in, regenerated here (the others are left as they are)
 BLOCKS = {"dm": ("soft_comparisons", "soft_verdicts", "store_solves"),
-          "satrf": ("variant_tests", "variant_verdicts", "yx_best", "softmax_comparisons", "softmax_verdicts",
+          "satrf": ("variant_tests", "variant_verdicts", "yx_best", "yx_over_y", "softmax_comparisons", "softmax_verdicts",
                     "stores_held", "identified_gains", "derived_gains"),
           "agboost": ("gbm_cells", "ert_depths", "diabetes_gap", "stores_held"),
-          "larf": ("compute_per_base", "stores_held"),
+          "larf": ("compute_per_base", "stores_held", "larger_sets"),
           "robust_rf": ("store_facts", "stores_held", "all_datasets")}
 
 
@@ -185,6 +185,13 @@ def test_the_satrf_verdicts_state_what_their_tables_show(pages):
         sign = {1: "positive", -1: "negative", 0: "zero"}[_sign(r["eps-ABRF − Softmax"])]
         assert f"{sign} on the {r['forest']} ({alone} alone, {holm} after Holm's adjustment)" in softmax, r
     assert "repetitions 0-9" not in blocks["study:satrf:yx_best"]
+    # what -yx adds over -y: the counts are the sums of the table's -yx against -y rows
+    yx = [r for r in tests if r["comparison"].startswith("-yx against -y")]
+    wins, ties, losses = (sum(int(r["better/tie/worse"].split("/")[i]) for r in yx) for i in range(3))
+    adds = blocks["study:satrf:yx_over_y"]
+    assert (f"-yx is better than -y in {how_many(wins, wins + ties + losses)} (dataset, forest) pairs, has the same "
+            f"mean R² to three decimals in {ties} and is worse in {losses}") in adds
+    assert "rarely" not in adds and "often" not in adds
 
 
 def test_the_agboost_statements_state_what_their_numbers_show(pages):
@@ -279,3 +286,13 @@ def test_a_page_copy_says_which_results_its_root_could_not_build(tmp_path):
     for name, body in copy.items():  # every result block is either rebuilt from this root or the note
         if name not in unbuilt:
             assert body != committed[name] or "results/" not in body, name
+
+
+def test_the_larf_sentences_count_their_tables_rows(pages):
+    from afr_cli.tables.agreement import R2_TOL
+
+    block = pages["larf"]["study:larf:larger_sets"]
+    rows = _rows(block)
+    assert {r["dataset"] for r in rows} == {"Yacht"}  # the one larger set the scratch root holds
+    near = [r for r in rows if abs(float(r["ours"]) - float(r["paper"])) <= R2_TOL]
+    assert f"within {R2_TOL:g} of the paper's R² (the agreement tolerance) on {how_many(len(near), len(rows))} " in block

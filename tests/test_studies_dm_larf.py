@@ -108,3 +108,17 @@ def test_diff_frames_on_a_store_against_itself_moves_nothing():
     assert (cells.max_abs == 0).all() and (cells.params_changed == 0).all() and len(cells) == 9
     same = diff_stores(REPO / "results" / "larf_leave_self_out", REPO / "results" / "larf_leave_self_out").cells
     assert same.equals(cells)
+
+
+def test_the_larf_small_sets_sentence_counts_the_gap_column(larf_blocks):
+    """"Over every stored repetition ... stays below the paper's number on all 3 sets" is counted
+    from the table's "gap, all" column (it was typed as "over all 100 repetitions ... on all three sets")."""
+    block = larf_blocks["study:larf:small_sets"]
+    lines = [line for line in block.splitlines() if line.startswith("| ") and not line.startswith("| dataset")]
+    gaps = [float(line.strip("|").split("|")[-1]) for line in lines]
+    reps = {line.strip("|").split("|")[6].strip() for line in lines}
+    below = sum(g < 0 for g in gaps)
+    assert len(gaps) == 3 and reps == {"100"}
+    from afr_cli.publish.page_words import how_many
+
+    assert f"Over every stored repetition (100 per set) our mean stays below the paper's number on {how_many(below, 3)} sets" in block

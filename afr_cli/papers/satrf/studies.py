@@ -369,6 +369,19 @@ def variant_verdicts_text(frame: pd.DataFrame) -> str:
     return "\n".join([f"Each comparison in words, significance by Demšar's t-test at the {ALPHA:g} level:", "", *lines])
 
 
+def yx_over_y_text(frame: pd.DataFrame) -> str:
+    """The page's sentence on what -yx adds over -y, counted from ``variant_tests``' -yx against -y
+    rows on every stored repetition: the (dataset, forest) pairs where -yx is better, tied (equal
+    mean R² at three decimals) and worse, and the sign and significance per forest."""
+    rows = frame[(frame.comparison.str.startswith(VARIANT_PAIRS[0][2])) & (frame.repetitions == "all stored")]
+    wins, ties, losses = (sum(int(r["better/tie/worse"].split("/")[i]) for _, r in rows.iterrows()) for i in range(3))
+    n = wins + ties + losses
+    return (f"On every stored repetition -yx is better than -y in {how_many(wins, n)} (dataset, forest) pairs, "
+            f"has the same mean R² to three decimals in {ties} and is worse in {losses}; the mean difference is "
+            f"{listing([_test_words(r) for _, r in rows.iterrows()])} (the first rows of the study `variant_tests` "
+            f"below; `compare.md`).")
+
+
 VARIANTS = ("sat-rf-yx", "sat-rf-x", "sat-rf-y")  # the one-head variants; -yx first
 
 
