@@ -43,6 +43,9 @@ def test_report_writes_summaries_comparisons_and_tests(tmp_path):
         f"nothing changed: every file afr report writes from {tmp_path} is current (none written)"]
     assert {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*") if p.is_file()} == stamps
     assert_one_line_error(run_afr("report", "nope", "--root", str(tmp_path)), "nope", "abrf")
+    assert_one_line_error(run_afr("report", "abrf", "--site-only", "--root", str(tmp_path)), "--site-only",
+                          "allowed: afr report --site-only [--root DIR]")
+    assert not (tmp_path / "site").exists()  # refused before anything is written
     # --reps 1: every number from repetition 0 only, the files say so, and they go beside the
     # all-repetition files without touching them
     all_reps_table = (tmp_path / "abrf" / "paper-satrf-9.md").read_text()
