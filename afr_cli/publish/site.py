@@ -27,6 +27,7 @@ from urllib.parse import unquote
 import pandas as pd
 
 from afr_cli.papers.knowledge import Paper, Report, param_rows, papers
+from afr_cli.papers.knowledge import paper as paper_named  # a table's paper, by the id its spec names
 from afr_cli.publish.claims.judge import VERDICTS, describe_test
 from afr_cli.publish.claims.ledger import judge_paper, verdict_counts
 from afr_cli.publish.frames import report_frames
@@ -119,7 +120,8 @@ def _table_html(results: pd.DataFrame, spec: str, kinds: Counter) -> list[str]:
         cells = {(r["dataset"], r["model"]): r for r in part.to_dict("records")}
         name = METRIC_NAMES.get(metric, metric)
         out.append(f'<div class="scroll"><table class="paper-table" data-spec="{_e(spec)}" data-metric="{_e(metric)}">')
-        out.append(f"<caption>{_e(spec)}, {_e(name)}: ours / paper</caption>")
+        paper_id, _, number = spec.partition(":")
+        out.append(f"<caption>Table {_e(number)} of <i>{_e(paper_named(paper_id).title)}</i>, {_e(name)}: ours / paper</caption>")
         out.append("<tr><th>dataset</th>" + "".join(f"<th>{_e(m)}</th>" for m in models) + "</tr>")
         for dataset in pd.unique(part["dataset"]):
             row = [f"<td>{_e(dataset)}</td>"]
