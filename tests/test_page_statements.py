@@ -49,7 +49,7 @@ BLOCKS = {"dm": ("soft_comparisons", "soft_verdicts", "store_solves"),
                     "stores_held", "identified_gains", "derived_gains"),
           "agboost": ("gbm_cells", "ert_depths", "diabetes_gap", "stores_held"),
           "larf": ("compute_per_base", "stores_held", "larger_sets"),
-          "robust_rf": ("store_facts", "stores_held", "all_datasets")}
+          "robust_rf": ("store_facts", "stores_held", "all_datasets", "table_one_verdicts")}
 
 
 def _small_export(src: Path, dst: Path, grid: bool, every_dataset: bool) -> None:
@@ -296,3 +296,13 @@ def test_the_larf_sentences_count_their_tables_rows(pages):
     assert {r["dataset"] for r in rows} == {"Yacht"}  # the one larger set the scratch root holds
     near = [r for r in rows if abs(float(r["ours"]) - float(r["paper"])) <= R2_TOL]
     assert f"within {R2_TOL:g} of the paper's R² (the agreement tolerance) on {how_many(len(near), len(rows))} " in block
+
+
+def test_the_robust_rf_verdict_bullets_follow_their_counts(pages):
+    bullets = [b for b in pages["robust_rf"]["study:robust_rf:table_one_verdicts"].splitlines() if b.startswith("- ")]
+    assert len(bullets) == 2
+    for bullet in bullets:
+        k, n = (int(x) for x in re.search(r"ours (\d+) of (\d+)", bullet).groups())
+        verdict = re.search(r"the ledger's verdict is \*\*(.+?)\*\*", bullet).group(1)
+        assert (verdict == "reproduces") == (k == n), bullet  # "all" cells asked: only all of them reproduce
+        assert "every cell" not in bullet

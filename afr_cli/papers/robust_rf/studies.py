@@ -31,8 +31,10 @@ from afr_cli.ensembles import get_ensemble
 from afr_cli.features import LeafStatistics
 from afr_cli.models.robust import RobustRFFamily, weight_bounds, weights_problem
 from afr_cli.papers import published_table
+from afr_cli.papers.knowledge import paper as known_paper
 from afr_cli.protocol import derive_seed, split_indices
-from afr_cli.publish.frames import compute_words, stored, stored_status
+from afr_cli.publish.claims.judge import describe_test, judge
+from afr_cli.publish.frames import StoreMissing, compute_words, report_by_name, report_frames, stored, stored_status
 from afr_cli.publish.page_words import shown_store
 from afr_cli.publish.studies import render_frame
 from afr_cli.publish.store_words import holdings, holdings_text  # noqa: F401 (a show)
@@ -60,6 +62,30 @@ def _comparisons(root: Path, store: str, models: tuple[str, ...], reps: int) -> 
             v = _view(root, store, selection, reps)
             out[(forest, name)] = {m: compare_models(v[v.base == base], "rf", m, "rmse").bases[0] for m in models}
     return out
+
+
+TABLE_ONE_CLAIMS = ("t1-robust-beats-rf-a0.2", "t1-robust-beats-rf-a0.05")
+
+
+def table_one_verdicts(root: Path) -> pd.DataFrame:
+    """Table I's claim ("the robust RF again outperforms the original RF") judged as the ledger
+    judges it, per robust column: the paper's count of cells, ours, the verdict (claims/judge.py)."""
+    this = known_paper("robust_rf")
+    rows = []
+    for claim in (c for c in this.claims if c["id"] in TABLE_ONE_CLAIMS):
+        results = report_frames(report_by_name()[claim["report"]], root)
+        if results is None:
+            raise StoreMissing(f"{root}: no store of the report {claim['report']}")
+        v = judge(this.id, claim, results, this.reps)
+        rows.append({"claim": v.id, "test": describe_test(claim), "paper": v.paper.text if v.paper else "",
+                     "ours": v.ours.text if v.ours else "", "verdict": v.verdict})
+    return pd.DataFrame(rows)
+
+
+def table_one_verdicts_text(frame: pd.DataFrame) -> str:
+    """The verdicts of Table I's claim in words, one bullet per robust column, from the judged rows."""
+    return "\n".join(f"- {r.test}: Table I {r.paper}, ours {r.ours}: the ledger's verdict is **{r.verdict}**."
+                      for r in frame.itertuples())
 
 
 def _counts(record) -> str:
