@@ -19,6 +19,7 @@ from urllib.parse import unquote
 from afr_cli.papers.knowledge import PROJECT_DIR, papers
 from afr_cli.publish.markdown import to_html
 from afr_cli.publish.outfiles import write_if_changed
+from afr_cli.publish.page_words import shown_root
 from afr_cli.publish.site_page import copied, page_html, relative
 
 EXTERNAL = re.compile(r"[a-z][a-z0-9+.-]*:", re.I)  # http:, https:, mailto:: left as they are
@@ -31,6 +32,9 @@ class Documents:
     def __init__(self, root: Path, site: Path):
         self.root, self.site = Path(root).resolve(), Path(site)
         project = PROJECT_DIR.resolve()
+        # the checkout's results/ the docs link into: this root, when it is the project's own results
+        # root or (afr report --check) a scratch copy standing for it
+        self.results = (project / "results").resolve() if shown_root(root) == "results" else None
         found = [project / "README.md", *sorted((project / "docs").glob("*.md")), project / "datasets" / "README.md"]
         self.pages: dict[Path, str] = {}
         for source in (f for f in found if f.is_file()):
@@ -72,6 +76,8 @@ class Documents:
                 return target
             path_part, _, anchor = target.partition("#")
             path = (Path(source).parent / unquote(path_part)).resolve()
+            if self.results is not None and path.is_relative_to(self.results):
+                path = self.root / path.relative_to(self.results)
             if image:
                 held = self.image(path)
                 if held is None or held in shown:
