@@ -78,6 +78,8 @@ class Documents:
             path = (Path(source).parent / unquote(path_part)).resolve()
             if self.results is not None and path.is_relative_to(self.results):
                 path = self.root / path.relative_to(self.results)
+            elif self.results is not None and not path.is_relative_to(self.root) and path.is_relative_to(self.root.parent):
+                path = PROJECT_DIR.resolve() / path.relative_to(self.root.parent)  # from the copy's README to the docs
             if image:
                 held = self.image(path)
                 if held is None or held in shown:
