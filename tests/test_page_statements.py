@@ -44,7 +44,7 @@ STORES = {"dm_soft": (True, False), "agboost_dt": (True, False), "agboost_ert": 
           "larf_ert": (False, False), "larf_leave_self_out": (False, True), "robust_rf_boston": (False, False),
           "robust_rf_diabetes": (False, False), "robust_rf_all": (True, False)}
 # the blocks each page states results in, regenerated here (the others are left as they are)
-BLOCKS = {"dm": ("soft_comparisons", "soft_verdicts", "store_solves"),
+BLOCKS = {"dm": ("soft_comparisons", "soft_verdicts", "store_solves", "tau_choices"),
           "satrf": ("variant_tests", "variant_verdicts", "yx_best", "yx_over_y", "softmax_comparisons", "softmax_verdicts",
                     "stores_held", "identified_gains", "derived_gains"),
           "agboost": ("gbm_cells", "ert_depths", "diabetes_gap", "stores_held"),
@@ -306,3 +306,11 @@ def test_the_robust_rf_verdict_bullets_follow_their_counts(pages):
         verdict = re.search(r"the ledger's verdict is \*\*(.+?)\*\*", bullet).group(1)
         assert (verdict == "reproduces") == (k == n), bullet  # "all" cells asked: only all of them reproduce
         assert "every cell" not in bullet
+
+
+def test_the_dm_tau_note_counts_the_scratch_units(scratch, pages):
+    note = pages["dm"]["study:dm:tau_choices"]
+    units = int(re.search(r"Of the ([\d,]+) dm-soft units", note).group(1).replace(",", ""))
+    chosen = [int(n.replace(",", "")) for n in re.findall(r"tau = [\d.e-]+ on ([\d,]+)", note)]
+    assert units == REPS * len(DATASETS) * 2 and sum(chosen) == units  # two forests per (dataset, repetition)
+    assert chosen == sorted(chosen, reverse=True) and f"`{scratch.as_posix()}/dm_soft`" in note

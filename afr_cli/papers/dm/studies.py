@@ -131,3 +131,20 @@ def store_solves_text(frame: pd.DataFrame) -> str:
     return (f"`{r['store']}` holds {reps} of {r['datasets']} datasets: {r['units']:,} units, "
             f"{compute_words(r['compute_minutes'], r['measured'])} (`afr status {r['store']}`). "
             f"{r['daqp']:,} of its {r['qps']:,} QPs were solved by DAQP; {fell_back}, {failed}.")
+
+
+def tau_choices(root: Path) -> pd.DataFrame:
+    """How often the inner CV chose each tau of the grid for dm-soft, over every stored unit
+    (dataset, forest, repetition) of the store: the row per tau, most chosen first."""
+    results = stored(root / STORE).results
+    taus = results[results.model == MODEL].params.map(lambda p: float(p["tau"]))
+    counts = taus.value_counts()
+    return pd.DataFrame([{"store": shown_store(root, STORE), "tau": float(t), "units": int(n), "of": int(taus.size)}
+                         for t, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))])
+
+
+def tau_choices_text(frame: pd.DataFrame) -> str:
+    """The page's sentence on the tau grid: how many units chose each tau (counted, not typed)."""
+    n, store = int(frame["of"].iloc[0]), frame["store"].iloc[0]
+    parts = [f"tau = {r.tau:g} on {r.units:,}" for r in frame.itertuples()]
+    return f"Of the {n:,} dm-soft units (dataset, forest, repetition) in `{store}`, the inner CV chose {listing(parts)}."
