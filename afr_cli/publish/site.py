@@ -56,6 +56,7 @@ th[data-sorted="down"]::after { content: " \\25BC"; }
 code { background: #f3f3f3; padding: 0 0.15em; }
 p.source { border-top: 1px solid #ccc; padding-top: 0.5em; color: #666; font-size: 0.85em; }
 table { border-collapse: collapse; margin: 0.6em 0 1.4em; font-size: 0.85em; }
+p.table-title { margin: 1em 0 0.2em; font-size: 0.9em; }
 th, td { border: 1px solid #bbb; padding: 0.2em 0.45em; text-align: left; vertical-align: top; }
 th { background: #eee; }
 .printed { background: #b9e6b9; } .tol { background: #fbeeb0; } .miss { background: #f4b6b6; }
@@ -119,9 +120,10 @@ def _table_html(results: pd.DataFrame, spec: str, kinds: Counter) -> list[str]:
             continue
         cells = {(r["dataset"], r["model"]): r for r in part.to_dict("records")}
         name = METRIC_NAMES.get(metric, metric)
+        paper_id, _, number = spec.partition(":")  # the title above the table, as wide as the page
+        out.append(f'<p class="table-title">Table {_e(number)} of <i>{_e(paper_named(paper_id).title)}</i>, '
+                   f"{_e(name)}: ours / paper</p>")
         out.append(f'<div class="scroll"><table class="paper-table" data-spec="{_e(spec)}" data-metric="{_e(metric)}">')
-        paper_id, _, number = spec.partition(":")
-        out.append(f"<caption>Table {_e(number)} of <i>{_e(paper_named(paper_id).title)}</i>, {_e(name)}: ours / paper</caption>")
         out.append("<tr><th>dataset</th>" + "".join(f"<th>{_e(m)}</th>" for m in models) + "</tr>")
         for dataset in pd.unique(part["dataset"]):
             row = [f"<td>{_e(dataset)}</td>"]
