@@ -17,8 +17,9 @@ def test_every_claim_report_and_ttest_of_the_data_files_is_well_formed():
         p = paper(pid)
         assert p.claims, pid
         for claim in p.claims:
-            assert claim["quote"] and claim["test"] in ("wins", "best", "ttest", "equal", "surface_peak",
-                                                        "figure_wins", "gain_contrast", "not_checked")
+            assert claim["quote"] and claim["test"] in ("wins", "best", "ttest", "negligible", "equal",
+                                                        "surface_peak", "figure_wins", "gain_contrast",
+                                                        "not_checked")
             assert claim["test"] != "not_checked" or claim["reason"].strip(), claim["id"]
             assert claim.get("report", "store") in known_reports | {"store"}, claim["id"]
         for report in p.reports:
