@@ -104,7 +104,7 @@ def test_the_site_has_a_page_for_every_paper_the_loader_returns_and_stands_alone
     written = site_module.write_site(root)
     site = root / "site"
     assert sorted(p.name for p in site.glob("*.html")) == sorted([f"{p.id}.html" for p in papers()]
-                                                                  + ["toy.html", "index.html"])
+                                                                  + ["toy.html", "index.html", "readme.html"])
     assert site / "satrf" / "figures" / "Sparse.png" in written
     index = (site / "index.html").read_text()
     assert '<a href="toy.html">A toy paper of our own</a>' in index
@@ -118,7 +118,7 @@ def test_the_site_has_a_page_for_every_paper_the_loader_returns_and_stands_alone
             assert not target.startswith(("../", "/")) and not re.match(r"[a-z]+:", target), (page.name, target)
             assert (elsewhere / unquote(target)).is_file(), f"{page.name}: {target} missing"
     assert '<img src="satrf/figures/Sparse.png"' in (elsewhere / "satrf.html").read_text()
-    assert 'href="larf/friedman.md"' in (elsewhere / "larf.html").read_text()
+    assert 'href="results/larf/friedman.html"' in (elsewhere / "larf.html").read_text()  # rendered, not raw Markdown
 
 
 @pytest.mark.slow
