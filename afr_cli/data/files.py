@@ -185,12 +185,9 @@ def load_source(source: DatasetSource) -> LoadedDataset:
                              source.missing)
 
 
-def read_file_dataset(path: Path, target: str, sep: str | None = None, features: tuple[str, ...] | None = None,
-                      drop: tuple[str, ...] = (), given: str | None = None, missing: str = "error") -> LoadedDataset:
-    """X from the feature columns (all but the target and ``drop``, or ``features``), y from
-    ``target``; every check of afr_cli.data.checks applied, the file's bytes hashed as read.
-    ``missing="drop-rows"`` leaves out each row with a missing value in those columns, and the
-    identity counts them (``rows_dropped``)."""
+def read_data_file(path: Path, sep: str | None, target: str) -> tuple[bytes, pd.DataFrame]:
+    """The file's bytes and its table, with the checks every reading of a data file starts with:
+    readable, a table, at least one row, and the ``target`` column present (one line each)."""
     where = str(path)
     try:
         data = Path(path).read_bytes()
@@ -198,8 +195,19 @@ def read_file_dataset(path: Path, target: str, sep: str | None = None, features:
         raise AfrInputError(f"{where}: cannot read the data file ({err.strerror})") from None
     frame = read_table(data, where, sep, Path(path).suffix.lower())
     check_has_rows(len(frame), where)
+    check_columns_exist([target], [str(c) for c in frame.columns], where, "target")
+    return data, frame
+
+
+def read_file_dataset(path: Path, target: str, sep: str | None = None, features: tuple[str, ...] | None = None,
+                      drop: tuple[str, ...] = (), given: str | None = None, missing: str = "error") -> LoadedDataset:
+    """X from the feature columns (all but the target and ``drop``, or ``features``), y from
+    ``target``; every check of afr_cli.data.checks applied, the file's bytes hashed as read.
+    ``missing="drop-rows"`` leaves out each row with a missing value in those columns, and the
+    identity counts them (``rows_dropped``)."""
+    where = str(path)
+    data, frame = read_data_file(path, sep, target)
     names = [str(c) for c in frame.columns]
-    check_columns_exist([target], names, where, "target")
     for key, wanted in (("features", features or ()), ("drop", drop)):
         check_columns_exist(wanted, names, where, key)
     if features is not None and target in features:

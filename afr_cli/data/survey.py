@@ -17,10 +17,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from afr_cli.data.checks import (SMALL_ROWS, check_columns_exist, check_has_rows, combined_drop, non_numeric_columns,
+from afr_cli.data.checks import (SMALL_ROWS, check_columns_exist, combined_drop, non_numeric_columns,
                                  rows_needed, small_data_warning)
-from afr_cli.data.files import read_table
-from afr_cli.errors import AfrInputError
+from afr_cli.data.files import read_data_file
 
 DEFAULT_TEST_FRACTIONS = (0.2,)  # the default protocol: one 80/20 split ...
 DEFAULT_INNER_FOLDS = 3          # ... with 3 inner folds
@@ -64,14 +63,8 @@ def survey_file(path: Path, target: str, sep: str | None = None, drop: tuple[str
     A file that cannot be read as a table, or a named column that is not in it, is still one
     AfrInputError (nothing else can be said about it)."""
     where = str(path)
-    try:
-        data = Path(path).read_bytes()
-    except OSError as err:
-        raise AfrInputError(f"{where}: cannot read the data file ({err.strerror})") from None
-    frame = read_table(data, where, sep, Path(path).suffix.lower())
-    check_has_rows(len(frame), where)
+    data, frame = read_data_file(path, sep, target)
     names = [str(c) for c in frame.columns]
-    check_columns_exist([target], names, where, "target")
     check_columns_exist(drop, names, where, "drop")
     keep = [n for n in names if n != target and n not in drop]
     survey = Survey(Path(path), hashlib.sha256(data).hexdigest(), target, keep, list(drop), missing, len(frame))
