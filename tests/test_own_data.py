@@ -223,7 +223,7 @@ def test_own_data_from_the_command_line(tmp_path):
     project = tmp_path / "myexp"
     project.mkdir()
     _hitters(project), _airquality(project), _carseats(project), _mtcars(project)
-    own = _config(project / "own.yaml", "own", [
+    _config(project / "own.yaml", "own", [
         {"name": "Hitters", "file": "hitters.csv", "target": "Salary", "drop": ["League"], "missing": "drop-rows"},
         {"name": "Air", "file": "airquality.csv", "target": "Ozone", "missing": "drop-rows"}])
     (project / "mydata.py").write_text("import numpy as np\n\n\ndef load_data():\n    rng = np.random.default_rng(0)\n"

@@ -494,7 +494,6 @@ def _tests_notes(comparison: ModelComparison, c: BaseComparison, p_holm: float) 
     from afr_cli.tables.compare_answer import not_applicable
 
     a, b = comparison.a, comparison.b
-    metric = METRIC_NAMES.get(comparison.metric, comparison.metric)
     why = not_applicable(c)
     hier = _hier_note(comparison, c)
     if why:
