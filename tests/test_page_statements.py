@@ -314,3 +314,14 @@ def test_the_dm_tau_note_counts_the_scratch_units(scratch, pages):
     chosen = [int(n.replace(",", "")) for n in re.findall(r"tau = [\d.e-]+ on ([\d,]+)", note)]
     assert units == REPS * len(DATASETS) * 2 and sum(chosen) == units  # two forests per (dataset, repetition)
     assert chosen == sorted(chosen, reverse=True) and f"`{scratch.as_posix()}/dm_soft`" in note
+
+
+def test_a_small_store_s_compute_is_never_said_to_be_zero():
+    """A scratch store of a few seconds' compute said '0 CPU-min' on its page: spent compute is
+    never printed as none; larger stores keep the whole minutes the committed pages print."""
+    from afr_cli.publish.frames import compute_words
+
+    assert compute_words(0.04, "CPU") == "under 1 CPU-min"
+    assert compute_words(0.2, "wall") == "under 1 wall-clock min"
+    assert compute_words(0.0, "CPU") == "0 CPU-min"
+    assert compute_words(40.4, "CPU") == "40 CPU-min"

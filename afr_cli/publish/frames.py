@@ -78,7 +78,10 @@ def stored_status(directory: Path) -> StoreStatus:
 def compute_words(minutes: float, measured: str) -> str:
     """A store's recorded compute (``StoreStatus.recorded_compute``) as a page says it: CPU minutes,
     or wall-clock minutes, named as such, for a store made before CPU was recorded."""
-    return f"{minutes:.0f} CPU-min" if measured == "CPU" else f"{minutes:.0f} wall-clock min"
+    unit = "CPU-min" if measured == "CPU" else "wall-clock min"
+    if 0 < minutes < 0.5:  # a small scratch store: never "0 CPU-min" for compute that was spent
+        return f"under 1 {unit}"
+    return f"{minutes:.0f} {unit}"
 
 
 def forget_loaded() -> None:
