@@ -28,6 +28,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from afr_cli.distributions import t_ppf
+from afr_cli.signed_rank import average_ranks_by_row
+
 BOOTSTRAP_RESAMPLES = 10_000
 BOOTSTRAP_SEED = 0
 D_THRESHOLDS = (0.2, 0.5, 0.8)  # Cohen (1988), ch. 2: small, medium, large d
@@ -35,7 +38,6 @@ R_THRESHOLDS = (0.1, 0.3, 0.5)  # Cohen (1988), ch. 3: small, medium, large r
 D_LABEL_SOURCE = "Cohen (1988) for d: |d| < 0.2 negligible, < 0.5 small, < 0.8 medium, else large"
 R_LABEL_SOURCE = "Cohen (1988) for a correlation r: |r| < 0.1 negligible, < 0.3 small, < 0.5 medium, else large"
 _LABELS = ("negligible", "small", "medium", "large")
-RANK_CHUNK = 4_000_000  # comparisons per block when ranking many bootstrap rows
 CONSTANT_SD = 1e-9  # an sd of the differences below this share of |mean| is floating-point noise
 
 
@@ -90,15 +92,13 @@ def _check_level(level: float) -> None:
 
 def mean_diff_interval(a: ArrayLike, b: ArrayLike, level: float = 0.95) -> Interval:
     """The paired t interval of mean(a − b); NaN bounds for n < 2, a point for sd = 0."""
-    from scipy.special import stdtrit  # the t quantile (scipy.stats costs a second to import)
-
     _check_level(level)
     d = _differences(a, b)
     n = d.size
     mean = float(d.mean()) if n else math.nan
     if n < 2:
         return Interval(mean, math.nan, math.nan, level, "paired t")
-    half = float(stdtrit(n - 1, 0.5 + level / 2.0)) * float(d.std(ddof=1)) / math.sqrt(n)
+    half = t_ppf(0.5 + level / 2.0, n - 1) * float(d.std(ddof=1)) / math.sqrt(n)
     return Interval(mean, mean - half, mean + half, level, "paired t")
 
 
@@ -151,21 +151,10 @@ def dz_interval(a: ArrayLike, b: ArrayLike, level: float = 0.95) -> Interval:
     return Interval(dz, low, high, level, method)
 
 
-def _average_ranks(x: np.ndarray) -> np.ndarray:
-    """Ranks 1..n along the last axis, ties given their average rank (as scipy's rankdata): the
-    count of smaller values plus the mean position among the equal ones."""
-    if x.ndim == 2 and x.shape[0] * x.shape[1] ** 2 > RANK_CHUNK:  # bound the n × n comparisons held at once
-        step = max(1, RANK_CHUNK // x.shape[1] ** 2)
-        return np.concatenate([_average_ranks(x[i:i + step]) for i in range(0, x.shape[0], step)])
-    below = (x[..., None, :] < x[..., :, None]).sum(axis=-1)
-    equal = (x[..., None, :] == x[..., :, None]).sum(axis=-1)
-    return below + (equal + 1) / 2.0
-
-
 def _rank_biserial_rows(d: np.ndarray) -> np.ndarray:
     """The matched-pairs rank-biserial r of each row of ``d`` (NaN for a row of zeros): zeros are
     dropped and the others ranked by |d| with ties averaged, as the Wilcoxon test does."""
-    ranks = _average_ranks(np.abs(d))  # zeros take the lowest ranks ...
+    ranks = average_ranks_by_row(np.abs(d))  # zeros take the lowest ranks ...
     zeros = (d == 0.0).sum(axis=-1, keepdims=True)
     ranks = ranks - zeros  # ... so the non-zero ones, shifted down by the count of zeros, rank among themselves
     signed = (np.sign(d) * ranks).sum(axis=-1)

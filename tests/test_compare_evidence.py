@@ -180,12 +180,12 @@ def test_compare_cli_json_metric_all_and_messages(tmp_path):
 def test_average_ranks_match_scipys_rankdata_in_blocks_too(monkeypatch):
     from scipy.stats import rankdata
 
-    from afr_cli import effect_intervals
+    from afr_cli import signed_rank
 
     x = np.round(np.random.default_rng(3).normal(size=(50, 9)), 1)  # many ties
-    assert np.array_equal(effect_intervals._average_ranks(x), rankdata(x, axis=-1))
-    monkeypatch.setattr(effect_intervals, "RANK_CHUNK", 200)  # two rows per block
-    assert np.array_equal(effect_intervals._average_ranks(x), rankdata(x, axis=-1))
+    assert np.array_equal(signed_rank.average_ranks_by_row(x), rankdata(x, axis=-1))
+    monkeypatch.setattr(signed_rank, "RANK_CHUNK", 200)  # two rows per block
+    assert np.array_equal(signed_rank.average_ranks_by_row(x), rankdata(x, axis=-1))
 
 
 def test_one_repetition_prints_no_nan_and_the_answer_falls_back_to_a_test_that_applies():
