@@ -7,9 +7,9 @@ import sys
 
 import typer
 
-from afr_cli.cli_help import ProseGroup
+from afr_cli.commands.help_text import ProseGroup
 from afr_cli.errors import AfrInputError, RunInterrupted, SolverError
-from afr_cli.quiet_interrupt import Terminated, received_signal, sigterm_as_interrupt, stopped_line
+from afr_cli.core.quiet_interrupt import Terminated, received_signal, sigterm_as_interrupt, stopped_line
 
 app = typer.Typer(
     cls=ProseGroup,  # every --help in words: no <type> tags, no {placeholders}, whole sentences
@@ -50,7 +50,7 @@ _register_all()
 
 def _print_version(value: bool) -> None:
     if value:
-        from afr_cli.version import version_line
+        from afr_cli.core.version import version_line
 
         typer.echo(version_line())
         raise typer.Exit()

@@ -24,10 +24,10 @@ holds or returns and why.
 from __future__ import annotations
 
 from afr_cli.ensembles import AVERAGE, BOOSTED
-from afr_cli.features import LeafStatistics, RowTensors, softmax_neg
+from afr_cli.ensembles.leaf_statistics import LeafStatistics, RowTensors, softmax_neg
 from afr_cli.models.abrf import EpsABRFFamily, SoftmaxFeatures, softmax_features
 from afr_cli.models.base import EPS, TAU, Family, uniform
-from afr_cli.params import DESIGN, MIXING, Param
+from afr_cli.core.params import DESIGN, MIXING, Param
 from afr_cli.solvers.problems import (ConstraintBuilder, LinearAttentionProblem, LinearConstraints, LinearProblem,
                                       QuadraticProblem, simplex_constraints)
 

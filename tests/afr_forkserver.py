@@ -27,7 +27,7 @@ from pathlib import Path
 
 # What every command's start-up imports anyway (the command line, the config loader and the
 # runner, and through them scikit-learn and the solvers): imported once, in the server.
-PRELOAD = ("afr_cli.cli", "afr_cli.config", "afr_cli.runner", "afr_cli.store")
+PRELOAD = ("afr_cli.cli", "afr_cli.config.experiment", "afr_cli.engine.runner", "afr_cli.store")
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,7 @@ def random_simplex(rng: np.random.Generator, size: int, count: int) -> np.ndarra
 
 @functools.lru_cache(maxsize=None)
 def _committed_study_blocks_of(paper_id: str) -> dict[str, str]:
-    from afr_cli.papers.knowledge import paper
+    from afr_cli.catalogue.knowledge import paper
     from afr_cli.publish.studies import study_blocks
 
     return study_blocks((paper(paper_id),), Path(__file__).resolve().parents[1] / "results")[0]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from afr_cli.ensembles import get_ensemble
-from afr_cli.features import LeafStatistics
+from afr_cli.ensembles.leaf_statistics import LeafStatistics
 from afr_cli.models import EpsABRF
 
 from conftest import random_simplex

@@ -95,9 +95,9 @@ def test_attention_on_a_fitted_scikit_learn_gbm(small_data):
 
 
 def test_nonparam_is_evaluated_at_agboosts_selection(tmp_path):
-    from afr_cli.config import load_experiment
+    from afr_cli.config.experiment import load_experiment
     from afr_cli.data import load_dataset
-    from afr_cli.protocol import run_unit
+    from afr_cli.engine.protocol import run_unit
 
     grid = {"delta": [0.01, 0.9], "eps": [0.0, 0.5, 1.0]}
     cfg = {"name": "ag", "protocol": {"reps": 2, "inner_folds": 2}, "datasets": ["Friedman1"],

@@ -1,5 +1,5 @@
 """Holm's adjustment, effect sizes, the Bayesian signed-rank test with a ROPE and the Bayesian
-correlated t-test (afr_cli/stats.py, afr_cli/bayesian.py), and how `afr table --compare` leads
+correlated t-test (afr_cli/analysis/stats.py, afr_cli/analysis/bayesian.py), and how `afr table --compare` leads
 with them (issue 23 items 2-5, issue 22 item 5)."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from afr_cli.bayesian import DEFAULT_ROPE, correlated_ttest, signed_rank_test
-from afr_cli.stats import effect_sizes, holm_adjust
+from afr_cli.analysis.bayesian import DEFAULT_ROPE, correlated_ttest, signed_rank_test
+from afr_cli.analysis.stats import effect_sizes, holm_adjust
 from tests.conftest import assert_one_line_error, run_afr
 
 
@@ -93,7 +93,7 @@ def test_signed_rank_gives_the_first_versions_floats_exactly():
 
 
 def test_signed_rank_splits_tied_regions_as_before():
-    from afr_cli.bayesian import _top_shares
+    from afr_cli.analysis.bayesian import _top_shares
 
     masses = np.array([[0.2, 0.4, 0.4], [0.5, 0.25, 0.25], [1 / 3, 1 / 3, 1 / 3], [0.1, 0.2, 0.7]])
     top = masses == masses.max(axis=1, keepdims=True)

@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from afr_cli.benchmarks import interactive
+from afr_cli.publish import bench_blocks
 from afr_cli.errors import AfrInputError
 
 
@@ -36,7 +37,7 @@ def test_the_record_renders_each_command_against_the_reference():
               "commands": [{"command": "afr status", "cpu_s": 0.8, "wall_s": 1.0, "ratio": 1.6, "within_target": True},
                            {"command": "afr table --compare a b", "cpu_s": 2.0, "wall_s": 2.5, "ratio": 4.0,
                             "within_target": False}]}
-    block = interactive.interactive_block([{"result": result}])
+    block = bench_blocks.interactive_block([{"result": result}])
     assert "| `afr status` | 0.80 | 1.00 | 1.60x | yes |" in block
     assert "| `afr table --compare a b` | 2.00 | 2.50 | 4.00x | no |" in block
     assert "| `python -c 'import pandas'` (reference) | 0.50 | 0.60 | 1.00x |  |" in block

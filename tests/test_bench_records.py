@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from afr_cli.benchmarks.records import TRANSCRIBED, read_records, record_key, write_record
+from afr_cli.store.bench_records import TRANSCRIBED, read_records, record_key, write_record
 from afr_cli.publish.bench_blocks import bench_blocks
 from afr_cli.publish.pages import BEGIN, END, blocks_in, with_blocks
 from conftest import assert_one_line_error, run_afr

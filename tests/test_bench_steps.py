@@ -9,7 +9,7 @@ import pytest
 
 from afr_cli.benchmarks import steps as steps_module
 from afr_cli.benchmarks.steps import StepClock, run
-from afr_cli.papers import knowledge
+from afr_cli.catalogue import knowledge
 from afr_cli.publish.bench_blocks import steps_block, steps_by_family
 
 from conftest import assert_one_line_error, run_afr

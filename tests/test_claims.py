@@ -7,8 +7,8 @@ from pathlib import Path
 import pandas as pd
 
 from afr_cli.publish.claims.judge import CANNOT, DOES_NOT, NOT_RUN, PARTLY, REPRODUCES, describe_test, judge
-from afr_cli.papers import published_table
-from afr_cli.papers.knowledge import paper
+from afr_cli.catalogue.published import published_table
+from afr_cli.catalogue.knowledge import paper
 from afr_cli.publish.claims.ledger import judge_paper
 
 
@@ -84,7 +84,7 @@ def _robust_verdicts() -> dict:
     from pathlib import Path
 
     from afr_cli.publish.claims.ledger import judge_paper
-    from afr_cli.papers.knowledge import paper
+    from afr_cli.catalogue.knowledge import paper
 
     return {v.id: v for v in judge_paper(paper("robust_rf"), Path(__file__).resolve().parents[1] / "results")}
 
@@ -135,7 +135,7 @@ def test_agboost_agreement_headline_is_on_the_stated_100_repetitions():
     from pathlib import Path
 
     from afr_cli.publish.claims.ledger import agreement_block, paper_reps_label
-    from afr_cli.papers.knowledge import paper
+    from afr_cli.catalogue.knowledge import paper
 
     agboost = paper("agboost")
     assert (agboost.stated_reps, agboost.reps) == (100, 10)
@@ -150,7 +150,7 @@ def test_robust_rf_effect_is_judged_per_cell_beside_the_cells():
     from pathlib import Path
 
     from afr_cli.publish.claims.ledger import effect_rows
-    from afr_cli.papers.knowledge import paper
+    from afr_cli.catalogue.knowledge import paper
 
     rows = {r[0]: r for r in effect_rows(paper("robust_rf"), Path(__file__).resolve().parents[1] / "results")}
     row = rows["robust-rf-a0.2 − rf (robust_rf:I)"]

@@ -8,7 +8,7 @@ import os
 import typer
 
 from afr_cli.cli import app
-from afr_cli.cli_docs import CLI_REFERENCE_FILE, cli_reference
+from afr_cli.commands.cli_docs import CLI_REFERENCE_FILE, cli_reference
 from conftest import run_afr
 
 
@@ -52,8 +52,8 @@ def test_check_fails_on_a_stale_page(tmp_path):
 def test_the_reference_names_no_path_of_this_machine():
     """A default that is a project path is shown relative: the page must read the same in any clone."""
     from afr_cli.cli import app
-    from afr_cli.cli_docs import cli_reference
-    from afr_cli.paths import PROJECT_ROOT
+    from afr_cli.commands.cli_docs import cli_reference
+    from afr_cli.core.paths import PROJECT_ROOT
     import typer
 
     text = cli_reference(typer.main.get_command(app))

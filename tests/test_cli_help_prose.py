@@ -15,7 +15,7 @@ import typer
 from typer.testing import CliRunner
 
 from afr_cli.cli import app
-from afr_cli.cli_docs import cli_reference
+from afr_cli.commands.cli_docs import cli_reference
 
 TYPE_TAG = re.compile(r"<(?:int|float|str|bool|path|Path|datetime|list\[[^\]]*\]|[a-z]+ range|\w+(?:,\w+)+)>")
 BRACE = re.compile(r"\{[A-Za-z_]+\}")
@@ -78,7 +78,7 @@ def test_every_commands_description_is_one_unbroken_paragraph_in_the_terminal(pa
 
 
 def test_every_model_family_and_ensemble_has_a_description_of_its_own():
-    from afr_cli.config import families_help
+    from afr_cli.config.experiment import families_help
     from afr_cli.ensembles import ensembles_help
 
     for rows in (families_help(), ensembles_help()):

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from afr_cli.config import load_experiment
+from afr_cli.config.experiment import load_experiment
 from afr_cli.errors import AfrInputError
 from conftest import run_afr
 
@@ -26,7 +26,7 @@ TINY = {
 
 def test_version_names_the_package_version_and_the_git_commit(monkeypatch):
     import afr_cli
-    from afr_cli import version
+    from afr_cli.core import version
 
     proc = run_afr("--version")
     assert proc.returncode == 0 and proc.stderr == ""
@@ -42,7 +42,7 @@ def test_version_names_the_package_version_and_the_git_commit(monkeypatch):
 
 def test_estimators_reject_an_unknown_solver_or_loss_at_fit_as_a_config_does(tmp_path, small_data):
     from afr_cli.models import LARF, SATRF, EpsABRF
-    from afr_cli.solve import SOLVERS
+    from afr_cli.solvers.solve import SOLVERS
 
     X, y, _, _ = small_data
     config = dict(TINY, models=[{"id": "a", "family": "eps-abrf", "solver": "GUROBIX"}])
@@ -64,8 +64,8 @@ def test_estimators_reject_an_unknown_solver_or_loss_at_fit_as_a_config_does(tmp
 
 
 def _run_tiny(tmp_path, reps: int, out, datasets: list[str] | None = None) -> list[str]:
-    from afr_cli.run_messages import rerun_command
-    from afr_cli.runner import RunOptions, run_experiment
+    from afr_cli.engine.messages import rerun_command
+    from afr_cli.engine.runner import RunOptions, run_experiment
 
     config = tmp_path / "tiny.yaml"
     config.write_text(yaml.safe_dump(TINY))

@@ -1,5 +1,5 @@
 """Commands import what they compute (issue 35): ``afr status`` loads no SciPy, ``afr table``
-without --compare none of the tests (afr_cli.stats, the Bayesian tests, tables/compare), not the
+without --compare none of the tests (afr_cli.analysis.stats, the Bayesian tests, tables/compare), not the
 model families (scikit-learn, cvxpy) and not joblib, and ``afr table --compare`` no scipy.stats;
 each checked in a fresh interpreter, since a test process has imported everything already."""
 
@@ -18,7 +18,7 @@ from afr_cli.store.export import STORE_FILE, export_store
 
 pytestmark = pytest.mark.slow
 
-TESTS = ("afr_cli.stats", "afr_cli.bayesian", "afr_cli.tables.compare")
+TESTS = ("afr_cli.analysis.stats", "afr_cli.analysis.bayesian", "afr_cli.tables.compare")
 PROBE = """
 import contextlib, io, json, sys
 sys.argv = ["afr", *json.loads(sys.argv[1])]
@@ -70,7 +70,7 @@ def test_a_table_without_compare_loads_no_test(tmp_path, export):
     warm = _modules(tmp_path, "table", "--results", str(export))  # the families' order now cached
     assert not set(TESTS) & warm
     assert "afr_cli.models" not in warm and "scipy.stats" not in warm
-    assert "joblib" not in warm  # only a run needs it (afr_cli.quiet_interrupt starts loky's tracker)
+    assert "joblib" not in warm  # only a run needs it (afr_cli.core.quiet_interrupt starts loky's tracker)
     assert set(TESTS) <= _modules(tmp_path, "table", "--results", str(export), "--compare", "rf", "eps-abrf")
 
 

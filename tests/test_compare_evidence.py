@@ -180,7 +180,7 @@ def test_compare_cli_json_metric_all_and_messages(tmp_path):
 def test_average_ranks_match_scipys_rankdata_in_blocks_too(monkeypatch):
     from scipy.stats import rankdata
 
-    from afr_cli import signed_rank
+    from afr_cli.analysis import signed_rank
 
     x = np.round(np.random.default_rng(3).normal(size=(50, 9)), 1)  # many ties
     assert np.array_equal(signed_rank.average_ranks_by_row(x), rankdata(x, axis=-1))

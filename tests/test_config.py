@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from afr_cli.config import load_experiment
+from afr_cli.config.experiment import load_experiment
 from afr_cli.errors import AfrInputError
 
 from conftest import ROOT, assert_one_line_error, run_afr

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from afr_cli.config import load_experiment
+from afr_cli.config.experiment import load_experiment
 from conftest import ROOT, run_afr
 
 ALL_DATASETS = ("Diabetes", "Friedman1", "Friedman2", "Friedman3", "Regression", "Sparse", "Wine",

@@ -13,10 +13,10 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from afr_cli.config import load_experiment
-from afr_cli.reproduce import plan_experiment, render_plan
-from afr_cli.papers.knowledge import ExperimentSpec
-from afr_cli.runner import RunOptions, run_experiment
+from afr_cli.config.experiment import load_experiment
+from afr_cli.reproduction.pipeline import plan_experiment, render_plan
+from afr_cli.catalogue.knowledge import ExperimentSpec
+from afr_cli.engine.runner import RunOptions, run_experiment
 from afr_cli.store import ResultsStore, UnitRecord, open_existing
 from afr_cli.store.export import EXPORT_DIR, ExportedStore, export_store, seed_store
 from afr_cli.store.faults import REQUIRED_COLUMNS

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from afr_cli.curves import curve_figure, curve_table
+from afr_cli.figures.curves import curve_figure, curve_table
 from afr_cli.errors import AfrInputError
 from conftest import assert_one_line_error, run_afr
 

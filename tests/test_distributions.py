@@ -1,4 +1,4 @@
-"""afr_cli.distributions gives scipy.stats' floats bit for bit (issue 35: afr's tests compute their
+"""afr_cli.analysis.distributions gives scipy.stats' floats bit for bit (issue 35: afr's tests compute their
 t, chi² and F tails without importing scipy.stats), over a grid of arguments and at the edges."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from afr_cli.distributions import chi2_sf, f_sf, normal_sf, t_cdf, t_interval, t_ppf, t_sf
+from afr_cli.analysis.distributions import chi2_sf, f_sf, normal_sf, t_cdf, t_interval, t_ppf, t_sf
 
 # scipy.stats warns of the invalid arguments (a zero scale, NaN) the edge cases pass on purpose
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -89,6 +89,6 @@ def test_importing_the_module_loads_no_scipy():
     import subprocess
     import sys
 
-    probe = "import sys, afr_cli.distributions; print(any(m.startswith('scipy') for m in sys.modules))"
+    probe = "import sys, afr_cli.analysis.distributions; print(any(m.startswith('scipy') for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from afr_cli.ensembles import get_ensemble
-from afr_cli.features import LeafStatistics
+from afr_cli.ensembles.leaf_statistics import LeafStatistics
 from afr_cli.models import FAMILIES
-from afr_cli.solve import solve
+from afr_cli.solvers.solve import solve
 
 from conftest import run_afr
 

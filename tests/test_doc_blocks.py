@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from afr_cli import regress
-from afr_cli.benchmarks.records import TRANSCRIBED, write_record
+from afr_cli.tables import regress
+from afr_cli.store.bench_records import TRANSCRIBED, write_record
 from afr_cli.publish.bench_blocks import time_block
 from afr_cli.publish.code_blocks import (EXPORT_CONSTANTS, LIMIT_CONSTANTS, SOLVER_CONSTANTS, code_blocks,
                                          regress_constants_block, solver_constants_block)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from afr_cli.papers.knowledge import papers
+from afr_cli.catalogue.knowledge import papers
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"

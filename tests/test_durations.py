@@ -1,11 +1,11 @@
-"""One duration format for every command and page (``afr_cli.durations``): hours and whole
+"""One duration format for every command and page (``afr_cli.core.durations``): hours and whole
 minutes from an hour up; below it, minutes to a tenth, whole minutes, or seconds below a minute."""
 
 from __future__ import annotations
 
 import pytest
 
-from afr_cli.durations import format_duration
+from afr_cli.core.durations import format_duration
 
 
 @pytest.mark.parametrize("seconds, below_hour, text", [

@@ -1,4 +1,4 @@
-"""Intervals on every effect of a paired comparison (afr_cli/effect_intervals.py, issue 34 item 2):
+"""Intervals on every effect of a paired comparison (afr_cli/analysis/effect_intervals.py, issue 34 item 2):
 the mean difference's t interval, d_z's exact noncentral-t interval, the rank-biserial r's seeded
 bootstrap interval, and the magnitude labels with their sources."""
 
@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from afr_cli.effect_intervals import (
+from afr_cli.analysis.effect_intervals import (
     D_THRESHOLDS, R_THRESHOLDS, dz_interval, effect_intervals, magnitude, mean_diff_interval,
     rank_biserial_interval)
-from afr_cli.stats import effect_sizes, paired_ttest
+from afr_cli.analysis.stats import effect_sizes, paired_ttest
 
 RNG = np.random.default_rng(34)
 A = RNG.normal(0.80, 0.05, 12)

@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from afr_cli.config import load_experiment
-from afr_cli.protocol import derive_seed, run_unit, split_indices
+from afr_cli.config.experiment import load_experiment
+from afr_cli.engine.protocol import derive_seed, run_unit, split_indices
 from afr_cli.store import load_grid, load_results
 
 from conftest import afr_bin, assert_one_line_error, run_afr
@@ -80,8 +80,8 @@ def test_a_unit_runs_blas_on_one_thread_whatever_its_process_allows(monkeypatch)
 
     from threadpoolctl import threadpool_info, threadpool_limits
 
-    from afr_cli import runner
-    from afr_cli.shared_work import Speedups
+    from afr_cli.engine import runner
+    from afr_cli.engine.shared_work import Speedups
 
     seen = []
     monkeypatch.setattr(runner, "run_fused_task",
@@ -184,8 +184,8 @@ def test_ctrl_c_stops_two_workers_quietly_and_the_same_command_resumes(config_pa
 
 def test_ctrl_c_during_the_export_of_a_finished_run_neither_stops_nor_half_writes_it(config_path, tmp_path,
                                                                                    monkeypatch):
-    import afr_cli.runner as runner
-    from afr_cli.runner import RunOptions, run_experiment
+    import afr_cli.engine.runner as runner
+    from afr_cli.engine.runner import RunOptions, run_experiment
     from afr_cli.store.export import has_export
 
     real_export = runner.export_store
@@ -276,7 +276,7 @@ def test_splits_depend_only_on_seed_dataset_and_rep():
 
 
 def test_a_model_whose_every_solve_fails_is_an_error_naming_the_unit(config_path, monkeypatch):
-    import afr_cli.solve_memo as solve_memo  # the protocol solves through the unit's memo
+    import afr_cli.solvers.memo as solve_memo  # the protocol solves through the unit's memo
     from afr_cli.data import load_dataset
     from afr_cli.errors import SolverError
 
@@ -295,7 +295,7 @@ def test_rep_index_seeding_is_the_papers_split_and_forest_seed(config_path):
     from sklearn.model_selection import train_test_split
 
     from afr_cli.data import load_dataset
-    from afr_cli.protocol import UnitSeeds
+    from afr_cli.engine.protocol import UnitSeeds
 
     exp = load_experiment(config_path, ["protocol.seeding=rep-index"])
     seeds = UnitSeeds(exp, "Sparse", exp.bases[0], 7)
@@ -351,7 +351,7 @@ def test_the_cli_protocol_and_the_estimators_agree_on_one_split(tmp_path):
 
     from afr_cli.data import load_dataset
     from afr_cli.models import LARF, SATRF, EpsABRF
-    from afr_cli.protocol import UnitSeeds
+    from afr_cli.engine.protocol import UnitSeeds
 
     forest = {"n_estimators": 12, "min_samples_leaf": 5, "max_features": 1.0}
     cfg = {"name": "agree", "protocol": {"reps": 1, "seeding": "rep-index"}, "datasets": ["Friedman1"],
@@ -404,7 +404,7 @@ def test_each_run_that_adds_units_is_recorded_and_a_no_op_run_writes_nothing(con
 
 
 def test_a_store_from_before_run_histories_keeps_its_first_provenance():
-    from afr_cli.runner import run_history
+    from afr_cli.engine.runner import run_history
 
     old = {"git_commit": "aaaa", "versions": {"numpy": "1"}}
     runs = run_history(old, {"git_commit": "bbbb", "versions": {"numpy": "2"}}, 10, 5)

@@ -13,7 +13,7 @@ from sklearn.tree import BaseDecisionTree
 
 from afr_cli.ensembles import ENSEMBLES, OWN, TRAINING_MEAN, FittedEnsemble, from_fitted, get_ensemble
 from afr_cli.errors import AfrInputError
-from afr_cli.features import LeafStatistics
+from afr_cli.ensembles.leaf_statistics import LeafStatistics
 from afr_cli.store import load_results
 from conftest import assert_one_line_error, run_afr
 
@@ -115,7 +115,7 @@ from sklearn.ensemble import RandomForestRegressor
 
 from afr_cli.ensembles import Ensemble, FittedEnsemble
 from afr_cli.ensembles.random_forests import forest_ensemble
-from afr_cli.params import ENSEMBLE, Param
+from afr_cli.core.params import ENSEMBLE, Param
 
 
 class ShallowForest(Ensemble):

@@ -11,9 +11,9 @@ import pytest
 import yaml
 
 from afr_cli.ensembles import ENSEMBLES, get_ensemble
-from afr_cli.features import LeafStatistics
+from afr_cli.ensembles.leaf_statistics import LeafStatistics
 from afr_cli.models import AGBoost, EpsABRF, FAMILIES, LARF, SATRF
-from afr_cli.solve import LinearAttentionProblem, solve
+from afr_cli.solvers.solve import LinearAttentionProblem, solve
 
 # Small ensembles: a few trees, small leaves (fast, and every family still has something to attend to).
 SMALL = {"rf": {"n_estimators": 4, "min_samples_leaf": 5}, "ert": {"n_estimators": 4, "min_samples_leaf": 5},
@@ -111,8 +111,8 @@ def _config(path, bases: list[dict], families: list[str]) -> str:
 @pytest.mark.parametrize("structure", sorted({e.structure for e in ENSEMBLES.values()}))
 def test_runs_are_bit_identical_across_worker_counts(tmp_path, structure):
     """Every family on every ensemble of a structure (one unit per ensemble), with 1 worker and with 2."""
-    from afr_cli.config import load_experiment
-    from afr_cli.runner import RunOptions, run_experiment
+    from afr_cli.config.experiment import load_experiment
+    from afr_cli.engine.runner import RunOptions, run_experiment
     from afr_cli.store import load_results
 
     kinds = [e for e, ens in ENSEMBLES.items() if ens.structure == structure]

@@ -16,10 +16,10 @@ from afr_cli.ensembles import get_ensemble
 from afr_cli.ensembles.fast_trees import fit_forest
 from afr_cli.ensembles.random_forests import forest_prefix
 from afr_cli.errors import AfrInputError
-from afr_cli.features import LeafStatistics
+from afr_cli.ensembles.leaf_statistics import LeafStatistics
 from afr_cli.models import get_family
-from afr_cli.shared_work import TODAY, SharedWork, Speedups, speedups_for
-from afr_cli.tree_path import FAST, SKLEARN, current_tree_path, use_tree_path
+from afr_cli.engine.shared_work import TODAY, SharedWork, Speedups, speedups_for
+from afr_cli.ensembles.tree_path import FAST, SKLEARN, current_tree_path, use_tree_path
 from conftest import assert_one_line_error, run_afr
 
 FOREST_FAMILIES = ("eps-abrf", "sat-rf-y", "em-w-larf", "dm-soft", "robust-rf")
@@ -261,7 +261,7 @@ def test_the_path_is_chosen_by_name_and_travels_with_the_speedups():
     assert speedups_for(SKLEARN) == Speedups(fast_trees=False) and speedups_for(FAST) == Speedups()
     assert not TODAY.fast_trees and TODAY.tree_path == SKLEARN
     X, y, _ = _data("ties")
-    from afr_cli.config import Base
+    from afr_cli.config.experiment import Base
 
     base = Base("RF", "rf", {"n_estimators": 4})
     assert SharedWork(Speedups())._training(base, 0, X, y)[0].ensemble.fast is True
@@ -301,7 +301,7 @@ def test_a_unit_run_on_either_tree_path_stores_the_same_rows(tmp_path):
 def test_bench_trees_times_both_paths_in_one_run_and_finds_them_identical(tmp_path):
     import json
 
-    from afr_cli.benchmarks.records import read_records
+    from afr_cli.store.bench_records import read_records
     from afr_cli.publish.bench_blocks import bench_blocks
 
     proc = run_afr("bench", "trees", "--dataset", "Diabetes", "--repeats", "1", "--format", "json", "--record",
@@ -332,9 +332,9 @@ def test_the_runner_and_reproduce_hand_the_tree_path_to_the_workers(tmp_path, mo
     import yaml
 
     import afr_cli.ensembles.random_forests as random_forests
-    import afr_cli.reproduce as reproduce
-    from afr_cli.config import load_experiment
-    from afr_cli.runner import RunOptions, run_experiment
+    import afr_cli.reproduction.pipeline as reproduce
+    from afr_cli.config.experiment import load_experiment
+    from afr_cli.engine.runner import RunOptions, run_experiment
 
     fast_fits = []
     real = random_forests.fit_forest

@@ -274,10 +274,10 @@ def test_a_header_without_rows_is_refused_in_one_line(tmp_path):
 
 
 def test_splits_whose_target_is_constant_are_named_by_dataset_and_repetition(tmp_path):
-    from afr_cli.config import load_experiment
+    from afr_cli.config.experiment import load_experiment
     from afr_cli.errors import AfrInputError
-    from afr_cli.protocol import UnitSeeds
-    from afr_cli.split_targets import check_split_targets, undefined_r2_splits
+    from afr_cli.engine.protocol import UnitSeeds
+    from afr_cli.engine.split_targets import check_split_targets, undefined_r2_splits
 
     config = tmp_path / "c.yaml"
     config.write_text(yaml.safe_dump({

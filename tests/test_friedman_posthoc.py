@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from afr_cli.posthoc import rank_cliques, wilcoxon_holm
-from afr_cli.stats import friedman_nemenyi
+from afr_cli.analysis.posthoc import rank_cliques, wilcoxon_holm
+from afr_cli.analysis.stats import friedman_nemenyi
 from afr_cli.tables.friedman import (
     NEMENYI_COLOUR, TIE_RULE, WILCOXON_COLOUR, FriedmanBlock, RankedSide, at_printed_precision, cd_figure,
     friedman_notes, round_half_up, row_decimals)

@@ -14,17 +14,17 @@ import pandas as pd
 import pytest
 import yaml
 
-from afr_cli.benchmarks.records import read_records
-from afr_cli.config import load_experiment
+from afr_cli.store.bench_records import read_records
+from afr_cli.config.experiment import load_experiment
 from afr_cli.ensembles.random_forests import _Forest
 from afr_cli.errors import RunInterrupted
-from afr_cli.experiment_data import load_one
-from afr_cli.forest_cache import ForestCache
+from afr_cli.engine.experiment_data import load_one
+from afr_cli.engine.forest_cache import ForestCache
 from afr_cli.publish.bench_blocks import bench_blocks
-from afr_cli.runner import RunOptions, run_experiments
-from afr_cli.shared_work import TODAY, Speedups
+from afr_cli.engine.runner import RunOptions, run_experiments
+from afr_cli.engine.shared_work import TODAY, Speedups
 from afr_cli.store import ResultsStore
-from afr_cli.unit_groups import fuse_tasks, run_fused_task, unit_tasks
+from afr_cli.engine.tasks import fuse_tasks, run_fused_task, unit_tasks
 from tests.conftest import assert_one_line_error, run_afr
 
 BASE = {"seed": 3, "data_seed": 1, "synthetic_noise": "none",

@@ -1,4 +1,4 @@
-"""The hierarchical Bayesian test over datasets × repetitions (afr_cli/hierarchical.py, issue 34
+"""The hierarchical Bayesian test over datasets × repetitions (afr_cli/analysis/hierarchical.py, issue 34
 item 1), checked against an independent implementation: NumPyro's NUTS on the model of baycomp's
 ``hierarchical-t-test.stan``, recorded in tests/fixtures/hierarchical_reference.json by
 tests/fixtures/make_hierarchical_reference.py (which says how to rerun it)."""
@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from afr_cli.hierarchical import batch_se, hierarchical_draws, hierarchical_test, region_masses, summarise
+from afr_cli.analysis.hierarchical import batch_se, hierarchical_draws, hierarchical_test, region_masses, summarise
 
 FIXTURE = Path(__file__).parent / "fixtures" / "hierarchical_reference.json"
 CASES = json.loads(FIXTURE.read_text(encoding="utf-8"))["cases"]

@@ -1,5 +1,6 @@
-"""The import graph of afr_cli/, computed from the source: no cycle, no command imported by the
-library, and the library packages importing nothing from the experiment layers above them.
+"""The import graph of afr_cli/, computed from the source, against the floors afr_cli/layers.py
+declares: no circle by file or by room, no import up a floor or sideways to another room on the
+same floor, every room declared, and papers/<id>/ holding content only.
 
 Every ``import`` and ``from`` statement counts, those inside functions included (an import made
 inside a function to dodge a circle is still an edge of the circle). ``from pkg import name``
@@ -13,9 +14,8 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "afr_cli"
 
-LIBRARY_PACKAGES = ("afr_cli.dm", "afr_cli.solvers", "afr_cli.ensembles", "afr_cli.data", "afr_cli.store")
-EXPERIMENT_LAYERS = ("afr_cli.protocol", "afr_cli.runner", "afr_cli.config", "afr_cli.commands")
 COMMAND_IMPORTERS = ("afr_cli.commands", "afr_cli.cli")
+PAPER_CONTENT = {"paper.yaml", "published.csv", "page.md", "studies.py"}  # what a paper folder may hold
 
 
 def module_name(path: Path) -> str:
@@ -138,7 +138,61 @@ def test_only_the_cli_imports_commands():
     assert not wrong, "modules outside commands/ importing a command: " + ", ".join(wrong)
 
 
-def test_library_packages_import_no_experiment_layer():
-    wrong = [f"{m} -> {t}" for m, targets in import_graph().items() if within(m, LIBRARY_PACKAGES)
-             for t in sorted(targets) if within(t, EXPERIMENT_LAYERS)]
-    assert not wrong, "library modules importing protocol/runner/config/commands: " + ", ".join(wrong)
+def room_of(module: str) -> str:
+    """The room a module lives in: the package directly under afr_cli/, or the top-level module
+    (a paper's study code, afr_cli.papers.<id>.studies, is in the room ``papers``)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def room_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    rooms: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        rooms.setdefault(room_of(module), set()).update(room_of(t) for t in targets if room_of(t) != room_of(module))
+    return rooms
+
+
+def wrong_way(graph: dict[str, set[str]]) -> list[str]:
+    """Every import edge that goes up a floor or sideways to another room on the same floor."""
+    from afr_cli.layers import floor_of
+
+    return [f"{m} (floor {floor_of(room_of(m))}) -> {t} (floor {floor_of(room_of(t))})"
+            for m, targets in sorted(graph.items()) for t in sorted(targets)
+            if room_of(t) != room_of(m) and floor_of(room_of(t)) >= floor_of(room_of(m))]
+
+
+def test_every_room_is_declared_on_a_floor():
+    from afr_cli.layers import FLOORS
+
+    declared = [room for floor in FLOORS for room in floor]
+    assert len(declared) == len(set(declared)), "a room declared on two floors"
+    assert set(room_graph(import_graph())) == set(declared)
+
+
+def test_no_circle_between_rooms():
+    rooms = room_graph(import_graph())
+    circles = strongly_connected(rooms)
+    assert not circles, "room circles: " + "; ".join(" -> ".join(a_cycle(rooms, c)) for c in circles)
+
+
+def test_every_import_runs_down_the_floors():
+    wrong = wrong_way(import_graph())
+    assert not wrong, "imports up a floor or sideways: " + "; ".join(wrong)
+
+
+def test_the_floor_check_finds_an_upward_and_a_sideways_import():
+    """The check itself: engine -> publish is up, models -> catalogue is sideways, config -> core is down."""
+    graph = {"afr_cli.engine.runner": {"afr_cli.publish.build"}, "afr_cli.models.larf": {"afr_cli.catalogue.published"},
+             "afr_cli.config.schema": {"afr_cli.core.params"}}
+    assert [line.split(" (")[0] for line in wrong_way(graph)] == ["afr_cli.engine.runner", "afr_cli.models.larf"]
+
+
+def test_at_most_eight_modules_at_the_top():
+    top = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(top) <= 8, top
+
+
+def test_paper_folders_hold_content_only():
+    for folder in sorted(p for p in (PACKAGE / "papers").iterdir() if p.is_dir() and p.name != "__pycache__"):
+        extra = {f.name for f in folder.iterdir() if f.name != "__pycache__"} - PAPER_CONTENT
+        assert not extra, f"{folder.name}: {sorted(extra)}"

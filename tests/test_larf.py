@@ -8,12 +8,12 @@ from sklearn.datasets import make_friedman1
 
 from afr_cli.errors import AfrInputError
 from afr_cli.ensembles import get_ensemble
-from afr_cli.features import LeafStatistics
+from afr_cli.ensembles.leaf_statistics import LeafStatistics
 from afr_cli.models import FAMILIES, LARF, EpsABRF
 from afr_cli.models.larf import LARF_FAMILIES, head_taus, larf_family, mixture_features
 from afr_cli.models import larf_leaf
 from afr_cli.models.larf_leaf import leaf_attention, leaf_distances
-from afr_cli.solve import ConstraintBuilder, LinearAttentionProblem, solve
+from afr_cli.solvers.solve import ConstraintBuilder, LinearAttentionProblem, solve
 
 SMALL = dict(n_estimators=6, min_samples_leaf=5, random_state=0)
 DESIGN = dict(tau0=0.5, M=3)

@@ -21,7 +21,7 @@ from afr_cli.data.checks import SMALL_ROWS, small_data_warning
 from afr_cli.data.files import FILE_KEYS, LOADER_KEYS, LoaderDataset, loader_function, read_file_dataset
 from afr_cli.data.survey import survey_file
 from afr_cli.errors import AfrInputError
-from afr_cli.schema import DATASET
+from afr_cli.config.schema import DATASET
 from afr_forkserver import Invocation, run_afr_forked
 
 ROWS = 60
@@ -152,7 +152,7 @@ def test_a_misspelt_loader_function_is_named_with_the_functions_of_the_file(tmp_
 
 
 def test_the_store_of_a_config_is_found_beside_it_from_another_directory(tmp_path, monkeypatch):
-    from afr_cli.config import store_directory
+    from afr_cli.config.experiment import store_directory
 
     (tmp_path / ".git").mkdir()  # the search stops at a checkout's root
     project = tmp_path / "myexp"
@@ -285,8 +285,8 @@ def registries_restored():
 def test_a_loader_file_beside_the_config_is_imported_without_plugins(tmp_path, registries_restored):
     """Found beside the config and imported in this process; handed to the workers only when it
     defines a family or ensemble of its own (the loader itself is called here, never there)."""
-    from afr_cli.config import load_experiment
-    from afr_cli.experiment_data import load_experiment_data
+    from afr_cli.config.experiment import load_experiment
+    from afr_cli.engine.experiment_data import load_experiment_data
 
     (tmp_path / "own_rows_a.py").write_text("import numpy as np\n\n\ndef load():\n    X = np.arange(120.0).reshape(60, 2)\n"
                                             "    return X, np.sin(X[:, 0]) + X[:, 1]\n")
@@ -309,7 +309,7 @@ def test_a_store_refuses_the_same_file_read_with_another_entry():
     from types import SimpleNamespace
 
     from afr_cli.errors import AfrInputError
-    from afr_cli.runner import _check_same_data
+    from afr_cli.engine.runner import _check_same_data
 
     exp = SimpleNamespace(dataset_sources={"H": SimpleNamespace(where="c.yaml: datasets[0]")})
     held = SimpleNamespace(path="results/h")

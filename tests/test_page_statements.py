@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from afr_cli.papers.knowledge import papers
+from afr_cli.catalogue.knowledge import papers
 from afr_cli.publish.claims.ledger import judge_paper, summary_block
 from afr_cli.publish.frames import forget_loaded
 from afr_cli.publish.page_words import (ALPHA, how_many, in_brackets, listing, repetitions_label, shown_as,

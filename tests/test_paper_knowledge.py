@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 
 from afr_cli.errors import AfrInputError
-from afr_cli.papers import published_table
-from afr_cli.papers.knowledge import paper, param_rows, parse_paper, reports, table_info
-from afr_cli.stats import ttest_sources
+from afr_cli.catalogue.published import published_table
+from afr_cli.catalogue.knowledge import paper, param_rows, parse_paper, reports, table_info
+from afr_cli.catalogue.printed_tests import ttest_sources
 
 
 def test_every_claim_report_and_ttest_of_the_data_files_is_well_formed():
@@ -138,7 +138,7 @@ def test_every_key_of_a_data_file_has_its_type_checked_in_one_line(change, messa
 def test_a_package_papers_configs_resolve_from_the_checkout_not_the_working_directory(tmp_path, monkeypatch):
     import yaml
 
-    from afr_cli.papers.knowledge import PAPERS_DIR, PROJECT_DIR, read_paper_folder
+    from afr_cli.catalogue.knowledge import PAPERS_DIR, PROJECT_DIR, read_paper_folder
 
     monkeypatch.chdir(tmp_path)
     satrf = read_paper_folder(PAPERS_DIR / "satrf")
@@ -157,7 +157,7 @@ def test_a_package_papers_configs_resolve_from_the_checkout_not_the_working_dire
 
 
 def test_a_data_file_not_in_utf8_is_one_line(tmp_path):
-    from afr_cli.papers.knowledge import read_paper_folder
+    from afr_cli.catalogue.knowledge import read_paper_folder
 
     (tmp_path / "paper.yaml").write_bytes("id: x\npublished: x.csv\ntitle: pap\xe9r\n".encode("latin-1"))
     with pytest.raises(AfrInputError, match="paper.yaml: not a UTF-8 text file"):
@@ -165,8 +165,8 @@ def test_a_data_file_not_in_utf8_is_one_line(tmp_path):
 
 
 def test_a_published_csv_is_checked_before_anything_runs(tmp_path):
-    from afr_cli.papers.knowledge import parse_paper as parse
-    from afr_cli.reproduce_checks import check_published
+    from afr_cli.catalogue.knowledge import parse_paper as parse
+    from afr_cli.reproduction.checks import check_published
 
     paper = parse({**MINIMAL, "published": "published.csv", "axes": {"noise_eta": {"scale": 1}}}, "x.yaml", tmp_path)
     with pytest.raises(AfrInputError, match="paper.yaml: published: 'published.csv': no such file"):

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from afr_cli.errors import AfrInputError
-from afr_cli.plots import choose_base, surface_figure, surface_table
+from afr_cli.figures.plots import choose_base, surface_figure, surface_table
 from afr_cli.store import load_grid
 from conftest import assert_one_line_error, run_afr
 
@@ -42,7 +42,7 @@ def store(tmp_path_factory) -> Path:
 
 
 def _expected(grid: pd.DataFrame, column: str) -> pd.DataFrame:
-    """The mean over reps per (eps, tau), computed independently of afr_cli.plots."""
+    """The mean over reps per (eps, tau), computed independently of afr_cli.figures.plots."""
     rows = grid[(grid.dataset == "Sparse") & (grid.model == "yx")]
     wide = rows.assign(tau=[p["tau"] for p in rows.point], eps=[p["eps"] for p in rows.point])
     return wide.pivot_table(index="eps", columns="tau", values=column, aggfunc="mean")

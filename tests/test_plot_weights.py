@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from afr_cli.config import load_experiment
+from afr_cli.config.experiment import load_experiment
 from afr_cli.errors import AfrInputError
-from afr_cli.plots import weight_curves
+from afr_cli.figures.plots import weight_curves
 from conftest import assert_one_line_error, run_afr
 
 TINY = """\

@@ -15,7 +15,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
 from afr_cli.errors import AfrInputError
-from afr_cli.preprocessing_study import (
+from afr_cli.studies.preprocessing import (
     Candidate, _candidate_unit, decide, distinct_cells, load_study, match_cells,
 )
 from conftest import assert_one_line_error, run_afr

@@ -13,7 +13,7 @@ from afr_cli.publish.project_blocks import (COMPUTE_BLOCK, PREPROCESSING_BLOCK, 
                                             compute_block, export_sizes_block, preprocessing_block,
                                             preprocessing_notes_block,
                                             project_blocks, published_ttests_block)
-from afr_cli.stats import recompute_published_ttests
+from afr_cli.catalogue.printed_tests import recompute_published_ttests
 from afr_cli.store.status import store_status
 
 REPO = Path(__file__).resolve().parents[1]

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from afr_cli.config import load_experiment
+from afr_cli.config.experiment import load_experiment
 from afr_cli.errors import AfrInputError
-from afr_cli.protocol import run_unit
-from afr_cli.runner import RunOptions, run_experiment
+from afr_cli.engine.protocol import run_unit
+from afr_cli.engine.runner import RunOptions, run_experiment
 from afr_cli.store import load_results
 
 CONFIG = {

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from afr_cli.errors import AfrInputError
-from afr_cli.papers.knowledge import paper, papers, parse_paper
+from afr_cli.catalogue.knowledge import paper, papers, parse_paper
 from afr_cli.publish import site as site_module
 from afr_cli.publish.pages import BEGIN, END, blocks_in, with_blocks
 from afr_cli.publish.studies import render_frame, study_blocks, study_function

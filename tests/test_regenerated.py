@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 import yaml
 
-from afr_cli.benchmarks.records import read_records
+from afr_cli.store.bench_records import read_records
 from afr_cli.benchmarks.regenerated import compare_roots
-from afr_cli.config import load_experiment
+from afr_cli.config.experiment import load_experiment
 from afr_cli.publish.bench_blocks import regenerated_block
 from afr_cli.store.reader import load_grid
-from afr_cli.runner import RunOptions, run_experiment
+from afr_cli.engine.runner import RunOptions, run_experiment
 from afr_cli.store.export import export_store
 
 from conftest import assert_one_line_error, run_afr

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from afr_cli.regress import GOLDEN_COLUMNS, compare
+from afr_cli.tables.regress import GOLDEN_COLUMNS, compare
 from conftest import assert_one_line_error, run_afr
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from afr_cli.papers.knowledge import papers
+from afr_cli.catalogue.knowledge import papers
 from conftest import ROOT, assert_one_line_error, run_afr
 
 DOC = ROOT / "docs" / "adding-a-paper.md"
@@ -115,7 +115,7 @@ def test_a_store_no_paper_declares_leaves_nothing_for_git(tmp_path):
 
 
 def test_the_timing_section_is_replaced_not_appended(tmp_path):
-    from afr_cli.reproduce import TIMES_BEGIN, TIMES_END, times_section, write_times
+    from afr_cli.reproduction.pipeline import TIMES_BEGIN, TIMES_END, times_section, write_times
 
     readme = tmp_path / "README.md"
     readme.write_text("# Results\n\nkept above\n")
@@ -131,8 +131,8 @@ def test_the_timing_section_is_replaced_not_appended(tmp_path):
 
 
 def test_an_output_that_fails_is_reported_and_the_others_still_run(tmp_path):
-    from afr_cli.papers.knowledge import OutputSpec
-    from afr_cli.reproduce import Target, draw_outputs
+    from afr_cli.catalogue.knowledge import OutputSpec
+    from afr_cli.reproduction.pipeline import Target, draw_outputs
 
     good = OutputSpec((("models",),), stdout="{root}/out/models.txt")
     bad = OutputSpec((("models", "--no-such-option"),), stdout="{root}/out/never.md")
@@ -147,7 +147,7 @@ def test_an_output_that_fails_is_reported_and_the_others_still_run(tmp_path):
 def test_every_committed_store_and_report_store_is_declared_by_a_paper_folder():
     """What .gitignore no longer lists follows from the folders: every committed export and every
     store a report reads is an experiment of some paper folder."""
-    from afr_cli.papers.knowledge import reference_stores, reports
+    from afr_cli.catalogue.knowledge import reference_stores, reports
 
     declared = set(reference_stores())
     committed = {str(p.parent.parent.relative_to(ROOT / "results")) for p in (ROOT / "results").glob("**/export/manifest.json")}
@@ -157,7 +157,8 @@ def test_every_committed_store_and_report_store_is_declared_by_a_paper_folder():
 
 def test_a_folder_outside_the_package_joins_the_papers(tmp_path, monkeypatch):
     from afr_cli.errors import AfrInputError
-    from afr_cli.papers import knowledge, published_table
+    from afr_cli.catalogue import knowledge
+    from afr_cli.catalogue.published import published_table
 
     monkeypatch.setattr(knowledge, "_EXTRA_FOLDERS", [])
     knowledge.papers.cache_clear()
@@ -191,8 +192,8 @@ def test_the_plan_follows_reps_and_datasets_and_projects_compute_from_stored_uni
 
 
 def test_with_datasets_an_output_drawn_for_another_dataset_is_skipped_and_said(tmp_path):
-    from afr_cli.papers.knowledge import OutputSpec
-    from afr_cli.reproduce import Target, draw_outputs
+    from afr_cli.catalogue.knowledge import OutputSpec
+    from afr_cli.reproduction.pipeline import Target, draw_outputs
 
     other = OutputSpec((("table", "--results", "{root}/nowhere", "--dataset", "Wine"),), stdout="{root}/out/wine.md")
     chosen = OutputSpec((("models",),), stdout="{root}/out/models.txt")
@@ -213,7 +214,7 @@ def test_a_study_failing_on_a_partial_scratch_root_is_skipped_but_raises_under_r
     indexed a dataset the scratch stores do not hold. Under a scratch root it is left out and said;
     under the checkout's results/ a failing study still raises. A results/ in another working
     directory is a scratch root (it once counted as the checkout's, and the papers' studies failed there)."""
-    from afr_cli.papers.knowledge import ExperimentSpec, Study
+    from afr_cli.catalogue.knowledge import ExperimentSpec, Study
     from afr_cli.publish import studies
 
     def lacks_a_dataset(paper, study, root, refresh=False):
@@ -237,7 +238,7 @@ def test_a_study_failing_on_a_partial_scratch_root_is_skipped_but_raises_under_r
 def test_only_the_roots_own_papers_studies_run(tmp_path, monkeypatch):
     """A root holding none of a paper's stores runs none of its studies: every `afr reproduce --root R`
     of a toy paper once printed two 'skipped study larf:...' lines (LARF's studies read files R never had)."""
-    from afr_cli.papers.knowledge import ExperimentSpec, Study
+    from afr_cli.catalogue.knowledge import ExperimentSpec, Study
     from afr_cli.publish import studies
 
     ran = []
@@ -264,7 +265,7 @@ def test_the_checkouts_results_is_the_project_root_from_any_working_directory(tm
 
 def test_the_root_is_refused_in_one_line_when_empty_a_file_or_below_a_file(tmp_path):
     from afr_cli.errors import AfrInputError
-    from afr_cli.reproduce_checks import check_root
+    from afr_cli.reproduction.checks import check_root
 
     (tmp_path / "f").write_text("x")
     for value, needle in (("", "empty"), ("  ", "empty"), (str(tmp_path / "f"), "is a file"),
@@ -276,7 +277,7 @@ def test_the_root_is_refused_in_one_line_when_empty_a_file_or_below_a_file(tmp_p
 
 
 def test_a_report_missing_a_store_under_the_root_is_skipped_in_one_line(tmp_path, monkeypatch):
-    from afr_cli.papers.knowledge import Report
+    from afr_cli.catalogue.knowledge import Report
     from afr_cli.publish import frames
 
     both = Report("both", "toy", ("a", "b"), ())

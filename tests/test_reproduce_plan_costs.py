@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from afr_cli.papers.knowledge import paper
-from afr_cli.plan_costs import COMMITTED_ROOT, UnitCosts, project, unit_costs
-from afr_cli.reproduce import cpu_minutes, plan_experiment, render_plan
+from afr_cli.catalogue.knowledge import paper
+from afr_cli.reproduction.plan_costs import COMMITTED_ROOT, UnitCosts, project, unit_costs
+from afr_cli.reproduction.pipeline import cpu_minutes, plan_experiment, render_plan
 from afr_cli.store import ResultsStore, UnitRecord, open_existing
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -114,7 +114,7 @@ def test_an_experiment_no_committed_store_runs_is_priced_model_by_model(tmp_path
     per grid point of its family on that dataset and base times its own grid points."""
     from types import SimpleNamespace
 
-    import afr_cli.plan_costs as plan_costs
+    import afr_cli.reproduction.plan_costs as plan_costs
 
     committed = tmp_path / "committed"
     store = ResultsStore(committed / "other")
@@ -142,7 +142,7 @@ def test_an_experiment_no_committed_store_runs_is_priced_model_by_model(tmp_path
 
 
 def test_a_config_of_your_own_on_a_fresh_root_is_projected_from_the_committed_families(tmp_path):
-    from afr_cli.papers.knowledge import ExperimentSpec
+    from afr_cli.catalogue.knowledge import ExperimentSpec
 
     config = tmp_path / "mine.yaml"  # the quickstart under a name no committed (or demo) store has
     config.write_text((ROOT / "configs" / "quickstart.yaml").read_text(encoding="utf-8")

@@ -10,11 +10,11 @@ from sklearn.utils.estimator_checks import check_estimator
 
 from afr_cli.errors import AfrInputError
 from afr_cli.ensembles import get_ensemble
-from afr_cli.features import LeafStatistics
+from afr_cli.ensembles.leaf_statistics import LeafStatistics
 from afr_cli.models import FAMILIES, RobustRF
 from afr_cli.models.robust import (bootstrap_nodes, closed_form_weights, half_widths, pessimistic_costs,
                                    train_nodes, weight_bounds, weights_problem, worst_end)
-from afr_cli.solve import solve
+from afr_cli.solvers.solve import solve
 
 
 def _costs(rng, T=12):

@@ -8,10 +8,10 @@ from sklearn.datasets import make_friedman1
 
 from afr_cli.errors import AfrInputError
 from afr_cli.ensembles import get_ensemble
-from afr_cli.features import LeafStatistics, softmax_neg
+from afr_cli.ensembles.leaf_statistics import LeafStatistics, softmax_neg
 from afr_cli.models import EpsABRF, FAMILIES, SATRF
 from afr_cli.models.satrf import YX_FLOOR, pair_dissimilarity, satrf_family
-from afr_cli.solve import solve
+from afr_cli.solvers.solve import solve
 
 SMALL = dict(n_estimators=6, min_samples_leaf=5, random_state=0)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from afr_cli.features import softmax_neg
+from afr_cli.ensembles.leaf_statistics import softmax_neg
 from afr_cli.models.satrf import CHAIN_BLOCK_ROWS, VARIANTS, attend, pair_dissimilarity, self_attention
 
 

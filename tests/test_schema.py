@@ -1,4 +1,4 @@
-"""The config schema table (afr_cli/schema.py) drives validation, --set, afr models and docs/config.md;
+"""The config schema table (afr_cli/config/schema.py) drives validation, --set, afr models and docs/config.md;
 --set values are YAML with one-line errors; CLI values are never parsed as YAML; config hashes stay."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from afr_cli.config import Protocol, load_experiment
-from afr_cli.config_docs import REFERENCE_FILE, reference_page
+from afr_cli.config.experiment import Protocol, load_experiment
+from afr_cli.config.key_docs import REFERENCE_FILE, reference_page
 from afr_cli.errors import AfrInputError
-from afr_cli.schema import (AXIS, CHOICE, ENTRIES, ID, INTEGER, NAME, NUMBER, PREPROCESS, PROTOCOL, SECTION,
+from afr_cli.config.schema import (AXIS, CHOICE, ENTRIES, ID, INTEGER, NAME, NUMBER, PREPROCESS, PROTOCOL, SECTION,
                             SECTIONS, TEXT, TOP, Key, key_rows, section_at)
 
 from conftest import ROOT, assert_one_line_error, run_afr
@@ -227,8 +227,8 @@ def test_models_lists_the_config_keys_from_the_table():
 
 
 def test_an_integer_past_64_bits_is_compared_exactly_and_a_seed_has_a_range():
-    from afr_cli.params import as_float, in_interval, interval_text
-    from afr_cli.schema import MAX_SEED
+    from afr_cli.core.params import as_float, in_interval, interval_text
+    from afr_cli.config.schema import MAX_SEED
 
     big = 99999999999999999999999
     assert in_interval(big, 0, None) and not in_interval(big, 0, MAX_SEED) and in_interval(MAX_SEED, 0, MAX_SEED)

@@ -12,16 +12,16 @@ import yaml
 from sklearn.datasets import make_friedman1
 from sklearn.ensemble import ExtraTreesRegressor, RandomForestRegressor
 
-from afr_cli.config import load_experiment
+from afr_cli.config.experiment import load_experiment
 from afr_cli.ensembles.random_forests import _Forest, forest_ensemble, forest_prefix
-from afr_cli.experiment_data import load_one
-from afr_cli.protocol import run_unit
-from afr_cli.shared_work import TODAY, SharedWork, Speedups
-from afr_cli.solve import solve
-from afr_cli.solve_memo import SolveMemo, problem_key
+from afr_cli.engine.experiment_data import load_one
+from afr_cli.engine.protocol import run_unit
+from afr_cli.engine.shared_work import TODAY, SharedWork, Speedups
+from afr_cli.solvers.solve import solve
+from afr_cli.solvers.memo import SolveMemo, problem_key
 from afr_cli.solvers.problems import LinearAttentionProblem, simplex_constraints
 from afr_cli.store import UnitRecord
-from afr_cli.unit_groups import UnitTask, run_task, unit_tasks
+from afr_cli.engine.tasks import UnitTask, run_task, unit_tasks
 
 SATRF = {"name": "memo-test", "seed": 5, "protocol": {"reps": 1, "inner_folds": 2, "seeding": "rep-index"},
          "datasets": ["Friedman1"], "bases": [{"kind": "rf", "n_estimators": 12, "min_samples_leaf": 10}],
@@ -112,7 +112,7 @@ def test_grid_points_sharing_phi_share_its_gram_and_the_unit_gives_the_same_rows
 
 
 def test_a_kept_gram_gives_the_bytes_of_a_fresh_one_and_the_memo_keeps_a_bounded_few(monkeypatch):
-    import afr_cli.solve_memo as solve_memo
+    import afr_cli.solvers.memo as solve_memo
 
     rng = np.random.default_rng(3)
     Phi = rng.random((40, 7))

@@ -1,4 +1,4 @@
-"""afr_cli.signed_rank gives scipy.stats' Wilcoxon statistic and p-value, and its ranks, as the
+"""afr_cli.analysis.signed_rank gives scipy.stats' Wilcoxon statistic and p-value, and its ranks, as the
 same floats: every branch of scipy's method "auto" (exact; the permutation test with ties or
 zeros up to 13 differences; the normal approximation beyond), ties, zeros, NaN."""
 
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from afr_cli.signed_rank import (
+from afr_cli.analysis.signed_rank import (
     EXACT_MAX_N, PERMUTATION_MAX_N, average_ranks, average_ranks_by_row, sum_counts, wilcoxon_signed_rank)
 
 

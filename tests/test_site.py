@@ -11,7 +11,7 @@ from urllib.parse import unquote
 import pytest
 import yaml
 
-from afr_cli.papers.knowledge import papers
+from afr_cli.catalogue.knowledge import papers
 from conftest import run_afr
 
 BROWSER = next((b for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
@@ -118,7 +118,7 @@ def test_every_verdict_has_a_colour_on_the_site():
 def test_a_paper_without_claims_or_tables_shows_what_its_outputs_drew(tmp_path):
     """The Decision Machines print no table and make no claim of results: their page says so and
     shows the summary and comparisons `afr reproduce dm` drew, not an empty ledger and table."""
-    from afr_cli.papers.knowledge import paper
+    from afr_cli.catalogue.knowledge import paper
     from afr_cli.publish.site import paper_page
 
     root = tmp_path / "results"

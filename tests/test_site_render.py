@@ -7,7 +7,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from afr_cli.papers.knowledge import PROJECT_DIR, paper
+from afr_cli.catalogue.knowledge import PROJECT_DIR, paper
 from afr_cli.publish.markdown import slug, to_html
 from afr_cli.publish.outfiles import write_if_changed
 from afr_cli.publish.site import paper_page

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from afr_cli.errors import SolverError
-from afr_cli.solve import (ConstraintBuilder, LinearAttentionProblem, gram_factor, simplex_constraints,
+from afr_cli.solvers.solve import (ConstraintBuilder, LinearAttentionProblem, gram_factor, simplex_constraints,
                            solve)
 
 
@@ -67,7 +67,7 @@ def test_linked_sums_and_bounds_hold():
 
 
 def test_failure_falls_back_and_is_recorded(monkeypatch):
-    import afr_cli.solve as solve_mod
+    import afr_cli.solvers.solve as solve_mod
 
     real = solve_mod._attempt
     monkeypatch.setattr(solve_mod, "_attempt",
@@ -79,7 +79,7 @@ def test_failure_falls_back_and_is_recorded(monkeypatch):
 
 
 def test_all_solvers_failing_is_an_error_not_default_weights(monkeypatch):
-    import afr_cli.solve as solve_mod
+    import afr_cli.solvers.solve as solve_mod
 
     monkeypatch.setattr(solve_mod, "_attempt", lambda p, kind, name, warm, *gram: ("infeasible", None))
     with pytest.raises(SolverError, match="DAQP: infeasible, PIQP: infeasible, CLARABEL: infeasible"):
@@ -100,7 +100,7 @@ def _family_problems():
     from sklearn.datasets import make_friedman1
 
     from afr_cli.ensembles import get_ensemble
-    from afr_cli.features import LeafStatistics
+    from afr_cli.ensembles.leaf_statistics import LeafStatistics
     from afr_cli.models import get_family
 
     X, y = make_friedman1(n_samples=60, noise=0.5, random_state=0)
@@ -155,7 +155,7 @@ def test_large_problems_go_to_piqp_and_agree():
 
 
 def test_quadratic_and_linear_forms():
-    from afr_cli.solve import LinearProblem, QuadraticProblem
+    from afr_cli.solvers.solve import LinearProblem, QuadraticProblem
 
     pr = _problem()
     quad = QuadraticProblem(2 * pr.Phi.T @ pr.Phi, -2 * pr.Phi.T @ (pr.y - pr.r), pr.constraints)

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import yaml
 
-from afr_cli.config import load_experiment
+from afr_cli.config.experiment import load_experiment
 from afr_cli.data import load_dataset
-from afr_cli.protocol import REFIT, run_unit, solve_entry
-from afr_cli.solve import SolveResult
+from afr_cli.engine.protocol import REFIT, run_unit, solve_entry
+from afr_cli.solvers.solve import SolveResult
 from afr_cli.store import ResultsStore
 
 

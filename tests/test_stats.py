@@ -15,15 +15,9 @@ from scipy import stats as sps
 from afr_cli.commands.stats import _published
 from afr_cli.commands.table import _table
 from afr_cli.errors import AfrInputError
-from afr_cli.papers import available_tables, load_published, load_ttests, published_table
-from afr_cli.stats import (
-    RECOMPUTE_COLUMNS,
-    ttest_sources,
-    matches_printed,
-    paired_ttest,
-    recompute_published_ttests,
-    wilcoxon_test,
-)
+from afr_cli.catalogue.published import available_tables, load_published, load_ttests, published_table
+from afr_cli.analysis.stats import matches_printed, paired_ttest, wilcoxon_test
+from afr_cli.catalogue.printed_tests import RECOMPUTE_COLUMNS, recompute_published_ttests, ttest_sources
 
 AFR = Path(sys.executable).parent / "afr"
 
@@ -185,7 +179,7 @@ def test_bad_command_inputs_name_what_is_allowed():
 def test_friedman_and_nemenyi_on_demsars_worked_example():
     # Demšar (2006), sec. 3.2.2: four C4.5 variants over 14 data sets, mean ranks 3.143, 2.000,
     # 2.893, 1.964: chi²_F = 9.28, F_F = 3.69, and CD = 2.569 sqrt(4·5 / (6·14)) = 1.25 at 0.05
-    from afr_cli.stats import friedman_from_ranks, nemenyi_cd
+    from afr_cli.analysis.stats import friedman_from_ranks, nemenyi_cd
 
     chi2, p, f, p_f = friedman_from_ranks([3.143, 2.000, 2.893, 1.964], 14)
     assert round(chi2, 2) == 9.28 and round(f, 2) == 3.69 and p_f < 0.05
@@ -197,7 +191,7 @@ def test_friedman_on_a_table_agrees_with_scipy_and_groups_by_the_cd():
     import numpy as np
     from scipy.stats import friedmanchisquare
 
-    from afr_cli.stats import friedman_nemenyi
+    from afr_cli.analysis.stats import friedman_nemenyi
 
     rng = np.random.default_rng(0)
     scores = rng.random((12, 4)) + np.array([0.0, 0.05, 0.6, 0.65])  # c and d clearly better
@@ -214,7 +208,7 @@ def test_friedman_corrects_for_ties_as_scipy_does():
     # statistic is lower; the corrected one equals scipy's friedmanchisquare
     from scipy.stats import friedmanchisquare
 
-    from afr_cli.stats import friedman_from_ranks, friedman_nemenyi, friedman_tie_factor
+    from afr_cli.analysis.stats import friedman_from_ranks, friedman_nemenyi, friedman_tie_factor
 
     scores = np.array([[0.5, 0.5, 0.7, 0.9], [0.4, 0.6, 0.6, 0.6], [0.1, 0.2, 0.3, 0.4],
                        [0.3, 0.3, 0.8, 0.8], [0.2, 0.5, 0.6, 0.7], [0.6, 0.4, 0.9, 0.9]])
@@ -249,7 +243,7 @@ def _published_rank_tables():
 def test_friedman_equals_scipy_on_every_published_table():
     from scipy.stats import friedmanchisquare
 
-    from afr_cli.stats import friedman_nemenyi, friedman_tie_factor
+    from afr_cli.analysis.stats import friedman_nemenyi, friedman_tie_factor
 
     blocks = list(_published_rank_tables())
     assert len({spec for spec, *_ in blocks}) >= 14
@@ -264,7 +258,7 @@ def test_friedman_equals_scipy_on_every_published_table():
 
 def test_larf_table9_friedman_verdict_crosses_005_with_the_tie_correction():
     # issue 23: without the correction p = 0.143, with it p = 0.042 on the paper's own Table 9 (ERT)
-    from afr_cli.stats import friedman_from_ranks, friedman_nemenyi
+    from afr_cli.analysis.stats import friedman_from_ranks, friedman_nemenyi
 
     table = published_table("larf:9")
     wide = table[table["metric"] == "r2"].pivot(index="dataset", columns="model", values="value").dropna()

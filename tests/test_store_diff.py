@@ -8,8 +8,8 @@ import sqlite3
 import pytest
 import yaml
 
-from afr_cli.config import load_experiment
-from afr_cli.runner import RunOptions, run_experiment
+from afr_cli.config.experiment import load_experiment
+from afr_cli.engine.runner import RunOptions, run_experiment
 from afr_cli.store.diff import diff_stores, render_diff
 
 from conftest import assert_one_line_error, run_afr

@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 import yaml
 
-from afr_cli.config import load_experiment
-from afr_cli.runner import RunOptions, run_experiment
+from afr_cli.config.experiment import load_experiment
+from afr_cli.engine.runner import RunOptions, run_experiment
 from conftest import afr_bin, assert_one_line_error, run_afr
 
 pytestmark = pytest.mark.slow

@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from afr_cli.config import load_experiment
+from afr_cli.config.experiment import load_experiment
 from afr_cli.errors import AfrInputError
-from afr_cli.runner import RunOptions, run_experiment
+from afr_cli.engine.runner import RunOptions, run_experiment
 from afr_cli.store import KEYS, TABLES, ResultsStore, UnitRecord, load_results
 from afr_cli.store.export import EXPORT_DIR, GRID_DIGITS, ExportedStore, export_store, has_export, seed_store
 from conftest import run_afr

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from afr_cli.errors import AfrInputError
-from afr_cli.stats import paired_ttest, wilcoxon_test
+from afr_cli.analysis.stats import paired_ttest, wilcoxon_test
 from afr_cli.tables import (
     BEST_TEST_NOTE,
     compare_models,

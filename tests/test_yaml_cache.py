@@ -1,4 +1,4 @@
-"""The paper folders' YAML is parsed once per content (afr_cli/yaml_cache.py, issue 35): the same
+"""The paper folders' YAML is parsed once per content (afr_cli/store/yaml_cache.py, issue 35): the same
 text is served from the cache, a changed text is parsed again (never served stale), and a text
 that fails to load raises as before and leaves nothing in the cache."""
 
@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from afr_cli import yaml_cache
+from afr_cli.store import yaml_cache
 from afr_cli.errors import AfrInputError
-from afr_cli.papers.knowledge import DATA_FILE, package_folders
+from afr_cli.catalogue.knowledge import DATA_FILE, package_folders
 from afr_cli.store.cache import CACHE_ENV
-from afr_cli.yaml_safe import load_yaml
+from afr_cli.core.yaml_safe import load_yaml
 
 
 @pytest.fixture

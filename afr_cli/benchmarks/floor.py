@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import time
 
-from afr_cli.config import load_experiment
-from afr_cli.experiment_data import load_one
-from afr_cli.protocol import run_unit
-from afr_cli.shared_work import TODAY, SharedWork, Speedups
+from afr_cli.config.experiment import load_experiment
+from afr_cli.engine.experiment_data import load_one
+from afr_cli.engine.protocol import run_unit
+from afr_cli.engine.shared_work import TODAY, SharedWork, Speedups
 from afr_cli.solvers.cvxpy_backend import clear_compiled_cache
-from afr_cli.unit_groups import run_task, unit_tasks
+from afr_cli.engine.tasks import run_task, unit_tasks
 
 SCORES = ("r2", "mae", "rmse", "cv_score")
 

@@ -21,11 +21,11 @@ from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 
 from afr_cli.benchmarks.floor import largest_move
-from afr_cli.config import load_experiment
-from afr_cli.experiment_data import load_one
-from afr_cli.forest_cache import ForestCache
-from afr_cli.shared_work import Speedups
-from afr_cli.unit_groups import FusedTask, fuse_tasks, run_task, share_signature, shared_work_fused, unit_tasks
+from afr_cli.config.experiment import load_experiment
+from afr_cli.engine.experiment_data import load_one
+from afr_cli.engine.forest_cache import ForestCache
+from afr_cli.engine.shared_work import Speedups
+from afr_cli.engine.tasks import FusedTask, fuse_tasks, run_task, share_signature, shared_work_fused, unit_tasks
 
 RF_GROUP = ("configs/abrf_rf.yaml", "configs/satrf_rf.yaml", "configs/larf_rf.yaml", "configs/dm_soft.yaml",
             "configs/larf_leave_self_out.yaml")

@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from afr_cli.errors import AfrInputError
+from afr_cli.publish.bench_blocks import load_words
 
 COMMANDS = (("table", "--compare", "eps-abrf", "sat-rf"), ("status",), ("table", "--results", "results/satrf_rf"))
 NEEDS = ("results/satrf_rf", "results/satrf_ert")  # committed stores the commands read
@@ -88,12 +89,6 @@ def _load_average() -> float:
     return round(os.getloadavg()[0], 2)
 
 
-def _load_words(result: dict) -> str:
-    """'; load average 5.2 before, 6.1 after' (nothing for a record made before it was kept)."""
-    load = result.get("load_average")
-    return f"; load average {load[0]:.1f} before, {load[1]:.1f} after" if load else ""
-
-
 def lines(result: dict) -> list[str]:
     """The result as text: one row per command, then the reference."""
     from tabulate import tabulate
@@ -102,25 +97,6 @@ def lines(result: dict) -> list[str]:
     rows = [[r["command"], f"{r['cpu_s']:.2f}", f"{r['wall_s']:.2f}", f"{r['ratio']:.2f}x",
              "yes" if r["within_target"] else "no"] for r in result["commands"]]
     return [f"CPU s (user + system) of each whole process, median of {result['runs']} runs after one warm-up; "
-            f"reference `{ref['command']}`: {ref['cpu_s']:.2f} CPU s{_load_words(result)}",
+            f"reference `{ref['command']}`: {ref['cpu_s']:.2f} CPU s{load_words(result)}",
             tabulate(rows, headers=["command", "CPU s", "wall s", "x reference",
                                     f"within {result['target_ratio']:g}x"])]
-
-
-def interactive_block(records: list[dict]) -> str:
-    """The pages' ``bench:interactive`` block: per record, each command's CPU against the reference's."""
-    from afr_cli.publish.markdown import table
-
-    parts = []
-    for record in records:
-        x = record["result"]
-        ref = x["reference"]
-        rows = [[f"`{r['command']}`", f"{r['cpu_s']:.2f}", f"{r['wall_s']:.2f}", f"{r['ratio']:.2f}x",
-                 "yes" if r["within_target"] else "no"] for r in x["commands"]]
-        rows.append([f"`{ref['command']}` (reference)", f"{ref['cpu_s']:.2f}", f"{ref['wall_s']:.2f}", "1.00x", ""])
-        parts.append(f"CPU seconds (user + system) of each whole process, median of {x['runs']} runs after "
-                     f"one warm-up, on the committed stores{_load_words(x)}; the target is at most "
-                     f"{x['target_ratio']:g}x the reference:\n\n"
-                     + table(["command", "CPU s", "wall s", "x reference", f"within {x['target_ratio']:g}x"], rows,
-                             ["---", "---:", "---:", "---:", "---"]))
-    return "\n\n".join(parts)

@@ -20,10 +20,10 @@ from sklearn.metrics import r2_score
 from sklearn.preprocessing import StandardScaler
 
 from afr_cli.ensembles import get_ensemble
-from afr_cli.features import LeafStatistics
+from afr_cli.ensembles.leaf_statistics import LeafStatistics
 from afr_cli.models.larf import LARF_FAMILIES, mixture_features
 from afr_cli.models.larf_leaf import leaf_attention
-from afr_cli.solve import DEFAULT_SOLVER, clear_compiled_cache, solve
+from afr_cli.solvers.solve import DEFAULT_SOLVER, clear_compiled_cache, solve
 
 TAU0S = (0.01, 0.1, 1.0, 10.0, 100.0)
 VARIANTS = ("em-w-arf", "em-w-larf", "em-arf", "em-larf")

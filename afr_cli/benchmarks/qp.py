@@ -18,7 +18,7 @@ import numpy as np
 
 from afr_cli.benchmarks.shapes import SHAPES, Shape, build, training_rows
 from afr_cli.errors import SolverError
-from afr_cli.solve import LinearAttentionProblem, clear_compiled_cache, kind_of, solve
+from afr_cli.solvers.solve import LinearAttentionProblem, clear_compiled_cache, kind_of, solve
 from afr_cli.solvers.cvxpy_backend import solve_cvxpy
 
 QP_SOLVERS = ("AUTO", "DAQP", "PIQP", "PROXQP", "ECOS", "CLARABEL", "OSQP", "SCS")

@@ -15,9 +15,9 @@ from sklearn.datasets import make_friedman1
 from sklearn.preprocessing import StandardScaler
 
 from afr_cli.ensembles import get_ensemble
-from afr_cli.features import LeafStatistics
+from afr_cli.ensembles.leaf_statistics import LeafStatistics
 from afr_cli.models import FAMILIES
-from afr_cli.solve import DEFAULT_SOLVER, clear_compiled_cache, solve
+from afr_cli.solvers.solve import DEFAULT_SOLVER, clear_compiled_cache, solve
 
 GRID = (0.0, 0.25, 0.5, 0.75, 1.0)
 DESIGN = {"tau": 1.0, "kappa": 1.0}

@@ -12,9 +12,9 @@ from sklearn.preprocessing import StandardScaler
 
 from afr_cli.data import load_dataset
 from afr_cli.ensembles import get_ensemble
-from afr_cli.features import LeafStatistics
+from afr_cli.ensembles.leaf_statistics import LeafStatistics
 from afr_cli.models import get_family
-from afr_cli.solve import Problem
+from afr_cli.solvers.solve import Problem
 
 
 @dataclass(frozen=True)

@@ -28,14 +28,14 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from unittest import mock
 
-from afr_cli import protocol
-from afr_cli.config import Base
-from afr_cli.experiment_data import load_one
-from afr_cli.features import LeafStatistics
-from afr_cli.reproduce import plan, resolve_targets
-from afr_cli.shared_work import SharedWork, Speedups
-from afr_cli.solve_memo import SolveMemo
-from afr_cli.unit_groups import fuse_tasks, run_fused_task, unit_tasks
+from afr_cli.engine import protocol
+from afr_cli.config.experiment import Base
+from afr_cli.engine.experiment_data import load_one
+from afr_cli.ensembles.leaf_statistics import LeafStatistics
+from afr_cli.reproduction.pipeline import plan, resolve_targets
+from afr_cli.engine.shared_work import SharedWork, Speedups
+from afr_cli.solvers.memo import SolveMemo
+from afr_cli.engine.tasks import fuse_tasks, run_fused_task, unit_tasks
 
 FOREST_STEPS = ("forest fit", "leaf statistics and rows")
 

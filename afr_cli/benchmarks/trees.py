@@ -16,7 +16,7 @@ from sklearn.preprocessing import StandardScaler
 
 from afr_cli.data import load_dataset
 from afr_cli.ensembles import FittedEnsemble, get_ensemble
-from afr_cli.tree_path import FAST, SKLEARN, TREE_PATHS, use_tree_path
+from afr_cli.ensembles.tree_path import FAST, SKLEARN, TREE_PATHS, use_tree_path
 
 ENSEMBLES = (("RF-100", "rf", {"n_estimators": 100}), ("ERT-100", "ert", {"n_estimators": 100}),
              ("GBM-DT-200", "gbm-dt", {"n_estimators": 200}), ("GBM-ERT-200", "gbm-ert", {"n_estimators": 200}),

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import time
 
-from afr_cli.config import Experiment, load_experiment
-from afr_cli.experiment_data import load_one
-from afr_cli.protocol import run_unit
+from afr_cli.config.experiment import Experiment, load_experiment
+from afr_cli.engine.experiment_data import load_one
+from afr_cli.engine.protocol import run_unit
 from afr_cli.solvers.cvxpy_backend import clear_compiled_cache
 from afr_cli.store import ResultsStore
 

@@ -1,6 +1,6 @@
 """``afr bench``: speed measured as ratios against a naive path timed in the same run. With
 ``--record`` a benchmark also writes its result as a measurement record
-(``results/bench/<kind>/<key>.json``, afr_cli/benchmarks/records.py) that ``afr report`` renders into
+(``results/bench/<kind>/<key>.json``, afr_cli/store/bench_records.py) that ``afr report`` renders into
 the pages' ``bench:<kind>`` blocks; ``afr bench time`` measures any command the same way."""
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from pathlib import Path
 import typer
 from tabulate import tabulate
 
-from afr_cli.benchmarks.records import record_key, write_record
+from afr_cli.store.bench_records import record_key, write_record
 from afr_cli.errors import AfrInputError
-from afr_cli.tree_path import FAST, TREES_HELP
+from afr_cli.ensembles.tree_path import FAST, TREES_HELP
 
 FORMATS = ("table", "json")
 RECORD_HELP = "also write the result to results/bench/<kind>/<key>.json, which afr report renders into the pages"
@@ -61,7 +61,7 @@ def _emit(result: dict, fmt: str, lines: list[str]) -> None:
 
 def _checked(fmt: str, solver: str, n: int, trees: int) -> str:
     """Validate the common options before any work; the solver's canonical name."""
-    from afr_cli.solve import SOLVERS
+    from afr_cli.solvers.solve import SOLVERS
 
     if fmt not in FORMATS:
         raise AfrInputError(f"--format: {fmt!r} is not allowed; allowed: {', '.join(FORMATS)}")
@@ -164,7 +164,7 @@ def register(app: typer.Typer) -> None:
            record: bool = typer.Option(False, "--record", help=RECORD_HELP)) -> None:
         """Decision-Machine batch prediction (sparse matmul) vs scikit-learn and a per-row loop; peak memory."""
         from afr_cli.benchmarks.dm import run
-        from afr_cli.solve import DEFAULT_SOLVER
+        from afr_cli.solvers.solve import DEFAULT_SOLVER
 
         _checked(fmt, DEFAULT_SOLVER, n, trees)
         if train < 20:
@@ -197,7 +197,7 @@ def register(app: typer.Typer) -> None:
              record: bool = typer.Option(False, "--record", help=RECORD_HELP)) -> None:
         """One unit under AUTO and another solver: CPU seconds, ratio, |dR2| (between them and vs a store)."""
         from afr_cli.benchmarks.unit import run
-        from afr_cli.solve import SOLVERS
+        from afr_cli.solvers.solve import SOLVERS
 
         _checked(fmt, against, 20, 1)
         if against.upper() == "AUTO":
@@ -226,8 +226,8 @@ def register(app: typer.Typer) -> None:
         """Shared work (solve memo, prefix forests, shared noise, fast trees) against today's path on
         one (dataset, rep): CPU seconds of each, the ratio, and whether the rows are identical."""
         from afr_cli.benchmarks.floor import run
-        from afr_cli.config import load_experiment
-        from afr_cli.shared_work import speedups_for
+        from afr_cli.config.experiment import load_experiment
+        from afr_cli.engine.shared_work import speedups_for
 
         speedups = speedups_for(trees)
         _checked(fmt, "AUTO", 20, 1)
@@ -284,7 +284,7 @@ def register(app: typer.Typer) -> None:
         """Each distinct forest fitted once across experiments, fused into one task or read from a
         per-worker cache, against each experiment alone: CPU, ratio, fits, hit rate, peak memory."""
         from afr_cli.benchmarks.fusion import RF_GROUP, run
-        from afr_cli.config import load_experiment
+        from afr_cli.config.experiment import load_experiment
 
         _checked(fmt, "AUTO", 20, 1)
         chosen = [d.strip() for d in datasets.split(",") if d.strip()]

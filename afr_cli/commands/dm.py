@@ -19,7 +19,7 @@ def register(app: typer.Typer) -> None:
                out: Path = typer.Option(..., "--out", help="the .npz to write"),
                set_: list[str] = typer.Option([], "--set", help="override a config key, as in afr run")) -> None:
         """One cell's forest, refit as the protocol fits it, as matrices plus its scaled rows in a .npz."""
-        from afr_cli.cell_forest import export_forest
+        from afr_cli.engine.cell_forest import export_forest
 
         machine = export_forest(config, dataset, base, rep, out, set_)
         typer.echo(f"{out}: {machine.n_trees} trees, {machine.n_leaves} leaves, {machine.n_nodes} internal nodes, "

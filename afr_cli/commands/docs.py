@@ -37,7 +37,7 @@ def register(app: typer.Typer) -> None:
     def config(out: Optional[Path] = typer.Option(None, "--out", help="where to write (default docs/config.md)"),
                check: bool = typer.Option(False, "--check", help="write nothing; exit 1 if the page is stale")) -> None:
         """The config reference (every section's keys, domains, defaults; families and ensembles)."""
-        from afr_cli.config_docs import REFERENCE_FILE, reference_page
+        from afr_cli.config.key_docs import REFERENCE_FILE, reference_page
 
         _write_or_check(out or REFERENCE_FILE, reference_page(), "config reference", "afr docs config", check)
 
@@ -45,7 +45,7 @@ def register(app: typer.Typer) -> None:
     def cli(out: Optional[Path] = typer.Option(None, "--out", help="where to write (default docs/cli.md)"),
             check: bool = typer.Option(False, "--check", help="write nothing; exit 1 if the page is stale")) -> None:
         """The CLI reference: every command's --help at a fixed width, whatever the terminal."""
-        from afr_cli.cli_docs import CLI_REFERENCE_FILE, cli_reference
+        from afr_cli.commands.cli_docs import CLI_REFERENCE_FILE, cli_reference
 
         text = cli_reference(typer.main.get_command(app))
         _write_or_check(out or CLI_REFERENCE_FILE, text, "CLI reference", "afr docs cli", check)

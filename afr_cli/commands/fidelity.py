@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from afr_cli.paths import PROJECT_ROOT
+from afr_cli.core.paths import PROJECT_ROOT
 
 DEFAULT_STUDY = PROJECT_ROOT / "configs" / "fidelity" / "preprocessing.yaml"
 DEFAULT_OUT = PROJECT_ROOT / "results" / "fidelity"
@@ -22,7 +22,7 @@ def _preprocessing(
 ) -> None:
     """Fit the plain forests under each candidate preprocessing and count the papers' baseline
     cells each reproduces as printed (no attention model takes part)."""
-    from afr_cli.preprocessing_study import decide, forest_scores, load_study, match_cells, published_cells, write_report
+    from afr_cli.studies.preprocessing import decide, forest_scores, load_study, match_cells, published_cells, write_report
 
     spec = load_study(study)
     scores = forest_scores(spec, jobs=jobs)

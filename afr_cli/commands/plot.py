@@ -53,7 +53,7 @@ def register(app: typer.Typer) -> None:
         base: Optional[str] = typer.Option(None, "--base", help="base id (RF, ERT, ...) when the store has several"),
     ) -> None:
         """Heatmap of the mean (over reps) score of a model as a function of two hyperparameters."""
-        from afr_cli import plots
+        from afr_cli.figures import plots
         from afr_cli.store.discover import stores_under
         from afr_cli.store import STORE_FILE, has_results, load_grid
 
@@ -98,8 +98,8 @@ def register(app: typer.Typer) -> None:
         base: Optional[str] = typer.Option(None, "--base", help="base id when the config has several"),
     ) -> None:
         """Trained w_t over the iterations and the mean softmax attention over t, per swept value."""
-        from afr_cli import plots
-        from afr_cli.config import load_experiment
+        from afr_cli.figures import plots
+        from afr_cli.config.experiment import load_experiment
 
         _check_png(out)
         fixed = {}
@@ -133,7 +133,7 @@ def register(app: typer.Typer) -> None:
         reps: Optional[int] = typer.Option(None, "--reps", help="use only repetitions 0..N-1"),
     ) -> None:
         """Mean metric against the training fraction, bands of +- one std over repetitions."""
-        from afr_cli import curves
+        from afr_cli.figures import curves
         from afr_cli.commands.table import _load
 
         _check_png(out)

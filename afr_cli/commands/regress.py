@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from afr_cli.paths import PROJECT_ROOT
+from afr_cli.core.paths import PROJECT_ROOT
 
 DEFAULT_CONFIG = PROJECT_ROOT / "configs" / "regress.yaml"
 DEFAULT_GOLDEN = PROJECT_ROOT / "results" / "regress" / "golden.csv"
@@ -30,9 +30,9 @@ def register(app: typer.Typer) -> None:
         """Reduced protocol vs committed golden numbers and the papers' baselines; exit 1 on a regression."""
         from tabulate import tabulate
 
-        from afr_cli.config import load_experiment
-        from afr_cli.regress import GOLDEN_COLUMNS, compare, read_golden
-        from afr_cli.runner import RunOptions, run_experiment
+        from afr_cli.config.experiment import load_experiment
+        from afr_cli.tables.regress import GOLDEN_COLUMNS, compare, read_golden
+        from afr_cli.engine.runner import RunOptions, run_experiment
         from afr_cli.store import load_results
         from afr_cli.tables import summary_long
 
@@ -52,7 +52,7 @@ def register(app: typer.Typer) -> None:
         for col in ("reference", "ours", "diff"):
             shown[col] = shown[col].map(lambda v: f"{v:.4f}")
         typer.echo(tabulate(shown.values.tolist(), headers=list(shown.columns), tablefmt="simple"))
-        from afr_cli.regress import FAILING
+        from afr_cli.tables.regress import FAILING
 
         bad = int(report.table.status.isin(FAILING).sum())
         typer.echo(f"{len(report.table)} checks, {bad} failed (moved beyond tolerance either way, or missing)")

@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 
 from afr_cli.errors import AfrInputError
-from afr_cli.tree_path import FAST, TREES_HELP
+from afr_cli.ensembles.tree_path import FAST, TREES_HELP
 
 
 def register(app: typer.Typer) -> None:
@@ -41,11 +41,11 @@ def register(app: typer.Typer) -> None:
 
         from joblib import effective_n_jobs
 
-        from afr_cli.reproduce import (build_reports, draw_outputs, plan, render_plan, resolve_targets,
+        from afr_cli.reproduction.pipeline import (build_reports, draw_outputs, plan, render_plan, resolve_targets,
                                        run_plan, times_section, times_table, write_times)
-        from afr_cli.reproduce_checks import check_root
-        from afr_cli.runner import BACKENDS, RunOptions
-        from afr_cli.shared_work import speedups_for
+        from afr_cli.reproduction.checks import check_root
+        from afr_cli.engine.runner import BACKENDS, RunOptions
+        from afr_cli.engine.shared_work import speedups_for
 
         speedups = speedups_for(trees)
         if reps is not None and reps < 1:

@@ -1,4 +1,4 @@
-"""``afr run``, ``afr validate`` and ``afr models``: experiments from YAML configs (their keys: afr_cli.schema).
+"""``afr run``, ``afr validate`` and ``afr models``: experiments from YAML configs (their keys: afr_cli.config.schema).
 
 Heavy modules (cvxpy, scikit-learn) are imported inside the commands, so ``afr --help``
 and every other command start fast.
@@ -12,8 +12,8 @@ from typing import Optional
 import typer
 
 from afr_cli.errors import AfrInputError
-from afr_cli.path_rules import directory_error
-from afr_cli.tree_path import FAST, TREES_HELP
+from afr_cli.core.path_rules import directory_error
+from afr_cli.ensembles.tree_path import FAST, TREES_HELP
 
 
 def _overrides(reps: int | None, datasets: str | None, sets: list[str],
@@ -35,7 +35,7 @@ def _overrides(reps: int | None, datasets: str | None, sets: list[str],
 def _own_dataset_entries(config: Path) -> dict[str, dict]:
     """The config's ``{name: ..., file|loader: ...}`` dataset entries by name (none when the
     file cannot be read: loading it reports that)."""
-    from afr_cli.config import read_yaml_file
+    from afr_cli.config.experiment import read_yaml_file
 
     try:
         raw = read_yaml_file(config, "config")
@@ -80,11 +80,11 @@ def register(app: typer.Typer) -> None:
         trees: str = typer.Option(FAST, "--trees", help=TREES_HELP),
     ) -> None:
         """Run an experiment (resumes: only units missing from the store are computed)."""
-        from afr_cli.config import load_experiment
-        from afr_cli.papers.knowledge import is_reference_store
-        from afr_cli.run_messages import rerun_command
-        from afr_cli.runner import RunOptions, run_experiment
-        from afr_cli.shared_work import speedups_for
+        from afr_cli.config.experiment import load_experiment
+        from afr_cli.catalogue.knowledge import is_reference_store
+        from afr_cli.engine.messages import rerun_command
+        from afr_cli.engine.runner import RunOptions, run_experiment
+        from afr_cli.engine.shared_work import speedups_for
 
         speedups = speedups_for(trees)
         if jobs == 0 or jobs < -1:
@@ -104,9 +104,9 @@ def register(app: typer.Typer) -> None:
         set_: list[str] = typer.Option([], "--set", help="override a config key: protocol.reps=10"),
     ) -> None:
         """Check a config without running it (exit 0, or exit 2 with one line naming the key)."""
-        from afr_cli.config import load_experiment
-        from afr_cli.experiment_data import load_experiment_data
-        from afr_cli.preflight import check_runnable
+        from afr_cli.config.experiment import load_experiment
+        from afr_cli.engine.experiment_data import load_experiment_data
+        from afr_cli.engine.preflight import check_runnable
 
         exp = load_experiment(config, set_)
         check_runnable(exp)
@@ -122,9 +122,9 @@ def register(app: typer.Typer) -> None:
         """The registered model families and base ensembles, with their hyperparameters."""
         from tabulate import tabulate
 
-        from afr_cli.config import families_help
+        from afr_cli.config.experiment import families_help
         from afr_cli.ensembles import ensembles_help
-        from afr_cli.schema import key_rows
+        from afr_cli.config.schema import key_rows
 
         typer.echo(tabulate(families_help(), headers=["family", "what it is", "hyperparameters"],
                             tablefmt="simple", maxcolwidths=[14, 40, 60]))

@@ -25,7 +25,7 @@ def _published(
     """Recompute every t-test printed in the papers from the published table it is about."""
     from tabulate import tabulate
 
-    from afr_cli.stats import disagreeing_quantities, recompute_published_ttests
+    from afr_cli.catalogue.printed_tests import disagreeing_quantities, recompute_published_ttests
 
     if fmt not in PUBLISHED_FORMATS:
         raise AfrInputError(f"--format: {fmt!r} is not one of {', '.join(PUBLISHED_FORMATS)}")

@@ -9,7 +9,7 @@ from typing import Annotated, List, Optional, Tuple
 
 import typer
 
-from afr_cli.rope import DEFAULT_ROPE
+from afr_cli.analysis.rope import DEFAULT_ROPE
 from afr_cli.errors import AfrInputError
 
 SELECTIONS = ("stored", "best-test")
@@ -111,9 +111,9 @@ def _table(
     """Summarise results per dataset and model, or set them beside a published table; with
     --compare A B, the comparison of B against A first (the full table only with --all)."""
     from afr_cli import tables
-    from afr_cli.papers import published_table
-    from afr_cli.papers.knowledge import paper as paper_info
-    from afr_cli.papers.knowledge import paper_reps
+    from afr_cli.catalogue.published import published_table
+    from afr_cli.catalogue.knowledge import paper as paper_info
+    from afr_cli.catalogue.knowledge import paper_reps
     from afr_cli.publish.frames import reps_shortfall
 
     if fmt not in tables.FORMATS and not (fmt == "json" and compare is not None):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from afr_cli.data.registry import UciFile, get_spec, resolve_names
 from afr_cli.errors import AfrInputError
-from afr_cli.paths import data_cache_dir
+from afr_cli.core.paths import data_cache_dir
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from pathlib import Path
 from afr_cli.data.registry import UciFile, get_spec, resolve_names
 from afr_cli.data.cache import cached_path, mismatch, verify_dataset
 from afr_cli.errors import AfrInputError
-from afr_cli.paths import data_mirror_dir
+from afr_cli.core.paths import data_mirror_dir
 
 DOWNLOAD_TIMEOUT_S = 30
 

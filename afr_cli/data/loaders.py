@@ -14,8 +14,8 @@ from afr_cli.data.registry import DEFAULT_DATA_SEED, DatasetSpec, UciFile, get_s
 from afr_cli.data.cache import cached_path, read_verified, verify_dataset
 from afr_cli.data.synthetic import NOISES, draw
 from afr_cli.errors import AfrInputError
-from afr_cli.params import is_integer
-from afr_cli.paths import data_mirror_dir
+from afr_cli.core.params import is_integer
+from afr_cli.core.paths import data_mirror_dir
 
 _MAX_SEED = 2**32 - 1  # numpy's RandomState accepts seeds in [0, 2**32 - 1]
 

@@ -28,7 +28,7 @@ from numpy.typing import ArrayLike
 from afr_cli.dm import construction, hard, io, soft
 from afr_cli.dm.rebuild import Leaf, NotATreeTemplate, Split, flatten, nested, skeleton
 from afr_cli.errors import AfrInputError
-from afr_cli.params import in_interval, is_number
+from afr_cli.core.params import in_interval, is_number
 
 WHERE = construction.WHERE
 

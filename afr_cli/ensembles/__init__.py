@@ -12,7 +12,7 @@ from afr_cli.ensembles.random_forests import ExtraTrees, RandomForest
 from afr_cli.ensembles.gbm import BoostedExtraTrees, BoostedTrees
 from afr_cli.ensembles.tree import DecisionTree
 from afr_cli.errors import AfrInputError
-from afr_cli.plugins import import_plugin
+from afr_cli.core.plugin_registry import import_plugin
 
 ENSEMBLES: dict[str, Ensemble] = {e.name: e for e in (RandomForest(), ExtraTrees(), DecisionTree(),
                                                       BoostedTrees(), BoostedExtraTrees())}

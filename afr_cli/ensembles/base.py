@@ -24,7 +24,7 @@ import numpy as np
 from afr_cli.ensembles.fast_trees import (forest_leaves, forest_predict, is_forest, rows_for_trees, stacked_leaves,
                                           tree_predict)
 from afr_cli.errors import AfrInputError
-from afr_cli.params import Param
+from afr_cli.core.params import Param
 
 TRAINING_MEAN, OWN = "training-mean", "own"
 AVERAGE, BOOSTED = "average", "boosted"
@@ -35,7 +35,7 @@ class FittedEnsemble:
 
     ``model`` is the fitted scikit-learn ensemble behind it when there is one (the RF/ERT forest,
     the single tree), whose own ``predict`` and ``apply`` are then used as they are. ``fast``: the
-    ensemble was fitted on the fast tree path (``afr_cli.tree_path``), and applies and
+    ensemble was fitted on the fast tree path (``afr_cli.ensembles.tree_path``), and applies and
     predicts on it too: X validated once and each tree's ``tree_`` called directly, in the order
     and layout scikit-learn's own calls give (``afr_cli.ensembles.fast_trees``), the same bytes.
     """

@@ -9,7 +9,7 @@ whatever the worker count); with DT learners the trees are then scikit-learn's o
 equally good splits included (tests/test_ensembles.py). Leaf values for the attention are
 T * learning_rate * h_t (AGBoost paper eq 11), the intercept h0.
 
-On the fast tree path (the default, ``afr_cli.tree_path``) X is validated once, as
+On the fast tree path (the default, ``afr_cli.ensembles.tree_path``) X is validated once, as
 each learner's own ``fit`` and ``predict`` would validate it (float32, same layout), and every
 learner is fitted and predicts on that (``check_input=False``): the same trees, bit for bit
 (tests/test_fast_trees.py), without converting X twice per learner.
@@ -25,9 +25,9 @@ from sklearn.utils import check_array, check_random_state
 
 from afr_cli.ensembles.base import BOOSTED, OWN, Ensemble, FittedEnsemble
 from afr_cli.ensembles.fast_trees import tree_predict
-from afr_cli.tree_path import fast_trees
+from afr_cli.ensembles.tree_path import fast_trees
 from afr_cli.ensembles.params import MAX_FEATURES, MAX_TREES, MIN_SAMPLES_LEAF
-from afr_cli.params import ENSEMBLE, Param
+from afr_cli.core.params import ENSEMBLE, Param
 
 ITERATIONS = Param("n_estimators", ENSEMBLE, 200, 1, MAX_TREES, integer=True, doc="boosting iterations T")
 LEARNING_RATE = Param("learning_rate", ENSEMBLE, 0.01, 0.0, None, low_open=True, doc="constant shrinkage")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from afr_cli.params import ENSEMBLE, FeaturesParam, Param
+from afr_cli.core.params import ENSEMBLE, FeaturesParam, Param
 
 MAX_TREES = 100_000  # a declared bound: a size in the quintillions is refused, not run until killed
 N_ESTIMATORS = Param("n_estimators", ENSEMBLE, 100, 1, MAX_TREES, integer=True, doc="number of trees")

@@ -1,6 +1,6 @@
 """Random forest (rf) and extremely randomised trees (ert): scikit-learn's forests as they are.
 
-On the fast tree path (the default, ``afr_cli.tree_path``) the same forest is built
+On the fast tree path (the default, ``afr_cli.ensembles.tree_path``) the same forest is built
 tree by tree without scikit-learn's per-tree overhead (``afr_cli.ensembles.fast_trees``): the
 same trees, the same fitted ``RandomForestRegressor``/``ExtraTreesRegressor`` object."""
 
@@ -15,7 +15,7 @@ from sklearn.ensemble import ExtraTreesRegressor, RandomForestRegressor
 from afr_cli.ensembles.base import AVERAGE, TRAINING_MEAN, Ensemble, FittedEnsemble
 from afr_cli.ensembles.fast_trees import fit_forest, fits_fast
 from afr_cli.ensembles.params import MAX_DEPTH, MAX_FEATURES, MIN_SAMPLES_LEAF, N_ESTIMATORS
-from afr_cli.tree_path import fast_trees
+from afr_cli.ensembles.tree_path import fast_trees
 
 
 def forest_ensemble(forest, fast: bool = False) -> FittedEnsemble:

@@ -1,7 +1,7 @@
 """One decision tree (dt): a one-tree ensemble, e.g. for the Decision Machines.
 
 Its fit is scikit-learn's on either tree path (one tree has no per-tree overhead to skip); on the
-fast path (``afr_cli.tree_path``) it applies and predicts without re-validating X per
+fast path (``afr_cli.ensembles.tree_path``) it applies and predicts without re-validating X per
 call of each tree (``FittedEnsemble.fast``)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from sklearn.tree import DecisionTreeRegressor
 
 from afr_cli.ensembles.base import AVERAGE, TRAINING_MEAN, Ensemble, FittedEnsemble
 from afr_cli.ensembles.params import MAX_DEPTH, MAX_FEATURES, MIN_SAMPLES_LEAF
-from afr_cli.tree_path import fast_trees
+from afr_cli.ensembles.tree_path import fast_trees
 
 
 def tree_ensemble(tree, fast: bool = False) -> FittedEnsemble:

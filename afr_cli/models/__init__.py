@@ -14,8 +14,8 @@ from afr_cli.models.larf import LARF, LARF_FAMILIES, LEAVE_SELF_OUT_FAMILIES
 from afr_cli.models.robust import ROBUST_FAMILIES
 from afr_cli.models.robust_estimator import RobustRF
 from afr_cli.models.satrf import SATRF, satrf_family
-from afr_cli.plugins import import_plugin
-from afr_cli.solve import DEFAULT_SOLVER
+from afr_cli.core.plugin_registry import import_plugin
+from afr_cli.solvers.solve import DEFAULT_SOLVER
 
 
 class EpsABRF(AttentionForestRegressor):

@@ -12,9 +12,9 @@ from typing import Mapping
 
 import numpy as np
 
-from afr_cli.features import RowTensors, softmax_neg
+from afr_cli.ensembles.leaf_statistics import RowTensors, softmax_neg
 from afr_cli.models.base import EPS, TAU, Family, uniform
-from afr_cli.solve import LinearAttentionProblem, simplex_constraints
+from afr_cli.solvers.solve import LinearAttentionProblem, simplex_constraints
 
 
 @dataclass(frozen=True)

@@ -23,11 +23,11 @@ import numpy as np
 
 from afr_cli.ensembles import BOOSTED, from_fitted
 from afr_cli.errors import AfrInputError
-from afr_cli.features import RowTensors, softmax_neg
+from afr_cli.ensembles.leaf_statistics import RowTensors, softmax_neg
 from afr_cli.models.abrf import EpsABRFFamily, SoftmaxFeatures
 from afr_cli.models.base import DESIGN, EPS, Param
 from afr_cli.models.estimator import AttentionForestRegressor
-from afr_cli.solve import DEFAULT_SOLVER, LinearAttentionProblem
+from afr_cli.solvers.solve import DEFAULT_SOLVER, LinearAttentionProblem
 
 DELTA = Param("delta", DESIGN, 0.9, 0.0, 1.0, doc="discount: iteration t's distance is scaled by delta^t")
 LEARNERS = ("dt", "ert")

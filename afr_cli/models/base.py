@@ -15,9 +15,9 @@ from typing import Any, ClassVar, Mapping
 import numpy as np
 
 from afr_cli.ensembles import AVERAGE
-from afr_cli.features import RowTensors
-from afr_cli.params import DESIGN, MIXING, Param
-from afr_cli.solve import LinearAttentionProblem
+from afr_cli.ensembles.leaf_statistics import RowTensors
+from afr_cli.core.params import DESIGN, MIXING, Param
+from afr_cli.solvers.solve import LinearAttentionProblem
 
 EPS = Param("eps", MIXING, 0.5, 0.0, 1.0, doc="Huber contamination of the softmax tree attention")
 TAU = Param("tau", DESIGN, 1.0, 0.0, None, low_open=True, doc="softmax temperature: softmax(-d / tau)")

@@ -22,9 +22,9 @@ import numpy as np
 
 from afr_cli.dm import DecisionMachine, ensemble_parts
 from afr_cli.ensembles import AVERAGE, BOOSTED
-from afr_cli.features import RowTensors
+from afr_cli.ensembles.leaf_statistics import RowTensors
 from afr_cli.models.base import DESIGN, EPS, Family, Param, uniform
-from afr_cli.solve import LinearAttentionProblem, simplex_constraints
+from afr_cli.solvers.solve import LinearAttentionProblem, simplex_constraints
 
 SOFT_TAU = Param("tau", DESIGN, 0.1, 0.0, None, low_open=True,
                  doc="soft-tree temperature: each split sends sigmoid(+-(x_f - t)/tau) of the mass left/right")

@@ -10,11 +10,11 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from afr_cli.ensembles import Ensemble, get_ensemble
 from afr_cli.errors import AfrInputError, InvalidParameterError
-from afr_cli.features import LeafStatistics
+from afr_cli.ensembles.leaf_statistics import LeafStatistics
 from afr_cli.models.base import Family
-from afr_cli.plugins import checked_predictions
-from afr_cli.solve import DEFAULT_SOLVER, SolveResult, solve
-from afr_cli.solver_names import check_loss, check_solver
+from afr_cli.core.plugin_registry import checked_predictions
+from afr_cli.solvers.solve import DEFAULT_SOLVER, SolveResult, solve
+from afr_cli.solvers.names import check_loss, check_solver
 
 
 class AttentionForestRegressor(RegressorMixin, BaseEstimator):

@@ -18,11 +18,11 @@ from typing import ClassVar, Mapping
 import numpy as np
 
 from afr_cli.errors import AfrInputError
-from afr_cli.features import RowTensors, softmax_neg
+from afr_cli.ensembles.leaf_statistics import RowTensors, softmax_neg
 from afr_cli.models.base import DESIGN, EPS, MIXING, Family, Param, uniform
 from afr_cli.models.estimator import AttentionForestRegressor
 from afr_cli.models.larf_leaf import leaf_attention
-from afr_cli.solve import DEFAULT_SOLVER, ConstraintBuilder, LinearAttentionProblem, simplex_constraints
+from afr_cli.solvers.solve import DEFAULT_SOLVER, ConstraintBuilder, LinearAttentionProblem, simplex_constraints
 
 TAU0 = Param("tau0", DESIGN, 1.0, 0.0, None, low_open=True,
              doc="temperature of the leaf attention mu = softmax(-||x - x_j||^2 / tau0)")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from afr_cli.features import RowTensors
+from afr_cli.ensembles.leaf_statistics import RowTensors
 
 # Largest (query rows x training rows) block of x.x_j products computed at once: 32 MB.
 CHUNK_ELEMENTS = 4_000_000

@@ -6,7 +6,7 @@ from typing import Mapping
 
 import numpy as np
 
-from afr_cli.features import RowTensors
+from afr_cli.ensembles.leaf_statistics import RowTensors
 from afr_cli.ensembles import AVERAGE, BOOSTED
 from afr_cli.models.base import Family
 

@@ -30,9 +30,9 @@ from scipy import stats as sps
 
 from typing import Mapping
 
-from afr_cli.features import LeafStatistics, RowTensors
+from afr_cli.ensembles.leaf_statistics import LeafStatistics, RowTensors
 from afr_cli.models.base import DESIGN, EPS, MIXING, Family, Param, uniform
-from afr_cli.solve import ConstraintBuilder, LinearConstraints, LinearProblem, QuadraticProblem
+from afr_cli.solvers.solve import ConstraintBuilder, LinearConstraints, LinearProblem, QuadraticProblem
 
 LEAF_STATS = ("bootstrap", "train")
 

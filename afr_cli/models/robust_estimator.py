@@ -9,7 +9,7 @@ from afr_cli.errors import AfrInputError
 from afr_cli.models.base import Family
 from afr_cli.models.estimator import AttentionForestRegressor
 from afr_cli.models.robust import LEAF_STATS, ROBUST_FAMILIES
-from afr_cli.solve import DEFAULT_SOLVER
+from afr_cli.solvers.solve import DEFAULT_SOLVER
 
 
 class RobustRF(AttentionForestRegressor):

@@ -34,11 +34,11 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from afr_cli.errors import AfrInputError
-from afr_cli.features import RowTensors, softmax_neg
+from afr_cli.ensembles.leaf_statistics import RowTensors, softmax_neg
 from afr_cli.models.base import DESIGN, EPS, MIXING, TAU, Family, Param, uniform
 from afr_cli.models.estimator import AttentionForestRegressor
-from afr_cli.params import is_integer
-from afr_cli.solve import DEFAULT_SOLVER, ConstraintBuilder, LinearAttentionProblem
+from afr_cli.core.params import is_integer
+from afr_cli.solvers.solve import DEFAULT_SOLVER, ConstraintBuilder, LinearAttentionProblem
 
 VARIANTS = ("y", "x", "yx")
 YX_FLOOR = 1e-12

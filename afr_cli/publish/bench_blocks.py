@@ -1,5 +1,5 @@
 """Generated blocks of machine measurements: each ``bench:<kind>`` block is rendered from the
-measurement records of that kind (``results/bench/<kind>/*.json``, afr_cli/benchmarks/records.py),
+measurement records of that kind (``results/bench/<kind>/*.json``, afr_cli/store/bench_records.py),
 written by the command that measured (``afr bench KIND ... --record``, ``afr bench time KEY --record
 -- COMMAND``). ``afr report`` never measures: it only renders what was recorded, so a page's timings
 change when a record does, and ``afr report --check`` fails when a block no longer matches them.
@@ -14,9 +14,31 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Callable
 
-from afr_cli.benchmarks.interactive import interactive_block
-from afr_cli.benchmarks.records import RECORDS_DIR, TRANSCRIBED, read_records
+from afr_cli.store.bench_records import RECORDS_DIR, TRANSCRIBED, read_records
 from afr_cli.publish.markdown import short_exponent, table
+
+
+def load_words(result: dict) -> str:
+    """'; load average 5.2 before, 6.1 after' (nothing for a record made before it was kept)."""
+    load = result.get("load_average")
+    return f"; load average {load[0]:.1f} before, {load[1]:.1f} after" if load else ""
+
+
+def interactive_block(records: list[dict]) -> str:
+    """The pages' ``bench:interactive`` block: per record, each command's CPU against the reference's."""
+    parts = []
+    for record in records:
+        x = record["result"]
+        ref = x["reference"]
+        rows = [[f"`{r['command']}`", f"{r['cpu_s']:.2f}", f"{r['wall_s']:.2f}", f"{r['ratio']:.2f}x",
+                 "yes" if r["within_target"] else "no"] for r in x["commands"]]
+        rows.append([f"`{ref['command']}` (reference)", f"{ref['cpu_s']:.2f}", f"{ref['wall_s']:.2f}", "1.00x", ""])
+        parts.append(f"CPU seconds (user + system) of each whole process, median of {x['runs']} runs after "
+                     f"one warm-up, on the committed stores{load_words(x)}; the target is at most "
+                     f"{x['target_ratio']:g}x the reference:\n\n"
+                     + table(["command", "CPU s", "wall s", "x reference", f"within {x['target_ratio']:g}x"], rows,
+                             ["---", "---:", "---:", "---:", "---"]))
+    return "\n\n".join(parts)
 
 
 def provenance(records: list[dict], kind: str) -> str:

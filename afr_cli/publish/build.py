@@ -17,7 +17,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from afr_cli.papers.knowledge import papers
+from afr_cli.catalogue.knowledge import papers
 from afr_cli.publish.bench_blocks import bench_blocks
 from afr_cli.publish.code_blocks import code_blocks
 from afr_cli.publish.claims.ledger import (LEDGER, agreement_block, effect_block, judge_paper, ledger_table,

@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from afr_cli import regress, solve, yaml_safe
+from afr_cli.core import yaml_safe
+from afr_cli.solvers import solve
+from afr_cli.tables import regress
 from afr_cli.ensembles import params as ensemble_params
 from afr_cli.publish.markdown import short_exponent, table
 from afr_cli.solvers import checks, cvxpy_backend, dense_qp

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from afr_cli.papers import published_table
+from afr_cli.catalogue.published import published_table
 from afr_cli.store.reader import has_results, load_results
 
 RAW_FEATURES_BLOCK = "fidelity:raw_features"

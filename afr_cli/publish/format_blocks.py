@@ -3,7 +3,7 @@ grid's test scores, leaving out the inner-CV scores and the per-solve logs, xz o
 rendered from the measurement records of kind ``formats`` (``results/bench/formats/*.json``).
 
 Those sizes were measured once, when each choice was made, and are kept as *transcribed* records
-(afr_cli/benchmarks/records.py) with the command and date that made them; re-measuring one means
+(afr_cli/store/bench_records.py) with the command and date that made them; re-measuring one means
 exporting a store both ways, and a new record replaces the old one. The sizes of the exports as
 they are today are a different block (``sizes:exports``, project_blocks.py), computed afresh.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from afr_cli.benchmarks.records import RECORDS_DIR, read_records
+from afr_cli.store.bench_records import RECORDS_DIR, read_records
 from afr_cli.publish.markdown import table
 
 FORMATS_KIND = "formats"

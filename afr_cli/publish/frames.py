@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from afr_cli.errors import AfrInputError
-from afr_cli.papers.knowledge import Report, reports
+from afr_cli.catalogue.knowledge import Report, reports
 from afr_cli.store import has_results, load_grid, load_results, store_select_by
 from afr_cli.store.status import StoreStatus, store_status
 from afr_cli.tables import results_in_view

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Sequence
 
-from afr_cli.papers.knowledge import PROJECT_DIR, Paper, papers
+from afr_cli.catalogue.knowledge import PROJECT_DIR, Paper, papers
 
 BEGIN = "<!-- BEGIN GENERATED: {name} (afr report; do not edit by hand) -->"
 END = "<!-- END GENERATED: {name} -->"

@@ -18,11 +18,11 @@ import pandas as pd
 from scipy.stats import binomtest
 from tabulate import tabulate
 
-from afr_cli.durations import format_duration
+from afr_cli.core.durations import format_duration
 from afr_cli.errors import AfrInputError
-from afr_cli.papers.knowledge import papers
-from afr_cli.preprocessing_study import SIGN_TEST_ALPHA, decide, discriminating_cells
-from afr_cli.stats import disagreeing_quantities, recompute_published_ttests
+from afr_cli.catalogue.knowledge import papers
+from afr_cli.studies.preprocessing import SIGN_TEST_ALPHA, decide, discriminating_cells
+from afr_cli.catalogue.printed_tests import disagreeing_quantities, recompute_published_ttests
 from afr_cli.store.reader import has_results
 from afr_cli.store.sizes import export_sizes
 from afr_cli.store.status import store_status

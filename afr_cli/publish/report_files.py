@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from afr_cli.papers.knowledge import Report, paper
+from afr_cli.catalogue.knowledge import Report, paper
 from afr_cli.publish.frames import load_store, report_frames, reps_suffix
 from afr_cli.publish.outfiles import write_if_changed
 from afr_cli.tables import (METRIC_NAMES, compare_models, paper_comparison, render_comparison_overview,

@@ -26,8 +26,8 @@ from urllib.parse import unquote
 
 import pandas as pd
 
-from afr_cli.papers.knowledge import Paper, Report, param_rows, papers
-from afr_cli.papers.knowledge import paper as paper_named  # a table's paper, by the id its spec names
+from afr_cli.catalogue.knowledge import Paper, Report, param_rows, papers
+from afr_cli.catalogue.knowledge import paper as paper_named  # a table's paper, by the id its spec names
 from afr_cli.publish.claims.judge import VERDICTS, describe_test
 from afr_cli.publish.claims.ledger import judge_paper, verdict_counts
 from afr_cli.publish.frames import report_frames

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from urllib.parse import unquote
 
-from afr_cli.papers.knowledge import PROJECT_DIR, papers
+from afr_cli.catalogue.knowledge import PROJECT_DIR, papers
 from afr_cli.publish.markdown import to_html
 from afr_cli.publish.outfiles import write_if_changed
 from afr_cli.publish.page_words import shown_root

@@ -24,7 +24,7 @@ from types import ModuleType
 import pandas as pd
 
 from afr_cli.errors import AfrInputError
-from afr_cli.papers.knowledge import Paper, Study
+from afr_cli.catalogue.knowledge import Paper, Study
 from afr_cli.publish.frames import StoreMissing
 from afr_cli.publish.markdown import table
 from afr_cli.publish.pages import is_project_results

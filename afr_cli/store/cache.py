@@ -35,7 +35,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable, TypeVar
 
-from afr_cli.paths import PROJECT_ROOT
+from afr_cli.core.paths import PROJECT_ROOT
 
 CACHE_ENV = "AFR_EXPORT_CACHE"  # another folder for the cache, or "off"
 CACHE_FORMAT = "afr-export-cache/1"  # bump when an entry's layout changes

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 from tabulate import tabulate
 
-from afr_cli.durations import format_duration
+from afr_cli.core.durations import format_duration
 from afr_cli.store.cache import cached, content_key, source_of
 from afr_cli.store.export import ExportedStore, decoder_fingerprint
 from afr_cli.store.reader import ResultsReader, find_stores, open_existing

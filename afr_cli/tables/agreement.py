@@ -30,7 +30,7 @@ def as_printed(ours: float, printed: str) -> bool:
         return False
     if ours is None or not math.isfinite(ours):
         return False
-    from afr_cli.stats import matches_printed  # here: scipy.stats is for the tests, not for reading a table
+    from afr_cli.analysis.stats import matches_printed  # here: scipy.stats is for the tests, not for reading a table
 
     return matches_printed(printed.strip(), float(ours))
 

@@ -13,10 +13,10 @@ from functools import cached_property
 
 import pandas as pd
 
-from afr_cli.bayesian import (
+from afr_cli.analysis.bayesian import (
     DEFAULT_ROPE, CorrelatedTTestResult, SignedRankResult, correlated_ttest, signed_rank_test)
 from afr_cli.errors import AfrInputError
-from afr_cli.stats import EffectSizes, TTestResult, effect_sizes, holm_adjust, paired_ttest, wilcoxon_test
+from afr_cli.analysis.stats import EffectSizes, TTestResult, effect_sizes, holm_adjust, paired_ttest, wilcoxon_test
 from afr_cli.tables.compare_evidence import (
     Hierarchical, Intervals, direction, hierarchical_for_base, intervals_for_base, mc_text)
 from afr_cli.tables.format import (

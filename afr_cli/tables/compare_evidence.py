@@ -1,9 +1,9 @@
 """The evidence `afr table --compare` adds to each base beyond the papers' tests (issue 34):
 
-- the hierarchical Bayesian test over datasets × repetitions (afr_cli/hierarchical.py), run on
+- the hierarchical Bayesian test over datasets × repetitions (afr_cli/analysis/hierarchical.py), run on
   every repetition both models hold, one row of differences per dataset (or per unit, where
   cells share a split), with ρ = n_test / n of each split;
-- an interval on every effect over the datasets (afr_cli/effect_intervals.py): the mean
+- an interval on every effect over the datasets (afr_cli/analysis/effect_intervals.py): the mean
   difference, d_z and the rank-biserial r, with magnitude labels and their source;
 - for an error metric (MAE, RMSE), whose scale differs from dataset to dataset, the relative
   form: the hierarchical test runs on the log ratio ln(A's error / B's error) per repetition with
@@ -22,8 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from afr_cli.effect_intervals import EffectIntervals, Interval, effect_intervals, mean_diff_interval
-from afr_cli.hierarchical import HierarchicalResult, hierarchical_test
+from afr_cli.analysis.effect_intervals import EffectIntervals, Interval, effect_intervals, mean_diff_interval
+from afr_cli.analysis.hierarchical import HierarchicalResult, hierarchical_test
 
 # Sampler size for a comparison: each base costs about 0.4 s of CPU at this size (a report has up
 # to 19 bases per comparison file), and the Monte Carlo error of each probability is printed with it.

@@ -13,7 +13,7 @@ from tabulate import tabulate
 
 from afr_cli.data.registry import DATASETS
 from afr_cli.errors import AfrInputError
-from afr_cli.papers.knowledge import base_order, model_order
+from afr_cli.catalogue.knowledge import base_order, model_order
 
 DATASET_ORDER = tuple(DATASETS)
 MODEL_ORDER = model_order()

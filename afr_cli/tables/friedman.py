@@ -7,9 +7,9 @@ cells, so a trailing zero the paper dropped does not coarsen the row). The paper
 printed numbers, which the rounding leaves as they are; ours, rounded alike, tie where the paper
 could not have told them apart, and floating-point noise between models that are numerically the
 same (AGBoost's non-param and GBM on Airfoil) no longer ranks one above the other. Equal scores
-share their mean rank and χ² carries the tie correction (``afr_cli.stats.friedman_nemenyi``).
+share their mean rank and χ² carries the tie correction (``afr_cli.analysis.stats.friedman_nemenyi``).
 
-Two post-hoc tests at one alpha mark which models differ (``afr_cli.posthoc``): Nemenyi's critical
+Two post-hoc tests at one alpha mark which models differ (``afr_cli.analysis.posthoc``): Nemenyi's critical
 difference, drawn as a bar of that length above the axis, and pairwise Wilcoxon–Holm tests; each
 diagram draws both sets of cliques, Nemenyi's in red and Wilcoxon–Holm's in blue.
 """
@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from afr_cli.papers.knowledge import param_rows
-from afr_cli.posthoc import PairwiseTests, wilcoxon_holm
-from afr_cli.stats import FriedmanResult, friedman_nemenyi
+from afr_cli.catalogue.knowledge import param_rows
+from afr_cli.analysis.posthoc import PairwiseTests, wilcoxon_holm
+from afr_cli.analysis.stats import FriedmanResult, friedman_nemenyi
 from afr_cli.tables.format import METRIC_NAMES, METRICS, grid
 from afr_cli.tables.paper_compare import base_group, paper_comparison, printed_cells
 

@@ -7,8 +7,8 @@ import math
 
 import pandas as pd
 
-from afr_cli.papers import published_table
-from afr_cli.papers.knowledge import param_rows, paper_reps, table_info, unit_axes
+from afr_cli.catalogue.published import published_table
+from afr_cli.catalogue.knowledge import param_rows, paper_reps, table_info, unit_axes
 from afr_cli.tables.agreement import (RULE, as_printed, check_tolerance, tolerance_legend, within_tolerance)
 from afr_cli.tables.format import (
     CSV_FLOAT, METRIC_NAMES, METRICS, check_format, decimals, document, format_param, format_value, grid,

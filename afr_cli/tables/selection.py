@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from afr_cli.papers.knowledge import unit_axes
+from afr_cli.catalogue.knowledge import unit_axes
 
 BEST_TEST = "best-test"
 BEST_TEST_NOTE = ("selection: best-test (optimistic; per dataset, base and model the grid point with the "

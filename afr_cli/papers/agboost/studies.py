@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from afr_cli.config import load_experiment
-from afr_cli.papers import published_table
-from afr_cli.paths import PROJECT_ROOT
+from afr_cli.config.experiment import load_experiment
+from afr_cli.catalogue.published import published_table
+from afr_cli.core.paths import PROJECT_ROOT
 from afr_cli.publish.frames import stored
 from afr_cli.publish.store_words import holdings, holdings_text  # noqa: F401 (a show)
-from afr_cli.stats import matches_printed
+from afr_cli.analysis.stats import matches_printed
 
 CONFIG = PROJECT_ROOT / "configs" / "agboost_gbm_baselines.yaml"
 STORE = "agboost_gbm_baselines"

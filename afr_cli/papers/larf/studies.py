@@ -19,17 +19,18 @@ import pandas as pd
 from sklearn.metrics import r2_score
 from sklearn.preprocessing import StandardScaler
 
-from afr_cli.config import load_experiment
+from afr_cli.config.experiment import load_experiment
 from afr_cli.data import load_dataset
 from afr_cli.models import LARF
-from afr_cli.paths import PROJECT_ROOT
-from afr_cli.protocol import UnitSeeds
+from afr_cli.core.paths import PROJECT_ROOT
+from afr_cli.engine.protocol import UnitSeeds
 from afr_cli.publish.claims.columns import ColumnRef, published_column
 from afr_cli.publish.frames import StoreMissing, compute_words, report_table, stored, stored_status
 from afr_cli.publish.page_words import how_many, listing, shown_store
 from afr_cli.publish.studies import render_frame
 from afr_cli.publish.store_words import holdings, holdings_text  # noqa: F401 (a show)
-from afr_cli.stats import friedman_from_ranks, paired_ttest, recompute_published_ttests
+from afr_cli.analysis.stats import friedman_from_ranks, paired_ttest
+from afr_cli.catalogue.printed_tests import recompute_published_ttests
 from afr_cli.tables.agreement import R2_TOL
 from afr_cli.tables.friedman import friedman_tables
 

@@ -28,18 +28,18 @@ from sklearn.ensemble import RandomForestRegressor
 
 from afr_cli.data import load_dataset
 from afr_cli.ensembles import get_ensemble
-from afr_cli.features import LeafStatistics
+from afr_cli.ensembles.leaf_statistics import LeafStatistics
 from afr_cli.models.robust import RobustRFFamily, weight_bounds, weights_problem
-from afr_cli.papers import published_table
-from afr_cli.papers.knowledge import paper as known_paper
-from afr_cli.protocol import derive_seed, split_indices
+from afr_cli.catalogue.published import published_table
+from afr_cli.catalogue.knowledge import paper as known_paper
+from afr_cli.engine.protocol import derive_seed, split_indices
 from afr_cli.publish.claims.judge import describe_test, judge
 from afr_cli.publish.frames import StoreMissing, compute_words, report_by_name, report_frames, stored, stored_status
 from afr_cli.publish.page_words import shown_store
 from afr_cli.publish.studies import render_frame
 from afr_cli.publish.store_words import holdings, holdings_text  # noqa: F401 (a show)
-from afr_cli.solve import solve
-from afr_cli.stats import paired_ttest
+from afr_cli.solvers.solve import solve
+from afr_cli.analysis.stats import paired_ttest
 from afr_cli.tables.compare import compare_models
 from afr_cli.tables.selection import results_in_view
 

@@ -22,20 +22,20 @@ from pathlib import Path
 
 import pandas as pd
 
-from afr_cli.bayesian import DEFAULT_ROPE
-from afr_cli.config import load_experiment
-from afr_cli.papers import published_table
-from afr_cli.paths import PROJECT_ROOT
-from afr_cli.plots import surface_table
+from afr_cli.analysis.bayesian import DEFAULT_ROPE
+from afr_cli.config.experiment import load_experiment
+from afr_cli.catalogue.published import published_table
+from afr_cli.core.paths import PROJECT_ROOT
+from afr_cli.figures.plots import surface_table
 from afr_cli.publish.claims.columns import ColumnRef, published_column
 from afr_cli.publish.claims.judge import ALPHA
 from afr_cli.publish.frames import StoreMissing, report_table, stored
 from afr_cli.publish.studies import render_frame
 from afr_cli.publish.page_words import how_many, in_brackets, listing, repetitions_label, significance_words
 from afr_cli.publish.store_words import holdings, holdings_text  # noqa: F401 (a show)
-from afr_cli.runner import RunOptions, run_experiment
+from afr_cli.engine.runner import RunOptions, run_experiment
 from afr_cli.store.reader import load_results
-from afr_cli.stats import holm_adjust
+from afr_cli.analysis.stats import holm_adjust
 from afr_cli.tables.agreement import R2_TOL
 from afr_cli.tables.compare import compare_models
 from afr_cli.tables.selection import results_in_view

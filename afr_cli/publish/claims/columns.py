@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from afr_cli.errors import AfrInputError
-from afr_cli.papers import published_table
-from afr_cli.papers.knowledge import unit_axes
+from afr_cli.catalogue.published import published_table
+from afr_cli.catalogue.knowledge import unit_axes
 from afr_cli.tables.paper_compare import model_aliases, name_plain_forests, our_key
 
 

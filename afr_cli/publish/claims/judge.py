@@ -22,12 +22,12 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from afr_cli.bayesian import signed_rank_test
+from afr_cli.analysis.bayesian import signed_rank_test
 from afr_cli.publish.claims.columns import ColumnRef, column_ref, our_columns, published_column, shared_reps
 from afr_cli.errors import AfrInputError
-from afr_cli.rope import DEFAULT_ROPE
-from afr_cli.papers import load_ttests
-from afr_cli.stats import paired_ttest
+from afr_cli.analysis.rope import DEFAULT_ROPE
+from afr_cli.catalogue.published import load_ttests
+from afr_cli.analysis.stats import paired_ttest
 from afr_cli.tables.compare import WinRecord
 from afr_cli.tables.format import METRIC_NAMES, format_value
 
@@ -344,7 +344,7 @@ def _figure_wins(claim: dict, results: pd.DataFrame, paper_reps: int | None = No
 
 
 def _surface_outcome(claim: dict, grid: pd.DataFrame) -> Outcome:
-    from afr_cli.plots import surface_table
+    from afr_cli.figures.plots import surface_table
 
     surface = surface_table(grid, claim["dataset"], claim["model"], claim["x"], claim["y"],
                             base=claim.get("base"))

@@ -11,10 +11,10 @@ from pathlib import Path
 import pandas as pd
 
 import afr_cli.publish.claims.judge as judge_rules
-from afr_cli.papers.knowledge import Paper
+from afr_cli.catalogue.knowledge import Paper
 from afr_cli.publish.claims.judge import (ALPHA, LOOSE, NOT_CHECKED, ROPE_LEVEL, VERDICTS, Verdict, describe_test, judge,
                                           printed_test, reason)
-from afr_cli.rope import DEFAULT_ROPE
+from afr_cli.analysis.rope import DEFAULT_ROPE
 from afr_cli.publish.frames import load_store, report_by_name, report_frames
 from afr_cli.publish.page_words import shown_root
 from afr_cli.tables.agreement import RULE, as_printed

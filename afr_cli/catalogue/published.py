@@ -1,0 +1,82 @@
+"""The papers, one folder each (``afr_cli/papers/<id>/``): their published tables and t-tests
+as DataFrames; ``afr_cli.catalogue.knowledge`` reads the folders' data files.
+
+The CSVs keep every number as printed (see README.md here); the loaders add a float
+``value`` beside the printed string ``value_str`` so both exact and numeric views exist.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import pandas as pd
+
+from afr_cli.errors import AfrInputError
+from afr_cli.catalogue.knowledge import papers, table_info, unit_axes
+
+PAPERS_DIR = Path(__file__).resolve().parents[1] / "papers"
+TTESTS_FILE = PAPERS_DIR / "ttests.csv"  # the t-tests printed in the papers' texts, one file for all
+
+
+def _published_files() -> dict[str, Path]:
+    """Paper id -> its published CSV (in its folder, as its data file names it)."""
+    return {p.id: (p.folder / p.published if p.folder else PAPERS_DIR / p.published) for p in papers()}
+
+
+def extra_keys() -> tuple[str, ...]:
+    """Key columns some tables have beyond (dataset, base): the papers' unit axes."""
+    return tuple(unit_axes())
+
+
+@lru_cache(maxsize=None)
+def _read_file(path: Path, keys: tuple[str, ...]) -> pd.DataFrame:
+    raw = pd.read_csv(path, dtype=str, keep_default_na=False)
+    frame = raw.rename(columns={"value": "value_str"})
+    frame["value"] = frame["value_str"].astype(float)
+    for key in keys:
+        if key in frame.columns:
+            frame[key] = frame[key].astype(float)
+    return frame
+
+
+def _read(paper: str) -> pd.DataFrame:
+    return _read_file(_published_files()[paper], extra_keys())
+
+
+def load_published(paper: str | None = None) -> pd.DataFrame:
+    """All published table cells (or one paper's): paper, table, base, dataset, model,
+    metric, value_str (as printed), value (float), plus train_fraction/noise_eta for robust_rf."""
+    files = _published_files()
+    if paper is None:
+        return pd.concat([_read(p) for p in files], ignore_index=True)
+    if paper not in files:
+        raise AfrInputError(f"unknown paper {paper!r}; allowed: {', '.join(files)}")
+    return _read(paper).copy()
+
+
+@lru_cache(maxsize=None)
+def _read_ttests() -> pd.DataFrame:
+    return pd.read_csv(TTESTS_FILE, dtype=str, keep_default_na=False)
+
+
+def load_ttests() -> pd.DataFrame:
+    """The t-tests reported in the papers' text; numbers stay printed strings ('' = not given)."""
+    return _read_ttests().copy()
+
+
+def available_tables() -> list[str]:
+    """Every published table as a ``paper:table`` spec, e.g. ``satrf:9`` or ``agboost:II``."""
+    return [f"{paper}:{table}" for paper in _published_files() for table in pd.unique(_read(paper)["table"])]
+
+
+def published_table(spec: str) -> pd.DataFrame:
+    """The cells of one published table, given as ``paper:table`` (case-insensitive)."""
+    info = table_info(spec)
+    wanted = info.spec.lower() if info is not None else spec.strip().lower()
+    for known in available_tables():
+        if known.lower() == wanted:
+            paper, table = known.split(":")
+            frame = _read(paper)
+            return frame[frame["table"] == table].reset_index(drop=True)
+    raise AfrInputError(f"unknown paper table {spec!r}; allowed: {', '.join(available_tables())}")
