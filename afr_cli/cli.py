@@ -8,8 +8,8 @@ import sys
 import typer
 
 from afr_cli.commands.help_text import ProseGroup
-from afr_cli.errors import AfrInputError, RunInterrupted, SolverError
 from afr_cli.core.quiet_interrupt import Terminated, received_signal, sigterm_as_interrupt, stopped_line
+from afr_cli.errors import AfrInputError, RunInterrupted, SolverError
 
 app = typer.Typer(
     cls=ProseGroup,  # every --help in words: no <type> tags, no {placeholders}, whole sentences
@@ -57,8 +57,11 @@ def _print_version(value: bool) -> None:
 
 
 @app.callback()
-def _root(version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
-                                       help="print the version and git commit, then exit")) -> None:
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_print_version, is_eager=True, help="print the version and git commit, then exit"
+    ),
+) -> None:
     """afr: reproduce the attention-based forest papers' experiments end to end."""
 
 
@@ -93,8 +96,11 @@ def main() -> None:
     except SystemExit as err:  # no command of afr's exits this way: a plugin or loader outside its guards did
         if _output_closed(err):  # `afr X | head`: the reader stopped reading; nothing to say, and nowhere to say it
             sys.exit(1)
-        print(f"error: {_command()}: code of your own (a plugin or dataset loader of the config) called "
-              f"exit({err.code!r}); afr never ends that way, so it stops here with exit 1", file=sys.stderr)
+        print(
+            f"error: {_command()}: code of your own (a plugin or dataset loader of the config) called "
+            f"exit({err.code!r}); afr never ends that way, so it stops here with exit 1",
+            file=sys.stderr,
+        )
         sys.exit(1)
     except Exception as err:
         if type(err).__name__ == "Abort":

@@ -48,5 +48,6 @@ def require(module: str, purpose: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError:
-        raise AfrInputError(f"{purpose} needs the Python package {module!r}, which is not installed: "
-                            f"pip install {module}") from None
+        raise AfrInputError(
+            f"{purpose} needs the Python package {module!r}, which is not installed: pip install {module}"
+        ) from None

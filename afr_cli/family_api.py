@@ -23,23 +23,44 @@ holds or returns and why.
 
 from __future__ import annotations
 
+from afr_cli.core.params import DESIGN, MIXING, Param
 from afr_cli.ensembles import AVERAGE, BOOSTED
 from afr_cli.ensembles.leaf_statistics import LeafStatistics, RowTensors, softmax_neg
 from afr_cli.models.abrf import EpsABRFFamily, SoftmaxFeatures, softmax_features
 from afr_cli.models.base import EPS, TAU, Family, uniform
-from afr_cli.core.params import DESIGN, MIXING, Param
-from afr_cli.solvers.problems import (ConstraintBuilder, LinearAttentionProblem, LinearConstraints, LinearProblem,
-                                      QuadraticProblem, simplex_constraints)
+from afr_cli.solvers.problems import (
+    ConstraintBuilder,
+    LinearAttentionProblem,
+    LinearConstraints,
+    LinearProblem,
+    QuadraticProblem,
+    simplex_constraints,
+)
 
 __all__ = [
     # what a family is, and its hyperparameters
-    "Family", "Param", "DESIGN", "MIXING", "EPS", "TAU", "AVERAGE", "BOOSTED",
+    "Family",
+    "Param",
+    "DESIGN",
+    "MIXING",
+    "EPS",
+    "TAU",
+    "AVERAGE",
+    "BOOSTED",
     # the rows a family attends over: leaf statistics, keys, values, distances
-    "LeafStatistics", "RowTensors",
+    "LeafStatistics",
+    "RowTensors",
     # softmax features
-    "softmax_neg", "softmax_features", "SoftmaxFeatures", "uniform",
+    "softmax_neg",
+    "softmax_features",
+    "SoftmaxFeatures",
+    "uniform",
     # the problems the solver layer accepts, and their constraints
-    "LinearAttentionProblem", "QuadraticProblem", "LinearProblem", "LinearConstraints", "ConstraintBuilder",
+    "LinearAttentionProblem",
+    "QuadraticProblem",
+    "LinearProblem",
+    "LinearConstraints",
+    "ConstraintBuilder",
     "simplex_constraints",
     # a complete family to subclass or read
     "EpsABRFFamily",

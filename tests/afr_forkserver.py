@@ -44,23 +44,40 @@ def afr_script() -> str:
     return str(Path(sys.executable).parent / "afr")
 
 
-def run_afr_forked(invocations: list[Invocation], jobs: int = 2, timeout: float = 900) -> list[subprocess.CompletedProcess]:
+def run_afr_forked(
+    invocations: list[Invocation], jobs: int = 2, timeout: float = 900
+) -> list[subprocess.CompletedProcess]:
     """Run every invocation as a child of one forking server, ``jobs`` at a time; each one's exit
     code, stdout and stderr as ``subprocess.run(..., capture_output=True, text=True)`` gives them."""
     with tempfile.TemporaryDirectory(prefix="afr-forks-") as scratch:
         requests = []
         for i, inv in enumerate(invocations):
             out, err = Path(scratch) / f"{i}.out", Path(scratch) / f"{i}.err"
-            requests.append({"args": [afr_script(), *inv.args], "cwd": str(inv.cwd), "env": inv.env,
-                             "out": str(out), "err": str(err)})
-        server = subprocess.run([sys.executable, __file__, str(jobs)], input="\n".join(map(json.dumps, requests)),
-                                capture_output=True, text=True, timeout=timeout, env=_server_env())
+            requests.append(
+                {
+                    "args": [afr_script(), *inv.args],
+                    "cwd": str(inv.cwd),
+                    "env": inv.env,
+                    "out": str(out),
+                    "err": str(err),
+                }
+            )
+        server = subprocess.run(
+            [sys.executable, __file__, str(jobs)],
+            input="\n".join(map(json.dumps, requests)),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=_server_env(),
+        )
         if server.returncode != 0:
             raise RuntimeError(f"the afr fork server failed ({server.returncode}): {server.stderr[-3000:]}")
         codes = {int(i): int(code) for i, code in (line.split() for line in server.stdout.splitlines())}
         assert sorted(codes) == list(range(len(invocations))), server.stdout
-        return [subprocess.CompletedProcess(r["args"], codes[i], Path(r["out"]).read_text(), Path(r["err"]).read_text())
-                for i, r in enumerate(requests)]
+        return [
+            subprocess.CompletedProcess(r["args"], codes[i], Path(r["out"]).read_text(), Path(r["err"]).read_text())
+            for i, r in enumerate(requests)
+        ]
 
 
 def _server_env() -> dict[str, str]:

@@ -18,10 +18,11 @@ def afr_bin() -> str:
     return str(Path(sys.executable).parent / "afr")
 
 
-def run_afr(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
+def run_afr(
+    *args: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 600
+) -> subprocess.CompletedProcess:
     """Run the console script as a user would; returns the completed process (no check)."""
-    return subprocess.run([afr_bin(), *args], cwd=cwd or ROOT, env=env, capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run([afr_bin(), *args], cwd=cwd or ROOT, env=env, capture_output=True, text=True, timeout=timeout)
 
 
 @pytest.fixture
@@ -48,7 +49,7 @@ def random_simplex(rng: np.random.Generator, size: int, count: int) -> np.ndarra
     return rng.dirichlet(np.ones(size), size=count)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _committed_study_blocks_of(paper_id: str) -> dict[str, str]:
     from afr_cli.catalogue.knowledge import paper
     from afr_cli.publish.studies import study_blocks

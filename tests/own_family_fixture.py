@@ -39,10 +39,17 @@ class NotAFamily:
 def write_sharp_config(path: Path, family: str, plugins: object = None) -> str:
     """Write a two-rep config with model ``mine`` of ``family`` and ``same`` (eps-abrf at tau 0.5,
     the same eps grid) to ``path`` (with ``plugins:`` when given); returns the path as text."""
-    cfg = {"name": "own", "seed": 4, "protocol": {"reps": 2}, "datasets": ["Friedman1"],
-           "bases": [{"kind": "rf", "n_estimators": 8, "min_samples_leaf": 5}],
-           "models": [{"id": "mine", "family": family, "grid": {"eps": [0.0, 0.5, 1.0]}},
-                      {"id": "same", "family": "eps-abrf", "params": {"tau": 0.5}, "grid": {"eps": [0.0, 0.5, 1.0]}}]}
+    cfg = {
+        "name": "own",
+        "seed": 4,
+        "protocol": {"reps": 2},
+        "datasets": ["Friedman1"],
+        "bases": [{"kind": "rf", "n_estimators": 8, "min_samples_leaf": 5}],
+        "models": [
+            {"id": "mine", "family": family, "grid": {"eps": [0.0, 0.5, 1.0]}},
+            {"id": "same", "family": "eps-abrf", "params": {"tau": 0.5}, "grid": {"eps": [0.0, 0.5, 1.0]}},
+        ],
+    }
     if plugins is not None:
         cfg = {"plugins": plugins, **cfg}
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import random_simplex
 
 from afr_cli.ensembles import get_ensemble
 from afr_cli.ensembles.leaf_statistics import LeafStatistics
 from afr_cli.models import EpsABRF
-
-from conftest import random_simplex
 
 
 def _brute_keys_values(forest, Xtr, ytr, X):

@@ -63,8 +63,10 @@ def test_as_delta_vanishes_the_untrained_model_tends_to_the_gbm(small_data):
     Xtr, ytr, Xte, _ = small_data
     model = AGBoost(eps=0.0, **SMALL).fit(Xtr, ytr)
     rows, gbm = model.leaf_stats_.rows(Xte), model.forest_.predict(Xte)
-    gaps = [np.abs(NonParamFamily().predict(model.family.features(rows, {"delta": d}), {"eps": 0.0}, None) - gbm).max()
-            for d in (0.9, 0.1, 1e-3, 1e-9)]
+    gaps = [
+        np.abs(NonParamFamily().predict(model.family.features(rows, {"delta": d}), {"eps": 0.0}, None) - gbm).max()
+        for d in (0.9, 0.1, 1e-3, 1e-9)
+    ]
     assert gaps[0] > 1e-3 and all(later <= earlier for earlier, later in zip(gaps, gaps[1:]))
     assert gaps[-1] < 1e-7
 
@@ -82,8 +84,9 @@ def test_estimator_rejects_an_unknown_learner(small_data):
 def test_attention_on_a_fitted_scikit_learn_gbm(small_data):
     """AGBoostOnFitted on sklearn's GBM equals AGBoost over our DT-learner GBM (the same trees)."""
     Xtr, ytr, Xte, _ = small_data
-    gbr = GradientBoostingRegressor(n_estimators=25, learning_rate=0.1, max_depth=3, min_samples_leaf=5,
-                                    random_state=0).fit(Xtr, ytr)
+    gbr = GradientBoostingRegressor(
+        n_estimators=25, learning_rate=0.1, max_depth=3, min_samples_leaf=5, random_state=0
+    ).fit(Xtr, ytr)
     before = gbr.predict(Xte)
     on = AGBoostOnFitted(gbr, eps=0.6, delta=0.9).fit(Xtr, ytr)
     ours = AGBoost(eps=0.6, delta=0.9, **SMALL).fit(Xtr, ytr)
@@ -100,11 +103,17 @@ def test_nonparam_is_evaluated_at_agboosts_selection(tmp_path):
     from afr_cli.engine.protocol import run_unit
 
     grid = {"delta": [0.01, 0.9], "eps": [0.0, 0.5, 1.0]}
-    cfg = {"name": "ag", "protocol": {"reps": 2, "inner_folds": 2}, "datasets": ["Friedman1"],
-           "bases": [{"kind": "gbm-dt", "id": "DT", "n_estimators": 15, "learning_rate": 0.1, "max_depth": 3}],
-           "models": [{"id": "gbm", "family": "forest"},
-                      {"id": "nonparam", "family": "nonparam", "select_as": "agboost", "grid": grid},
-                      {"id": "agboost", "family": "agboost", "grid": grid}]}
+    cfg = {
+        "name": "ag",
+        "protocol": {"reps": 2, "inner_folds": 2},
+        "datasets": ["Friedman1"],
+        "bases": [{"kind": "gbm-dt", "id": "DT", "n_estimators": 15, "learning_rate": 0.1, "max_depth": 3}],
+        "models": [
+            {"id": "gbm", "family": "forest"},
+            {"id": "nonparam", "family": "nonparam", "select_as": "agboost", "grid": grid},
+            {"id": "agboost", "family": "agboost", "grid": grid},
+        ],
+    }
     path = tmp_path / "ag.yaml"
     path.write_text(yaml.safe_dump(cfg))
     exp = load_experiment(path)

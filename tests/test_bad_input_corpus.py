@@ -10,25 +10,27 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import pytest
 import yaml
-
 from afr_forkserver import Invocation, run_afr_forked
 from conftest import afr_bin
 
 pytestmark = pytest.mark.slow
 
 TINY = {
-    "name": "corpus", "seed": 3,
+    "name": "corpus",
+    "seed": 3,
     "protocol": {"reps": 1, "inner_folds": 2},
     "datasets": ["Friedman1"],
     "bases": [{"kind": "rf", "n_estimators": 3, "min_samples_leaf": 5}],
-    "models": [{"id": "rf", "family": "forest"},
-               {"id": "a", "family": "eps-abrf", "grid": {"eps": [0.0, 1.0], "tau": [1.0, 10.0]}}],
+    "models": [
+        {"id": "rf", "family": "forest"},
+        {"id": "a", "family": "eps-abrf", "grid": {"eps": [0.0, 1.0], "tau": [1.0, 10.0]}},
+    ],
 }
 
 
@@ -44,10 +46,33 @@ def _store(directory: Path) -> Path:
 
     store = ResultsStore(directory)
     store.create({"experiment": "corpus", "config_hash": "x"})
-    rows = [{"model": m, "r2": 0.5, "mae": 1.0, "rmse": 1.0, "params": {}, "selection": "inner-cv",
-             "cv_score": 0.4, "solver_status": {}, "seconds": 0.1} for m in ("rf", "a")]
-    grid = [{"model": "a", "point": {"eps": e, "tau": t}, "cv_r2": 0.4, "cv_mae": 1.0, "test_r2": 0.5 + e / 10,
-             "test_mae": 1.0, "test_rmse": 1.0} for e in (0.0, 1.0) for t in (1.0, 10.0)]
+    rows = [
+        {
+            "model": m,
+            "r2": 0.5,
+            "mae": 1.0,
+            "rmse": 1.0,
+            "params": {},
+            "selection": "inner-cv",
+            "cv_score": 0.4,
+            "solver_status": {},
+            "seconds": 0.1,
+        }
+        for m in ("rf", "a")
+    ]
+    grid = [
+        {
+            "model": "a",
+            "point": {"eps": e, "tau": t},
+            "cv_r2": 0.4,
+            "cv_mae": 1.0,
+            "test_r2": 0.5 + e / 10,
+            "test_mae": 1.0,
+            "test_rmse": 1.0,
+        }
+        for e in (0.0, 1.0)
+        for t in (1.0, 10.0)
+    ]
     store.write_unit(UnitRecord("Friedman1", "RF", 0, 0, 80, 20, 0.1, 0.2, rows, grid))
     # one file, no -wal/-shm beside it, as a committed store is
     import sqlite3
@@ -71,8 +96,22 @@ def _garbage(directory: Path, content: bytes | None = None, truncate: bool = Fal
 
 TABLE = ("table", "--results", "s")
 STATUS = ("status", "s")
-PLOT = ("plot", "surface", "--results", "s", "--dataset", "Friedman1", "--model", "a", "--x", "tau", "--y", "eps",
-        "--out", "p.png")
+PLOT = (
+    "plot",
+    "surface",
+    "--results",
+    "s",
+    "--dataset",
+    "Friedman1",
+    "--model",
+    "a",
+    "--x",
+    "tau",
+    "--y",
+    "eps",
+    "--out",
+    "p.png",
+)
 
 
 def _run(tmp: Path) -> tuple[str, ...]:
@@ -97,26 +136,48 @@ def _non_utf8(tmp: Path) -> Path:
 CASES = [
     Case("config-not-utf8-validate", lambda t: ("validate", str(_non_utf8(t))), ("c.yaml", "UTF-8")),
     Case("config-not-utf8-run", lambda t: ("run", str(_non_utf8(t)), "--out", "s"), ("c.yaml", "UTF-8")),
-    Case("config-unknown-solver", lambda t: ("run", str(_config(t, solver="GUROBIX")), "--out", "s"),
-         ("solver", "GUROBIX", "allowed")),
+    Case(
+        "config-unknown-solver",
+        lambda t: ("run", str(_config(t, solver="GUROBIX")), "--out", "s"),
+        ("solver", "GUROBIX", "allowed"),
+    ),
     Case("table-reps-zero", lambda t: (_store(t / "s") and ()) or (*TABLE, "--reps", "0"), ("--reps",)),
-    Case("table-compare-none-holds-both", lambda t: (_store(t / "results" / "x") and ()) or
-         ("table", "--compare", "rf", "zzz"), ("holding zzz: none",)),
-    Case("plot-out-unwritable", lambda t: (_store(t / "s") and ()) or (*PLOT[:-1], "/proc/afr-none/p.png"),
-         ("--out",)),
+    Case(
+        "table-compare-none-holds-both",
+        lambda t: (_store(t / "results" / "x") and ()) or ("table", "--compare", "rf", "zzz"),
+        ("holding zzz: none",),
+    ),
+    Case("plot-out-unwritable", lambda t: (_store(t / "s") and ()) or (*PLOT[:-1], "/proc/afr-none/p.png"), ("--out",)),
     Case("status-no-store", lambda t: ("status", "nothing-here"), ("nothing-here",)),
     # damaged stores (random bytes, truncated, empty), a read-only --out, --fresh on a store with results
-    *(Case(f"random-bytes-store-{cmd}", lambda t, a=args: (_garbage(t / "s") and ()) or a(t), ("s",))
-      for cmd, args in (("table", lambda t: TABLE), ("status", lambda t: STATUS), ("plot", lambda t: PLOT),
-                        ("run", _run))),
-    *(Case(f"truncated-store-{cmd}", lambda t, a=args: (_garbage(t / "s", truncate=True) and ()) or a(t), ("s",))
-      for cmd, args in (("table", lambda t: TABLE), ("status", lambda t: STATUS))),
-    *(Case(f"empty-store-{cmd}", lambda t, a=args: (_garbage(t / "s", b"") and ()) or a(t), ("s",))
-      for cmd, args in (("table", lambda t: TABLE), ("status", lambda t: STATUS), ("run", _run))),
-    Case("read-only-out", lambda t: (t / "ro").mkdir() or ("run", str(_config(t)), "--out", "ro/s", "-q"),
-         ("ro", "read-only"), read_only="ro"),
-    Case("fresh-on-a-store-with-results", lambda t: (_store(t / "s") and ()) or
-         ("run", str(_config(t)), "--out", "s", "--fresh", "-q"), ("--fresh",)),
+    *(
+        Case(f"random-bytes-store-{cmd}", lambda t, a=args: (_garbage(t / "s") and ()) or a(t), ("s",))
+        for cmd, args in (
+            ("table", lambda t: TABLE),
+            ("status", lambda t: STATUS),
+            ("plot", lambda t: PLOT),
+            ("run", _run),
+        )
+    ),
+    *(
+        Case(f"truncated-store-{cmd}", lambda t, a=args: (_garbage(t / "s", truncate=True) and ()) or a(t), ("s",))
+        for cmd, args in (("table", lambda t: TABLE), ("status", lambda t: STATUS))
+    ),
+    *(
+        Case(f"empty-store-{cmd}", lambda t, a=args: (_garbage(t / "s", b"") and ()) or a(t), ("s",))
+        for cmd, args in (("table", lambda t: TABLE), ("status", lambda t: STATUS), ("run", _run))
+    ),
+    Case(
+        "read-only-out",
+        lambda t: (t / "ro").mkdir() or ("run", str(_config(t)), "--out", "ro/s", "-q"),
+        ("ro", "read-only"),
+        read_only="ro",
+    ),
+    Case(
+        "fresh-on-a-store-with-results",
+        lambda t: (_store(t / "s") and ()) or ("run", str(_config(t)), "--out", "s", "--fresh", "-q"),
+        ("--fresh",),
+    ),
 ]
 
 
@@ -141,21 +202,32 @@ def run_afr_in(tmp: Path, args: tuple[str, ...], read_only: str | None = None) -
     command = [afr_bin(), *args]
     if read_only and os.geteuid() == 0:
         target = str(tmp / read_only)
-        command = ["unshare", "-m", "sh", "-c",
-                   'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" "$0" && exec "$@"', target, *command]
+        command = [
+            "unshare",
+            "-m",
+            "sh",
+            "-c",
+            'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" "$0" && exec "$@"',
+            target,
+            *command,
+        ]
     elif read_only:
         os.chmod(tmp / read_only, 0o555)
     try:
-        return subprocess.run(command, cwd=tmp, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                              timeout=300)
+        return subprocess.run(
+            command, cwd=tmp, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300
+        )
     finally:
         if read_only and os.geteuid() != 0:
             os.chmod(tmp / read_only, 0o755)
 
 
 READ_CASES = [  # reading a read-only store must simply work (plot writes p.png beside the store)
-    Case(f"read-only-store-{cmd}", lambda t, a=args: (_store(t / "s") and ()) or a, read_only="s",
-         )
+    Case(
+        f"read-only-store-{cmd}",
+        lambda t, a=args: (_store(t / "s") and ()) or a,
+        read_only="s",
+    )
     for cmd, args in (("table", TABLE), ("status", STATUS), ("plot", PLOT))
 ]
 
@@ -195,8 +267,10 @@ def outcomes(tmp_path_factory) -> dict[str, Outcome]:
 
     env = {**os.environ, "MPLBACKEND": "Agg"}
     procs = run_afr_forked([Invocation(tuple(args), tmp, env) for _, tmp, args, _, _ in forked], jobs=2)
-    found = {case.name: Outcome(proc, before, _snapshot(watched))
-             for (case, _, _, watched, before), proc in zip(forked, procs)}
+    found = {
+        case.name: Outcome(proc, before, _snapshot(watched))
+        for (case, _, _, watched, before), proc in zip(forked, procs)
+    }
     with ThreadPoolExecutor(max_workers=2) as pool:
         found |= {item[0].name: outcome for item, outcome in zip(read_only, pool.map(run, read_only))}
     return found

@@ -74,8 +74,13 @@ def _signed_rank_as_first_written(diff, rope, samples, seed, prior=0.5):
     z = np.concatenate(([0.0], np.asarray(diff, dtype=float)))
     draws = np.random.default_rng(seed).dirichlet(np.concatenate(([prior], np.ones(z.size - 1))), samples)
     pair_sum = z[:, None] + z[None, :]
-    masses = np.stack([((draws @ r.astype(float)) * draws).sum(axis=1)
-                       for r in (pair_sum < -2 * rope, np.abs(pair_sum) <= 2 * rope, pair_sum > 2 * rope)], axis=1)
+    masses = np.stack(
+        [
+            ((draws @ r.astype(float)) * draws).sum(axis=1)
+            for r in (pair_sum < -2 * rope, np.abs(pair_sum) <= 2 * rope, pair_sum > 2 * rope)
+        ],
+        axis=1,
+    )
     top = masses == masses.max(axis=1, keepdims=True)
     return [float(v) for v in (top / top.sum(axis=1, keepdims=True)).mean(axis=0)]
 
@@ -135,17 +140,30 @@ def _frame(models: dict[str, float], datasets, reps=6, base="RF", train_fraction
             noise = rng.normal(0, 0.01)
             for model, shift in models.items():
                 r2 = 0.5 + shift + noise + 0.002 * rep
-                rows.append({"dataset": dataset, "base": base, "model": model, "rep": rep, "r2": r2,
-                             "mae": 1 - r2, "rmse": 1 - r2, "params": {}, "selection": "inner-cv",
-                             "train_fraction": train_fraction, "noise_eta": 0.0})
+                rows.append(
+                    {
+                        "dataset": dataset,
+                        "base": base,
+                        "model": model,
+                        "rep": rep,
+                        "r2": r2,
+                        "mae": 1 - r2,
+                        "rmse": 1 - r2,
+                        "params": {},
+                        "selection": "inner-cv",
+                        "train_fraction": train_fraction,
+                        "noise_eta": 0.0,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
 def test_compare_models_carries_holm_effects_and_bayesian_tests():
     from afr_cli.tables import compare_models, render_comparison_lead, render_model_comparison
 
-    frame = pd.concat([_frame({"a": 0.0, "b": 0.03}, ["Wine", "Diabetes"], base=base) for base in ("RF", "ERT")],
-                      ignore_index=True)
+    frame = pd.concat(
+        [_frame({"a": 0.0, "b": 0.03}, ["Wine", "Diabetes"], base=base) for base in ("RF", "ERT")], ignore_index=True
+    )
     comparison = compare_models(frame, "a", "b", rope=0.01)
     raw = [c.ttest.p for c in comparison.bases]
     assert comparison.holm_p() == pytest.approx(holm_adjust(raw))

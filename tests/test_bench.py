@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import assert_one_line_error, run_afr
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("args, needles", [
-    (["qp", "--format", "xml"], ["--format", "table, json"]),
-    (["qp", "--dataset", "Iris"], ["--dataset", "Airfoil"]),
-    (["satrf", "--solver", "gurobi"], ["--solver", "ECOS"]),
-    (["larf", "--n", "5"], ["--n 5", "n must be >= 20"]),
-])
+@pytest.mark.parametrize(
+    "args, needles",
+    [
+        (["qp", "--format", "xml"], ["--format", "table, json"]),
+        (["qp", "--dataset", "Iris"], ["--dataset", "Airfoil"]),
+        (["satrf", "--solver", "gurobi"], ["--solver", "ECOS"]),
+        (["larf", "--n", "5"], ["--n 5", "n must be >= 20"]),
+    ],
+)
 def test_bad_bench_options_fail_at_once(args, needles):
     assert_one_line_error(run_afr("bench", *args, timeout=60), *needles)
 
@@ -27,10 +29,17 @@ def test_each_benchmark_runs_small_and_its_two_paths_agree():
 
     import numpy as np
 
-    qp = json.loads(run_afr("bench", "qp", "--dataset", "Diabetes", "--trees", "8", "--repeats", "1",
-                            "--format", "json").stdout)
-    assert set(qp["shapes"]) == {"eps-abrf T=100", "sat-rf-y w+v", "sat-rf-y2 two heads", "larf eps-w T+M",
-                                 "larf 1000 trees", "eps-abrf L1"}
+    qp = json.loads(
+        run_afr("bench", "qp", "--dataset", "Diabetes", "--trees", "8", "--repeats", "1", "--format", "json").stdout
+    )
+    assert set(qp["shapes"]) == {
+        "eps-abrf T=100",
+        "sat-rf-y w+v",
+        "sat-rf-y2 two heads",
+        "larf eps-w T+M",
+        "larf 1000 trees",
+        "eps-abrf L1",
+    }
     for name, row in qp["shapes"].items():
         assert {"AUTO", "ECOS", "CLARABEL"} <= set(row) and row["reference"] == "ECOS (tight)", name
         assert set(row["AUTO"]) >= {"ms", "gap"} and row["AUTO"]["ms"] > 0, name
@@ -56,25 +65,48 @@ def test_bench_unit_compares_auto_with_a_store_made_by_another_solver(tmp_path):
     import numpy as np
     import yaml
 
-    cfg = {"name": "tiny", "protocol": {"reps": 1, "inner_folds": 2}, "datasets": ["Friedman1"],
-           "bases": [{"kind": "rf", "n_estimators": 6, "min_samples_leaf": 5}], "solver": "ECOS",
-           # eps-ABRF only: on a 6-tree LARF problem ECOS at its default tolerance stops 1e-4 (relative)
-           # above AUTO's objective, which moves R^2 by 1e-5; the bench would report that, rightly
-           "models": [{"id": "abrf", "family": "eps-abrf", "grid": {"eps": [0.0, 0.5, 1.0]}},
-                      {"id": "abrf-tau", "family": "eps-abrf", "params": {"eps": 0.75, "tau": 10.0}}]}
+    cfg = {
+        "name": "tiny",
+        "protocol": {"reps": 1, "inner_folds": 2},
+        "datasets": ["Friedman1"],
+        "bases": [{"kind": "rf", "n_estimators": 6, "min_samples_leaf": 5}],
+        "solver": "ECOS",
+        # eps-ABRF only: on a 6-tree LARF problem ECOS at its default tolerance stops 1e-4 (relative)
+        # above AUTO's objective, which moves R^2 by 1e-5; the bench would report that, rightly
+        "models": [
+            {"id": "abrf", "family": "eps-abrf", "grid": {"eps": [0.0, 0.5, 1.0]}},
+            {"id": "abrf-tau", "family": "eps-abrf", "params": {"eps": 0.75, "tau": 10.0}},
+        ],
+    }
     path = tmp_path / "tiny.yaml"
     path.write_text(yaml.safe_dump(cfg))
     store = tmp_path / "store"
     assert run_afr("run", str(path), "--out", str(store), "--jobs", "1", "-q").returncode == 0
-    r = json.loads(run_afr("bench", "unit", str(path), "--dataset", "Friedman1", "--against", "ecos",
-                           "--store", str(store), "--reps", "10", "--format", "json").stdout)
+    r = json.loads(
+        run_afr(
+            "bench",
+            "unit",
+            str(path),
+            "--dataset",
+            "Friedman1",
+            "--against",
+            "ecos",
+            "--store",
+            str(store),
+            "--reps",
+            "10",
+            "--format",
+            "json",
+        ).stdout
+    )
     assert set(r["solvers"]) == {"AUTO", "ECOS"} and np.isfinite(r["ratio"])
     assert r["max_abs_dr2_between"] < 1e-6  # the same unit, only the solver differs
     assert set(r["max_abs_dr2_vs_store"]) == {"abrf", "abrf-tau"}
     assert max(r["max_abs_dr2_vs_store"].values()) < 1e-6
     assert r["reps"] == 10 and r["extrapolated_auto_cpu_min"] > 0
-    assert_one_line_error(run_afr("bench", "unit", str(path), "--dataset", "Friedman1", "--against", "auto"),
-                          "--against", "ECOS")
+    assert_one_line_error(
+        run_afr("bench", "unit", str(path), "--dataset", "Friedman1", "--against", "auto"), "--against", "ECOS"
+    )
 
 
 def test_bench_floor_times_shared_work_against_today_and_finds_the_rows_identical(tmp_path):
@@ -82,10 +114,16 @@ def test_bench_floor_times_shared_work_against_today_and_finds_the_rows_identica
 
     import yaml
 
-    cfg = {"name": "trees", "protocol": {"reps": 1, "seeding": "rep-index"}, "datasets": ["Friedman1"],
-           "bases": [{"id": f"RF@{n}", "kind": "rf", "n_estimators": n} for n in (5, 10, 20)],
-           "models": [{"id": "forest", "family": "forest"},
-                      {"id": "abrf", "family": "eps-abrf", "grid": {"eps": [0.0, 0.5]}}]}
+    cfg = {
+        "name": "trees",
+        "protocol": {"reps": 1, "seeding": "rep-index"},
+        "datasets": ["Friedman1"],
+        "bases": [{"id": f"RF@{n}", "kind": "rf", "n_estimators": n} for n in (5, 10, 20)],
+        "models": [
+            {"id": "forest", "family": "forest"},
+            {"id": "abrf", "family": "eps-abrf", "grid": {"eps": [0.0, 0.5]}},
+        ],
+    }
     path = tmp_path / "trees.yaml"
     path.write_text(yaml.safe_dump(cfg))
     proc = run_afr("bench", "floor", str(path), "--dataset", "Friedman1", "--format", "json")

@@ -8,8 +8,8 @@ import sys
 import pytest
 
 from afr_cli.benchmarks import interactive
-from afr_cli.publish import bench_blocks
 from afr_cli.errors import AfrInputError
+from afr_cli.publish import bench_blocks
 
 
 def test_measure_counts_the_rounds_after_the_warm_up_and_sees_a_command_s_cpu(tmp_path):
@@ -32,11 +32,16 @@ def test_outside_the_project_root_it_says_where_to_run(tmp_path):
 
 
 def test_the_record_renders_each_command_against_the_reference():
-    result = {"runs": 5, "warmup": 1, "target_ratio": 2.0,
-              "reference": {"command": "python -c 'import pandas'", "cpu_s": 0.5, "wall_s": 0.6, "cpu_runs": []},
-              "commands": [{"command": "afr status", "cpu_s": 0.8, "wall_s": 1.0, "ratio": 1.6, "within_target": True},
-                           {"command": "afr table --compare a b", "cpu_s": 2.0, "wall_s": 2.5, "ratio": 4.0,
-                            "within_target": False}]}
+    result = {
+        "runs": 5,
+        "warmup": 1,
+        "target_ratio": 2.0,
+        "reference": {"command": "python -c 'import pandas'", "cpu_s": 0.5, "wall_s": 0.6, "cpu_runs": []},
+        "commands": [
+            {"command": "afr status", "cpu_s": 0.8, "wall_s": 1.0, "ratio": 1.6, "within_target": True},
+            {"command": "afr table --compare a b", "cpu_s": 2.0, "wall_s": 2.5, "ratio": 4.0, "within_target": False},
+        ],
+    }
     block = bench_blocks.interactive_block([{"result": result}])
     assert "| `afr status` | 0.80 | 1.00 | 1.60x | yes |" in block
     assert "| `afr table --compare a b` | 2.00 | 2.50 | 4.00x | no |" in block

@@ -6,14 +6,13 @@ import json
 from contextlib import contextmanager
 
 import pytest
+from conftest import assert_one_line_error, run_afr
+from test_reproduce import write_toy
 
 from afr_cli.benchmarks import steps as steps_module
 from afr_cli.benchmarks.steps import StepClock, run
 from afr_cli.catalogue import knowledge
 from afr_cli.publish.bench_blocks import steps_block, steps_by_family
-
-from conftest import assert_one_line_error, run_afr
-from test_reproduce import write_toy
 
 
 class FakeTime:
@@ -31,16 +30,16 @@ def test_steps_are_exclusive_and_scaled_by_their_repetitions(monkeypatch):
     monkeypatch.setattr(steps_module.time, "process_time", fake)
     clock = StepClock()
     clock.unit_scale, clock.forest_scale = 10.0, 100.0
-    fake.now += 1.0                      # outside any step: other
+    fake.now += 1.0  # outside any step: other
     with clock.step("features: x"):
         fake.now += 2.0
-        with clock.step("forest fit"):   # nested: charged to itself only, at the forest's scale
+        with clock.step("forest fit"):  # nested: charged to itself only, at the forest's scale
             fake.now += 3.0
         fake.now += 4.0
     clock.settle()
     assert dict(clock.sampled) == {"other": 1.0, "features: x": 6.0, "forest fit": 3.0}
     assert dict(clock.seconds) == {"other": 10.0, "features: x": 60.0, "forest fit": 300.0}
-    clock.restart()                       # time between tasks is not counted
+    clock.restart()  # time between tasks is not counted
     fake.now += 50.0
     clock.restart()
     clock.settle()
@@ -75,8 +74,15 @@ def test_the_toy_paper_splits_into_forest_and_model_steps_scaled_to_its_reps(toy
     assert "toy" in [p.id for p in knowledge.papers()]  # until the fixture ends
     assert r["experiments"] == ["toy_run"] and r["units"] == 1 and r["datasets"] == ["Friedman1"]
     steps = {s["step"]: s for s in r["steps"]}
-    assert {"forest fit", "leaf statistics and rows", "features: eps-abrf", "solve: eps-abrf",
-            "predict: eps-abrf", "predict: forest", "other"} <= set(steps)
+    assert {
+        "forest fit",
+        "leaf statistics and rows",
+        "features: eps-abrf",
+        "solve: eps-abrf",
+        "predict: eps-abrf",
+        "predict: forest",
+        "other",
+    } <= set(steps)
     for s in r["steps"]:  # one of the toy's two repetitions was measured: every step counts twice
         assert s["projected_cpu_min"] * 60 == pytest.approx(2 * s["sampled_cpu_s"], abs=2e-3)
     assert sum(s["share"] for s in r["steps"]) == pytest.approx(1.0, abs=1e-3)

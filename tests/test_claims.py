@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from afr_cli.publish.claims.judge import CANNOT, DOES_NOT, NOT_RUN, PARTLY, REPRODUCES, describe_test, judge
-from afr_cli.catalogue.published import published_table
 from afr_cli.catalogue.knowledge import paper
+from afr_cli.catalogue.published import published_table
+from afr_cli.publish.claims.judge import CANNOT, DOES_NOT, NOT_RUN, PARTLY, REPRODUCES, describe_test, judge
 from afr_cli.publish.claims.ledger import judge_paper
 
 
@@ -22,13 +22,31 @@ def _ours_from_paper(spec: str, shift: dict | None = None, reps: int = 2) -> pd.
         base = cell["base"] + (f"@{cell['model'].partition('@')[2]}" if "@" in cell["model"] else "")
         value = cell["value"] + (shift or {}).get((cell["base"], cell["model"]), 0.0)
         for rep, noise in zip(range(reps), (-0.0001, 0.0001)):
-            rows.append({"dataset": cell["dataset"], "base": base, "model": model, "rep": rep, "r2": value + noise,
-                         "mae": 1.0, "rmse": 1.0, "params": {}, "selection": "inner-cv"})
+            rows.append(
+                {
+                    "dataset": cell["dataset"],
+                    "base": base,
+                    "model": model,
+                    "rep": rep,
+                    "r2": value + noise,
+                    "mae": 1.0,
+                    "rmse": 1.0,
+                    "params": {},
+                    "selection": "inner-cv",
+                }
+            )
     return pd.DataFrame(rows)
 
 
-WINS = {"id": "w", "quote": "q", "table": "3", "test": "wins", "a": ["RF", "rf"], "b": ["RF", "em-w-larf"],
-        "at_least": "all"}
+WINS = {
+    "id": "w",
+    "quote": "q",
+    "table": "3",
+    "test": "wins",
+    "a": ["RF", "rf"],
+    "b": ["RF", "em-w-larf"],
+    "at_least": "all",
+}
 
 
 def test_a_claim_the_papers_table_supports_reproduces_on_its_own_numbers():
@@ -60,8 +78,15 @@ def test_a_claim_its_own_table_contradicts_cannot_be_judged():
 
 
 def test_a_ttest_claimed_not_significant_but_significant_in_ours_is_partly():
-    claim = {"id": "t7", "quote": "q", "table": "7", "test": "ttest", "a": ["RF", "larf"], "b": ["ERT", "larf"],
-             "significant": False}
+    claim = {
+        "id": "t7",
+        "quote": "q",
+        "table": "7",
+        "test": "ttest",
+        "a": ["RF", "larf"],
+        "b": ["ERT", "larf"],
+        "significant": False,
+    }
     ours = _ours_from_paper("larf:7")
     v = judge("larf", claim, ours, 10)
     assert v.paper.text.startswith("+0.0075, p = 0.071") and v.verdict == REPRODUCES
@@ -71,8 +96,17 @@ def test_a_ttest_claimed_not_significant_but_significant_in_ours_is_partly():
 
 
 def test_no_store_is_not_run_and_best_of_counts_strict_wins():
-    claim = {"id": "b", "quote": "q", "table": "8", "test": "best", "base": "RF", "strict": True,
-             "models": ["sat-rf-y", "sat-rf-x", "sat-rf-yx"], "model": "sat-rf-yx", "at_least": "most"}
+    claim = {
+        "id": "b",
+        "quote": "q",
+        "table": "8",
+        "test": "best",
+        "base": "RF",
+        "strict": True,
+        "models": ["sat-rf-y", "sat-rf-x", "sat-rf-yx"],
+        "model": "sat-rf-yx",
+        "at_least": "most",
+    }
     assert judge("satrf", claim, None, 10).verdict == NOT_RUN
     v = judge("satrf", claim, _ours_from_paper("satrf:8"), 10)
     assert v.paper.text.startswith("9 of 11") and v.ours.text.startswith("9 of 11") and v.verdict == REPRODUCES
@@ -80,11 +114,12 @@ def test_no_store_is_not_run_and_best_of_counts_strict_wins():
 
 # ---------------------------------------------------------------- claims held to the paper's word (issue 23)
 
+
 def _robust_verdicts() -> dict:
     from pathlib import Path
 
-    from afr_cli.publish.claims.ledger import judge_paper
     from afr_cli.catalogue.knowledge import paper
+    from afr_cli.publish.claims.ledger import judge_paper
 
     return {v.id: v for v in judge_paper(paper("robust_rf"), Path(__file__).resolve().parents[1] / "results")}
 
@@ -114,8 +149,8 @@ def test_robust_rf_ledger_holds_the_papers_word():
 def test_not_checked_needs_a_reason_and_the_ledger_says_it():
     import pytest
 
-    from afr_cli.publish.claims.judge import NOT_CHECKED, reason
     from afr_cli.errors import AfrInputError
+    from afr_cli.publish.claims.judge import NOT_CHECKED, reason
 
     claim = {"id": "n", "quote": "q", "test": "not_checked", "reason": "no experiment measures it"}
     v = judge("robust_rf", claim, None, 100)
@@ -134,8 +169,8 @@ def test_gain_contrast_pairs_the_cells_that_share_a_split():
 def test_agboost_agreement_headline_is_on_the_stated_100_repetitions():
     from pathlib import Path
 
-    from afr_cli.publish.claims.ledger import agreement_block, paper_reps_label
     from afr_cli.catalogue.knowledge import paper
+    from afr_cli.publish.claims.ledger import agreement_block, paper_reps_label
 
     agboost = paper("agboost")
     assert (agboost.stated_reps, agboost.reps) == (100, 10)
@@ -149,8 +184,8 @@ def test_agboost_agreement_headline_is_on_the_stated_100_repetitions():
 def test_robust_rf_effect_is_judged_per_cell_beside_the_cells():
     from pathlib import Path
 
-    from afr_cli.publish.claims.ledger import effect_rows
     from afr_cli.catalogue.knowledge import paper
+    from afr_cli.publish.claims.ledger import effect_rows
 
     rows = {r[0]: r for r in effect_rows(paper("robust_rf"), Path(__file__).resolve().parents[1] / "results")}
     row = rows["robust-rf-a0.2 − rf (robust_rf:I)"]

@@ -6,10 +6,10 @@ from __future__ import annotations
 import os
 
 import typer
+from conftest import run_afr
 
 from afr_cli.cli import app
 from afr_cli.commands.cli_docs import CLI_REFERENCE_FILE, cli_reference
-from conftest import run_afr
 
 
 def _reference() -> str:
@@ -22,8 +22,16 @@ def test_committed_cli_reference_is_current():
 
 def test_every_command_has_its_section():
     text = _reference()
-    for path in ("afr run", "afr reproduce", "afr table", "afr report", "afr docs cli", "afr datasets info",
-                 "afr bench unit", "afr plot curve"):
+    for path in (
+        "afr run",
+        "afr reproduce",
+        "afr table",
+        "afr report",
+        "afr docs cli",
+        "afr datasets info",
+        "afr bench unit",
+        "afr plot curve",
+    ):
         assert f"\n## {path}\n" in text
     assert "--compare" in text.split("\n## afr table\n")[1].split("\n## ")[0]
 
@@ -51,10 +59,11 @@ def test_check_fails_on_a_stale_page(tmp_path):
 
 def test_the_reference_names_no_path_of_this_machine():
     """A default that is a project path is shown relative: the page must read the same in any clone."""
+    import typer
+
     from afr_cli.cli import app
     from afr_cli.commands.cli_docs import cli_reference
     from afr_cli.core.paths import PROJECT_ROOT
-    import typer
 
     text = cli_reference(typer.main.get_command(app))
     assert str(PROJECT_ROOT) not in text

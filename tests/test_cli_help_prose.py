@@ -63,8 +63,11 @@ def test_cli_reference_has_no_type_tags_braces_or_cut_descriptions():
     assert "x>=" not in text and "<=x" not in text and "[at least 1]" in text  # bounds in words
     usages = [line for line in text.splitlines() if line.startswith("Usage:")]
     assert len(usages) == len(PATHS) and not [u for u in usages if BRACE.search(u)]
-    assert not [line for line in text.splitlines() if line.rstrip().endswith("...") and "Usage:" not in line
-                and not line.rstrip().endswith("]...")]
+    assert not [
+        line
+        for line in text.splitlines()
+        if line.rstrip().endswith("...") and "Usage:" not in line and not line.rstrip().endswith("]...")
+    ]
 
 
 @pytest.mark.parametrize("path", GROUPS, ids=lambda p: " ".join(("afr", *p)))

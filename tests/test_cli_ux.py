@@ -5,18 +5,19 @@ from __future__ import annotations
 
 import os
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pandas as pd
 import pytest
 import yaml
+from conftest import run_afr
 
 from afr_cli.config.experiment import load_experiment
 from afr_cli.errors import AfrInputError
-from conftest import run_afr
 
 TINY = {
-    "name": "ux-tiny", "seed": 3,
+    "name": "ux-tiny",
+    "seed": 3,
     "protocol": {"reps": 2, "inner_folds": 2},
     "datasets": ["Friedman1", "Sparse"],
     "bases": [{"kind": "rf", "n_estimators": 4, "min_samples_leaf": 5}],
@@ -72,8 +73,11 @@ def _run_tiny(tmp_path, reps: int, out, datasets: list[str] | None = None) -> li
     sets = [f"protocol.reps={reps}"] + ([f"datasets={datasets}"] if datasets else [])
     exp = load_experiment(config, sets, out)
     lines: list[str] = []
-    run_experiment(exp, RunOptions(jobs=1, progress=False, command=rerun_command(config, None, [], out)),
-                   echo=lambda text: lines.extend(str(text).splitlines()))
+    run_experiment(
+        exp,
+        RunOptions(jobs=1, progress=False, command=rerun_command(config, None, [], out)),
+        echo=lambda text: lines.extend(str(text).splitlines()),
+    )
     return lines
 
 
@@ -82,8 +86,10 @@ def test_a_complete_experiment_says_so_with_its_table_and_how_to_extend_or_move_
     _run_tiny(tmp_path, 2, out)
     lines = _run_tiny(tmp_path, 2, out)
     assert "0 to run" in lines[0]
-    assert lines[1] == (f"ux-tiny: complete, nothing to run; the store holds 2 repetitions on every dataset and "
-                        f"base (2 datasets x 1 bases) in {out}")
+    assert lines[1] == (
+        f"ux-tiny: complete, nothing to run; the store holds 2 repetitions on every dataset and "
+        f"base (2 datasets x 1 bases) in {out}"
+    )
     assert lines[2].split(":", 1)[1].strip() == f"afr table --results {out}"
     assert f"afr run {tmp_path / 'tiny.yaml'} --out {out} --reps 4" in lines[3]
     assert lines[4].endswith(f"afr run {tmp_path / 'tiny.yaml'} --out DIR")
@@ -100,9 +106,21 @@ def _store_with(directory, models_by_base: dict[str, list[str]], reps: int = 2) 
     store.create({"experiment": directory.name})
     for base, models in models_by_base.items():
         for rep in range(reps):
-            rows = [{"model": m, "r2": 0.5 + 0.01 * i + 0.001 * rep + 0.002 * d, "mae": 1.0, "rmse": 1.0,
-                     "params": {}, "selection": "inner-cv", "cv_score": None, "solver_status": {}, "seconds": 0.0}
-                    for i, m in enumerate(models) for d in range(1)]
+            rows = [
+                {
+                    "model": m,
+                    "r2": 0.5 + 0.01 * i + 0.001 * rep + 0.002 * d,
+                    "mae": 1.0,
+                    "rmse": 1.0,
+                    "params": {},
+                    "selection": "inner-cv",
+                    "cv_score": None,
+                    "solver_status": {},
+                    "seconds": 0.0,
+                }
+                for i, m in enumerate(models)
+                for d in range(1)
+            ]
             for d, dataset in enumerate(("Diabetes", "Wine", "Yacht")):
                 shifted = [dict(r, r2=r["r2"] + 0.003 * d * (r["model"] == models[-1])) for r in rows]
                 store.write_unit(UnitRecord(dataset, base, rep, rep, 10, 5, 0.0, 1.0, shifted, []))
@@ -117,8 +135,9 @@ def test_compare_without_results_uses_the_stores_holding_both_models(tmp_path):
     _store_with(root / "only_c", {"ERT": ["c"]})
     proc = run_afr("table", "--compare", "a", "b", "--format", "csv", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr.strip() == ("note: --compare a b: using results/both_ert, results/both_rf "
-                                   "(the stores under results/ that hold them)")
+    assert proc.stderr.strip() == (
+        "note: --compare a b: using results/both_ert, results/both_rf (the stores under results/ that hold them)"
+    )
     tests = proc.stdout  # the comparison alone (issue 22 item 5): the full table only with --all
     assert [line.split(",")[0] for line in tests.splitlines()[1:]] == ["RF", "ERT"]
     with_all = run_afr("table", "--compare", "a", "b", "--format", "csv", "--all", cwd=tmp_path)
@@ -127,9 +146,11 @@ def test_compare_without_results_uses_the_stores_holding_both_models(tmp_path):
 
     none = run_afr("table", "--compare", "b", "c", cwd=tmp_path)
     assert none.returncode == 2 and "Traceback" not in none.stderr
-    assert none.stderr.strip() == ("error: --compare b c: no store under results/ holds both; stores holding b: "
-                                   "results/both_ert, results/both_rf; holding c: results/only_a, results/only_c; "
-                                   "name stores with --results DIR")
+    assert none.stderr.strip() == (
+        "error: --compare b c: no store under results/ holds both; stores holding b: "
+        "results/both_ert, results/both_rf; holding c: results/only_a, results/only_c; "
+        "name stores with --results DIR"
+    )
     twice = run_afr("table", "--compare", "a", "c", cwd=tmp_path)  # only_a holds both; nothing else does
     assert twice.returncode == 0 and "using results/only_a " in twice.stderr
 
@@ -147,8 +168,11 @@ def test_compare_without_results_refuses_two_stores_holding_the_same_model_and_b
     shutil.rmtree(root / "two")
     _store_with(root / "ert", {"ERT": ["a"]})  # MODEL:BASE sides: the stores holding either side
     assert stores_for_compare("a:RF", "a:ERT", root) == [root / "ert", root / "one"]
-    with pytest.raises(AfrInputError, match=r"no store under .* holds each side; stores holding a:ERT: .*ert; "
-                                            r"holding b:ERT: none"):
+    with pytest.raises(
+        AfrInputError,
+        match=r"no store under .* holds each side; stores holding a:ERT: .*ert; "
+        r"holding b:ERT: none",
+    ):
         stores_for_compare("a:ERT", "b:ERT", root)
 
 
@@ -161,22 +185,33 @@ def test_reps_beyond_the_stored_count_is_said(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "note: --reps 50: only 3 repetitions are stored in the results; those are used" in proc.stderr
     assert "note" not in run_afr("table", "--results", str(tmp_path / "s"), "--reps", "3").stderr
-    uneven = pd.DataFrame({"dataset": ["D"] * 5, "base": ["RF"] * 5, "model": ["a", "a", "a", "b", "b"],
-                           "rep": [0, 1, 2, 0, 1]})
-    assert reps_shortfall(uneven, 3, "x") == "--reps 3: 1 of 2 (dataset, base, model) hold fewer: b (RF) 2 in x; those are used"
+    uneven = pd.DataFrame(
+        {"dataset": ["D"] * 5, "base": ["RF"] * 5, "model": ["a", "a", "a", "b", "b"], "rep": [0, 1, 2, 0, 1]}
+    )
+    assert (
+        reps_shortfall(uneven, 3, "x")
+        == "--reps 3: 1 of 2 (dataset, base, model) hold fewer: b (RF) 2 in x; those are used"
+    )
     assert reps_shortfall(uneven, 2, "x") == reps_shortfall(uneven, None, "x") == ""
 
 
 def test_status_shows_a_runs_target_progress_and_eta(tmp_path):
     import platform
 
-    from afr_cli.store.status import render_status, run_progress, store_status
     from afr_cli.store import ResultsStore
+    from afr_cli.store.status import render_status, run_progress, store_status
 
     _store_with(tmp_path, {"RF": ["rf"]}, reps=2)  # 6 units of 24: 3 datasets x 1 base x 8 reps
-    started = datetime.now(timezone.utc) - timedelta(minutes=3)
-    target = {"datasets": ["Diabetes", "Wine", "Yacht"], "bases": ["RF"], "reps": 8, "units": 24,
-              "host": platform.node(), "pid": os.getpid(), "workers": 2}
+    started = datetime.now(UTC) - timedelta(minutes=3)
+    target = {
+        "datasets": ["Diabetes", "Wine", "Yacht"],
+        "bases": ["RF"],
+        "reps": 8,
+        "units": 24,
+        "host": platform.node(),
+        "pid": os.getpid(),
+        "workers": 2,
+    }
     store = ResultsStore(tmp_path)
     store.create({"runs": [{"started_at": started.isoformat(timespec="seconds"), "reps": 8, "target": target}]})
     units = store.frame("units")
@@ -185,13 +220,15 @@ def test_status_shows_a_runs_target_progress_and_eta(tmp_path):
     assert f"2 workers, running, pid {os.getpid()}): 6 of 24 units (25 %)" in line
     assert "ETA 18.0 min remaining, at this run's rate (6 units in 6.0 min)" in line
     assert "running, pid" in render_status(store_status(tmp_path)).splitlines()[1]
-    stopped = dict(target, pid=2 ** 22 + 12345)  # no such process
+    stopped = dict(target, pid=2**22 + 12345)  # no such process
     store.create({"runs": [{"started_at": started.isoformat(timespec="seconds"), "target": stopped}]})
     line = run_progress(store.manifest(), units, now)
     assert "stopped; re-run the same command to resume" in line and "left to compute if resumed" in line
-    before = (datetime.now(timezone.utc) + timedelta(hours=1)).isoformat()  # no unit of this run yet
+    before = (datetime.now(UTC) + timedelta(hours=1)).isoformat()  # no unit of this run yet
     store.create({"runs": [{"started_at": before, "target": target}]})
-    assert "ETA 0.1 min remaining, from the mean unit time (1.0 s) over 2 workers" in run_progress(store.manifest(), units)
+    assert "ETA 0.1 min remaining, from the mean unit time (1.0 s) over 2 workers" in run_progress(
+        store.manifest(), units
+    )
     store.create({"runs": [{"started_at": before, "target": dict(target, reps=2, units=6)}]})
     assert run_progress(store.manifest(), units) is None  # target reached
 
@@ -202,8 +239,11 @@ def test_a_missing_optional_dependency_is_a_one_line_error(monkeypatch):
     from afr_cli.errors import require
 
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # what an environment without it gives
-    with pytest.raises(AfrInputError, match=r"^afr plot needs the Python package 'matplotlib', which is not "
-                                            r"installed: pip install matplotlib$"):
+    with pytest.raises(
+        AfrInputError,
+        match=r"^afr plot needs the Python package 'matplotlib', which is not "
+        r"installed: pip install matplotlib$",
+    ):
         require("matplotlib", "afr plot")
     assert require("json", "anything").dumps([1]) == "[1]"
 
@@ -218,8 +258,24 @@ def test_the_test_summary_lists_every_skip_with_its_reason(tmp_path):
 
     (tmp_path / "test_probe.py").write_text(
         "import pytest\n\n@pytest.mark.skipif(True, reason='the dataset mirror is absent')\n"
-        "def test_needs_mirror():\n    pass\n")
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-c", str(ROOT / "pyproject.toml"),
-                           "--rootdir", str(tmp_path), str(tmp_path / "test_probe.py")],
-                          capture_output=True, text=True, timeout=120)
-    assert re.search(r"^SKIPPED \[1\] \S*test_probe.py:3: the dataset mirror is absent$", proc.stdout, re.M), proc.stdout
+        "def test_needs_mirror():\n    pass\n"
+    )
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-c",
+            str(ROOT / "pyproject.toml"),
+            "--rootdir",
+            str(tmp_path),
+            str(tmp_path / "test_probe.py"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert re.search(r"^SKIPPED \[1\] \S*test_probe.py:3: the dataset mirror is absent$", proc.stdout, re.M), (
+        proc.stdout
+    )

@@ -38,9 +38,20 @@ def export(tmp_path_factory) -> Path:
     store = ResultsStore(directory)
     store.create({"experiment": "imports", "config_hash": "h", "runs": [{"reps": 2}]})
     for rep in range(2):
-        results = [{"model": m, "r2": 0.5 + 0.1 * i + 0.01 * rep, "mae": 1.0, "rmse": 2.0, "params": {},
-                    "selection": "inner-cv", "cv_score": 0.4, "solver_status": {}, "seconds": 0.1}
-                   for i, m in enumerate(("rf", "eps-abrf"))]
+        results = [
+            {
+                "model": m,
+                "r2": 0.5 + 0.1 * i + 0.01 * rep,
+                "mae": 1.0,
+                "rmse": 2.0,
+                "params": {},
+                "selection": "inner-cv",
+                "cv_score": 0.4,
+                "solver_status": {},
+                "seconds": 0.1,
+            }
+            for i, m in enumerate(("rf", "eps-abrf"))
+        ]
         for dataset in ("Friedman1", "Diabetes"):
             store.write_unit(UnitRecord(dataset, "RF", rep, rep, 30, 10, 0.5, 1.0, results, []))
     export_store(directory)
@@ -49,10 +60,20 @@ def export(tmp_path_factory) -> Path:
 
 
 def _modules(tmp_path: Path, *args: str) -> set[str]:
-    env = {"PATH": "/usr/bin:/bin", "AFR_EXPORT_CACHE": str(tmp_path / "cache"), "HOME": str(tmp_path),
-           **{k: os.environ[k] for k in ("PYTHONPATH",) if k in os.environ}}
-    proc = subprocess.run([sys.executable, "-c", PROBE, json.dumps(args)], capture_output=True, text=True,
-                          env=env, cwd=tmp_path, timeout=300)
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "AFR_EXPORT_CACHE": str(tmp_path / "cache"),
+        "HOME": str(tmp_path),
+        **{k: os.environ[k] for k in ("PYTHONPATH",) if k in os.environ},
+    }
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout.splitlines()[-1])
     assert report["code"] == 0 and report["out"], (report["code"], proc.stderr)

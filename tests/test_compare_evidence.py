@@ -14,9 +14,8 @@ import pandas as pd
 import pytest
 
 from afr_cli.errors import AfrInputError
-from afr_cli.tables import compare_models, render_comparison_lead, render_model_comparison
+from afr_cli.tables import compare_evidence, compare_models, render_comparison_lead, render_model_comparison
 from afr_cli.tables.compare_all import render_all
-from afr_cli.tables import compare_evidence
 from afr_cli.tables.compare_evidence import dominant_datasets
 from tests.test_tables import _write_store
 
@@ -42,9 +41,20 @@ def _frame(shift: float, datasets=DATASETS, reps: int = 12, bases=("RF",), scale
                 common = rng.normal(0, 0.02)
                 for model, delta in (("a", 0.0), ("b", shift + rng.normal(0, 0.005))):
                     r2 = 0.6 + common + delta
-                    rows.append({"dataset": dataset, "base": base, "model": model, "rep": rep, "r2": r2,
-                                 "mae": size * (1 - r2), "rmse": 1.2 * size * (1 - r2), "params": {},
-                                 "selection": "inner-cv", "train_fraction": 0.8})
+                    rows.append(
+                        {
+                            "dataset": dataset,
+                            "base": base,
+                            "model": model,
+                            "rep": rep,
+                            "r2": r2,
+                            "mae": size * (1 - r2),
+                            "rmse": 1.2 * size * (1 - r2),
+                            "params": {},
+                            "selection": "inner-cv",
+                            "train_fraction": 0.8,
+                        }
+                    )
     return pd.DataFrame(rows)
 
 
@@ -95,8 +105,10 @@ def test_one_dataset_prints_no_nan_and_says_why_no_test_over_datasets_applies():
     base = data["bases"][0]
     assert not base["hierarchical"]["applicable"] and "at least 2 datasets" in base["hierarchical"]["reason"]
     assert set(base["not_applicable"]) == {"ttest", "wilcoxon", "signed_rank", "effect_sizes"}
-    assert base["effect_intervals"] == {"applicable": False,
-                                        "reason": "an interval over datasets needs at least 2 datasets; here 1"}
+    assert base["effect_intervals"] == {
+        "applicable": False,
+        "reason": "an interval over datasets needs at least 2 datasets; here 1",
+    }
 
 
 def test_error_metrics_are_relative_and_warn_when_a_dataset_dominates():
@@ -139,7 +151,9 @@ def test_metric_all_sets_the_three_metrics_side_by_side_with_their_directions():
 
 def test_models_sharing_a_base_but_no_dataset_are_told_so():
     frame = _frame(0.03, datasets=["Wine", "Diabetes"])
-    apart = frame[((frame.model == "a") & (frame.dataset == "Wine")) | ((frame.model == "b") & (frame.dataset == "Diabetes"))]
+    apart = frame[
+        ((frame.model == "a") & (frame.dataset == "Wine")) | ((frame.model == "b") & (frame.dataset == "Diabetes"))
+    ]
     with pytest.raises(AfrInputError, match=r"share base RF but no dataset on it \(RF: a on Wine, b on Diabetes\)"):
         compare_models(apart, "a", "b")
     other_base = pd.concat([frame[frame.model == "a"], frame[frame.model == "b"].assign(base="ERT")])
@@ -157,13 +171,18 @@ def test_compare_cli_json_metric_all_and_messages(tmp_path):
     _write_store(tmp_path / "sa", frame[(frame.model == "a") & (frame.dataset == "Wine")])
     _write_store(tmp_path / "sb", frame[(frame.model == "b") & (frame.dataset == "Diabetes")])
     env = dict(os.environ)
-    runs = run_afr_forked([Invocation(args, tmp_path, env) for args in (
-        ("table", "--results", "s", "--compare", "a", "b", "--format", "json"),
-        ("table", "--results", "s", "--compare", "a", "b", "--metric", "all"),
-        ("table", "--results", "one", "--compare", "a", "b"),
-        ("table", "--results", "sa", "--results", "sb", "--compare", "a", "b"),
-        ("table", "--results", "s", "--metric", "all"),
-    )])
+    runs = run_afr_forked(
+        [
+            Invocation(args, tmp_path, env)
+            for args in (
+                ("table", "--results", "s", "--compare", "a", "b", "--format", "json"),
+                ("table", "--results", "s", "--compare", "a", "b", "--metric", "all"),
+                ("table", "--results", "one", "--compare", "a", "b"),
+                ("table", "--results", "sa", "--results", "sb", "--compare", "a", "b"),
+                ("table", "--results", "s", "--metric", "all"),
+            )
+        ]
+    )
     as_json, every, one, apart, no_compare = runs
     assert as_json.returncode == 0, as_json.stderr
     data = json.loads(as_json.stdout)
@@ -199,5 +218,7 @@ def test_one_repetition_prints_no_nan_and_the_answer_falls_back_to_a_test_that_a
     one = compare_models(_frame(0.03, datasets=["Wine"], reps=1), "a", "b")
     text = render_comparison_lead(one) + render_model_comparison(one, "md")
     assert not _has_nan(text), text
-    assert text.startswith("Answer (base RF): no test decides between a and b on R²: mean b − a +0.0293 over only "
-                           "1 dataset, Wine, and only 1 repetition")
+    assert text.startswith(
+        "Answer (base RF): no test decides between a and b on R²: mean b − a +0.0293 over only "
+        "1 dataset, Wine, and only 1 repetition"
+    )

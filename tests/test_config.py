@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import ROOT, assert_one_line_error, run_afr
 
 from afr_cli.config.experiment import load_experiment
 from afr_cli.errors import AfrInputError
 
-from conftest import ROOT, assert_one_line_error, run_afr
-
 GOOD = {
-    "name": "t", "seed": 1,
+    "name": "t",
+    "seed": 1,
     "protocol": {"reps": 2, "inner_folds": 3},
     "datasets": ["Diabetes", "friedman 1"],
     "bases": [{"kind": "rf", "n_estimators": 10}],
@@ -56,27 +56,37 @@ def test_good_config_loads_with_canonical_names_and_grid_order(tmp_path):
     assert len(abrf.grid_points()) == 4
 
 
-@pytest.mark.parametrize("cfg, needles", [
-    (_with(datasets=["Diabetes", "Atlantis"]), ["datasets[1]", "Atlantis", "Friedman1"]),
-    (_with(models__1__family="nope"), ["models[1].family", "nope", "eps-abrf"]),
-    (_with(models__1__grid={"eps": [0, 1.5]}), ["models[1].grid.eps[1]", "[0, 1]"]),
-    (_with(models__1__grid={"tau": [0]}), ["models[1].grid.tau[0]", "> 0"]),
-    (_with(models__1__grid={"tau": []}), ["models[1].grid.tau", "non-empty list"]),
-    (_with(models__1__grid={"kappa": [1]}), ["models[1].grid.kappa", "unknown hyperparameter"]),
-    (_with(protocol={"reps": 2, "folds": 3}), ["protocol.folds", "unknown key", "inner_folds"]),
-    (_with(protocol={"selection": "oracle"}), ["protocol.selection", "best-test"]),
-    (_with(bases=[{"kind": "gbm"}]), ["bases[0].kind", "rf, ert, dt, gbm-dt, gbm-ert", "module:Class"]),
-    (_with(bases=[{"kind": "rf", "learning_rate": 0.1}]),
-     ["bases[0].learning_rate", "unknown key", "allowed for kind rf", "n_estimators, min_samples_leaf, max_features"]),
-    (_with(bases=[{"kind": "gbm-dt", "max_depth": 0}]), ["bases[0].max_depth", "integer >= 1 or null"]),
-    (_with(bases=[{"kind": "rf", "max_features": 1.5}]), ["bases[0].max_features", "sqrt or log2"]),
-    (_with(bases=[{"kind": "gbm-ert"}]), ["models[1].family", "eps-abrf cannot run on base GBM-ERT", "average"]),
-    (_with(protocol={"seeding": "random"}), ["protocol.seeding", "derived, rep-index"]),
-    (_with(synthetic_noise="loud"), ["synthetic_noise", "documented, none"]),
-    (_with(typo_key=1), ["typo_key", "unknown key"]),
-    (_with(models=[]), ["models", "non-empty"]),
-    (_with(datasets=KeyError), ["datasets", "missing"]),
-])
+@pytest.mark.parametrize(
+    "cfg, needles",
+    [
+        (_with(datasets=["Diabetes", "Atlantis"]), ["datasets[1]", "Atlantis", "Friedman1"]),
+        (_with(models__1__family="nope"), ["models[1].family", "nope", "eps-abrf"]),
+        (_with(models__1__grid={"eps": [0, 1.5]}), ["models[1].grid.eps[1]", "[0, 1]"]),
+        (_with(models__1__grid={"tau": [0]}), ["models[1].grid.tau[0]", "> 0"]),
+        (_with(models__1__grid={"tau": []}), ["models[1].grid.tau", "non-empty list"]),
+        (_with(models__1__grid={"kappa": [1]}), ["models[1].grid.kappa", "unknown hyperparameter"]),
+        (_with(protocol={"reps": 2, "folds": 3}), ["protocol.folds", "unknown key", "inner_folds"]),
+        (_with(protocol={"selection": "oracle"}), ["protocol.selection", "best-test"]),
+        (_with(bases=[{"kind": "gbm"}]), ["bases[0].kind", "rf, ert, dt, gbm-dt, gbm-ert", "module:Class"]),
+        (
+            _with(bases=[{"kind": "rf", "learning_rate": 0.1}]),
+            [
+                "bases[0].learning_rate",
+                "unknown key",
+                "allowed for kind rf",
+                "n_estimators, min_samples_leaf, max_features",
+            ],
+        ),
+        (_with(bases=[{"kind": "gbm-dt", "max_depth": 0}]), ["bases[0].max_depth", "integer >= 1 or null"]),
+        (_with(bases=[{"kind": "rf", "max_features": 1.5}]), ["bases[0].max_features", "sqrt or log2"]),
+        (_with(bases=[{"kind": "gbm-ert"}]), ["models[1].family", "eps-abrf cannot run on base GBM-ERT", "average"]),
+        (_with(protocol={"seeding": "random"}), ["protocol.seeding", "derived, rep-index"]),
+        (_with(synthetic_noise="loud"), ["synthetic_noise", "documented, none"]),
+        (_with(typo_key=1), ["typo_key", "unknown key"]),
+        (_with(models=[]), ["models", "non-empty"]),
+        (_with(datasets=KeyError), ["datasets", "missing"]),
+    ],
+)
 def test_bad_configs_are_one_line_errors(tmp_path, cfg, needles):
     path = _write(tmp_path, cfg)
     with pytest.raises(AfrInputError) as err:
@@ -88,13 +98,24 @@ def test_bad_configs_are_one_line_errors(tmp_path, cfg, needles):
 
 
 def test_bases_take_their_ensembles_parameters_and_ids(tmp_path):
-    cfg = _with(bases=[{"kind": "gbm-dt", "learning_rate": 0.1, "max_depth": None}, {"kind": "dt"},
-                       {"kind": "gbm-ert", "n_estimators": 50, "id": "mine"}, {"kind": "rf", "max_features": 1}],
-                models=[{"id": "forest", "family": "forest"}])
+    cfg = _with(
+        bases=[
+            {"kind": "gbm-dt", "learning_rate": 0.1, "max_depth": None},
+            {"kind": "dt"},
+            {"kind": "gbm-ert", "n_estimators": 50, "id": "mine"},
+            {"kind": "rf", "max_features": 1},
+        ],
+        models=[{"id": "forest", "family": "forest"}],
+    )
     exp = load_experiment(_write(tmp_path, cfg))
     assert [b.id for b in exp.bases] == ["GBM-DT", "DT", "mine", "RF"]
-    assert exp.bases[0].params == {"n_estimators": 200, "learning_rate": 0.1, "max_depth": None,
-                                   "min_samples_leaf": 10, "max_features": 1.0}
+    assert exp.bases[0].params == {
+        "n_estimators": 200,
+        "learning_rate": 0.1,
+        "max_depth": None,
+        "min_samples_leaf": 10,
+        "max_features": 1.0,
+    }
     assert exp.bases[3].params["max_features"] == 1 and isinstance(exp.bases[3].params["max_features"], int)
     exp = load_experiment(_write(tmp_path, cfg), ["bases.0.max_depth=3"])
     assert exp.bases[0].params["max_depth"] == 3

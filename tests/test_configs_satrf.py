@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import pytest
-
-from afr_cli.config.experiment import load_experiment
 from conftest import ROOT, run_afr
 
-ALL_DATASETS = ("Diabetes", "Friedman1", "Friedman2", "Friedman3", "Regression", "Sparse", "Wine",
-                "Boston", "Concrete", "Yacht", "Airfoil")
+from afr_cli.config.experiment import load_experiment
+
+ALL_DATASETS = (
+    "Diabetes",
+    "Friedman1",
+    "Friedman2",
+    "Friedman3",
+    "Regression",
+    "Sparse",
+    "Wine",
+    "Boston",
+    "Concrete",
+    "Yacht",
+    "Airfoil",
+)
 STEPS = (0.0, 0.25, 0.5, 0.75, 1.0)
 HALVES = (0.0, 0.5, 1.0)
 CONFIGS = ("satrf_rf", "satrf_ert", "satrf_surfaces")
@@ -36,13 +47,25 @@ def test_satrf_reference_config(kind):
     assert (exp.protocol.selection, exp.protocol.select_by, exp.scale) == ("inner-cv", "r2", "standard")
     assert len(exp.bases) == 1
     base = exp.bases[0]
-    assert (base.kind, base.params) == (kind, {"n_estimators": 100, "min_samples_leaf": 10, "max_features": 1.0,
-                                          "max_depth": None})
+    assert (base.kind, base.params) == (
+        kind,
+        {"n_estimators": 100, "min_samples_leaf": 10, "max_features": 1.0, "max_depth": None},
+    )
     assert exp.solver == "AUTO"
 
     models = {m.id: m for m in exp.models}
-    assert list(models) == [kind, "softmax-y", "softmax-x", "softmax-yx", "sat-rf-y", "sat-rf-x",
-                            "sat-rf-yx", "sat-rf", "eps-abrf", "sat-rf-y2"]
+    assert list(models) == [
+        kind,
+        "softmax-y",
+        "softmax-x",
+        "softmax-yx",
+        "sat-rf-y",
+        "sat-rf-x",
+        "sat-rf-yx",
+        "sat-rf",
+        "eps-abrf",
+        "sat-rf-y2",
+    ]
     assert models[kind].family == "forest" and models[kind].grid == {}
     for variant in ("y", "x", "yx"):
         soft, full = models[f"softmax-{variant}"], models[f"sat-rf-{variant}"]
@@ -55,8 +78,14 @@ def test_satrf_reference_config(kind):
     assert models["eps-abrf"].grid == {"tau": (1.0,), "eps": STEPS}
     y2 = models["sat-rf-y2"]
     assert y2.family == "sat-rf-y2"
-    assert y2.grid == {"tau": (1.0,), "kappa1": (1.0,), "kappa2": (1.0,),
-                       "eps": HALVES, "gamma1": HALVES, "gamma2": HALVES}
+    assert y2.grid == {
+        "tau": (1.0,),
+        "kappa1": (1.0,),
+        "kappa2": (1.0,),
+        "eps": HALVES,
+        "gamma1": HALVES,
+        "gamma2": HALVES,
+    }
     assert "ran no experiment" in (ROOT / "configs" / f"satrf_{kind}.yaml").read_text().lower()
 
 
@@ -70,7 +99,10 @@ def test_satrf_surfaces_config():
     models = {m.id: m for m in exp.models}
     assert list(models) == ["sat-rf-yx-tau-eps", "sat-rf-yx-kappa-gamma"]
     assert all(m.family == "sat-rf-yx" for m in models.values())
-    assert models["sat-rf-yx-tau-eps"].grid == {"tau": (0.1, 1.0, 10.0), "kappa": (1.0,),
-                                                "eps": STEPS, "gamma": (0.0,)}
-    assert models["sat-rf-yx-kappa-gamma"].grid == {"tau": (1.0,), "kappa": (0.1, 1.0, 10.0),
-                                                    "eps": (0.0,), "gamma": STEPS}
+    assert models["sat-rf-yx-tau-eps"].grid == {"tau": (0.1, 1.0, 10.0), "kappa": (1.0,), "eps": STEPS, "gamma": (0.0,)}
+    assert models["sat-rf-yx-kappa-gamma"].grid == {
+        "tau": (1.0,),
+        "kappa": (0.1, 1.0, 10.0),
+        "eps": (0.0,),
+        "gamma": STEPS,
+    }

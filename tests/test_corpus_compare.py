@@ -17,13 +17,12 @@ import json
 import os
 import sqlite3
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import pytest
 import yaml
-
 from afr_forkserver import Invocation, run_afr_forked
 
 pytestmark = pytest.mark.slow
@@ -33,24 +32,33 @@ REPS = 5
 # Diabetes loses every repetition of model b, Wine one: 6 dropped, Diabetes out of the tests
 UNDEFINED = {("b", "Diabetes", r) for r in range(REPS)} | {("b", "Wine", 2)}
 TINY = {
-    "name": "corpus", "seed": 3,
+    "name": "corpus",
+    "seed": 3,
     "protocol": {"reps": 4, "inner_folds": 2},
     "datasets": ["Friedman1"],
     "bases": [{"kind": "rf", "n_estimators": 3, "min_samples_leaf": 2}],
-    "models": [{"id": "rf", "family": "forest"},
-               {"id": "a", "family": "eps-abrf", "grid": {"eps": [0.0, 1.0], "tau": [1.0]}}],
+    "models": [
+        {"id": "rf", "family": "forest"},
+        {"id": "a", "family": "eps-abrf", "grid": {"eps": [0.0, 1.0], "tau": [1.0]}},
+    ],
 }
 
 
-def write_store(directory: Path, models: tuple[str, ...], undefined=frozenset(), seeding: str = "rep-index",
-                seed: int = 1) -> Path:
+def write_store(
+    directory: Path, models: tuple[str, ...], undefined=frozenset(), seeding: str = "rep-index", seed: int = 1
+) -> Path:
     """A small store: ``models`` on DATASETS x REPS (base RF), R² NaN where ``undefined`` says;
     split seeds as ``seeding`` makes them. Left as one file, as a committed store is."""
     from afr_cli.store import ResultsStore, UnitRecord
 
     store = ResultsStore(directory)
-    store.create({"experiment": "corpus", "config_hash": "x",
-                  "config": {"name": "corpus", "seed": seed, "protocol": {"reps": REPS, "seeding": seeding}}})
+    store.create(
+        {
+            "experiment": "corpus",
+            "config_hash": "x",
+            "config": {"name": "corpus", "seed": seed, "protocol": {"reps": REPS, "seeding": seeding}},
+        }
+    )
     for d, dataset in enumerate(DATASETS):
         for rep in range(REPS):
             rows = []
@@ -59,8 +67,19 @@ def write_store(directory: Path, models: tuple[str, ...], undefined=frozenset(),
                 # dyadic numbers: every difference between models is exact (sd 0 where it is constant)
                 r2 = float("nan") if (model, dataset, rep) in undefined else 0.5 + step / 16 + rep / 256 + d / 32
                 mae = 1.0 - step / 16 + rep * (1 + d) / 1024
-                rows.append({"model": model, "r2": r2, "mae": mae, "rmse": 1.2 * mae, "params": {},
-                             "selection": "inner-cv", "cv_score": None, "solver_status": {}, "seconds": 0.0})
+                rows.append(
+                    {
+                        "model": model,
+                        "r2": r2,
+                        "mae": mae,
+                        "rmse": 1.2 * mae,
+                        "params": {},
+                        "selection": "inner-cv",
+                        "cv_score": None,
+                        "solver_status": {},
+                        "seconds": 0.0,
+                    }
+                )
             split = rep if seeding == "rep-index" else 1000 * seed + rep
             store.write_unit(UnitRecord(dataset, "RF", rep, split, 80, 20, 0.0, 0.0, rows, []))
     conn = sqlite3.connect(store.path)
@@ -79,8 +98,9 @@ def _sparse_config(tmp: Path, **protocol) -> Path:
     """40 rows whose target is non-zero on two: most test splits of 8 rows hold only zeros."""
     lines = ["x1,x2,y"] + [f"{i / 40:.4f},{(i * 7 % 40) / 40:.4f},{5.0 if i in (3, 27) else 0.0}" for i in range(40)]
     (tmp / "sparse.csv").write_text("\n".join(lines) + "\n")
-    return _config(tmp, datasets=[{"name": "S", "file": "sparse.csv", "target": "y"}],
-                   protocol={**TINY["protocol"], **protocol})
+    return _config(
+        tmp, datasets=[{"name": "S", "file": "sparse.csv", "target": "y"}], protocol={**TINY["protocol"], **protocol}
+    )
 
 
 def _header_only(tmp: Path, text: str = "a,b,y\n") -> Path:
@@ -150,63 +170,149 @@ def _check_csv_note(proc):
 
 CASES = [
     # --tol as --rope
-    *(Case(f"tol-{label}", lambda t, v=value: ("table", "--results", str(write_store(t / "s", ("rf",))),
-                                               "--paper", "satrf:9", "--tol", v), needles=("--tol", value))
-      for label, value in (("nan", "nan"), ("negative", "-1"), ("infinite", "inf"))),
+    *(
+        Case(
+            f"tol-{label}",
+            lambda t, v=value: (
+                "table",
+                "--results",
+                str(write_store(t / "s", ("rf",))),
+                "--paper",
+                "satrf:9",
+                "--tol",
+                v,
+            ),
+            needles=("--tol", value),
+        )
+        for label, value in (("nan", "nan"), ("negative", "-1"), ("infinite", "inf"))
+    ),
     # repeated --results
-    Case("model-in-two-stores-compare", lambda t: (write_store(t / "A", ("rf", "b")) and write_store(t / "B", ("rf",))
-                                                   and ("table", "--results", "A", "--results", "B",
-                                                        "--compare", "rf", "b")),
-         needles=("'rf'", "A and B", "drop one --results")),
-    Case("model-in-two-stores-summary", lambda t: (write_store(t / "A", ("rf", "b")) and write_store(t / "B", ("b",))
-                                                   and ("table", "--results", "A", "--results", "B")),
-         needles=("'b'", "A and B")),
-    Case("model-in-two-stores-compare-all", lambda t: (write_store(t / "A", ("rf", "c")) and write_store(t / "B", ("b", "c"))
-                                                       and ("table", "--results", "A", "--results", "B", "--compare",
-                                                            "rf", "b", "--all")), needles=("'c'",)),
-    Case("one-store-given-twice", lambda t: (write_store(t / "s", ("rf", "b")) and
-                                             ("table", "--results", "s", "--results", "./s/", "--compare", "rf", "b")),
-         needles=("given twice",)),
+    Case(
+        "model-in-two-stores-compare",
+        lambda t: (
+            write_store(t / "A", ("rf", "b"))
+            and write_store(t / "B", ("rf",))
+            and ("table", "--results", "A", "--results", "B", "--compare", "rf", "b")
+        ),
+        needles=("'rf'", "A and B", "drop one --results"),
+    ),
+    Case(
+        "model-in-two-stores-summary",
+        lambda t: (
+            write_store(t / "A", ("rf", "b"))
+            and write_store(t / "B", ("b",))
+            and ("table", "--results", "A", "--results", "B")
+        ),
+        needles=("'b'", "A and B"),
+    ),
+    Case(
+        "model-in-two-stores-compare-all",
+        lambda t: (
+            write_store(t / "A", ("rf", "c"))
+            and write_store(t / "B", ("b", "c"))
+            and ("table", "--results", "A", "--results", "B", "--compare", "rf", "b", "--all")
+        ),
+        needles=("'c'",),
+    ),
+    Case(
+        "one-store-given-twice",
+        lambda t: (
+            write_store(t / "s", ("rf", "b"))
+            and ("table", "--results", "s", "--results", "./s/", "--compare", "rf", "b")
+        ),
+        needles=("given twice",),
+    ),
     Case("other-splits-derived", lambda t: _pair(t, "derived", 7), needles=("not run on the same splits", "Diabetes")),
-    Case("other-splits-derived-json", lambda t: (*_pair(t, "derived", 7), "--format", "json"),
-         needles=("not run on the same splits",)),
+    Case(
+        "other-splits-derived-json",
+        lambda t: (*_pair(t, "derived", 7), "--format", "json"),
+        needles=("not run on the same splits",),
+    ),
     # data and config inputs
-    Case("csv-header-only-validate", lambda t: ("validate", str(_header_only(t))), needles=("empty.csv", "no data rows")),
-    Case("csv-header-blank-lines-validate", lambda t: ("validate", str(_header_only(t, "a,b,y\n\n\n"))),
-         needles=("no data rows",)),
-    Case("csv-header-only-run", lambda t: ("run", str(_header_only(t)), "--out", "s", "-q", "--jobs", "1"),
-         needles=("no data rows",)),
-    Case("seed-past-64-bits-validate", lambda t: ("validate", str(_config(t)), "--set", "seed=99999999999999999999999"),
-         needles=("seed", "[0, 4294967295]")),
-    Case("seed-past-32-bits-run", lambda t: ("run", str(_config(t)), "--out", "s", "-q", "--set", "seed=4294967296"),
-         needles=("seed", "[0, 4294967295]")),
-    Case("data-seed-past-64-bits", lambda t: ("validate", str(_config(t)), "--set", "data_seed=" + "9" * 40),
-         needles=("data_seed", "[0, 4294967295]")),
-    Case("fraction-past-a-float", lambda t: ("validate", str(_config(t)), "--set", "protocol.test_fraction=" + "9" * 400),
-         needles=("test_fraction",)),
-    Case("constant-test-split-validate", lambda t: ("validate", str(_sparse_config(t))),
-         needles=("sparse.csv", "(S, repetition 0)", "R² is undefined")),
-    Case("constant-test-split-run", lambda t: ("run", str(_sparse_config(t)), "--out", "s", "-q", "--jobs", "1"),
-         needles=("(S, repetition 0)",)),
-    Case("constant-test-split-run-select-by-mae",
-         lambda t: ("run", str(_sparse_config(t, select_by="mae")), "--out", "s", "-q", "--jobs", "1"),
-         needles=("3 of 4 splits", "(S, repetition 2)")),
+    Case(
+        "csv-header-only-validate", lambda t: ("validate", str(_header_only(t))), needles=("empty.csv", "no data rows")
+    ),
+    Case(
+        "csv-header-blank-lines-validate",
+        lambda t: ("validate", str(_header_only(t, "a,b,y\n\n\n"))),
+        needles=("no data rows",),
+    ),
+    Case(
+        "csv-header-only-run",
+        lambda t: ("run", str(_header_only(t)), "--out", "s", "-q", "--jobs", "1"),
+        needles=("no data rows",),
+    ),
+    Case(
+        "seed-past-64-bits-validate",
+        lambda t: ("validate", str(_config(t)), "--set", "seed=99999999999999999999999"),
+        needles=("seed", "[0, 4294967295]"),
+    ),
+    Case(
+        "seed-past-32-bits-run",
+        lambda t: ("run", str(_config(t)), "--out", "s", "-q", "--set", "seed=4294967296"),
+        needles=("seed", "[0, 4294967295]"),
+    ),
+    Case(
+        "data-seed-past-64-bits",
+        lambda t: ("validate", str(_config(t)), "--set", "data_seed=" + "9" * 40),
+        needles=("data_seed", "[0, 4294967295]"),
+    ),
+    Case(
+        "fraction-past-a-float",
+        lambda t: ("validate", str(_config(t)), "--set", "protocol.test_fraction=" + "9" * 400),
+        needles=("test_fraction",),
+    ),
+    Case(
+        "constant-test-split-validate",
+        lambda t: ("validate", str(_sparse_config(t))),
+        needles=("sparse.csv", "(S, repetition 0)", "R² is undefined"),
+    ),
+    Case(
+        "constant-test-split-run",
+        lambda t: ("run", str(_sparse_config(t)), "--out", "s", "-q", "--jobs", "1"),
+        needles=("(S, repetition 0)",),
+    ),
+    Case(
+        "constant-test-split-run-select-by-mae",
+        lambda t: ("run", str(_sparse_config(t, select_by="mae")), "--out", "s", "-q", "--jobs", "1"),
+        needles=("3 of 4 splits", "(S, repetition 2)"),
+    ),
     # what a comparison prints (exit 0)
-    Case("nan-dropped-md", lambda t: _nan(t), 0, needles=(
-        "note: base RF: 6 repetitions where rf's or b's R² is undefined (NaN) dropped for both models (Diabetes 5, "
-        "Wine 1); left out of the tests, no repetition with both scores defined: Diabetes",
-        "each dataset's means over the 4 to 5 repetitions (splits) both models hold; 6 repetitions")),
+    Case(
+        "nan-dropped-md",
+        lambda t: _nan(t),
+        0,
+        needles=(
+            "note: base RF: 6 repetitions where rf's or b's R² is undefined (NaN) dropped for both models (Diabetes 5, "
+            "Wine 1); left out of the tests, no repetition with both scores defined: Diabetes",
+            "each dataset's means over the 4 to 5 repetitions (splits) both models hold; 6 repetitions",
+        ),
+    ),
     Case("nan-dropped-json", lambda t: _nan(t, "--format", "json"), 0, check=_check_nan_json),
     Case("nan-dropped-csv", lambda t: _nan(t, "--format", "csv"), 0, check=_check_csv_note),
-    Case("mae-json-one-direction", lambda t: _flat(t, "--metric", "mae", "--format", "json"), 0,
-         check=_check_mae_direction),
+    Case(
+        "mae-json-one-direction",
+        lambda t: _flat(t, "--metric", "mae", "--format", "json"),
+        0,
+        check=_check_mae_direction,
+    ),
     Case("infinite-t-json", lambda t: _flat(t, "--format", "json"), 0, check=_check_inf),
-    Case("two-stores-same-splits", lambda t: _pair(t), 0,
-         needles=("over the 5 repetitions (splits) both models hold", "| Wine ")),
-    Case("other-model-in-two-stores-compare-only",
-         lambda t: (write_store(t / "A", ("rf", "c")) and write_store(t / "B", ("b", "c"))
-                    and ("table", "--results", "A", "--results", "B", "--compare", "rf", "b")), 0,
-         needles=("over the 5 repetitions",)),
+    Case(
+        "two-stores-same-splits",
+        lambda t: _pair(t),
+        0,
+        needles=("over the 5 repetitions (splits) both models hold", "| Wine "),
+    ),
+    Case(
+        "other-model-in-two-stores-compare-only",
+        lambda t: (
+            write_store(t / "A", ("rf", "c"))
+            and write_store(t / "B", ("b", "c"))
+            and ("table", "--results", "A", "--results", "B", "--compare", "rf", "b")
+        ),
+        0,
+        needles=("over the 5 repetitions",),
+    ),
 ]
 
 

@@ -29,7 +29,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from afr_forkserver import Invocation, run_afr_forked
 from conftest import ROOT, afr_bin
 
@@ -103,7 +102,7 @@ def load():
 '''
 
 # A loader of its own module (not a plugins: file), found on PYTHONPATH, that exits while imported.
-LOADER_MODULE = '''
+LOADER_MODULE = """
 import os
 import sys
 
@@ -113,11 +112,13 @@ if os.environ.get("MODE") == "loader-module-import-exit0":
 
 def load():
     raise AssertionError("never called")
-'''
+"""
 
 BASE = {"kind": "rf", "n_estimators": 3, "min_samples_leaf": 5}
 FAMILY = {  # the tutorial's way: the plugin file's family by its registered name
-    "name": "own", "seed": 1, "plugins": ["fam.py"],
+    "name": "own",
+    "seed": 1,
+    "plugins": ["fam.py"],
     "protocol": {"reps": 1, "inner_folds": 2},
     "datasets": ["Friedman1"],
     "bases": [BASE],
@@ -147,8 +148,10 @@ class Case:
 
 
 def _both(name: str, config: dict, mode: str, needles: tuple[str, ...], jobs: int = 1) -> list[Case]:
-    return [Case(f"{name}-validate", config, mode, "validate", needles=needles),
-            Case(f"{name}-run", config, mode, "run", jobs, needles=needles)]
+    return [
+        Case(f"{name}-validate", config, mode, "validate", needles=needles),
+        Case(f"{name}-run", config, mode, "run", jobs, needles=needles),
+    ]
 
 
 UNIT = ("'mine' (fam.Mine)", "unit Friedman1 / RF@3 / rep 0")
@@ -158,39 +161,88 @@ CASES = [
     *_both("plugin-file-import-os-exit", FAMILY, "import-osexit0", ("fam.py", "os._exit(0)"), jobs=2),
     *_both("plugin-file-import-raises", FAMILY, "import-raise", ("fam.py", "ValueError", "plugin bug at import")),
     Case("plugin-file-import-exit0-reproduce", FAMILY, "import-exit0", "reproduce", needles=("fam.py", "exit(0)")),
-    *_both("registered-family-construction-raises", FAMILY, "construct-raise",
-           ("'mine' (fam.Mine)", "construction", "plugin bug at construct"), jobs=2),
+    *_both(
+        "registered-family-construction-raises",
+        FAMILY,
+        "construct-raise",
+        ("'mine' (fam.Mine)", "construction", "plugin bug at construct"),
+        jobs=2,
+    ),
     *_both("registered-family-construction-exit0", FAMILY, "construct-exit0", ("'mine'", "construction", "exit(0)")),
-    Case("registered-ensemble-construction-os-exit", ENSEMBLE, "forest-construct-osexit0", "validate",
-         needles=("'my-forest' (fam.MyForest)", "os._exit(0)")),
+    Case(
+        "registered-ensemble-construction-os-exit",
+        ENSEMBLE,
+        "forest-construct-osexit0",
+        "validate",
+        needles=("'my-forest' (fam.MyForest)", "os._exit(0)"),
+    ),
     *_both("loader-exit0", LOADER, "load-exit0", ("loader fam:load", "exit(0)", "called")),
     *_both("loader-os-exit", LOADER, "load-osexit0", ("loader fam:load", "os._exit(0)"), jobs=2),
     Case("loader-exit0-reproduce", LOADER, "load-exit0", "reproduce", needles=("loader fam:load", "exit(0)")),
-    *_both("loader-module-exits-while-imported", OWN_LOADER, "loader-module-import-exit0",
-           ("loader own_loader:load", "exit(0)", "imported")),
+    *_both(
+        "loader-module-exits-while-imported",
+        OWN_LOADER,
+        "loader-module-import-exit0",
+        ("loader own_loader:load", "exit(0)", "imported"),
+    ),
     *_both("loader-no-feature-columns", LOADER, "load-no-columns", ("loader fam:load", "feature column")),
-    Case("module-plugin-exits-while-imported", {**FAMILY, "plugins": ["own_loader"]}, "loader-module-import-exit0",
-         "validate", needles=("plugins[0]", "'own_loader'", "exit(0)", "imported")),
+    Case(
+        "module-plugin-exits-while-imported",
+        {**FAMILY, "plugins": ["own_loader"]},
+        "loader-module-import-exit0",
+        "validate",
+        needles=("plugins[0]", "'own_loader'", "exit(0)", "imported"),
+    ),
     # -- a fault inside a unit: exit 1, no unit stored, nothing written outside the store ----------
-    *(Case(f"registered-family-features-{how}-jobs{jobs}", FAMILY, f"features-{how}", "run", jobs, 1,
-           (*UNIT, "Mine.features", said))
-      for how, said, job_counts in (("raise", "plugin bug at features", (1, 2)), ("exit0", "exit(0)", (1, 2)),
-                                    ("osexit0", "os._exit(0)", (1,)))  # os._exit in a worker: test_faults.py
-      for jobs in job_counts),
-    *(Case(f"registered-family-predict-column-jobs{jobs}", FAMILY, "predict-column", "run", jobs, 1,
-           (*UNIT, "predict returned shape (40, 1)", "shape (40,)")) for jobs in (1, 2)),
-    Case("registered-ensemble-fit-exit0", ENSEMBLE, "forest-fit-exit0", "run", 1, 1,
-         ("'my-forest' (fam.MyForest)", "MyForest.fit", "exit(0)")),
-    Case("registered-family-features-exit0-reproduce", FAMILY, "features-exit0", "reproduce", 1, 1,
-         (*UNIT, "exit(0)")),
+    *(
+        Case(
+            f"registered-family-features-{how}-jobs{jobs}",
+            FAMILY,
+            f"features-{how}",
+            "run",
+            jobs,
+            1,
+            (*UNIT, "Mine.features", said),
+        )
+        for how, said, job_counts in (
+            ("raise", "plugin bug at features", (1, 2)),
+            ("exit0", "exit(0)", (1, 2)),
+            ("osexit0", "os._exit(0)", (1,)),
+        )  # os._exit in a worker: test_faults.py
+        for jobs in job_counts
+    ),
+    *(
+        Case(
+            f"registered-family-predict-column-jobs{jobs}",
+            FAMILY,
+            "predict-column",
+            "run",
+            jobs,
+            1,
+            (*UNIT, "predict returned shape (40, 1)", "shape (40,)"),
+        )
+        for jobs in (1, 2)
+    ),
+    Case(
+        "registered-ensemble-fit-exit0",
+        ENSEMBLE,
+        "forest-fit-exit0",
+        "run",
+        1,
+        1,
+        ("'my-forest' (fam.MyForest)", "MyForest.fit", "exit(0)"),
+    ),
+    Case("registered-family-features-exit0-reproduce", FAMILY, "features-exit0", "reproduce", 1, 1, (*UNIT, "exit(0)")),
     Case("worker-killed-in-a-unit", FAMILY, "features-kill", "run", 2, 1, ("worker process died", "'mine'")),
 ]
 
 
 def _digest(root: Path) -> dict[str, str | None]:
     """Every path below root: a file's SHA-256, None for a directory."""
-    return {str(p.relative_to(root)): (hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else None)
-            for p in sorted(root.rglob("*"))}
+    return {
+        str(p.relative_to(root)): (hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else None)
+        for p in sorted(root.rglob("*"))
+    }
 
 
 def _setup(tmp: Path, config: dict) -> None:
@@ -209,8 +261,14 @@ def _modules(tmp: Path) -> Path:
 
 def _env(tmp: Path, mode: str) -> dict[str, str]:
     path = os.pathsep.join(p for p in (str(_modules(tmp)), os.environ.get("PYTHONPATH")) if p)
-    return {**os.environ, "MPLBACKEND": "Agg", "PYTHONPATH": path, "COLUMNS": "80", "MODE": mode,
-            "MARK": str(tmp.parent / f"{tmp.name}-started")}
+    return {
+        **os.environ,
+        "MPLBACKEND": "Agg",
+        "PYTHONPATH": path,
+        "COLUMNS": "80",
+        "MODE": mode,
+        "MARK": str(tmp.parent / f"{tmp.name}-started"),
+    }
 
 
 @dataclass
@@ -229,8 +287,9 @@ def outcomes(tmp_path_factory) -> dict[str, Outcome]:
         _setup(tmp, case.config)
         prepared.append((case, tmp, Invocation(case.args(), tmp, _env(tmp, case.mode)), _digest(tmp)))
     procs = run_afr_forked([invocation for _, _, invocation, _ in prepared], jobs=2)
-    return {case.name: Outcome(proc, before, _digest(tmp), tmp)
-            for (case, tmp, _, before), proc in zip(prepared, procs)}
+    return {
+        case.name: Outcome(proc, before, _digest(tmp), tmp) for (case, tmp, _, before), proc in zip(prepared, procs)
+    }
 
 
 def _one_line(proc: subprocess.CompletedProcess) -> str:
@@ -276,6 +335,7 @@ def test_a_plugin_or_loader_fault_is_one_line_and_never_exit_0(case: Case, outco
 
 # -- signals: live processes, each signalled once it is surely in the phase named ---------------
 
+
 def _catches_sigterm(pid: int) -> bool:
     """Whether the process has installed its SIGTERM handler (afr's, so it will print its line)."""
     try:
@@ -286,13 +346,21 @@ def _catches_sigterm(pid: int) -> bool:
     return bool(caught & (1 << (signal.SIGTERM - 1)))
 
 
-def _signalled(tmp: Path, args: tuple[str, ...], mode: str, sig: int, ready, cwd: Path | None = None
-               ) -> subprocess.CompletedProcess:
+def _signalled(
+    tmp: Path, args: tuple[str, ...], mode: str, sig: int, ready, cwd: Path | None = None
+) -> subprocess.CompletedProcess:
     # Ctrl-C's SIGINT at its default: a shell starting the tests as a background job ignores it, and
     # Python keeps an ignored SIGINT ignored (as afr does: nohup and background jobs stay immune).
-    proc = subprocess.Popen([afr_bin(), *args], cwd=cwd or tmp, env=_env(tmp, mode), stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = subprocess.Popen(
+        [afr_bin(), *args],
+        cwd=cwd or tmp,
+        env=_env(tmp, mode),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     end = time.monotonic() + 120
     while not ready(proc) and proc.poll() is None and time.monotonic() < end:
         time.sleep(0.05)
@@ -306,20 +374,55 @@ def _signalled(tmp: Path, args: tuple[str, ...], mode: str, sig: int, ready, cwd
 # path in every command (afr_cli.cli), so each phase is held by one of them; a run's own loop is
 # tests/test_faults.py's (SIGTERM) and tests/test_engine.py's (Ctrl-C).
 SIGNAL_CASES = [
-    ("sigterm-in-a-loader-validate", LOADER, ("validate", "c.yaml"), "load-sleep", signal.SIGTERM, 143,
-     "terminated: afr validate stopped by SIGTERM", "loader fam:load"),
-    ("ctrl-c-in-a-loader-run", LOADER, ("run", "c.yaml", "--out", "s", "-q", "--jobs", "1"), "load-sleep",
-     signal.SIGINT, 130, "interrupted: afr run stopped by Ctrl-C", "loader fam:load"),
-    ("sigterm-importing-a-plugin-validate", FAMILY, ("validate", "c.yaml"), "import-sleep", signal.SIGTERM, 143,
-     "terminated: afr validate stopped by SIGTERM", "importing c.yaml: plugins[0] (fam.py)"),
-    ("ctrl-c-in-a-loader-reproduce", LOADER, ("reproduce", "c.yaml", "--root", "R", "-q", "--no-site"),
-     "load-sleep", signal.SIGINT, 130, "interrupted: afr reproduce stopped by Ctrl-C", "loader fam:load"),
+    (
+        "sigterm-in-a-loader-validate",
+        LOADER,
+        ("validate", "c.yaml"),
+        "load-sleep",
+        signal.SIGTERM,
+        143,
+        "terminated: afr validate stopped by SIGTERM",
+        "loader fam:load",
+    ),
+    (
+        "ctrl-c-in-a-loader-run",
+        LOADER,
+        ("run", "c.yaml", "--out", "s", "-q", "--jobs", "1"),
+        "load-sleep",
+        signal.SIGINT,
+        130,
+        "interrupted: afr run stopped by Ctrl-C",
+        "loader fam:load",
+    ),
+    (
+        "sigterm-importing-a-plugin-validate",
+        FAMILY,
+        ("validate", "c.yaml"),
+        "import-sleep",
+        signal.SIGTERM,
+        143,
+        "terminated: afr validate stopped by SIGTERM",
+        "importing c.yaml: plugins[0] (fam.py)",
+    ),
+    (
+        "ctrl-c-in-a-loader-reproduce",
+        LOADER,
+        ("reproduce", "c.yaml", "--root", "R", "-q", "--no-site"),
+        "load-sleep",
+        signal.SIGINT,
+        130,
+        "interrupted: afr reproduce stopped by Ctrl-C",
+        "loader fam:load",
+    ),
 ]
 
 
-@pytest.mark.parametrize("name,config,args,mode,sig,code,start,phase", [pytest.param(*c, id=c[0]) for c in SIGNAL_CASES])
-def test_a_signal_in_every_phase_is_one_line_and_its_exit_code(tmp_path, name, config, args, mode, sig, code, start,
-                                                              phase):
+@pytest.mark.parametrize(
+    "name,config,args,mode,sig,code,start,phase", [pytest.param(*c, id=c[0]) for c in SIGNAL_CASES]
+)
+def test_a_signal_in_every_phase_is_one_line_and_its_exit_code(
+    tmp_path, name, config, args, mode, sig, code, start, phase
+):
     _setup(tmp_path, config)
     before = _digest(tmp_path)
     proc = _signalled(tmp_path, args, mode, sig, lambda p: Path(_env(tmp_path, mode)["MARK"]).exists())
@@ -333,8 +436,14 @@ def test_a_signal_in_every_phase_is_one_line_and_its_exit_code(tmp_path, name, c
 def test_a_signal_while_building_reports_is_one_line(tmp_path, sig, code, word):
     """``afr report --check`` regenerates every page in a scratch copy (about a minute): a signal
     once afr's handlers are installed stops it with one line naming the command."""
-    proc = _signalled(tmp_path, ("report", "--check"), "", sig,
-                      lambda p: _catches_sigterm(p.pid) and time.sleep(1.0) is None, cwd=ROOT)
+    proc = _signalled(
+        tmp_path,
+        ("report", "--check"),
+        "",
+        sig,
+        lambda p: _catches_sigterm(p.pid) and time.sleep(1.0) is None,
+        cwd=ROOT,
+    )
     line = _one_line(proc)
     assert proc.returncode == code, (proc.returncode, proc.stderr)
     assert line.startswith(f"{word}: afr report stopped by"), line

@@ -11,12 +11,11 @@ the store and the reports, and then failed (a traceback or exit 2) or wrote outs
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import pytest
-
 from afr_forkserver import Invocation, run_afr_forked
 from test_reproduce import write_toy
 
@@ -35,19 +34,23 @@ def _yaml(folder: Path, old: str, new: str) -> None:
 
 def _paper(change: Callable[[Path], object]) -> Callable[[Path], tuple[str, ...]]:
     """A case that breaks the toy folder with ``change`` and reproduces it into tmp/root."""
+
     def setup(tmp: Path) -> tuple[str, ...]:
         folder = write_toy(tmp)
         change(folder)
         return ("reproduce", str(folder), "--root", str(tmp / "root"), *RUN)
+
     return setup
 
 
 def _root(value: Callable[[Path], str]) -> Callable[[Path], tuple[str, ...]]:
     """A case with a sound toy folder and a bad ``--root``."""
+
     def setup(tmp: Path) -> tuple[str, ...]:
         folder = write_toy(tmp)
         (tmp / "a-file").write_text("not a directory\n")
         return ("reproduce", str(folder), "--root", value(tmp), *RUN)
+
     return setup
 
 
@@ -85,48 +88,98 @@ class Case:
 TABLES = 'tables:\n  "1": {caption: "R² on Friedman 1"}'
 CASES = [
     Case("paper-yaml-latin-1", _paper(_latin1), ("paper.yaml", "UTF-8")),
-    Case("order-not-a-number", _paper(lambda f: _yaml(f, "order: 90", "order: first")), ("order", "'first'", "integer")),
+    Case(
+        "order-not-a-number", _paper(lambda f: _yaml(f, "order: 90", "order: first")), ("order", "'first'", "integer")
+    ),
     Case("tables-given-as-a-list", _paper(lambda f: _yaml(f, TABLES, 'tables: ["1"]')), ("tables", "mapping")),
-    Case("unknown-top-key", _paper(lambda f: _yaml(f, "reps: 2\n", "reps: 2\ncolour: red\n")), ("colour: unknown key",)),
+    Case(
+        "unknown-top-key", _paper(lambda f: _yaml(f, "reps: 2\n", "reps: 2\ncolour: red\n")), ("colour: unknown key",)
+    ),
     Case("reps-not-a-number", _paper(lambda f: _yaml(f, "reps: 2\n", "reps: two\n")), ("reps", "'two'")),
     Case("models-not-a-list", _paper(lambda f: _yaml(f, "models: [rf, eps-abrf]", "models: rf")), ("models", "a list")),
     Case("id-leaves-the-root", _paper(lambda f: _yaml(f, "id: toy", "id: ../toy")), ("id", "'../toy'")),
-    Case("claim-unknown-test", _paper(lambda f: _yaml(f, "test: wins", "test: winz")),
-         ("paper.yaml: claims: t1-beats-forest: test: 'winz'", "allowed: wins")),
-    Case("claim-unknown-report", _paper(lambda f: _yaml(f, "    report: toy\n", "    report: nope\n")),
-         ("t1-beats-forest", "report: 'nope'")),
+    Case(
+        "claim-unknown-test",
+        _paper(lambda f: _yaml(f, "test: wins", "test: winz")),
+        ("paper.yaml: claims: t1-beats-forest: test: 'winz'", "allowed: wins"),
+    ),
+    Case(
+        "claim-unknown-report",
+        _paper(lambda f: _yaml(f, "    report: toy\n", "    report: nope\n")),
+        ("t1-beats-forest", "report: 'nope'"),
+    ),
     Case("claim-without-its-columns", _paper(lambda f: _yaml(f, "    a: [RF, rf]\n", "")), ("t1-beats-forest",)),
     Case("published-csv-missing", _paper(lambda f: (f / "published.csv").unlink()), ("published", "published.csv")),
-    Case("published-csv-without-value", _paper(lambda f: _published(
-        f, "paper,table,base,dataset,model,metric\ntoy,1,RF,Friedman1,rf,r2\n")), ("published.csv", "'value'")),
-    Case("published-value-not-a-number", _paper(lambda f: _published(
-        f, "paper,table,base,dataset,model,metric,value\ntoy,1,RF,Friedman1,rf,r2,high\n")),
-         ("published.csv", "line 2", "'high'")),
-    Case("report-table-not-published", _paper(lambda f: _yaml(f, 'tables: ["toy:1"]', 'tables: ["toy:7"]')),
-         ("reports: toy: tables", "toy:7")),
-    Case("experiment-out-leaves-the-root", _paper(lambda f: _yaml(f, "{config: toy.yaml, reps: 2",
-                                                                   "{config: toy.yaml, out: ../x, reps: 2")),
-         ("experiments[0]: out: '../x'",)),
-    Case("experiment-out-absolute", _paper(lambda f: _yaml(f, "{config: toy.yaml, reps: 2",
-                                                            "{config: toy.yaml, out: /tmp/x, reps: 2")),
-         ("experiments[0]: out", "absolute")),
-    Case("experiment-config-missing", _paper(lambda f: _yaml(f, "{config: toy.yaml", "{config: nowhere.yaml")),
-         ("experiments[0]: config: 'nowhere.yaml'",)),
-    Case("experiment-config-invalid", _paper(lambda f: (f / "toy.yaml").write_text(
-        (f / "toy.yaml").read_text() + "colour: red\n")), ("toy.yaml", "colour")),
-    Case("report-name-leaves-the-root", _paper(lambda f: _yaml(f, "  - name: toy\n", "  - name: ../x\n")),
-         ("reports[0]: name: '../x'",)),
-    Case("report-store-leaves-the-root", _paper(lambda f: _yaml(f, "stores: [toy_run]", "stores: [../toy_run]")),
-         ("reports[0]: stores: '../toy_run'",)),
-    Case("output-stdout-leaves-the-root", _paper(lambda f: _yaml(f, '"{root}/toy/summary-std.md"',
-                                                                  '"{root}/../summary-std.md"')),
-         ("outputs[0]: stdout",)),
-    Case("output-stdout-not-under-the-root", _paper(lambda f: _yaml(f, '"{root}/toy/summary-std.md"', '"summary.md"')),
-         ("outputs[0]: stdout: 'summary.md'",)),
-    Case("output-out-leaves-the-root", _paper(lambda f: _yaml(f, '--std]', '--std, --out, "{root}/../x.md"]')),
-         ("outputs[0]: afr: --out",)),
-    Case("page-outside-the-folder", _paper(lambda f: _yaml(f, "page: page.md", "page: ../page.md")), ("page", "'../page.md'")),
-    Case("study-not-a-function", _paper(lambda f: _with_study(f, "nowhere")), ("studies.py", "nowhere", "no such function")),
+    Case(
+        "published-csv-without-value",
+        _paper(lambda f: _published(f, "paper,table,base,dataset,model,metric\ntoy,1,RF,Friedman1,rf,r2\n")),
+        ("published.csv", "'value'"),
+    ),
+    Case(
+        "published-value-not-a-number",
+        _paper(lambda f: _published(f, "paper,table,base,dataset,model,metric,value\ntoy,1,RF,Friedman1,rf,r2,high\n")),
+        ("published.csv", "line 2", "'high'"),
+    ),
+    Case(
+        "report-table-not-published",
+        _paper(lambda f: _yaml(f, 'tables: ["toy:1"]', 'tables: ["toy:7"]')),
+        ("reports: toy: tables", "toy:7"),
+    ),
+    Case(
+        "experiment-out-leaves-the-root",
+        _paper(lambda f: _yaml(f, "{config: toy.yaml, reps: 2", "{config: toy.yaml, out: ../x, reps: 2")),
+        ("experiments[0]: out: '../x'",),
+    ),
+    Case(
+        "experiment-out-absolute",
+        _paper(lambda f: _yaml(f, "{config: toy.yaml, reps: 2", "{config: toy.yaml, out: /tmp/x, reps: 2")),
+        ("experiments[0]: out", "absolute"),
+    ),
+    Case(
+        "experiment-config-missing",
+        _paper(lambda f: _yaml(f, "{config: toy.yaml", "{config: nowhere.yaml")),
+        ("experiments[0]: config: 'nowhere.yaml'",),
+    ),
+    Case(
+        "experiment-config-invalid",
+        _paper(lambda f: (f / "toy.yaml").write_text((f / "toy.yaml").read_text() + "colour: red\n")),
+        ("toy.yaml", "colour"),
+    ),
+    Case(
+        "report-name-leaves-the-root",
+        _paper(lambda f: _yaml(f, "  - name: toy\n", "  - name: ../x\n")),
+        ("reports[0]: name: '../x'",),
+    ),
+    Case(
+        "report-store-leaves-the-root",
+        _paper(lambda f: _yaml(f, "stores: [toy_run]", "stores: [../toy_run]")),
+        ("reports[0]: stores: '../toy_run'",),
+    ),
+    Case(
+        "output-stdout-leaves-the-root",
+        _paper(lambda f: _yaml(f, '"{root}/toy/summary-std.md"', '"{root}/../summary-std.md"')),
+        ("outputs[0]: stdout",),
+    ),
+    Case(
+        "output-stdout-not-under-the-root",
+        _paper(lambda f: _yaml(f, '"{root}/toy/summary-std.md"', '"summary.md"')),
+        ("outputs[0]: stdout: 'summary.md'",),
+    ),
+    Case(
+        "output-out-leaves-the-root",
+        _paper(lambda f: _yaml(f, "--std]", '--std, --out, "{root}/../x.md"]')),
+        ("outputs[0]: afr: --out",),
+    ),
+    Case(
+        "page-outside-the-folder",
+        _paper(lambda f: _yaml(f, "page: page.md", "page: ../page.md")),
+        ("page", "'../page.md'"),
+    ),
+    Case(
+        "study-not-a-function",
+        _paper(lambda f: _with_study(f, "nowhere")),
+        ("studies.py", "nowhere", "no such function"),
+    ),
     Case("study-checked-then-config-refused", _paper(_study_then_bad_config), ("toy.yaml", "colour")),
     Case("root-empty", _root(lambda t: ""), ("--root", "empty")),
     Case("root-is-a-file", _root(lambda t: str(t / "a-file")), ("--root", "a-file", "is a file")),

@@ -13,20 +13,27 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from afr_cli.config.experiment import load_experiment
-from afr_cli.reproduction.pipeline import plan_experiment, render_plan
 from afr_cli.catalogue.knowledge import ExperimentSpec
+from afr_cli.config.experiment import load_experiment
 from afr_cli.engine.runner import RunOptions, run_experiment
+from afr_cli.reproduction.pipeline import plan_experiment, render_plan
 from afr_cli.store import ResultsStore, UnitRecord, open_existing
 from afr_cli.store.export import EXPORT_DIR, ExportedStore, export_store, seed_store
 from afr_cli.store.faults import REQUIRED_COLUMNS
 from afr_cli.store.status import render_status, render_totals, store_status
 
 REPO = Path(__file__).resolve().parents[1]
-CONFIG = {"name": "cpu-test", "seed": 3, "protocol": {"reps": 2, "inner_folds": 2},
-          "datasets": ["Friedman1"], "bases": [{"kind": "rf", "n_estimators": 5}],
-          "models": [{"id": "rf", "family": "forest"},
-                     {"id": "softmax", "family": "eps-abrf", "params": {"eps": 0.0}, "grid": {"tau": [1, 10]}}]}
+CONFIG = {
+    "name": "cpu-test",
+    "seed": 3,
+    "protocol": {"reps": 2, "inner_folds": 2},
+    "datasets": ["Friedman1"],
+    "bases": [{"kind": "rf", "n_estimators": 5}],
+    "models": [
+        {"id": "rf", "family": "forest"},
+        {"id": "softmax", "family": "eps-abrf", "params": {"eps": 0.0}, "grid": {"tau": [1, 10]}},
+    ],
+}
 
 
 def _run(tmp_path: Path) -> Path:
@@ -87,8 +94,17 @@ def test_extending_a_store_without_the_column_adds_it_and_projects_from_cpu(tmp_
     store.create({"experiment": "demo", "config_hash": "abc"})
     with closing(sqlite3.connect(store.path)) as conn, conn:  # as a store made before the column
         conn.execute("ALTER TABLE units DROP COLUMN cpu_seconds")
-    row = {"model": "rf", "r2": 0.5, "mae": 1.0, "rmse": 1.2, "params": {}, "selection": "inner-cv",
-           "cv_score": 0.4, "solver_status": {}, "seconds": 1.0}
+    row = {
+        "model": "rf",
+        "r2": 0.5,
+        "mae": 1.0,
+        "rmse": 1.2,
+        "params": {},
+        "selection": "inner-cv",
+        "cv_score": 0.4,
+        "solver_status": {},
+        "seconds": 1.0,
+    }
     assert "cpu_seconds" not in dict(store.columns("units"))
     assert list(open_existing(tmp_path).frame("units")["cpu_seconds"]) == []  # read as missing
     store.create({"experiment": "demo", "config_hash": "abc"})  # a run opening it adds the column

@@ -6,19 +6,34 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-
-from afr_cli.figures.curves import curve_figure, curve_table
-from afr_cli.errors import AfrInputError
 from conftest import assert_one_line_error, run_afr
+
+from afr_cli.errors import AfrInputError
+from afr_cli.figures.curves import curve_figure, curve_table
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 def _frame() -> pd.DataFrame:
     rng = np.random.default_rng(0)
-    rows = [{"dataset": "D", "base": "RF", "model": m, "rep": r, "train_fraction": f, "noise_eta": e,
-             "rmse": rng.uniform(1, 2), "r2": 0.5, "mae": 1.0, "selection": "inner-cv"}
-            for m in ("rf", "robust") for f in (0.15, 0.5) for e in (0.0, 0.5) for r in range(4)]
+    rows = [
+        {
+            "dataset": "D",
+            "base": "RF",
+            "model": m,
+            "rep": r,
+            "train_fraction": f,
+            "noise_eta": e,
+            "rmse": rng.uniform(1, 2),
+            "r2": 0.5,
+            "mae": 1.0,
+            "selection": "inner-cv",
+        }
+        for m in ("rf", "robust")
+        for f in (0.15, 0.5)
+        for e in (0.0, 0.5)
+        for r in range(4)
+    ]
     return pd.DataFrame(rows)
 
 
@@ -34,9 +49,15 @@ def test_curve_table_is_the_mean_and_std_over_reps():
     assert styles == ["-.", "-"]  # the reference dash-dot, the robust model solid
 
 
-@pytest.mark.parametrize("kwargs,needle", [
-    ({"dataset": "E"}, "--dataset"), ({"models": ["rf", "nope"]}, "--model"),
-    ({"noise_eta": 0.3}, "--noise-eta"), ({"metric": "mse"}, "--metric")])
+@pytest.mark.parametrize(
+    "kwargs,needle",
+    [
+        ({"dataset": "E"}, "--dataset"),
+        ({"models": ["rf", "nope"]}, "--model"),
+        ({"noise_eta": 0.3}, "--noise-eta"),
+        ({"metric": "mse"}, "--metric"),
+    ],
+)
 def test_curve_table_errors_name_what_is_allowed(kwargs, needle):
     args = {"dataset": "D", "models": ["rf"], "metric": "rmse", "noise_eta": 0.0, **kwargs}
     with pytest.raises(AfrInputError, match=needle):
@@ -44,18 +65,41 @@ def test_curve_table_errors_name_what_is_allowed(kwargs, needle):
 
 
 def test_plot_curve_command(tmp_path):
-    config = {"name": "tiny_curve", "seed": 1, "datasets": ["Diabetes"], "preprocess": {"scale": "none"},
-              "protocol": {"reps": 2, "train_fractions": [0.2, 0.6], "noise_eta": [0, 0.5], "select_by": "rmse"},
-              "bases": [{"kind": "rf", "n_estimators": 5, "min_samples_leaf": 3}],
-              "models": [{"id": "rf", "family": "forest"},
-                         {"id": "robust", "family": "robust-rf", "grid": {"eps": [0, 1], "lam": [0, 1]}}]}
+    config = {
+        "name": "tiny_curve",
+        "seed": 1,
+        "datasets": ["Diabetes"],
+        "preprocess": {"scale": "none"},
+        "protocol": {"reps": 2, "train_fractions": [0.2, 0.6], "noise_eta": [0, 0.5], "select_by": "rmse"},
+        "bases": [{"kind": "rf", "n_estimators": 5, "min_samples_leaf": 3}],
+        "models": [
+            {"id": "rf", "family": "forest"},
+            {"id": "robust", "family": "robust-rf", "grid": {"eps": [0, 1], "lam": [0, 1]}},
+        ],
+    }
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(config))
     proc = run_afr("run", str(tmp_path / "c.yaml"), "--jobs", "1", "--out", str(tmp_path / "s"), "-q")
     assert proc.returncode == 0, proc.stderr
     out = tmp_path / "f.png"
     for selection in ("stored", "best-test"):
-        proc = run_afr("plot", "curve", "--results", str(tmp_path / "s"), "--dataset", "Diabetes", "--model", "rf",
-                       "--model", "robust", "--noise-eta", "0.5", "--selection", selection, "--out", str(out))
+        proc = run_afr(
+            "plot",
+            "curve",
+            "--results",
+            str(tmp_path / "s"),
+            "--dataset",
+            "Diabetes",
+            "--model",
+            "rf",
+            "--model",
+            "robust",
+            "--noise-eta",
+            "0.5",
+            "--selection",
+            selection,
+            "--out",
+            str(out),
+        )
         assert proc.returncode == 0, proc.stderr
         assert out.read_bytes()[:8] == PNG_MAGIC and "0.600" not in proc.stderr
     assert "selection best-test" in proc.stdout
@@ -68,6 +112,7 @@ def test_plot_curve_command(tmp_path):
     ours = best[best.model == "robust"].groupby(["train_fraction", "noise_eta"]).rmse.mean()
     theirs = rf.groupby(["train_fraction", "noise_eta"]).rmse.mean()
     assert len(ours) == 4 and (ours <= theirs + 1e-12).all()
-    bad = run_afr("plot", "curve", "--results", str(tmp_path / "s"), "--dataset", "Diabetes", "--model", "xx",
-                  "--out", str(out))
+    bad = run_afr(
+        "plot", "curve", "--results", str(tmp_path / "s"), "--dataset", "Diabetes", "--model", "xx", "--out", str(out)
+    )
     assert_one_line_error(bad, "--model", "robust")

@@ -84,8 +84,14 @@ def test_registry_matches_the_papers() -> None:
 
 @pytest.mark.parametrize(
     "typed, name",
-    [("friedman1", "Friedman1"), ("Friedman 1", "Friedman1"), ("friedman_2", "Friedman2"),
-     ("FRIEDMAN-3", "Friedman3"), ("wine", "Wine"), (" Air foil ", "Airfoil")],
+    [
+        ("friedman1", "Friedman1"),
+        ("Friedman 1", "Friedman1"),
+        ("friedman_2", "Friedman2"),
+        ("FRIEDMAN-3", "Friedman3"),
+        ("wine", "Wine"),
+        (" Air foil ", "Airfoil"),
+    ],
 )
 def test_names_are_matched_loosely(typed: str, name: str) -> None:
     assert canonical_name(typed) == name

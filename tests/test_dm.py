@@ -11,15 +11,16 @@ from sklearn.datasets import make_friedman1
 from sklearn.ensemble import ExtraTreesRegressor, GradientBoostingRegressor, RandomForestRegressor
 from sklearn.tree import DecisionTreeRegressor, ExtraTreeRegressor
 
+from afr_cli.dm import Leaf
 from afr_cli.errors import AfrInputError
 from afr_cli.models import DecisionMachine
-from afr_cli.dm import Leaf
 
 # Paper Fig. 1: internal nodes breadth-first (F1<=1, F2<=4, F3<=3, F2<=2, F4<=5), leaves v1..v6.
 FIG1_S = np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 1, 0, 0], [0, 0, 0, 1]])
 FIG1_T = np.array([1.0, 4.0, 3.0, 2.0, 5.0])
-FIG1_B = np.array([[-1, -1, 0, -1, 0], [-1, -1, 0, 1, -1], [-1, -1, 0, 1, 1],
-                   [-1, 1, 0, 0, 0], [1, 0, -1, 0, 0], [1, 0, 1, 0, 0]])
+FIG1_B = np.array(
+    [[-1, -1, 0, -1, 0], [-1, -1, 0, 1, -1], [-1, -1, 0, 1, 1], [-1, 1, 0, 0, 0], [1, 0, -1, 0, 0], [1, 0, 1, 0, 0]]
+)
 FIG1_V = np.array([10.0, 20.0, 30.0, 40.0, 50.0, 60.0])
 FIG1_X = np.array([[2.0, 1.0, 2.0, 2.0]])
 
@@ -60,23 +61,36 @@ def test_worked_example_tree_rebuilt_from_b(fig1):
 
 def _models():
     X, y = make_friedman1(600, noise=1.0, random_state=0)
-    return X, [DecisionTreeRegressor(min_samples_leaf=3, random_state=0).fit(X, y),
-               ExtraTreeRegressor(min_samples_leaf=2, random_state=0).fit(X, y),
-               RandomForestRegressor(20, min_samples_leaf=5, random_state=0, n_jobs=1).fit(X, y),
-               ExtraTreesRegressor(10, min_samples_leaf=5, random_state=0, n_jobs=1).fit(X, y),
-               GradientBoostingRegressor(n_estimators=30, random_state=0).fit(X, y)]
+    return X, [
+        DecisionTreeRegressor(min_samples_leaf=3, random_state=0).fit(X, y),
+        ExtraTreeRegressor(min_samples_leaf=2, random_state=0).fit(X, y),
+        RandomForestRegressor(20, min_samples_leaf=5, random_state=0, n_jobs=1).fit(X, y),
+        ExtraTreesRegressor(10, min_samples_leaf=5, random_state=0, n_jobs=1).fit(X, y),
+        GradientBoostingRegressor(n_estimators=30, random_state=0).fit(X, y),
+    ]
 
 
 def _on_and_near_thresholds(model, X: np.ndarray, rng: np.random.Generator, n: int = 4000) -> np.ndarray:
     """Rows with one feature set exactly on a threshold, within 1e-9 of it, or one float32 step away."""
     trees = getattr(model, "estimators_", [model])
-    splits = [(tr.tree_.feature[j], tr.tree_.threshold[j]) for tr in np.ravel(trees)
-              for j in np.flatnonzero(tr.tree_.children_left != -1)]
+    splits = [
+        (tr.tree_.feature[j], tr.tree_.threshold[j])
+        for tr in np.ravel(trees)
+        for j in np.flatnonzero(tr.tree_.children_left != -1)
+    ]
     rows = X[rng.integers(0, len(X), n)].copy()
     for r, (f, t) in zip(rows, (splits[i] for i in rng.integers(0, len(splits), n))):
         t32 = np.float32(t)
-        r[f] = rng.choice([t, t + 1e-9, t - 1e-9, float(t32), float(np.nextafter(t32, np.float32(np.inf))),
-                           float(np.nextafter(t32, np.float32(-np.inf)))])
+        r[f] = rng.choice(
+            [
+                t,
+                t + 1e-9,
+                t - 1e-9,
+                float(t32),
+                float(np.nextafter(t32, np.float32(np.inf))),
+                float(np.nextafter(t32, np.float32(-np.inf))),
+            ]
+        )
     return rows
 
 
@@ -127,11 +141,16 @@ def test_duck_typed_ensemble_with_intercept_and_weights():
     np.testing.assert_allclose(DecisionMachine.from_ensemble(rf, weights=w).predict(X), expected, rtol=1e-13)
 
 
-@pytest.mark.parametrize("kind, params", [
-    ("rf", {"n_estimators": 10}), ("ert", {"n_estimators": 10}), ("dt", {}),
-    ("gbm-dt", {"n_estimators": 15, "learning_rate": 0.2, "max_depth": 3}),
-    ("gbm-ert", {"n_estimators": 15, "learning_rate": 0.2, "max_depth": 3}),
-])
+@pytest.mark.parametrize(
+    "kind, params",
+    [
+        ("rf", {"n_estimators": 10}),
+        ("ert", {"n_estimators": 10}),
+        ("dt", {}),
+        ("gbm-dt", {"n_estimators": 15, "learning_rate": 0.2, "max_depth": 3}),
+        ("gbm-ert", {"n_estimators": 15, "learning_rate": 0.2, "max_depth": 3}),
+    ],
+)
 def test_every_registry_ensemble_is_reproduced_exactly(kind, params):
     from afr_cli.ensembles import get_ensemble
 
@@ -147,7 +166,7 @@ def _per_tree_blocks(dm: DecisionMachine):
     start_r = start_c = 0
     for tree in dm.to_trees():
         L = sum(1 for _ in _leaves_of(tree))
-        yield B[start_r:start_r + L, start_c:start_c + L - 1]
+        yield B[start_r : start_r + L, start_c : start_c + L - 1]
         start_r, start_c = start_r + L, start_c + L - 1
 
 
@@ -188,8 +207,9 @@ def test_soft_machine_sums_to_one_and_tends_to_the_hard_forest():
         np.testing.assert_allclose(per_tree, 1.0, atol=1e-12)
     gaps = [np.abs(dm.predict_soft(Xq, tau) - forest.predict(Xq)).max() for tau in (1.0, 0.1, 1e-3, 1e-12)]
     assert gaps == sorted(gaps, reverse=True) and gaps[-1] < 1e-10
-    np.testing.assert_allclose(dm.tree_predictions_soft(Xq, 1e-12),
-                               np.column_stack([t.predict(Xq) for t in forest.estimators_]), atol=1e-10)
+    np.testing.assert_allclose(
+        dm.tree_predictions_soft(Xq, 1e-12), np.column_stack([t.predict(Xq) for t in forest.estimators_]), atol=1e-10
+    )
 
 
 def test_to_tree_round_trip_and_structure_match_scikit_learn():
@@ -237,16 +257,19 @@ def test_single_leaf_tree():
     assert np.all(dm.predict_soft(X, 0.5) == 2.5)
 
 
-@pytest.mark.parametrize("change, needle", [
-    (lambda S, t, B, v: (S, t, np.delete(B, 4, axis=1), v), "B: shape"),
-    (lambda S, t, B, v: (S, t, _no_plus(B), v), r"column 2 has no \+1"),
-    (lambda S, t, B, v: (S, t, _dependent(B), v), "not full column rank"),
-    (lambda S, t, B, v: (S, t, _swap_root_signs(B), v), "no column is nonzero on exactly the leaves"),
-    (lambda S, t, B, v: (S * 2, t, B, v), "S: row 0 is not a single 1"),
-    (lambda S, t, B, v: (S, t[:4], B, v), "t: shape"),
-    (lambda S, t, B, v: (S, t, B * 2, v), "entries other than -1, 0, 1"),
-    (lambda S, t, B, v: (S, t, B, np.append(v, 1.0)), "v: shape"),
-])
+@pytest.mark.parametrize(
+    "change, needle",
+    [
+        (lambda S, t, B, v: (S, t, np.delete(B, 4, axis=1), v), "B: shape"),
+        (lambda S, t, B, v: (S, t, _no_plus(B), v), r"column 2 has no \+1"),
+        (lambda S, t, B, v: (S, t, _dependent(B), v), "not full column rank"),
+        (lambda S, t, B, v: (S, t, _swap_root_signs(B), v), "no column is nonzero on exactly the leaves"),
+        (lambda S, t, B, v: (S * 2, t, B, v), "S: row 0 is not a single 1"),
+        (lambda S, t, B, v: (S, t[:4], B, v), "t: shape"),
+        (lambda S, t, B, v: (S, t, B * 2, v), "entries other than -1, 0, 1"),
+        (lambda S, t, B, v: (S, t, B, np.append(v, 1.0)), "v: shape"),
+    ],
+)
 def test_bad_matrices_are_input_errors(change, needle):
     with pytest.raises(AfrInputError, match=needle):
         DecisionMachine(*change(FIG1_S, FIG1_T, FIG1_B, FIG1_V))
@@ -297,12 +320,25 @@ def test_full_rank_matrix_that_is_no_tree_is_refused():
 def test_afr_dm_export_is_the_forest_behind_the_stored_table_cell(tmp_path):
     """The committed abrf_rf store's plain-RF R² for Diabetes, repetition 3, recomputed from the
     exported file alone (its machine and its test rows)."""
-    from afr_cli.store import load_results
     from conftest import ROOT, run_afr
 
+    from afr_cli.store import load_results
+
     out = tmp_path / "diabetes_rf_3.npz"
-    proc = run_afr("dm", "export", "configs/abrf_rf.yaml", "--dataset", "Diabetes", "--base", "RF",
-                   "--rep", "3", "--out", str(out), timeout=120)
+    proc = run_afr(
+        "dm",
+        "export",
+        "configs/abrf_rf.yaml",
+        "--dataset",
+        "Diabetes",
+        "--base",
+        "RF",
+        "--rep",
+        "3",
+        "--out",
+        str(out),
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     data = np.load(out)
     y, pred = data["y_test"], DecisionMachine.load(out).predict(data["X_test"])
@@ -310,8 +346,20 @@ def test_afr_dm_export_is_the_forest_behind_the_stored_table_cell(tmp_path):
     rows = load_results(ROOT / "results" / "abrf_rf")  # the store, or on a fresh clone its committed export
     stored = rows.query("dataset == 'Diabetes' and model == 'rf' and rep == 3")["r2"].item()
     assert r2 == pytest.approx(stored, abs=1e-12)
-    bad = run_afr("dm", "export", "configs/abrf_rf.yaml", "--dataset", "Diabetes", "--base", "XX",
-                  "--rep", "3", "--out", str(tmp_path / "x.npz"), timeout=60)
+    bad = run_afr(
+        "dm",
+        "export",
+        "configs/abrf_rf.yaml",
+        "--dataset",
+        "Diabetes",
+        "--base",
+        "XX",
+        "--rep",
+        "3",
+        "--out",
+        str(tmp_path / "x.npz"),
+        timeout=60,
+    )
     assert bad.returncode == 2 and "--base: 'XX'" in bad.stderr and not (tmp_path / "x.npz").exists()
 
 

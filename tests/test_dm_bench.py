@@ -6,13 +6,12 @@ import json
 
 import numpy as np
 import pytest
+from conftest import assert_one_line_error, run_afr
 from sklearn.datasets import make_friedman1
 
 from afr_cli.benchmarks.dm import naive_predict
 from afr_cli.ensembles import get_ensemble
 from afr_cli.models import DecisionMachine
-
-from conftest import assert_one_line_error, run_afr
 
 
 @pytest.mark.slow

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import run_afr
 
 from afr_cli.ensembles import get_ensemble
 from afr_cli.ensembles.leaf_statistics import LeafStatistics
 from afr_cli.models import FAMILIES
 from afr_cli.solvers.solve import solve
-
-from conftest import run_afr
 
 
 @pytest.fixture(params=["rf", "ert"])

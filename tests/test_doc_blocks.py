@@ -11,16 +11,27 @@ from pathlib import Path
 
 import pandas as pd
 
-from afr_cli.tables import regress
-from afr_cli.store.bench_records import TRANSCRIBED, write_record
 from afr_cli.publish.bench_blocks import time_block
-from afr_cli.publish.code_blocks import (EXPORT_CONSTANTS, LIMIT_CONSTANTS, SOLVER_CONSTANTS, code_blocks,
-                                         regress_constants_block, solver_constants_block)
-from afr_cli.publish.fidelity_blocks import (RAW_FEATURES_BLOCK, REP_COUNT_BLOCK, fidelity_blocks, raw_features_block,
-                                             rep_count_block)
+from afr_cli.publish.code_blocks import (
+    EXPORT_CONSTANTS,
+    LIMIT_CONSTANTS,
+    SOLVER_CONSTANTS,
+    code_blocks,
+    regress_constants_block,
+    solver_constants_block,
+)
+from afr_cli.publish.fidelity_blocks import (
+    RAW_FEATURES_BLOCK,
+    REP_COUNT_BLOCK,
+    fidelity_blocks,
+    raw_features_block,
+    rep_count_block,
+)
 from afr_cli.publish.format_blocks import FORMATS_BLOCK, format_blocks
 from afr_cli.publish.pages import BEGIN
 from afr_cli.solvers import dense_qp
+from afr_cli.store.bench_records import TRANSCRIBED, write_record
+from afr_cli.tables import regress
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "results"
@@ -57,8 +68,17 @@ def test_the_regress_block_counts_the_golden_files_and_shows_the_tolerances():
 
 def test_the_formats_block_renders_every_record_row(tmp_path):
     assert format_blocks(tmp_path) == {}
-    write_record(tmp_path, "formats", "a", "afr export --grid-digits 3", {"rows": [["x → y", "2 MB", "1 MB", ""]]},
-                 date="2026-01-01 00:00 UTC", source=TRANSCRIBED, host={"cores": 2}, note="as quoted")
+    write_record(
+        tmp_path,
+        "formats",
+        "a",
+        "afr export --grid-digits 3",
+        {"rows": [["x → y", "2 MB", "1 MB", ""]]},
+        date="2026-01-01 00:00 UTC",
+        source=TRANSCRIBED,
+        host={"cores": 2},
+        note="as quoted",
+    )
     block = format_blocks(tmp_path)[FORMATS_BLOCK]
     assert "| x → y | 2 MB | 1 MB | — |" in block
     assert "`afr export --grid-digits 3`, 2026-01-01 00:00 UTC; transcribed: as quoted" in block
@@ -71,7 +91,11 @@ def test_a_time_record_without_wall_time_shows_a_dash():
 
 def _summary(path: Path, dataset: str, model: str) -> float:
     rows = pd.read_csv(path)
-    return float(rows[(rows.dataset == dataset) & (rows.base == "RF") & (rows.model == model) & (rows.metric == "r2")]["mean"].iloc[0])
+    return float(
+        rows[(rows.dataset == dataset) & (rows.base == "RF") & (rows.model == model) & (rows.metric == "r2")][
+            "mean"
+        ].iloc[0]
+    )
 
 
 def test_the_rep_count_block_agrees_with_the_committed_summaries():
@@ -85,7 +109,9 @@ def test_the_rep_count_block_agrees_with_the_committed_summaries():
 def test_the_raw_features_block_agrees_with_the_committed_reports_and_summaries():
     block = raw_features_block(RESULTS)
     for scaling, word in (("none", "is"), ("standard", "against")):
-        cells = pd.concat(pd.read_csv(RESULTS / "satrf_softmax" / scaling / f"paper-satrf-{t}.csv") for t in range(2, 8))
+        cells = pd.concat(
+            pd.read_csv(RESULTS / "satrf_softmax" / scaling / f"paper-satrf-{t}.csv") for t in range(2, 8)
+        )
         cells = cells[(cells.model == "softmax") & (cells.metric == "r2")]
         assert len(cells) == 66
         assert re.search(rf"{word} {cells['diff'].abs().mean():.3f}", block), scaling

@@ -18,8 +18,12 @@ _FENCE = re.compile(r"^```.*?^```", re.S | re.M)
 
 
 def pages() -> list[Path]:
-    return [README, *sorted((ROOT / "docs").glob("*.md")), ROOT / "results" / "README.md",
-            *(p.page for p in papers() if p.page is not None)]
+    return [
+        README,
+        *sorted((ROOT / "docs").glob("*.md")),
+        ROOT / "results" / "README.md",
+        *(p.page for p in papers() if p.page is not None),
+    ]
 
 
 def anchors(path: Path) -> set[str]:
@@ -75,7 +79,9 @@ def test_every_relative_link_resolves(page):
 def test_the_checker_finds_a_missing_file_and_a_missing_anchor(tmp_path):
     (tmp_path / "other.md").write_text("# The papers' protocol, identified\n\n## Set-up: two commands\n")
     page = tmp_path / "page.md"
-    page.write_text("[ok](other.md#the-papers-protocol-identified) [ok](other.md#set-up-two-commands) "
-                    "[gone](missing.md) [no anchor](other.md#nowhere) [web](https://example.org/x)\n"
-                    "```\n[in a fence](ignored.md)\n```\n")
+    page.write_text(
+        "[ok](other.md#the-papers-protocol-identified) [ok](other.md#set-up-two-commands) "
+        "[gone](missing.md) [no anchor](other.md#nowhere) [web](https://example.org/x)\n"
+        "```\n[in a fence](ignored.md)\n```\n"
+    )
     assert broken_links(page) == ["missing.md", "other.md#nowhere"]

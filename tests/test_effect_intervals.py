@@ -11,8 +11,14 @@ import pytest
 from scipy import stats as sps
 
 from afr_cli.analysis.effect_intervals import (
-    D_THRESHOLDS, R_THRESHOLDS, dz_interval, effect_intervals, magnitude, mean_diff_interval,
-    rank_biserial_interval)
+    D_THRESHOLDS,
+    R_THRESHOLDS,
+    dz_interval,
+    effect_intervals,
+    magnitude,
+    mean_diff_interval,
+    rank_biserial_interval,
+)
 from afr_cli.analysis.stats import effect_sizes, paired_ttest
 
 RNG = np.random.default_rng(34)
@@ -27,7 +33,8 @@ def test_the_points_are_the_printed_effects_and_the_mean_interval_is_the_t_tests
     assert e.cohen_dz.interval.estimate == pytest.approx(sizes.cohen_dz, rel=1e-12)
     assert e.rank_biserial.interval.estimate == pytest.approx(sizes.rank_biserial, rel=1e-12)
     assert (e.mean_diff.estimate, e.mean_diff.low, e.mean_diff.high) == pytest.approx(
-        (t.mean_diff, t.ci_low, t.ci_high), rel=1e-12)
+        (t.mean_diff, t.ci_low, t.ci_high), rel=1e-12
+    )
 
 
 def test_dz_bounds_put_the_observed_t_at_the_tail_quantiles_of_the_noncentral_t():
@@ -53,7 +60,7 @@ def test_dz_interval_matches_the_large_sample_normal_approximation():
     rng = np.random.default_rng(1)
     d = rng.normal(0.5, 1.0, 4000)
     iv = dz_interval(d, np.zeros_like(d))
-    se = math.sqrt(1 / d.size + iv.estimate ** 2 / (2 * d.size))
+    se = math.sqrt(1 / d.size + iv.estimate**2 / (2 * d.size))
     assert iv.low == pytest.approx(iv.estimate - 1.959964 * se, abs=2e-3)
     assert iv.high == pytest.approx(iv.estimate + 1.959964 * se, abs=2e-3)
 
@@ -74,8 +81,15 @@ def _rank_biserial_by_hand(d: np.ndarray) -> float:
 def test_rank_biserial_bootstrap_is_seeded_and_agrees_with_scipy_bootstrap():
     first = rank_biserial_interval(A, B, seed=7)
     assert first == rank_biserial_interval(A, B, seed=7)
-    reference = sps.bootstrap((A - B,), _rank_biserial_by_hand, vectorized=False, n_resamples=2000,
-                              method="percentile", confidence_level=0.95, rng=np.random.default_rng(3))
+    reference = sps.bootstrap(
+        (A - B,),
+        _rank_biserial_by_hand,
+        vectorized=False,
+        n_resamples=2000,
+        method="percentile",
+        confidence_level=0.95,
+        rng=np.random.default_rng(3),
+    )
     # two independent percentile bootstraps of 10,000 and 2,000 resamples: the 2.5 % and 97.5 %
     # quantiles of a statistic on a grid of step 1/39 (12 ranks) agree within a grid step or two
     assert first.low == pytest.approx(reference.confidence_interval.low, abs=0.06)
@@ -98,7 +112,14 @@ def test_rank_biserial_interval_when_every_difference_has_one_sign():
 
 def test_magnitude_labels_at_cohens_thresholds():
     assert [magnitude(v, D_THRESHOLDS) for v in (0.19, -0.2, 0.49, 0.5, -0.79, 0.8, math.inf)] == [
-        "negligible", "small", "small", "medium", "medium", "large", "large"]
+        "negligible",
+        "small",
+        "small",
+        "medium",
+        "medium",
+        "large",
+        "large",
+    ]
     assert [magnitude(v, R_THRESHOLDS) for v in (0.09, 0.1, -0.3, 0.5)] == ["negligible", "small", "medium", "large"]
     assert magnitude(math.nan, R_THRESHOLDS) == "undefined"
     e = effect_intervals(A, B)

@@ -13,15 +13,15 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from conftest import afr_bin, assert_one_line_error, run_afr
 
 from afr_cli.config.experiment import load_experiment
 from afr_cli.engine.protocol import derive_seed, run_unit, split_indices
 from afr_cli.store import load_grid, load_results
 
-from conftest import afr_bin, assert_one_line_error, run_afr
-
 CONFIG = {
-    "name": "engine-test", "seed": 11,
+    "name": "engine-test",
+    "seed": 11,
     "protocol": {"reps": 4, "inner_folds": 3},
     "datasets": ["Friedman1", "Sparse"],
     "bases": [{"kind": "rf", "n_estimators": 10, "min_samples_leaf": 5}],
@@ -84,8 +84,9 @@ def test_a_unit_runs_blas_on_one_thread_whatever_its_process_allows(monkeypatch)
     from afr_cli.engine.shared_work import Speedups
 
     seen = []
-    monkeypatch.setattr(runner, "run_fused_task",
-                        lambda *args: seen.append([pool["num_threads"] for pool in threadpool_info()]) or [])
+    monkeypatch.setattr(
+        runner, "run_fused_task", lambda *args: seen.append([pool["num_threads"] for pool in threadpool_info()]) or []
+    )
     task = SimpleNamespace(parts=[(0, SimpleNamespace(members=[(0,)]))])
     with threadpool_limits(limits=2):
         runner._run_task([0], [], task, [], Speedups())
@@ -105,8 +106,12 @@ def _units(out: Path) -> int:
 
 @pytest.mark.slow
 def test_sigkill_mid_run_then_resume_loses_and_duplicates_nothing(config_path, reference, tmp_path):
-    proc = subprocess.Popen([afr_bin(), "run", str(config_path), "--jobs", "1", "--out", str(tmp_path), "-q"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        [afr_bin(), "run", str(config_path), "--jobs", "1", "--out", str(tmp_path), "-q"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     deadline = time.time() + 300
     while _units(tmp_path) < 2 and time.time() < deadline and proc.poll() is None:
         time.sleep(0.05)
@@ -153,8 +158,14 @@ def test_ctrl_c_stops_two_workers_quietly_and_the_same_command_resumes(config_pa
     # run would then rightly go on to the end, as a background `afr run &` does).
     reps, units = 100, 200
     command = [afr_bin(), "run", str(config_path), "--jobs", "2", "--out", str(tmp_path), "--reps", str(reps)]
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     deadline = time.time() + 300
     while _units(tmp_path) < 1 and time.time() < deadline and proc.poll() is None:
         time.sleep(0.05)
@@ -168,8 +179,10 @@ def test_ctrl_c_stops_two_workers_quietly_and_the_same_command_resumes(config_pa
     for noise in ("Traceback", "KeyboardInterrupt", "Solver interrupted"):
         assert noise not in stderr, stderr
     last = stderr.strip().splitlines()[-1]
-    assert last == (f"interrupted: {tmp_path}: {stored} of {units} units stored; re-running the same command "
-                    f"(afr run {config_path} --out {tmp_path}) resumes with the missing ones")
+    assert last == (
+        f"interrupted: {tmp_path}: {stored} of {units} units stored; re-running the same command "
+        f"(afr run {config_path} --out {tmp_path}) resumes with the missing ones"
+    )
     deadline = time.time() + 30
     while any(_alive(w) for w in workers) and time.time() < deadline:
         time.sleep(0.1)
@@ -182,8 +195,9 @@ def test_ctrl_c_stops_two_workers_quietly_and_the_same_command_resumes(config_pa
     pd.testing.assert_frame_equal(rows[rows.rep < 4].reset_index(drop=True), reference, check_exact=True)
 
 
-def test_ctrl_c_during_the_export_of_a_finished_run_neither_stops_nor_half_writes_it(config_path, tmp_path,
-                                                                                   monkeypatch):
+def test_ctrl_c_during_the_export_of_a_finished_run_neither_stops_nor_half_writes_it(
+    config_path, tmp_path, monkeypatch
+):
     import afr_cli.engine.runner as runner
     from afr_cli.engine.runner import RunOptions, run_experiment
     from afr_cli.store.export import has_export
@@ -205,8 +219,7 @@ def test_ctrl_c_during_the_export_of_a_finished_run_neither_stops_nor_half_write
 
 @pytest.mark.slow
 def test_changed_config_is_refused_unless_fresh(config_path, tmp_path):
-    args = ["run", str(config_path), "--jobs", "1", "--out", str(tmp_path), "-q", "--reps", "1",
-            "--datasets", "Sparse"]
+    args = ["run", str(config_path), "--jobs", "1", "--out", str(tmp_path), "-q", "--reps", "1", "--datasets", "Sparse"]
     assert run_afr(*args).returncode == 0
     changed = run_afr(*args, "--set", "models.2.grid.tau=[1]")
     assert_one_line_error(changed, "different config", "--fresh")
@@ -226,10 +239,18 @@ def test_more_reps_extend_an_existing_store(config_path, tmp_path):
 @pytest.mark.slow
 def test_dask_backend_matches_local_run(config_path, reference, tmp_path):
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster:
-        proc = run_afr("run", str(config_path), "--backend", "dask", "--scheduler", cluster.scheduler_address,
-                       "--out", str(tmp_path), "-q")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        proc = run_afr(
+            "run",
+            str(config_path),
+            "--backend",
+            "dask",
+            "--scheduler",
+            cluster.scheduler_address,
+            "--out",
+            str(tmp_path),
+            "-q",
+        )
     assert proc.returncode == 0, proc.stderr
     pd.testing.assert_frame_equal(_rows(tmp_path), reference, check_exact=True)
 
@@ -312,9 +333,15 @@ def test_rep_index_seeding_is_the_papers_split_and_forest_seed(config_path):
 @pytest.mark.slow
 def test_papers_protocol_reproduces_their_sparse_baseline():
     """10 reps, rep-index seeding, noise-free draw with data seed 1: RF R² 0.470, ERT 0.452 (LARF Tables 3, 5)."""
-    cfg = {"name": "paper-sparse", "data_seed": 1, "synthetic_noise": "none",
-           "protocol": {"reps": 10, "seeding": "rep-index"}, "datasets": ["Sparse"],
-           "bases": [{"kind": "rf"}, {"kind": "ert"}], "models": [{"id": "forest", "family": "forest"}]}
+    cfg = {
+        "name": "paper-sparse",
+        "data_seed": 1,
+        "synthetic_noise": "none",
+        "protocol": {"reps": 10, "seeding": "rep-index"},
+        "datasets": ["Sparse"],
+        "bases": [{"kind": "rf"}, {"kind": "ert"}],
+        "models": [{"id": "forest", "family": "forest"}],
+    }
     import tempfile
 
     from afr_cli.data import load_dataset
@@ -350,16 +377,22 @@ def test_the_cli_protocol_and_the_estimators_agree_on_one_split(tmp_path):
     from sklearn.preprocessing import StandardScaler
 
     from afr_cli.data import load_dataset
-    from afr_cli.models import LARF, SATRF, EpsABRF
     from afr_cli.engine.protocol import UnitSeeds
+    from afr_cli.models import LARF, SATRF, EpsABRF
 
     forest = {"n_estimators": 12, "min_samples_leaf": 5, "max_features": 1.0}
-    cfg = {"name": "agree", "protocol": {"reps": 1, "seeding": "rep-index"}, "datasets": ["Friedman1"],
-           "bases": [{"kind": "ert", **forest}],
-           "models": [{"id": "y", "family": "sat-rf-yx", "params": {"eps": 0.5, "gamma": 0.25, "tau": 2.0, "kappa": 0.5}},
-                      {"id": "larf", "family": "em-w-larf", "params": {"tau0": 0.1, "M": 3}},
-                      {"id": "abrf", "family": "eps-abrf", "params": {"eps": 0.25, "tau": 1.0}}],
-           "solver": "ECOS"}
+    cfg = {
+        "name": "agree",
+        "protocol": {"reps": 1, "seeding": "rep-index"},
+        "datasets": ["Friedman1"],
+        "bases": [{"kind": "ert", **forest}],
+        "models": [
+            {"id": "y", "family": "sat-rf-yx", "params": {"eps": 0.5, "gamma": 0.25, "tau": 2.0, "kappa": 0.5}},
+            {"id": "larf", "family": "em-w-larf", "params": {"tau0": 0.1, "M": 3}},
+            {"id": "abrf", "family": "eps-abrf", "params": {"eps": 0.25, "tau": 1.0}},
+        ],
+        "solver": "ECOS",
+    }
     path = tmp_path / "agree.yaml"
     path.write_text(yaml.safe_dump(cfg))
     exp = load_experiment(path)
@@ -372,9 +405,11 @@ def test_the_cli_protocol_and_the_estimators_agree_on_one_split(tmp_path):
     scaler = StandardScaler().fit(X[train])
     Xtr, Xte = scaler.transform(X[train]), scaler.transform(X[test])
     common = dict(base="ert", random_state=seeds.forest(-1), solver="ECOS", **forest)
-    estimators = {"y": SATRF(variant="yx", eps=0.5, gamma=0.25, tau=2.0, kappa=0.5, **common),
-                  "larf": LARF(variant="em-w-larf", tau0=0.1, M=3, **common),
-                  "abrf": EpsABRF(eps=0.25, tau=1.0, **common)}
+    estimators = {
+        "y": SATRF(variant="yx", eps=0.5, gamma=0.25, tau=2.0, kappa=0.5, **common),
+        "larf": LARF(variant="em-w-larf", tau0=0.1, M=3, **common),
+        "abrf": EpsABRF(eps=0.25, tau=1.0, **common),
+    }
     for model_id, estimator in estimators.items():
         r2 = r2_score(y[test], estimator.fit(Xtr, y[train]).predict(Xte))
         assert r2 == pytest.approx(stored[model_id], abs=1e-9), model_id
@@ -391,7 +426,12 @@ def test_each_run_that_adds_units_is_recorded_and_a_no_op_run_writes_nothing(con
     assert len(runs) == 1 and runs[0]["reps"] == 1 and runs[0]["units_stored_before"] == 0
     assert set(runs[0]) >= {"started_at", "git_commit", "code_modified", "versions"}
     target = runs[0]["target"]  # recorded at the start, for `afr status`'s progress and ETA
-    assert (target["datasets"], target["reps"], target["units"], target["workers"]) == (["Friedman1", "Sparse"], 1, 2, 1)
+    assert (target["datasets"], target["reps"], target["units"], target["workers"]) == (
+        ["Friedman1", "Sparse"],
+        1,
+        2,
+        1,
+    )
     assert target["pid"] > 0 and target["host"]
     before = store.path.read_bytes()
     assert run_afr("run", str(config_path), "--reps", "1", "--jobs", "1", "--out", str(out), "-q").returncode == 0

@@ -8,17 +8,22 @@ import os
 import numpy as np
 import pytest
 import yaml
+from conftest import assert_one_line_error, run_afr
 from sklearn.ensemble import ExtraTreesRegressor, GradientBoostingRegressor, RandomForestRegressor
 from sklearn.tree import BaseDecisionTree
 
 from afr_cli.ensembles import ENSEMBLES, OWN, TRAINING_MEAN, FittedEnsemble, from_fitted, get_ensemble
-from afr_cli.errors import AfrInputError
 from afr_cli.ensembles.leaf_statistics import LeafStatistics
+from afr_cli.errors import AfrInputError
 from afr_cli.store import load_results
-from conftest import assert_one_line_error, run_afr
 
-SMALL = {"rf": {"n_estimators": 6}, "ert": {"n_estimators": 6}, "dt": {},
-         "gbm-dt": {"n_estimators": 15, "learning_rate": 0.1}, "gbm-ert": {"n_estimators": 15, "learning_rate": 0.1}}
+SMALL = {
+    "rf": {"n_estimators": 6},
+    "ert": {"n_estimators": 6},
+    "dt": {},
+    "gbm-dt": {"n_estimators": 15, "learning_rate": 0.1},
+    "gbm-ert": {"n_estimators": 15, "learning_rate": 0.1},
+}
 
 
 @pytest.mark.parametrize("name", list(ENSEMBLES))
@@ -39,13 +44,15 @@ def test_every_ensemble_keeps_the_contract(small_data, name):
     B = stats.rows(Xte).values
     if fitted.leaf_values == TRAINING_MEAN:  # the mean target of every training row in the leaf
         train_leaves = fitted.apply(Xtr)
-        expected = np.array([[ytr[train_leaves[:, k] == leaves[i, k]].mean() for k in range(T)]
-                             for i in range(len(Xte))])
+        expected = np.array(
+            [[ytr[train_leaves[:, k] == leaves[i, k]].mean() for k in range(T)] for i in range(len(Xte))]
+        )
         np.testing.assert_allclose(B, expected, rtol=1e-12)
     else:
         assert fitted.leaf_values == OWN
-        np.testing.assert_allclose(B, np.column_stack([T * w * t.predict(Xte) for w, t in
-                                                       zip(fitted.tree_weights, fitted.trees)]), rtol=1e-12)
+        np.testing.assert_allclose(
+            B, np.column_stack([T * w * t.predict(Xte) for w, t in zip(fitted.tree_weights, fitted.trees)]), rtol=1e-12
+        )
         np.testing.assert_allclose(stats.intercept + B.mean(axis=1), fitted.predict(Xte), rtol=1e-10)
 
 
@@ -64,10 +71,12 @@ def test_gbm_with_decision_trees_predicts_as_scikit_learn(depth, rate, leaf):
     from sklearn.datasets import make_friedman1
 
     X, y = make_friedman1(n_samples=160, noise=1.0, random_state=0)
-    sk = GradientBoostingRegressor(n_estimators=40, learning_rate=rate, max_depth=depth,
-                                   min_samples_leaf=leaf, random_state=0).fit(X[:120], y[:120])
-    ours = get_ensemble("gbm-dt").fit(X[:120], y[:120], 0, n_estimators=40, learning_rate=rate,
-                                      max_depth=depth, min_samples_leaf=leaf)
+    sk = GradientBoostingRegressor(
+        n_estimators=40, learning_rate=rate, max_depth=depth, min_samples_leaf=leaf, random_state=0
+    ).fit(X[:120], y[:120])
+    ours = get_ensemble("gbm-dt").fit(
+        X[:120], y[:120], 0, n_estimators=40, learning_rate=rate, max_depth=depth, min_samples_leaf=leaf
+    )
     assert ours.intercept == pytest.approx(y[:120].mean())
     np.testing.assert_allclose(ours.predict(X[120:]), sk.predict(X[120:]), rtol=0, atol=1e-10)
 
@@ -92,6 +101,7 @@ def test_adapter_views_fitted_scikit_learn_models(small_data):
     with pytest.raises(AfrInputError, match="not fitted"):
         from_fitted(GradientBoostingRegressor())
     from sklearn.linear_model import LinearRegression
+
     with pytest.raises(AfrInputError, match="cannot put attention on it"):
         from_fitted(LinearRegression().fit(Xtr, ytr))
     linear_init = GradientBoostingRegressor(n_estimators=3, init=LinearRegression()).fit(Xtr, ytr)
@@ -138,10 +148,17 @@ class NotAnEnsemble:
 
 
 def _config(tmp_path, kind: str, **extra) -> str:
-    cfg = {"name": "own-ensemble", "seed": 4, "protocol": {"reps": 2}, "datasets": ["Friedman1"],
-           "bases": [{"kind": kind, "n_estimators": 8, **extra}],
-           "models": [{"id": "forest", "family": "forest"},
-                      {"id": "eps-abrf", "family": "eps-abrf", "grid": {"eps": [0.0, 1.0]}}]}
+    cfg = {
+        "name": "own-ensemble",
+        "seed": 4,
+        "protocol": {"reps": 2},
+        "datasets": ["Friedman1"],
+        "bases": [{"kind": kind, "n_estimators": 8, **extra}],
+        "models": [
+            {"id": "forest", "family": "forest"},
+            {"id": "eps-abrf", "family": "eps-abrf", "grid": {"eps": [0.0, 1.0]}},
+        ],
+    }
     path = tmp_path / "own.yaml"
     path.write_text(yaml.safe_dump(cfg))
     return str(path)
@@ -152,14 +169,27 @@ def test_an_ensemble_of_ones_own_runs_in_workers(tmp_path):
     (tmp_path / "my_ensembles.py").write_text(ENSEMBLE_MODULE)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
     out = tmp_path / "store"
-    proc = run_afr("run", _config(tmp_path, "my_ensembles:ShallowForest"), "--out", str(out), "--jobs", "2", "-q", env=env)
+    proc = run_afr(
+        "run", _config(tmp_path, "my_ensembles:ShallowForest"), "--out", str(out), "--jobs", "2", "-q", env=env
+    )
     assert proc.returncode == 0, proc.stderr
     rows = load_results(out)
     assert set(rows.base) == {"SHALLOW-RF@8"}  # the default id: the ensemble's name, @T off the default
     assert len(rows) == 4 and rows.r2.notna().all()
-    assert_one_line_error(run_afr("validate", _config(tmp_path, "my_ensembles:ShallowForest", max_depth=2), env=env),
-                          "bases[0].max_depth", "unknown key", "allowed for kind shallow-rf: id, kind, n_estimators")
-    assert_one_line_error(run_afr("validate", _config(tmp_path, "my_ensembles:NotAnEnsemble"), env=env),
-                          "bases[0].kind", "not a concrete subclass of afr_cli.ensembles.Ensemble")
-    assert_one_line_error(run_afr("validate", _config(tmp_path, "no_such_module:X"), env=env),
-                          "bases[0].kind", "cannot import module 'no_such_module'", "PYTHONPATH")
+    assert_one_line_error(
+        run_afr("validate", _config(tmp_path, "my_ensembles:ShallowForest", max_depth=2), env=env),
+        "bases[0].max_depth",
+        "unknown key",
+        "allowed for kind shallow-rf: id, kind, n_estimators",
+    )
+    assert_one_line_error(
+        run_afr("validate", _config(tmp_path, "my_ensembles:NotAnEnsemble"), env=env),
+        "bases[0].kind",
+        "not a concrete subclass of afr_cli.ensembles.Ensemble",
+    )
+    assert_one_line_error(
+        run_afr("validate", _config(tmp_path, "no_such_module:X"), env=env),
+        "bases[0].kind",
+        "cannot import module 'no_such_module'",
+        "PYTHONPATH",
+    )

@@ -28,21 +28,41 @@ def cache_dir(tmp_path, monkeypatch) -> Path:
     return folder
 
 
-def _export(directory: Path, models: tuple[str, ...] = ("rf", "eps-abrf"), reps: int = 2,
-            base: str = "RF") -> Path:
+def _export(directory: Path, models: tuple[str, ...] = ("rf", "eps-abrf"), reps: int = 2, base: str = "RF") -> Path:
     """A small store written unit by unit (no run), exported, and the store removed: an export alone."""
     store = ResultsStore(directory)
     store.create({"experiment": "cache-test", "config_hash": "h", "runs": [{"reps": reps}]})
     for rep in range(reps):
-        results = [{"model": m, "r2": 0.5 + 0.01 * rep + 0.1 * i, "mae": 1.0 + rep, "rmse": 2.0,
-                    "params": {"eps": 0.5, "tau": 10} if m != "rf" else {}, "selection": "inner-cv", "cv_score": 0.4,
-                    "solver_status": {"ECOS:optimal": 2}, "seconds": 0.25} for i, m in enumerate(models)]
-        grid = [{"model": m, "point": {"eps": e}, "cv_r2": 0.3, "cv_mae": 1.1, "test_r2": 0.4 + e, "test_mae": 1.0,
-                 "test_rmse": 2.0}
-                for m in models if m != "rf" for e in (0.0, 0.5)]
+        results = [
+            {
+                "model": m,
+                "r2": 0.5 + 0.01 * rep + 0.1 * i,
+                "mae": 1.0 + rep,
+                "rmse": 2.0,
+                "params": {"eps": 0.5, "tau": 10} if m != "rf" else {},
+                "selection": "inner-cv",
+                "cv_score": 0.4,
+                "solver_status": {"ECOS:optimal": 2},
+                "seconds": 0.25,
+            }
+            for i, m in enumerate(models)
+        ]
+        grid = [
+            {
+                "model": m,
+                "point": {"eps": e},
+                "cv_r2": 0.3,
+                "cv_mae": 1.1,
+                "test_r2": 0.4 + e,
+                "test_mae": 1.0,
+                "test_rmse": 2.0,
+            }
+            for m in models
+            if m != "rf"
+            for e in (0.0, 0.5)
+        ]
         for dataset in ("Friedman1", "Diabetes"):
-            store.write_unit(UnitRecord(dataset, base, rep, 7 + rep, 30, 10, 0.5, 1.25, results, grid,
-                                        cpu_seconds=1.0))
+            store.write_unit(UnitRecord(dataset, base, rep, 7 + rep, 30, 10, 0.5, 1.25, results, grid, cpu_seconds=1.0))
     export_store(directory)
     (directory / STORE_FILE).unlink()
     return directory
@@ -107,7 +127,11 @@ def test_holdings_choose_the_stores_to_compare_without_reading_a_table(tmp_path,
     assert stores_for_compare("rf", "sat-rf-y", root) == [root / "satrf"]
     holdings = store_holdings_of(root / "ert")
     assert (holdings.models, holdings.bases, holdings.datasets, holdings.reps) == (
-        ("eps-abrf", "rf"), ("ERT",), ("Diabetes", "Friedman1"), (0, 1))
+        ("eps-abrf", "rf"),
+        ("ERT",),
+        ("Diabetes", "Friedman1"),
+        (0, 1),
+    )
 
 
 def test_a_cached_status_prints_as_the_tables_do(tmp_path, monkeypatch):

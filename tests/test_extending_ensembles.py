@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from conftest import ROOT, assert_one_line_error, run_afr
 
 from afr_cli.store import load_results
-from conftest import ROOT, assert_one_line_error, run_afr
 
 PAGE = ROOT / "docs" / "extending-ensembles.md"
 
@@ -65,7 +65,11 @@ def test_the_pages_ensemble_runs_as_the_page_says(tmp_path):
     assert len(rows) == 4 and rows.r2.notna().all() and (rows.r2 > 0).all()
 
     misspelt, env = _write_page_files(tmp_path / "misspelt", sample_fracton=0.5)
-    assert_one_line_error(run_afr("validate", str(misspelt), env=env), "bases[0].sample_fracton", "unknown key",
-                          "allowed for kind subsampled-rf")
+    assert_one_line_error(
+        run_afr("validate", str(misspelt), env=env),
+        "bases[0].sample_fracton",
+        "unknown key",
+        "allowed for kind subsampled-rf",
+    )
     too_big, env = _write_page_files(tmp_path / "too_big", sample_fraction=1.5)
     assert_one_line_error(run_afr("validate", str(too_big), env=env), "bases[0].sample_fraction", "in (0, 1]")

@@ -12,14 +12,17 @@ import yaml
 
 from afr_cli.ensembles import ENSEMBLES, get_ensemble
 from afr_cli.ensembles.leaf_statistics import LeafStatistics
-from afr_cli.models import AGBoost, EpsABRF, FAMILIES, LARF, SATRF
+from afr_cli.models import FAMILIES, LARF, SATRF, AGBoost, EpsABRF
 from afr_cli.solvers.solve import LinearAttentionProblem, solve
 
 # Small ensembles: a few trees, small leaves (fast, and every family still has something to attend to).
-SMALL = {"rf": {"n_estimators": 4, "min_samples_leaf": 5}, "ert": {"n_estimators": 4, "min_samples_leaf": 5},
-         "dt": {"min_samples_leaf": 5},
-         "gbm-dt": {"n_estimators": 6, "learning_rate": 0.2, "max_depth": 2, "min_samples_leaf": 5},
-         "gbm-ert": {"n_estimators": 6, "learning_rate": 0.2, "max_depth": 2, "min_samples_leaf": 5}}
+SMALL = {
+    "rf": {"n_estimators": 4, "min_samples_leaf": 5},
+    "ert": {"n_estimators": 4, "min_samples_leaf": 5},
+    "dt": {"min_samples_leaf": 5},
+    "gbm-dt": {"n_estimators": 6, "learning_rate": 0.2, "max_depth": 2, "min_samples_leaf": 5},
+    "gbm-ert": {"n_estimators": 6, "learning_rate": 0.2, "max_depth": 2, "min_samples_leaf": 5},
+}
 PAIRS = [(f, e) for f, fam in FAMILIES.items() for e, ens in ENSEMBLES.items() if ens.structure in fam.structures]
 
 
@@ -61,17 +64,22 @@ def test_family_contract(small_data, family_name, ensemble_name):
     rng = np.random.default_rng(0)
     if isinstance(problem, LinearAttentionProblem):
         # predictions are r + Phi theta of the family's own problem, on the training and the query rows
-        np.testing.assert_allclose(family.predict(feats_train, mixing, theta), problem.r + problem.Phi @ theta,
-                                   rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(
+            family.predict(feats_train, mixing, theta), problem.r + problem.Phi @ theta, rtol=1e-9, atol=1e-9
+        )
         on_query = family.training_problem(feats_query, np.zeros(len(Xte)), mixing)
-        np.testing.assert_allclose(family.predict(feats_query, mixing, theta), on_query.r + on_query.Phi @ theta,
-                                   rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(
+            family.predict(feats_query, mixing, theta), on_query.r + on_query.Phi @ theta, rtol=1e-9, atol=1e-9
+        )
     else:  # a direct objective (QuadraticProblem / LinearProblem): predictions are still affine in theta
         other = _random_feasible(problem, rng)
         mix = 0.3 * theta + 0.7 * other
-        np.testing.assert_allclose(family.predict(feats_query, mixing, mix),
-                                   0.3 * family.predict(feats_query, mixing, theta)
-                                   + 0.7 * family.predict(feats_query, mixing, other), rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(
+            family.predict(feats_query, mixing, mix),
+            0.3 * family.predict(feats_query, mixing, theta) + 0.7 * family.predict(feats_query, mixing, other),
+            rtol=1e-9,
+            atol=1e-9,
+        )
     # the trained point is no worse than random feasible points on the training objective
     best = problem.objective(theta, "l2")
     for _ in range(5):
@@ -80,16 +88,28 @@ def test_family_contract(small_data, family_name, ensemble_name):
         assert best <= problem.objective(other, "l2") * (1 + 1e-6) + 1e-9
 
 
-ESTIMATORS = {"EpsABRF": lambda base: EpsABRF(base=base, n_estimators=4, min_samples_leaf=1, random_state=0),
-              "SATRF": lambda base: SATRF(variant="yx", base=base, n_estimators=4, min_samples_leaf=1, random_state=0),
-              "LARF": lambda base: LARF(variant="em-w-larf", M=2, base=base, n_estimators=4, min_samples_leaf=1,
-                                        random_state=0),
-              "AGBoost": lambda base: AGBoost(learner=base.removeprefix("gbm-"), n_estimators=6, learning_rate=0.2,
-                                              max_depth=2, min_samples_leaf=2, random_state=0)}
+ESTIMATORS = {
+    "EpsABRF": lambda base: EpsABRF(base=base, n_estimators=4, min_samples_leaf=1, random_state=0),
+    "SATRF": lambda base: SATRF(variant="yx", base=base, n_estimators=4, min_samples_leaf=1, random_state=0),
+    "LARF": lambda base: LARF(variant="em-w-larf", M=2, base=base, n_estimators=4, min_samples_leaf=1, random_state=0),
+    "AGBoost": lambda base: AGBoost(
+        learner=base.removeprefix("gbm-"),
+        n_estimators=6,
+        learning_rate=0.2,
+        max_depth=2,
+        min_samples_leaf=2,
+        random_state=0,
+    ),
+}
 # every estimator on every ensemble it can take (on their defaults, rf and gbm-dt, their own test files check them)
-ESTIMATOR_PAIRS = [(name, e) for name, make in ESTIMATORS.items() for e, ens in ENSEMBLES.items()
-                   if ens.structure in make("rf" if name != "AGBoost" else "gbm-dt").family.structures
-                   and (name == "AGBoost") == e.startswith("gbm-") and e not in ("rf", "gbm-dt")]
+ESTIMATOR_PAIRS = [
+    (name, e)
+    for name, make in ESTIMATORS.items()
+    for e, ens in ENSEMBLES.items()
+    if ens.structure in make("rf" if name != "AGBoost" else "gbm-dt").family.structures
+    and (name == "AGBoost") == e.startswith("gbm-")
+    and e not in ("rf", "gbm-dt")
+]
 
 
 @pytest.mark.slow
@@ -101,8 +121,14 @@ def test_estimators_pass_sklearn_checks_on_every_ensemble(name, ensemble_name):
 
 
 def _config(path, bases: list[dict], families: list[str]) -> str:
-    cfg = {"name": "contract", "seed": 3, "protocol": {"reps": 1, "inner_folds": 2}, "datasets": ["Friedman1"],
-           "bases": bases, "models": [{"id": f, "family": f} for f in families]}
+    cfg = {
+        "name": "contract",
+        "seed": 3,
+        "protocol": {"reps": 1, "inner_folds": 2},
+        "datasets": ["Friedman1"],
+        "bases": bases,
+        "models": [{"id": f, "family": f} for f in families],
+    }
     path.write_text(yaml.safe_dump(cfg))
     return str(path)
 

@@ -10,17 +10,17 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import assert_one_line_error, run_afr
 from sklearn.ensemble import ExtraTreesRegressor, RandomForestRegressor
 
+from afr_cli.engine.shared_work import TODAY, SharedWork, Speedups, speedups_for
 from afr_cli.ensembles import get_ensemble
 from afr_cli.ensembles.fast_trees import fit_forest
-from afr_cli.ensembles.random_forests import forest_prefix
-from afr_cli.errors import AfrInputError
 from afr_cli.ensembles.leaf_statistics import LeafStatistics
-from afr_cli.models import get_family
-from afr_cli.engine.shared_work import TODAY, SharedWork, Speedups, speedups_for
+from afr_cli.ensembles.random_forests import forest_prefix
 from afr_cli.ensembles.tree_path import FAST, SKLEARN, current_tree_path, use_tree_path
-from conftest import assert_one_line_error, run_afr
+from afr_cli.errors import AfrInputError
+from afr_cli.models import get_family
 
 FOREST_FAMILIES = ("eps-abrf", "sat-rf-y", "em-w-larf", "dm-soft", "robust-rf")
 BOOSTED_FAMILIES = ("agboost", "dm-soft")
@@ -34,7 +34,7 @@ def _data(kind: str, n: int = 90, m: int = 4, seed: int = 0) -> tuple[np.ndarray
     X = rng.normal(size=(n, m))
     if m > 1:
         X[:, 1] = rng.integers(0, 3, n)  # a discrete feature: many equally good thresholds
-    X[n // 2:n // 2 + 15] = X[:15]  # duplicated rows
+    X[n // 2 : n // 2 + 15] = X[:15]  # duplicated rows
     y = X[:, 0] + np.round(rng.normal(size=n), 1)
     Xq = np.vstack([rng.normal(size=(20, m)), X[:5]])
     if kind == "f-order":
@@ -46,8 +46,10 @@ def _tree_bytes(fitted) -> list[bytes]:
     out = []
     for tree in fitted.trees:
         t = tree.tree_
-        out += [a.tobytes() for a in (t.children_left, t.children_right, t.feature, t.threshold, t.value,
-                                      t.n_node_samples, t.impurity)]
+        out += [
+            a.tobytes()
+            for a in (t.children_left, t.children_right, t.feature, t.threshold, t.value, t.n_node_samples, t.impurity)
+        ]
         out.append(repr(sorted(_comparable(tree.get_params()).items())).encode())
     return out
 
@@ -86,17 +88,35 @@ def _everything(kind: str, params: dict, X, y, Xq, seed: int, path: str) -> dict
     out = {"trees": _tree_bytes(fitted), "predict": fitted.predict(Xq).tobytes()}
     for name, rows in (("train", X), ("query", Xq)):
         leaves = fitted.apply(rows)
-        out[f"apply {name}"] = (leaves.tobytes(), leaves.flags.f_contiguous, leaves.flags.c_contiguous, leaves.dtype.str)
+        out[f"apply {name}"] = (
+            leaves.tobytes(),
+            leaves.flags.f_contiguous,
+            leaves.flags.c_contiguous,
+            leaves.dtype.str,
+        )
     if fitted.model is not None:  # the scikit-learn object itself, as the DM families and users call it
         out["model"] = (fitted.model.predict(Xq).tobytes(), np.asarray(fitted.model.apply(Xq)).tobytes())
         out["pickled model"] = pickle.loads(pickle.dumps(fitted.model)).predict(Xq).tobytes()
     stats = LeafStatistics(fitted, X, y)
-    out["stats"] = [a.tobytes() for a in (stats.mean_x, stats.mean_y, stats.counts, stats.leaf_value,
-                                          stats.train_leaves, stats.membership.indices)]
+    out["stats"] = [
+        a.tobytes()
+        for a in (
+            stats.mean_x,
+            stats.mean_y,
+            stats.counts,
+            stats.leaf_value,
+            stats.train_leaves,
+            stats.membership.indices,
+        )
+    ]
     families = BOOSTED_FAMILIES if fitted.structure == "boosted" else FOREST_FAMILIES
     for rows_name, rows in (("train", stats.rows()), ("query", stats.rows(Xq))):
-        out[f"tensors {rows_name}"] = [rows.keys.tobytes(), rows.values.tobytes(), rows.key_sqdist.tobytes(),
-                                       rows.values.flags.f_contiguous]
+        out[f"tensors {rows_name}"] = [
+            rows.keys.tobytes(),
+            rows.values.tobytes(),
+            rows.key_sqdist.tobytes(),
+            rows.values.flags.f_contiguous,
+        ]
         for family_name in families:
             family = get_family(family_name)
             design = {d: family.param(d).default for d in family.design_names()}
@@ -124,7 +144,9 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("kind, params", CASES, ids=lambda v: v if isinstance(v, str) else "-".join(map(str, v.values())))
+@pytest.mark.parametrize(
+    "kind, params", CASES, ids=lambda v: v if isinstance(v, str) else "-".join(map(str, v.values()))
+)
 @pytest.mark.parametrize("data", ["ties", "one", "f-order"])
 def test_the_fast_path_gives_scikit_learns_bytes(kind, params, data):
     X, y, Xq = _data(data)
@@ -137,9 +159,17 @@ def test_the_fast_path_gives_scikit_learns_bytes(kind, params, data):
 
 
 @pytest.mark.parametrize("forest_class", [RandomForestRegressor, ExtraTreesRegressor])
-@pytest.mark.parametrize("options", [{}, {"bootstrap": True, "max_samples": 0.5}, {"bootstrap": True, "max_samples": 40},
-                                     {"bootstrap": False}, {"max_features": 1.0, "min_samples_leaf": 5},
-                                     {"max_features": None}])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"bootstrap": True, "max_samples": 0.5},
+        {"bootstrap": True, "max_samples": 40},
+        {"bootstrap": False},
+        {"max_features": 1.0, "min_samples_leaf": 5},
+        {"max_features": None},
+    ],
+)
 def test_the_forest_object_is_the_one_its_own_fit_builds(forest_class, options):
     """Every attribute scikit-learn's fit sets is set, to the same value; its own apply/predict agree."""
     X, y, Xq = _data("ties")
@@ -269,8 +299,14 @@ def test_the_path_is_chosen_by_name_and_travels_with_the_speedups():
     assert SharedWork(Speedups()).training(base, 0, X, y)[0].ensemble.fast is True
 
 
-@pytest.mark.parametrize("command", [["run", "configs/quickstart.yaml"], ["reproduce", "eps_abrf"],
-                                     ["bench", "floor", "configs/quickstart.yaml", "--dataset", "Friedman1"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["run", "configs/quickstart.yaml"],
+        ["reproduce", "eps_abrf"],
+        ["bench", "floor", "configs/quickstart.yaml", "--dataset", "Friedman1"],
+    ],
+)
 def test_a_bad_tree_path_fails_at_once(command):
     assert_one_line_error(run_afr(*command, "--trees", "cython", timeout=60), "--trees", "fast, sklearn")
 
@@ -280,12 +316,22 @@ def test_a_unit_run_on_either_tree_path_stores_the_same_rows(tmp_path):
 
     from afr_cli.store import load_results
 
-    cfg = {"name": "paths", "protocol": {"reps": 1}, "datasets": ["Friedman1"],
-           "bases": [{"id": "RF", "kind": "rf", "n_estimators": 8}, {"id": "ERT", "kind": "ert", "n_estimators": 8},
-                     {"id": "DT", "kind": "dt"}, {"id": "GBM", "kind": "gbm-dt", "n_estimators": 10},
-                     {"id": "GBM-ERT", "kind": "gbm-ert", "n_estimators": 10}],
-           "models": [{"id": "forest", "family": "forest"},  # the ensemble's own prediction
-                      {"id": "soft", "family": "dm-soft", "grid": {"tau": [0.1, 1.0]}}]}  # leaf statistics, a solve
+    cfg = {
+        "name": "paths",
+        "protocol": {"reps": 1},
+        "datasets": ["Friedman1"],
+        "bases": [
+            {"id": "RF", "kind": "rf", "n_estimators": 8},
+            {"id": "ERT", "kind": "ert", "n_estimators": 8},
+            {"id": "DT", "kind": "dt"},
+            {"id": "GBM", "kind": "gbm-dt", "n_estimators": 10},
+            {"id": "GBM-ERT", "kind": "gbm-ert", "n_estimators": 10},
+        ],
+        "models": [
+            {"id": "forest", "family": "forest"},  # the ensemble's own prediction
+            {"id": "soft", "family": "dm-soft", "grid": {"tau": [0.1, 1.0]}},
+        ],
+    }  # leaf statistics, a solve
     path = tmp_path / "paths.yaml"
     path.write_text(yaml.safe_dump(cfg))
     stored = {}
@@ -301,11 +347,22 @@ def test_a_unit_run_on_either_tree_path_stores_the_same_rows(tmp_path):
 def test_bench_trees_times_both_paths_in_one_run_and_finds_them_identical(tmp_path):
     import json
 
-    from afr_cli.store.bench_records import read_records
     from afr_cli.publish.bench_blocks import bench_blocks
+    from afr_cli.store.bench_records import read_records
 
-    proc = run_afr("bench", "trees", "--dataset", "Diabetes", "--repeats", "1", "--format", "json", "--record",
-                   cwd=tmp_path, timeout=300)
+    proc = run_afr(
+        "bench",
+        "trees",
+        "--dataset",
+        "Diabetes",
+        "--repeats",
+        "1",
+        "--format",
+        "json",
+        "--record",
+        cwd=tmp_path,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     r = json.loads(proc.stdout)
     (record,) = read_records(tmp_path / "results", "trees")  # --record: what afr report renders
@@ -314,8 +371,10 @@ def test_bench_trees_times_both_paths_in_one_run_and_finds_them_identical(tmp_pa
     rf = r["ensembles"]["RF-100"]
     block = bench_blocks(tmp_path / "results")["bench:trees"]
     assert block.startswith("Diabetes's training split of repetition 0 (n = 353), applied to it and the 89 test rows")
-    assert (f"| RF-100 | {rf[SKLEARN]['fit']:.3f} / {rf[FAST]['fit']:.3f} | {rf['fit_ratio']:.2f}x | "
-            f"{rf[SKLEARN]['apply']:.4f} / {rf[FAST]['apply']:.4f} | {rf['apply_ratio']:.2f}x | yes |") in block
+    assert (
+        f"| RF-100 | {rf[SKLEARN]['fit']:.3f} / {rf[FAST]['fit']:.3f} | {rf['fit_ratio']:.2f}x | "
+        f"{rf[SKLEARN]['apply']:.4f} / {rf[FAST]['apply']:.4f} | {rf['apply_ratio']:.2f}x | yes |"
+    ) in block
     assert r["n_train"] == 353 and r["n_test"] == 89  # Diabetes' 80/20 split of repetition 0
     assert list(r["ensembles"]) == ["RF-100", "ERT-100", "GBM-DT-200", "GBM-ERT-200", "DT"]
     for label, row in r["ensembles"].items():
@@ -339,19 +398,31 @@ def test_the_runner_and_reproduce_hand_the_tree_path_to_the_workers(tmp_path, mo
     fast_fits = []
     real = random_forests.fit_forest
     monkeypatch.setattr(random_forests, "fit_forest", lambda *args: fast_fits.append(1) or real(*args))
-    cfg = {"name": "path", "protocol": {"reps": 1}, "datasets": ["Friedman1"],
-           "bases": [{"id": "RF", "kind": "rf", "n_estimators": 3}], "models": [{"id": "forest", "family": "forest"}]}
+    cfg = {
+        "name": "path",
+        "protocol": {"reps": 1},
+        "datasets": ["Friedman1"],
+        "bases": [{"id": "RF", "kind": "rf", "n_estimators": 3}],
+        "models": [{"id": "forest", "family": "forest"}],
+    }
     path = tmp_path / "path.yaml"
     path.write_text(yaml.safe_dump(cfg))
     for trees, out in ((SKLEARN, "a"), (FAST, "b")):
         exp = load_experiment(path, [], str(tmp_path / out))
-        run_experiment(exp, RunOptions(jobs=1, progress=False, export=False, speedups=speedups_for(trees)),
-                       echo=lambda *_: None)
+        run_experiment(
+            exp, RunOptions(jobs=1, progress=False, export=False, speedups=speedups_for(trees)), echo=lambda *_: None
+        )
         assert bool(fast_fits) is (trees == FAST), trees  # jobs=1: the worker is this process
 
     seen = []
     monkeypatch.setattr(reproduce, "run_experiments", lambda exps, options, echo: seen.append(options.speedups))
-    planned = [SimpleNamespace(exp=SimpleNamespace(results=Path("r")), missing=[1], owner="paper",
-                               spec=SimpleNamespace(label="one", config=Path("one.yaml")))]
+    planned = [
+        SimpleNamespace(
+            exp=SimpleNamespace(results=Path("r")),
+            missing=[1],
+            owner="paper",
+            spec=SimpleNamespace(label="one", config=Path("one.yaml")),
+        )
+    ]
     reproduce.run_plan(planned, RunOptions(progress=False, speedups=speedups_for(SKLEARN)))
     assert seen == [Speedups(fast_trees=False)]

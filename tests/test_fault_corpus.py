@@ -15,25 +15,24 @@ import hashlib
 import os
 import sqlite3
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import pytest
 import yaml
-
 from afr_forkserver import Invocation, run_afr_forked
 from conftest import afr_bin
 
 pytestmark = pytest.mark.slow
 
 TINY = {
-    "name": "tiny", "seed": 3,
+    "name": "tiny",
+    "seed": 3,
     "protocol": {"reps": 1, "inner_folds": 2},
     "datasets": ["Friedman1"],
     "bases": [{"kind": "rf", "n_estimators": 3, "min_samples_leaf": 5}],
-    "models": [{"id": "rf", "family": "forest"},
-               {"id": "a", "family": "eps-abrf", "grid": {"eps": [0.0, 1.0]}}],
+    "models": [{"id": "rf", "family": "forest"}, {"id": "a", "family": "eps-abrf", "grid": {"eps": [0.0, 1.0]}}],
 }
 
 PLUGINS = {
@@ -41,7 +40,7 @@ PLUGINS = {
     "plug_exit0.py": "import sys\nsys.exit(0)\n",
     "plug_exit3.py": "raise SystemExit(3)\n",
     "plug_os_exit.py": "import os\nos._exit(0)\n",
-    "plug_families.py": '''
+    "plug_families.py": """
 from afr_cli.ensembles import get_ensemble
 from afr_cli.models.abrf import EpsABRFFamily
 
@@ -71,7 +70,7 @@ class BadEnsemble(RandomForest):
 
     def __init__(self):
         raise RuntimeError("no forest today")
-''',
+""",
 }
 
 
@@ -108,8 +107,7 @@ def _tiny_text(**replace: str) -> str:
     return "\n".join(out + list(replace.values())) + "\n"
 
 
-BOMB = "".join(f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 10) if i else ', '.join(['x'] * 10)}]\n"
-               for i in range(9))
+BOMB = "".join(f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 10) if i else ', '.join(['x'] * 10)}]\n" for i in range(9))
 
 
 def _store(directory: Path, drop: tuple[str, str] | None = None, export: bool = False) -> Path:
@@ -119,10 +117,32 @@ def _store(directory: Path, drop: tuple[str, str] | None = None, export: bool = 
 
     store = ResultsStore(directory)
     store.create({"experiment": "tiny", "config_hash": "x"})
-    rows = [{"model": m, "r2": 0.5, "mae": 1.0, "rmse": 1.0, "params": {}, "selection": "inner-cv",
-             "cv_score": 0.4, "solver_status": {}, "seconds": 0.1} for m in ("rf", "a")]
-    grid = [{"model": "a", "point": {"eps": e}, "cv_r2": 0.4, "cv_mae": 1.0, "test_r2": 0.5, "test_mae": 1.0,
-             "test_rmse": 1.0} for e in (0.0, 1.0)]
+    rows = [
+        {
+            "model": m,
+            "r2": 0.5,
+            "mae": 1.0,
+            "rmse": 1.0,
+            "params": {},
+            "selection": "inner-cv",
+            "cv_score": 0.4,
+            "solver_status": {},
+            "seconds": 0.1,
+        }
+        for m in ("rf", "a")
+    ]
+    grid = [
+        {
+            "model": "a",
+            "point": {"eps": e},
+            "cv_r2": 0.4,
+            "cv_mae": 1.0,
+            "test_r2": 0.5,
+            "test_mae": 1.0,
+            "test_rmse": 1.0,
+        }
+        for e in (0.0, 1.0)
+    ]
     store.write_unit(UnitRecord("Friedman1", "RF@3", 0, 0, 80, 20, 0.1, 0.2, rows, grid))
     if export:
         export_store(directory)
@@ -151,6 +171,7 @@ def _then(setup: Callable[[Path], object], args: tuple[str, ...] | Callable[[Pat
     def build(tmp: Path) -> tuple[str, ...]:
         setup(tmp)
         return args(tmp) if callable(args) else args
+
     return build
 
 
@@ -170,38 +191,84 @@ RUN = ("run", "c.yaml", "--out", "s", "--jobs", "1", "-q")
 
 CASES = [
     # -- 1. what a run would trip on: validate says so, run refuses before anything is created ----
-    Case("trip", "inner-folds-beyond-rows-validate", validate(protocol=_protocol(inner_folds=90)),
-         ("protocol.inner_folds", "90", "at most 40")),
+    Case(
+        "trip",
+        "inner-folds-beyond-rows-validate",
+        validate(protocol=_protocol(inner_folds=90)),
+        ("protocol.inner_folds", "90", "at most 40"),
+    ),
     Case("trip", "inner-folds-beyond-rows-run", run(protocol=_protocol(inner_folds=90)), ("protocol.inner_folds",)),
     Case("trip", "inner-folds-one-row-each", validate(protocol=_protocol(inner_folds=41)), ("protocol.inner_folds",)),
-    Case("trip", "inner-folds-on-diabetes", validate(datasets=["Diabetes"], protocol=_protocol(inner_folds=300)),
-         ("Diabetes", "inner_folds")),
-    Case("trip", "train-fraction-no-training-rows", validate(protocol=_protocol(train_fractions=[0.005])),
-         ("train_fractions", "0 training")),
-    Case("trip", "train-fraction-one-test-row", validate(protocol=_protocol(train_fractions=[0.5, 0.995])),
-         ("train_fractions", "1 test")),
-    Case("trip", "test-fraction-no-training-rows-run", run(protocol=_protocol(test_fraction=0.999)),
-         ("test_fraction",)),
+    Case(
+        "trip",
+        "inner-folds-on-diabetes",
+        validate(datasets=["Diabetes"], protocol=_protocol(inner_folds=300)),
+        ("Diabetes", "inner_folds"),
+    ),
+    Case(
+        "trip",
+        "train-fraction-no-training-rows",
+        validate(protocol=_protocol(train_fractions=[0.005])),
+        ("train_fractions", "0 training"),
+    ),
+    Case(
+        "trip",
+        "train-fraction-one-test-row",
+        validate(protocol=_protocol(train_fractions=[0.5, 0.995])),
+        ("train_fractions", "1 test"),
+    ),
+    Case(
+        "trip", "test-fraction-no-training-rows-run", run(protocol=_protocol(test_fraction=0.999)), ("test_fraction",)
+    ),
     Case("trip", "test-fraction-one-test-row", validate(protocol=_protocol(test_fraction=0.001)), ("test_fraction",)),
-    Case("trip", "rep-index-test-fraction", validate(protocol=_protocol(seeding="rep-index", test_fraction=0.99)),
-         ("test_fraction",)),
-    Case("trip", "noise-eta-infinite-validate", validate(protocol=_protocol(noise_eta=[0.0, float("inf")])),
-         ("noise_eta[1]", "finite")),
+    Case(
+        "trip",
+        "rep-index-test-fraction",
+        validate(protocol=_protocol(seeding="rep-index", test_fraction=0.99)),
+        ("test_fraction",),
+    ),
+    Case(
+        "trip",
+        "noise-eta-infinite-validate",
+        validate(protocol=_protocol(noise_eta=[0.0, float("inf")])),
+        ("noise_eta[1]", "finite"),
+    ),
     Case("trip", "noise-eta-infinite-run", run(protocol=_protocol(noise_eta=float("inf"))), ("noise_eta",)),
     Case("trip", "noise-eta-nan", validate(protocol=_protocol(noise_eta=[float("nan")])), ("noise_eta",)),
-    Case("trip", "trees-quintillion-validate",
-         validate(bases=[{"kind": "rf", "n_estimators": 10 ** 18}]), ("n_estimators", "100000")),
-    Case("trip", "trees-quintillion-run", run(bases=[{"kind": "ert", "n_estimators": 10 ** 18}]), ("n_estimators",)),
-    Case("trip", "boosting-iterations-quintillion",
-         validate(bases=[{"kind": "gbm-dt", "n_estimators": 10 ** 18}], models=[{"id": "g", "family": "agboost"}]),
-         ("n_estimators",)),
-    Case("trip", "leaf-larger-than-fitted-rows", validate(bases=[{"kind": "rf", "min_samples_leaf": 200}]),
-         ("min_samples_leaf", "200")),
-    Case("trip", "reps-trillion", validate(protocol=_protocol(reps=10 ** 12)), ("protocol.reps", "units")),
-    Case("trip", "grid-of-a-million-points",
-         validate(models=[{"id": "a", "family": "eps-abrf",
-                           "grid": {"eps": [i / 1000 for i in range(1001)], "tau": [1 + i for i in range(1000)]}}]),
-         ("grid", "grid points")),
+    Case(
+        "trip",
+        "trees-quintillion-validate",
+        validate(bases=[{"kind": "rf", "n_estimators": 10**18}]),
+        ("n_estimators", "100000"),
+    ),
+    Case("trip", "trees-quintillion-run", run(bases=[{"kind": "ert", "n_estimators": 10**18}]), ("n_estimators",)),
+    Case(
+        "trip",
+        "boosting-iterations-quintillion",
+        validate(bases=[{"kind": "gbm-dt", "n_estimators": 10**18}], models=[{"id": "g", "family": "agboost"}]),
+        ("n_estimators",),
+    ),
+    Case(
+        "trip",
+        "leaf-larger-than-fitted-rows",
+        validate(bases=[{"kind": "rf", "min_samples_leaf": 200}]),
+        ("min_samples_leaf", "200"),
+    ),
+    Case("trip", "reps-trillion", validate(protocol=_protocol(reps=10**12)), ("protocol.reps", "units")),
+    Case(
+        "trip",
+        "grid-of-a-million-points",
+        validate(
+            models=[
+                {
+                    "id": "a",
+                    "family": "eps-abrf",
+                    "grid": {"eps": [i / 1000 for i in range(1001)], "tau": [1 + i for i in range(1000)]},
+                }
+            ]
+        ),
+        ("grid", "grid points"),
+    ),
     # -- 2. paths: a name is a plain file name; --out/--root a directory --------------------------
     Case("paths", "name-dotdot-validate", validate(name=".."), ("name", "'..'")),
     Case("paths", "name-dotdot-run", run(name=".."), ("name",)),
@@ -211,39 +278,78 @@ CASES = [
     Case("paths", "name-with-nul", text_config("validate", _tiny_text(name='name: "a\\0b"')), ("name", "control")),
     Case("paths", "name-with-nul-run", text_config("run", _tiny_text(name='name: "a\\0b"')), ("name",)),
     Case("paths", "name-with-newline", validate(name="a\nb"), ("name", "control")),
-    Case("paths", "name-too-long", lambda t: ("run", _write_config(t, name="n" * 300), "--jobs", "1", "-q"),
-         ("name", "300 bytes")),
+    Case(
+        "paths",
+        "name-too-long",
+        lambda t: ("run", _write_config(t, name="n" * 300), "--jobs", "1", "-q"),
+        ("name", "300 bytes"),
+    ),
     Case("paths", "name-too-many-bytes", validate(name="é" * 51), ("name", "102 bytes")),
     Case("paths", "name-empty", validate(name=""), ("name",)),
     Case("paths", "name-not-a-string", validate(name=12), ("name",)),
     Case("paths", "out-empty", lambda t: ("run", _write_config(t), "--out", "", "-q"), ("--out", "empty")),
     Case("paths", "out-blank", lambda t: ("run", _write_config(t), "--out", "  ", "-q"), ("--out", "empty")),
-    Case("paths", "out-is-a-file", _then(lambda t: (t / "f").write_text("x"), ("run", "c.yaml", "--out", "f", "-q")),
-         ("--out", "is a file")),
-    Case("paths", "out-component-too-long", lambda t: ("run", _write_config(t), "--out", "x" * 300, "-q"),
-         ("--out", "too long")),
-    Case("paths", "results-key-is-a-file",
-         _then(lambda t: (t / "f").write_text("x"), lambda t: ("run", _write_config(t, results="f"), "-q")),
-         ("results", "is a file")),
+    Case(
+        "paths",
+        "out-is-a-file",
+        _then(lambda t: (t / "f").write_text("x"), ("run", "c.yaml", "--out", "f", "-q")),
+        ("--out", "is a file"),
+    ),
+    Case(
+        "paths",
+        "out-component-too-long",
+        lambda t: ("run", _write_config(t), "--out", "x" * 300, "-q"),
+        ("--out", "too long"),
+    ),
+    Case(
+        "paths",
+        "results-key-is-a-file",
+        _then(lambda t: (t / "f").write_text("x"), lambda t: ("run", _write_config(t, results="f"), "-q")),
+        ("results", "is a file"),
+    ),
     Case("paths", "report-root-missing", lambda t: ("report", "--root", "nowhere"), ("--root", "nowhere")),
     Case("paths", "report-root-empty", lambda t: ("report", "--root", ""), ("--root", "empty")),
-    Case("paths", "report-root-is-a-file", _then(lambda t: (t / "f").write_text("x"), ("report", "--root", "f")),
-         ("--root", "is a file")),
+    Case(
+        "paths",
+        "report-root-is-a-file",
+        _then(lambda t: (t / "f").write_text("x"), ("report", "--root", "f")),
+        ("--root", "is a file"),
+    ),
     # -- 3. YAML and usage -----------------------------------------------------------------------
-    Case("yaml", "duplicate-top-key", text_config("validate", _tiny_text(seed="seed: 3\nseed: 4")),
-         ("duplicate key 'seed'", "line 3", "line 2")),
-    Case("yaml", "duplicate-top-key-run", text_config("run", _tiny_text(seed="seed: 3\nseed: 4")),
-         ("duplicate key 'seed'",)),
-    Case("yaml", "duplicate-nested-key",
-         text_config("validate", _tiny_text() + "preprocess: {scale: standard, scale: none}\n"),
-         ("duplicate key 'scale'",)),
+    Case(
+        "yaml",
+        "duplicate-top-key",
+        text_config("validate", _tiny_text(seed="seed: 3\nseed: 4")),
+        ("duplicate key 'seed'", "line 3", "line 2"),
+    ),
+    Case(
+        "yaml",
+        "duplicate-top-key-run",
+        text_config("run", _tiny_text(seed="seed: 3\nseed: 4")),
+        ("duplicate key 'seed'",),
+    ),
+    Case(
+        "yaml",
+        "duplicate-nested-key",
+        text_config("validate", _tiny_text() + "preprocess: {scale: standard, scale: none}\n"),
+        ("duplicate key 'scale'",),
+    ),
     Case("yaml", "duplicate-name-key", text_config("validate", "name: a\n" + _tiny_text()), ("duplicate key 'name'",)),
-    Case("yaml", "alias-bomb-validate", text_config("validate", BOMB + _tiny_text(description="description: *l8")),
-         ("expands to more than",)),
-    Case("yaml", "alias-bomb-run", text_config("run", BOMB + _tiny_text(description="description: *l8")),
-         ("expands to more than",)),
-    Case("yaml", "recursive-alias", text_config("validate", _tiny_text(description="description: &r [*r]")),
-         ("expands",)),
+    Case(
+        "yaml",
+        "alias-bomb-validate",
+        text_config("validate", BOMB + _tiny_text(description="description: *l8")),
+        ("expands to more than",),
+    ),
+    Case(
+        "yaml",
+        "alias-bomb-run",
+        text_config("run", BOMB + _tiny_text(description="description: *l8")),
+        ("expands to more than",),
+    ),
+    Case(
+        "yaml", "recursive-alias", text_config("validate", _tiny_text(description="description: &r [*r]")), ("expands",)
+    ),
     Case("yaml", "malformed-yaml", text_config("validate", "name: [unclosed\n"), ("malformed YAML",)),
     Case("usage", "reps-not-a-number", lambda t: ("run", _write_config(t), "--reps", "abc"), ("--reps",)),
     Case("usage", "jobs-not-a-number", lambda t: ("run", _write_config(t), "--jobs", "many"), ("--jobs",)),
@@ -252,47 +358,97 @@ CASES = [
     Case("usage", "missing-argument", lambda t: ("validate",), ("Missing argument", "CONFIG")),
     Case("usage", "table-reps-not-a-number", lambda t: ("table", "--reps", "x"), ("--reps",)),
     # -- 4. plugins: one line naming the plugin --------------------------------------------------
-    *(Case("plugins", f"{what}-{cmd}", (lambda t, s=spec, c=cmd: (c, _write_config(
-        t, models=[{"id": "p", "family": s}]), *(RUN[2:] if c == "run" else ()))), (spec.split(":")[0], *needles))
-      for what, spec, needles in (("import-raises", "plug_import:X", ("RuntimeError", "boom at import")),
-                                  ("import-exits-0", "plug_exit0:X", ("exit(0)",)),
-                                  ("import-exits-3", "plug_exit3:X", ("exit(3)",)),
-                                  ("import-os-exit", "plug_os_exit:X", ("os._exit(0)",)),
-                                  ("construction-raises", "plug_families:Unbuildable", ("no constructing me",)),
-                                  ("construction-exits", "plug_families:ExitOnBuild", ("exit(0)",)),
-                                  ("no-name", "plug_families:NoName", ("name",)),
-                                  ("no-such-module", "plug_nowhere:X", ("plug_nowhere",)))
-      for cmd in ("validate", "run")),
-    Case("plugins", "ensemble-construction-raises",
-         validate(bases=[{"kind": "plug_families:BadEnsemble"}]), ("plug_families:BadEnsemble", "no forest today")),
+    *(
+        Case(
+            "plugins",
+            f"{what}-{cmd}",
+            (
+                lambda t, s=spec, c=cmd: (
+                    c,
+                    _write_config(t, models=[{"id": "p", "family": s}]),
+                    *(RUN[2:] if c == "run" else ()),
+                )
+            ),
+            (spec.split(":")[0], *needles),
+        )
+        for what, spec, needles in (
+            ("import-raises", "plug_import:X", ("RuntimeError", "boom at import")),
+            ("import-exits-0", "plug_exit0:X", ("exit(0)",)),
+            ("import-exits-3", "plug_exit3:X", ("exit(3)",)),
+            ("import-os-exit", "plug_os_exit:X", ("os._exit(0)",)),
+            ("construction-raises", "plug_families:Unbuildable", ("no constructing me",)),
+            ("construction-exits", "plug_families:ExitOnBuild", ("exit(0)",)),
+            ("no-name", "plug_families:NoName", ("name",)),
+            ("no-such-module", "plug_nowhere:X", ("plug_nowhere",)),
+        )
+        for cmd in ("validate", "run")
+    ),
+    Case(
+        "plugins",
+        "ensemble-construction-raises",
+        validate(bases=[{"kind": "plug_families:BadEnsemble"}]),
+        ("plug_families:BadEnsemble", "no forest today"),
+    ),
     Case("plugins", "ensemble-import-exits", run(bases=[{"kind": "plug_exit0:X"}]), ("plug_exit0", "exit(0)")),
     # -- 5. storage: a store that is not whole is an error, never the export's fallback ---------
-    Case("storage", "store-is-a-directory-table", _then(lambda t: _store_is_a_directory(t, False), TABLE),
-         ("store.sqlite", "Is a directory")),
-    Case("storage", "store-is-a-directory-beside-export-table",
-         _then(lambda t: _store_is_a_directory(t, True), TABLE), ("store.sqlite", "Is a directory")),
-    Case("storage", "store-is-a-directory-beside-export-status",
-         _then(lambda t: _store_is_a_directory(t, True), STATUS), ("store.sqlite",)),
-    Case("storage", "store-is-a-directory-beside-export-run",
-         _then(lambda t: _store_is_a_directory(t, True), lambda t: ("run", _write_config(t), *RUN[2:])),
-         ("store.sqlite",)),
-    Case("storage", "store-lacks-a-column-table", _then(lambda t: _store(t / "s", drop=("results", "r2")), TABLE),
-         ("store.sqlite", "results", "r2")),
-    Case("storage", "store-lacks-a-column-status", _then(lambda t: _store(t / "s", drop=("units", "n_train")), STATUS),
-         ("store.sqlite", "n_train")),
-    Case("storage", "store-lacks-a-column-run",
-         _then(lambda t: _store(t / "s", drop=("grid", "test_r2")), lambda t: ("run", _write_config(t), *RUN[2:])),
-         ("store.sqlite", "test_r2")),
+    Case(
+        "storage",
+        "store-is-a-directory-table",
+        _then(lambda t: _store_is_a_directory(t, False), TABLE),
+        ("store.sqlite", "Is a directory"),
+    ),
+    Case(
+        "storage",
+        "store-is-a-directory-beside-export-table",
+        _then(lambda t: _store_is_a_directory(t, True), TABLE),
+        ("store.sqlite", "Is a directory"),
+    ),
+    Case(
+        "storage",
+        "store-is-a-directory-beside-export-status",
+        _then(lambda t: _store_is_a_directory(t, True), STATUS),
+        ("store.sqlite",),
+    ),
+    Case(
+        "storage",
+        "store-is-a-directory-beside-export-run",
+        _then(lambda t: _store_is_a_directory(t, True), lambda t: ("run", _write_config(t), *RUN[2:])),
+        ("store.sqlite",),
+    ),
+    Case(
+        "storage",
+        "store-lacks-a-column-table",
+        _then(lambda t: _store(t / "s", drop=("results", "r2")), TABLE),
+        ("store.sqlite", "results", "r2"),
+    ),
+    Case(
+        "storage",
+        "store-lacks-a-column-status",
+        _then(lambda t: _store(t / "s", drop=("units", "n_train")), STATUS),
+        ("store.sqlite", "n_train"),
+    ),
+    Case(
+        "storage",
+        "store-lacks-a-column-run",
+        _then(lambda t: _store(t / "s", drop=("grid", "test_r2")), lambda t: ("run", _write_config(t), *RUN[2:])),
+        ("store.sqlite", "test_r2"),
+    ),
     Case("storage", "sqlite-but-not-a-store-table", _then(_not_a_store, TABLE), ("store.sqlite", "not an afr")),
-    Case("storage", "sqlite-but-not-a-store-run",
-         _then(_not_a_store, lambda t: ("run", _write_config(t), *RUN[2:])), ("store.sqlite",)),
+    Case(
+        "storage",
+        "sqlite-but-not-a-store-run",
+        _then(_not_a_store, lambda t: ("run", _write_config(t), *RUN[2:])),
+        ("store.sqlite",),
+    ),
 ]
 
 
 def _digest(root: Path) -> dict[str, str | None]:
     """Every path below root: a file's SHA-256, None for a directory."""
-    return {str(p.relative_to(root)): (hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else None)
-            for p in sorted(root.rglob("*"))}
+    return {
+        str(p.relative_to(root)): (hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else None)
+        for p in sorted(root.rglob("*"))
+    }
 
 
 @dataclass
@@ -346,18 +502,25 @@ def test_a_store_with_no_unit_does_not_block_the_corrected_config(tmp_path):
     from afr_cli.store import ResultsStore
 
     ResultsStore(tmp_path / "s").create({"experiment": "tiny", "config_hash": "an-earlier-config"})
-    proc = subprocess.run([afr_bin(), "run", _write_config(tmp_path), "--out", "s", "--jobs", "1", "-q"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [afr_bin(), "run", _write_config(tmp_path), "--out", "s", "--jobs", "1", "-q"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     assert len(ResultsStore(tmp_path / "s").done_units()) == 1
 
 
 def test_a_merge_key_is_not_a_duplicate(tmp_path):
     # The anchor sits on the first base: `description` (where it sat before) is text in the schema.
-    text = ("name: merged\nseed: 3\nprotocol: {reps: 1, inner_folds: 2}\ndatasets: [Friedman1]\n"
-            "bases: [&common {kind: rf, id: A, n_estimators: 3},\n"
-            "        {<<: *common, id: B, n_estimators: 4, min_samples_leaf: 5}]\n"
-            "models: [{id: rf, family: forest}]\n")
+    text = (
+        "name: merged\nseed: 3\nprotocol: {reps: 1, inner_folds: 2}\ndatasets: [Friedman1]\n"
+        "bases: [&common {kind: rf, id: A, n_estimators: 3},\n"
+        "        {<<: *common, id: B, n_estimators: 4, min_samples_leaf: 5}]\n"
+        "models: [{id: rf, family: forest}]\n"
+    )
     (tmp_path / "c.yaml").write_text(text)
     proc = subprocess.run([afr_bin(), "validate", "c.yaml"], cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr

@@ -17,18 +17,20 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import afr_bin
 
 pytestmark = pytest.mark.slow
 
 SLOW = {  # units of a fraction of a second each: long enough to stop a run in its middle
-    "name": "slow", "seed": 3,
+    "name": "slow",
+    "seed": 3,
     "protocol": {"reps": 400, "inner_folds": 2},
     "datasets": ["Friedman1"],
     "bases": [{"kind": "rf", "n_estimators": 20, "min_samples_leaf": 5}],
-    "models": [{"id": "rf", "family": "forest"},
-               {"id": "a", "family": "eps-abrf", "grid": {"eps": [0.0, 0.5, 1.0], "tau": [0.1, 1.0, 10.0]}}],
+    "models": [
+        {"id": "rf", "family": "forest"},
+        {"id": "a", "family": "eps-abrf", "grid": {"eps": [0.0, 0.5, 1.0], "tau": [0.1, 1.0, 10.0]}},
+    ],
 }
 
 FAILING_FAMILY = '''
@@ -63,9 +65,15 @@ def _config(tmp: Path, name: str = "c.yaml", **changes) -> Path:
 
 
 def _start(tmp: Path, config: Path, out: str, *extra: str, env: dict | None = None) -> subprocess.Popen:
-    return subprocess.Popen([afr_bin(), "run", str(config), "--out", out, "-q", *extra], cwd=tmp,
-                            env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [afr_bin(), "run", str(config), "--out", out, "-q", *extra],
+        cwd=tmp,
+        env={**os.environ, **(env or {})},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _units(store: Path) -> int:
@@ -125,8 +133,10 @@ def _workers_running(proc: subprocess.Popen, store: Path) -> set[int]:
 def _rows(store: Path) -> list[tuple]:
     """The stored results without their timings: what an uninterrupted run must reproduce."""
     with sqlite3.connect(store) as conn:
-        return conn.execute("SELECT dataset, base, model, rep, r2, mae, rmse, params, selection, cv_score "
-                            "FROM results ORDER BY dataset, base, model, rep").fetchall()
+        return conn.execute(
+            "SELECT dataset, base, model, rep, r2, mae, rmse, params, selection, cv_score "
+            "FROM results ORDER BY dataset, base, model, rep"
+        ).fetchall()
 
 
 def test_sigterm_stops_the_run_like_ctrl_c_and_its_workers(tmp_path):
@@ -146,29 +156,47 @@ def test_no_worker_survives_its_parent_killed(tmp_path):
     proc.kill()
     proc.wait(timeout=30)
     assert _wait_for(lambda: not _alive(workers), timeout=10), subprocess.run(
-        ["ps", "-o", "pid,ppid,cmd", "-p", ",".join(map(str, _alive(workers)))], capture_output=True, text=True).stdout
+        ["ps", "-o", "pid,ppid,cmd", "-p", ",".join(map(str, _alive(workers)))], capture_output=True, text=True
+    ).stdout
 
 
 def test_one_writer_per_store_and_a_dead_holders_lock_is_taken_over(tmp_path):
     (tmp_path / "fails.py").write_text(FAILING_FAMILY)
-    config = _config(tmp_path, protocol={**SLOW["protocol"], "reps": 60},
-                     models=[{"id": "rf", "family": "forest"},
-                             {"id": "p", "family": "fails:FailsOnRep", "grid": {"eps": [0.0, 1.0]}}])
+    config = _config(
+        tmp_path,
+        protocol={**SLOW["protocol"], "reps": 60},
+        models=[
+            {"id": "rf", "family": "forest"},
+            {"id": "p", "family": "fails:FailsOnRep", "grid": {"eps": [0.0, 1.0]}},
+        ],
+    )
     env = {"PYTHONPATH": os.pathsep.join(filter(None, (str(tmp_path), os.environ.get("PYTHONPATH"))))}
     first = _start(tmp_path, config, "s", "--jobs", "1", env={**env, "FAIL_PLUGIN": "slow"})
     store = tmp_path / "s" / "store.sqlite"
     assert _wait_for(lambda: _units(store) >= 1 or first.poll() is not None)
     assert first.poll() is None, first.communicate()  # slow units: the holder is still running
-    second = subprocess.run([afr_bin(), "run", str(config), "--out", "s", "--jobs", "1", "-q"], cwd=tmp_path,
-                            env={**os.environ, **env}, capture_output=True, text=True, timeout=300)
+    second = subprocess.run(
+        [afr_bin(), "run", str(config), "--out", "s", "--jobs", "1", "-q"],
+        cwd=tmp_path,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     lines = [line for line in second.stderr.splitlines() if line.strip()]
     assert second.returncode == 2 and len(lines) == 1, second.stderr
     assert f"PID {first.pid}" in lines[0] and "store.sqlite.lock" in lines[0], lines[0]
     first.kill()  # the holder dies holding the lock: the kernel releases it
     first.wait(timeout=30)
     stored = _units(store)
-    third = subprocess.run([afr_bin(), "run", str(config), "--out", "s", "--jobs", "1", "-q"], cwd=tmp_path,
-                           env={**os.environ, **env}, capture_output=True, text=True, timeout=600)
+    third = subprocess.run(
+        [afr_bin(), "run", str(config), "--out", "s", "--jobs", "1", "-q"],
+        cwd=tmp_path,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert third.returncode == 0, third.stderr
     assert f"{stored} already stored, {60 - stored} to run" in third.stdout, third.stdout
     assert _units(store) == 60  # every unit once: the primary key would refuse a second copy anyway
@@ -178,8 +206,13 @@ def test_a_lock_file_of_a_dead_process_is_taken_over(tmp_path):
     config = _config(tmp_path, protocol={**SLOW["protocol"], "reps": 1})
     (tmp_path / "s").mkdir()
     (tmp_path / "s" / "store.sqlite.lock").write_text("999999\n")  # no process holds it
-    proc = subprocess.run([afr_bin(), "run", str(config), "--out", "s", "--jobs", "1", "-q"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [afr_bin(), "run", str(config), "--out", "s", "--jobs", "1", "-q"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     holder = (tmp_path / "s" / "store.sqlite.lock").read_text().strip()
     assert holder.isdigit() and holder != "999999"  # the run took the lock and wrote its own pid
@@ -187,10 +220,15 @@ def test_a_lock_file_of_a_dead_process_is_taken_over(tmp_path):
 
 def test_a_plugin_failing_in_a_unit_ends_the_run_in_one_line_and_the_rerun_resumes(tmp_path):
     (tmp_path / "fails.py").write_text(FAILING_FAMILY)
-    config = _config(tmp_path, protocol={"reps": 2, "inner_folds": 2},
-                     models=[{"id": "p", "family": "fails:FailsOnRep", "grid": {"eps": [0.0, 1.0]}}])
-    env = {"PYTHONPATH": os.pathsep.join(filter(None, (str(tmp_path), os.environ.get("PYTHONPATH")))),
-           "FAIL_PLUGIN": "1"}
+    config = _config(
+        tmp_path,
+        protocol={"reps": 2, "inner_folds": 2},
+        models=[{"id": "p", "family": "fails:FailsOnRep", "grid": {"eps": [0.0, 1.0]}}],
+    )
+    env = {
+        "PYTHONPATH": os.pathsep.join(filter(None, (str(tmp_path), os.environ.get("PYTHONPATH")))),
+        "FAIL_PLUGIN": "1",
+    }
     for jobs in ("1", "2"):
         proc = _start(tmp_path, config, "s", "--jobs", jobs, env=env)
         _, err = proc.communicate(timeout=300)
@@ -216,23 +254,40 @@ def test_a_plugin_failing_in_a_unit_ends_the_run_in_one_line_and_the_rerun_resum
 def _limit_file_size(size: int):
     def apply() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+
     return apply
 
 
 def test_a_file_size_limit_is_one_line_and_the_resume_is_exact(tmp_path):
     config = _config(tmp_path, protocol={"reps": 8, "inner_folds": 2})
-    clean = subprocess.run([afr_bin(), "run", str(config), "--out", "clean", "--jobs", "1", "-q"], cwd=tmp_path,
-                           capture_output=True, text=True, timeout=600)
+    clean = subprocess.run(
+        [afr_bin(), "run", str(config), "--out", "clean", "--jobs", "1", "-q"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert clean.returncode == 0, clean.stderr
-    limited = subprocess.run([afr_bin(), "run", str(config), "--out", "s", "--jobs", "1", "-q"], cwd=tmp_path,
-                             capture_output=True, text=True, timeout=600, preexec_fn=_limit_file_size(48 * 1024))
+    limited = subprocess.run(
+        [afr_bin(), "run", str(config), "--out", "s", "--jobs", "1", "-q"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        preexec_fn=_limit_file_size(48 * 1024),
+    )
     lines = [line for line in limited.stderr.splitlines() if line.strip()]
     assert limited.returncode == 1 and len(lines) == 1 and "Traceback" not in limited.stderr, limited.stderr
     assert "s/store.sqlite" in lines[0] and "cannot store unit" in lines[0], lines[0]
     assert not (tmp_path / "s" / "store.sqlite-journal").exists()
     assert 0 < _units(tmp_path / "s" / "store.sqlite") < 8
-    resumed = subprocess.run([afr_bin(), "run", str(config), "--out", "s", "--jobs", "1", "-q"], cwd=tmp_path,
-                             capture_output=True, text=True, timeout=600)
+    resumed = subprocess.run(
+        [afr_bin(), "run", str(config), "--out", "s", "--jobs", "1", "-q"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert resumed.returncode == 0, resumed.stderr
     assert _rows(tmp_path / "s" / "store.sqlite") == _rows(tmp_path / "clean" / "store.sqlite")
 
@@ -240,8 +295,12 @@ def test_a_file_size_limit_is_one_line_and_the_resume_is_exact(tmp_path):
 def _can_mount_tmpfs() -> bool:
     if os.geteuid() != 0 or shutil.which("unshare") is None:
         return False
-    return subprocess.run(["unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt"],
-                          capture_output=True).returncode == 0
+    return (
+        subprocess.run(
+            ["unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt"], capture_output=True
+        ).returncode
+        == 0
+    )
 
 
 @pytest.mark.skipif(not _can_mount_tmpfs(), reason="needs root and unshare -m to mount a small tmpfs")
@@ -249,9 +308,28 @@ def test_a_full_disk_is_one_line_naming_the_store(tmp_path):
     config = _config(tmp_path, protocol={"reps": 8, "inner_folds": 2})
     (tmp_path / "disk").mkdir()
     script = 'mount -t tmpfs -o size=48k tmpfs "$0" && exec "$@"'
-    proc = subprocess.run(["unshare", "-m", "sh", "-c", script, str(tmp_path / "disk"), afr_bin(), "run", str(config),
-                           "--out", str(tmp_path / "disk" / "s"), "--jobs", "1", "-q"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            "unshare",
+            "-m",
+            "sh",
+            "-c",
+            script,
+            str(tmp_path / "disk"),
+            afr_bin(),
+            "run",
+            str(config),
+            "--out",
+            str(tmp_path / "disk" / "s"),
+            "--jobs",
+            "1",
+            "-q",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert proc.returncode == 1 and len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert "store.sqlite" in lines[0] and "disk is full" in lines[0], lines[0]

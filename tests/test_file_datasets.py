@@ -10,13 +10,13 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from conftest import assert_one_line_error, run_afr
+from own_family_fixture import SHARP_FAMILY_MODULE
 from sklearn.datasets import load_diabetes
 
 from afr_cli.data.checks import rows_needed, smallest_training_rows
 from afr_cli.data.files import detect_separator
 from afr_cli.store.reader import open_existing
-from conftest import assert_one_line_error, run_afr
-from own_family_fixture import SHARP_FAMILY_MODULE
 
 
 def _manifest(store: Path) -> dict:
@@ -30,10 +30,18 @@ def _frame(rows: int = 60) -> pd.DataFrame:
 
 
 def _config(tmp: Path, entry: dict, **extra) -> Path:
-    cfg = {"name": "own-data", "seed": 2, "protocol": {"reps": 2}, "datasets": [entry],
-           "bases": [{"kind": "rf", "n_estimators": 8, "min_samples_leaf": 5}],
-           "models": [{"id": "rf", "family": "forest"},
-                      {"id": "eps-abrf", "family": "eps-abrf", "grid": {"eps": [0.0, 0.5]}}], **extra}
+    cfg = {
+        "name": "own-data",
+        "seed": 2,
+        "protocol": {"reps": 2},
+        "datasets": [entry],
+        "bases": [{"kind": "rf", "n_estimators": 8, "min_samples_leaf": 5}],
+        "models": [
+            {"id": "rf", "family": "forest"},
+            {"id": "eps-abrf", "family": "eps-abrf", "grid": {"eps": [0.0, 0.5]}},
+        ],
+        **extra,
+    }
     path = tmp / "exp.yaml"
     path.write_text(yaml.safe_dump(cfg, sort_keys=False))
     return path
@@ -68,8 +76,15 @@ def test_a_missing_target_column_is_named_with_the_columns_there_are(tmp_path):
 
 def test_a_non_numeric_column_says_which_row_and_how_to_drop_it(tmp_path):
     rows = [[i, "Paris" if i == 4 else i, i * 1.5] for i in range(12)]
-    _refused(tmp_path, _csv(["a", "city", "y"], rows), "column 'city': not numeric", "row 5", "'Paris'",
-             "drop: [city]", "encode")
+    _refused(
+        tmp_path,
+        _csv(["a", "city", "y"], rows),
+        "column 'city': not numeric",
+        "row 5",
+        "'Paris'",
+        "drop: [city]",
+        "encode",
+    )
 
 
 def test_a_missing_value_names_its_column_and_first_row(tmp_path):
@@ -99,13 +114,24 @@ def test_an_unnamed_column_such_as_a_written_index_is_refused(tmp_path):
 
 def test_fewer_rows_than_the_protocol_needs_at_its_smallest_training_split(tmp_path):
     protocol = {"reps": 2, "train_fractions": [0.5, 0.8], "inner_folds": 5}
-    _refused(tmp_path, _csv(["a", "b", "y"], _good_rows(12)), "12 rows", f"at least {rows_needed((0.5, 0.2), 5)}",
-             "test fraction 0.5", "5 inner folds", protocol=protocol)
+    _refused(
+        tmp_path,
+        _csv(["a", "b", "y"], _good_rows(12)),
+        "12 rows",
+        f"at least {rows_needed((0.5, 0.2), 5)}",
+        "test fraction 0.5",
+        "5 inner folds",
+        protocol=protocol,
+    )
 
 
 def test_a_features_or_drop_column_that_is_not_there_is_named(tmp_path):
-    _refused(tmp_path, _csv(["a", "b", "y"], _good_rows()), "drop: no column 'zz'",
-             entry={"name": "Mine", "file": "data.csv", "target": "y", "drop": ["zz"]})
+    _refused(
+        tmp_path,
+        _csv(["a", "b", "y"], _good_rows()),
+        "drop: no column 'zz'",
+        entry={"name": "Mine", "file": "data.csv", "target": "y", "drop": ["zz"]},
+    )
 
 
 def test_rows_needed_follows_the_protocol_split():
@@ -130,19 +156,22 @@ def test_datasets_info_shows_what_afr_would_read(tmp_path):
     assert "features      9: age, bmi, bp" in proc.stdout
     assert f"mean {frame.progression.mean():.6g}" in proc.stdout
     assert "problems      none" in proc.stdout
-    assert_one_line_error(run_afr("datasets", "info", str(tmp_path / "d.tsv"), "--target", "nope"),
-                          "d.tsv", "target: no column 'nope'")
+    assert_one_line_error(
+        run_afr("datasets", "info", str(tmp_path / "d.tsv"), "--target", "nope"), "d.tsv", "target: no column 'nope'"
+    )
     assert _snapshot(tmp_path) == before
 
 
 def test_a_dataset_entry_that_is_not_usable_is_a_one_line_error(tmp_path):
     (tmp_path / "data.csv").write_text(_csv(["a", "b", "y"], _good_rows()))
-    cases = [({"name": "Mine", "file": "nope.csv", "target": "y"}, "datasets[0].file: no such file"),
-             ({"name": "Wine", "file": "data.csv", "target": "y"}, "'Wine' is a registered dataset"),
-             ({"name": "Mine", "file": "data.csv"}, "datasets[0].target: missing"),
-             ({"name": "Mine", "file": "data.csv", "target": "y", "colour": 1}, "datasets[0].colour: unknown key"),
-             ({"name": "Mine", "loader": "nomodule"}, "datasets[0].loader: must be module:function"),
-             ("my.csv", "unknown dataset 'my.csv'")]
+    cases = [
+        ({"name": "Mine", "file": "nope.csv", "target": "y"}, "datasets[0].file: no such file"),
+        ({"name": "Wine", "file": "data.csv", "target": "y"}, "'Wine' is a registered dataset"),
+        ({"name": "Mine", "file": "data.csv"}, "datasets[0].target: missing"),
+        ({"name": "Mine", "file": "data.csv", "target": "y", "colour": 1}, "datasets[0].colour: unknown key"),
+        ({"name": "Mine", "loader": "nomodule"}, "datasets[0].loader: must be module:function"),
+        ("my.csv", "unknown dataset 'my.csv'"),
+    ]
     for entry, needle in cases:
         assert_one_line_error(run_afr("validate", str(_config(tmp_path, entry))), needle)
 
@@ -166,8 +195,10 @@ def test_csv_and_parquet_files_run_and_compare_like_the_papers_datasets(tmp_path
     # Bayesian correlated t-test's columns)
     header = next(line for line in proc.stdout.splitlines() if line.startswith("| dataset"))
     for name in ("MyCSV", "MyParquet"):
-        assert any(line.startswith(f"| {name}") and line.count("|") == header.count("|") >= 5
-                   for line in proc.stdout.splitlines())
+        assert any(
+            line.startswith(f"| {name}") and line.count("|") == header.count("|") >= 5
+            for line in proc.stdout.splitlines()
+        )
     assert "over n = 2 datasets" in proc.stdout
     status = run_afr("status", str(store))
     assert "2 datasets x 1 base, 2 repetitions" in status.stdout, status.stdout
@@ -176,7 +207,10 @@ def test_csv_and_parquet_files_run_and_compare_like_the_papers_datasets(tmp_path
     assert data["MyCSV"]["file"] == "data/diabetes.csv" and data["MyCSV"]["rows"] == 120
     assert data["MyParquet"]["columns"] == [c for c in frame.columns if c != "progression"]
     import hashlib
-    assert data["MyParquet"]["sha256"] == hashlib.sha256((tmp_path / "data" / "diabetes.parquet").read_bytes()).hexdigest()
+
+    assert (
+        data["MyParquet"]["sha256"] == hashlib.sha256((tmp_path / "data" / "diabetes.parquet").read_bytes()).hexdigest()
+    )
 
     # a changed file refuses to extend the store, naming the file and both hashes; nothing is written
     changed = frame.copy()
@@ -184,8 +218,13 @@ def test_csv_and_parquet_files_run_and_compare_like_the_papers_datasets(tmp_path
     changed.to_csv(tmp_path / "data" / "diabetes.csv", sep=";", index=False)
     new_hash = hashlib.sha256((tmp_path / "data" / "diabetes.csv").read_bytes()).hexdigest()
     before = _snapshot(tmp_path)
-    assert_one_line_error(run_afr("run", str(config), "--out", str(store), "-q", "--reps", "3"),
-                          "diabetes.csv", "dataset MyCSV changed", data["MyCSV"]["sha256"], new_hash)
+    assert_one_line_error(
+        run_afr("run", str(config), "--out", str(store), "-q", "--reps", "3"),
+        "diabetes.csv",
+        "dataset MyCSV changed",
+        data["MyCSV"]["sha256"],
+        new_hash,
+    )
     assert _snapshot(tmp_path) == before
 
 
@@ -233,16 +272,29 @@ def test_dask_workers_get_file_datasets_and_plugin_families_from_the_parent(tmp_
     config.write_text(yaml.safe_dump(cfg))
     proc = run_afr("run", str(config), "--out", str(tmp_path / "local"), "-q", "-j", "1")
     assert proc.returncode == 0, proc.stderr
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster:
-        proc = run_afr("run", str(config), "--backend", "dask", "--scheduler", cluster.scheduler_address,
-                       "--out", str(tmp_path / "dask"), "-q")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        proc = run_afr(
+            "run",
+            str(config),
+            "--backend",
+            "dask",
+            "--scheduler",
+            cluster.scheduler_address,
+            "--out",
+            str(tmp_path / "dask"),
+            "-q",
+        )
     assert proc.returncode == 0, proc.stderr
-    local, dask = (load_results(tmp_path / d).sort_values(["dataset", "rep", "model"]).reset_index(drop=True)
-                   for d in ("local", "dask"))
+    local, dask = (
+        load_results(tmp_path / d).sort_values(["dataset", "rep", "model"]).reset_index(drop=True)
+        for d in ("local", "dask")
+    )
     assert set(local.model) == {"rf", "eps-abrf", "sharp"} and set(local.dataset) == {"Mine", "Loaded"}
-    pd.testing.assert_frame_equal(local.drop(columns=[c for c in local.columns if "second" in c]),
-                                  dask.drop(columns=[c for c in dask.columns if "second" in c]), check_exact=True)
+    pd.testing.assert_frame_equal(
+        local.drop(columns=[c for c in local.columns if "second" in c]),
+        dask.drop(columns=[c for c in dask.columns if "second" in c]),
+        check_exact=True,
+    )
 
 
 @pytest.mark.slow
@@ -275,23 +327,35 @@ def test_a_header_without_rows_is_refused_in_one_line(tmp_path):
 
 def test_splits_whose_target_is_constant_are_named_by_dataset_and_repetition(tmp_path):
     from afr_cli.config.experiment import load_experiment
-    from afr_cli.errors import AfrInputError
     from afr_cli.engine.protocol import UnitSeeds
     from afr_cli.engine.split_targets import check_split_targets, undefined_r2_splits
+    from afr_cli.errors import AfrInputError
 
     config = tmp_path / "c.yaml"
-    config.write_text(yaml.safe_dump({
-        "name": "c", "seed": 3, "protocol": {"reps": 4, "inner_folds": 2, "select_by": "mae"},
-        "datasets": ["Friedman1"], "bases": [{"kind": "rf", "n_estimators": 3}],
-        "models": [{"id": "rf", "family": "forest"}]}))
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "name": "c",
+                "seed": 3,
+                "protocol": {"reps": 4, "inner_folds": 2, "select_by": "mae"},
+                "datasets": ["Friedman1"],
+                "bases": [{"kind": "rf", "n_estimators": 3}],
+                "models": [{"id": "rf", "family": "forest"}],
+            }
+        )
+    )
     exp = load_experiment(config, [])
     y = np.zeros(40)
     y[[3, 27]] = 5.0
     found = undefined_r2_splits(exp, "S", y)
-    constant = [rep for rep in range(4)
-                if np.ptp(y[UnitSeeds(exp, "S", None, rep).split_rows(40)[1]]) == 0]  # computed apart
+    constant = [
+        rep for rep in range(4) if np.ptp(y[UnitSeeds(exp, "S", None, rep).split_rows(40)[1]]) == 0
+    ]  # computed apart
     assert found == [f"(S, repetition {rep})" for rep in constant] and constant
-    with pytest.raises(AfrInputError, match=rf"f.csv: the target is constant on the scored rows of {len(constant)} "
-                                            r"of 4 splits: \(S, repetition"):
+    with pytest.raises(
+        AfrInputError,
+        match=rf"f.csv: the target is constant on the scored rows of {len(constant)} "
+        r"of 4 splits: \(S, repetition",
+    ):
         check_split_targets(exp, "S", y, "f.csv")
     check_split_targets(exp, "S", np.arange(40.0), "f.csv")  # a target that varies everywhere passes

@@ -10,8 +10,17 @@ import pytest
 from afr_cli.analysis.posthoc import rank_cliques, wilcoxon_holm
 from afr_cli.analysis.stats import friedman_nemenyi
 from afr_cli.tables.friedman import (
-    NEMENYI_COLOUR, TIE_RULE, WILCOXON_COLOUR, FriedmanBlock, RankedSide, at_printed_precision, cd_figure,
-    friedman_notes, round_half_up, row_decimals)
+    NEMENYI_COLOUR,
+    TIE_RULE,
+    WILCOXON_COLOUR,
+    FriedmanBlock,
+    RankedSide,
+    at_printed_precision,
+    cd_figure,
+    friedman_notes,
+    round_half_up,
+    row_decimals,
+)
 
 STEPS = np.array([0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08])
 
@@ -39,7 +48,7 @@ def test_wilcoxon_holm_by_hand_and_against_scipy():
     p = dict(zip(tests.pairs, tests.p))
     holm = dict(zip(tests.pairs, tests.p_holm))
     for pair in (("a", "b"), ("a", "c")):
-        assert p[pair] == 2 / 2 ** 8
+        assert p[pair] == 2 / 2**8
         assert holm[pair] == pytest.approx(0.0234375, abs=1e-15)
     for (x, y), value in p.items():
         assert value == pytest.approx(wilcoxon(table[x], table[y]).pvalue, abs=1e-12)
@@ -75,8 +84,10 @@ def test_floating_point_noise_ties_at_the_printed_precision():
     # printed decimals they tie, as the paper's printed cells do, and χ² is the tie-corrected one
     from scipy.stats import friedmanchisquare
 
-    raw = pd.DataFrame({"agboost": [0.9, 0.81, 0.7], "gbm": [np.nextafter(0.8, 1.0), 0.8004, 0.6],
-                        "nonparam": [0.8, 0.8001, 0.5]}, index=["Airfoil", "Other", "Third"])
+    raw = pd.DataFrame(
+        {"agboost": [0.9, 0.81, 0.7], "gbm": [np.nextafter(0.8, 1.0), 0.8004, 0.6], "nonparam": [0.8, 0.8001, 0.5]},
+        index=["Airfoil", "Other", "Third"],
+    )
     assert raw.loc["Airfoil", "gbm"] != raw.loc["Airfoil", "nonparam"]
     rounded = at_printed_precision(raw, {"Airfoil": 3, "Other": 3, "Third": 3})
     assert rounded.loc["Airfoil", "gbm"] == rounded.loc["Airfoil", "nonparam"] == 0.8
@@ -97,7 +108,10 @@ def test_row_decimals_take_the_most_the_paper_prints_on_a_row():
     assert agboost == {"Airfoil": 3, "Friedman1": 3}
     models = ["rf", "em-arf", "em-w-arf", "em-larf", "em-w-larf"]
     assert row_decimals("larf:4", ["Boston", "Friedman2", "Diabetes"], models, "mae") == {
-        "Boston": 3, "Friedman2": 2, "Diabetes": 2}
+        "Boston": 3,
+        "Friedman2": 2,
+        "Diabetes": 2,
+    }
 
 
 def _block(table: pd.DataFrame, alpha: float = 0.05) -> FriedmanBlock:
@@ -143,7 +157,7 @@ def test_agboost_table3_ties_the_noise_on_our_side_and_leaves_the_paper_side_as_
     from afr_cli.tables.friedman import friedman_blocks
 
     results = report_frames(report_by_name()["agboost"], Path(__file__).resolve().parents[1] / "results")
-    block, = friedman_blocks(results, "agboost:III")
+    (block,) = friedman_blocks(results, "agboost:III")
     ours, paper = block.ours, block.paper
     assert ours.scores.loc["Airfoil", "gbm"] == ours.scores.loc["Airfoil", "nonparam"]
     assert round(ours.friedman.chi2, 2) == 15.44

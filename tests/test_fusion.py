@@ -14,30 +14,47 @@ import pandas as pd
 import pytest
 import yaml
 
-from afr_cli.store.bench_records import read_records
 from afr_cli.config.experiment import load_experiment
-from afr_cli.ensembles.random_forests import _Forest
-from afr_cli.errors import RunInterrupted
 from afr_cli.engine.experiment_data import load_one
 from afr_cli.engine.forest_cache import ForestCache
-from afr_cli.publish.bench_blocks import bench_blocks
 from afr_cli.engine.runner import RunOptions, run_experiments
 from afr_cli.engine.shared_work import TODAY, Speedups
-from afr_cli.store import ResultsStore
 from afr_cli.engine.tasks import fuse_tasks, run_fused_task, unit_tasks
+from afr_cli.ensembles.random_forests import _Forest
+from afr_cli.errors import RunInterrupted
+from afr_cli.publish.bench_blocks import bench_blocks
+from afr_cli.store import ResultsStore
+from afr_cli.store.bench_records import read_records
 from tests.conftest import assert_one_line_error, run_afr
 
-BASE = {"seed": 3, "data_seed": 1, "synthetic_noise": "none",
-        "protocol": {"reps": 2, "inner_folds": 2, "seeding": "rep-index"}, "preprocess": {"scale": "standard"},
-        "datasets": ["Friedman1"], "bases": [{"kind": "rf", "n_estimators": 8, "min_samples_leaf": 10}]}
-ABRF = {**BASE, "name": "fa", "models": [{"id": "rf", "family": "forest"},
-                                          {"id": "eps-abrf", "family": "eps-abrf", "grid": {"eps": [0.0, 0.5]}}]}
-SATRF = {**BASE, "name": "fb", "models": [{"id": "sat-rf-y", "family": "sat-rf-y",
-                                           "grid": {"eps": [0.0, 1.0], "gamma": [0.0, 0.5]}},
-                                          {"id": "eps-abrf", "family": "eps-abrf", "params": {"tau": 1.0},
-                                           "grid": {"eps": [0.0, 0.5]}}]}
-LARGER = {**ABRF, "name": "ff", "bases": [{"kind": "rf", "n_estimators": 12, "min_samples_leaf": 10}],
-          "models": [{"id": "rf", "family": "forest"}]}  # its first 8 trees are fa's and fb's forest
+BASE = {
+    "seed": 3,
+    "data_seed": 1,
+    "synthetic_noise": "none",
+    "protocol": {"reps": 2, "inner_folds": 2, "seeding": "rep-index"},
+    "preprocess": {"scale": "standard"},
+    "datasets": ["Friedman1"],
+    "bases": [{"kind": "rf", "n_estimators": 8, "min_samples_leaf": 10}],
+}
+ABRF = {
+    **BASE,
+    "name": "fa",
+    "models": [{"id": "rf", "family": "forest"}, {"id": "eps-abrf", "family": "eps-abrf", "grid": {"eps": [0.0, 0.5]}}],
+}
+SATRF = {
+    **BASE,
+    "name": "fb",
+    "models": [
+        {"id": "sat-rf-y", "family": "sat-rf-y", "grid": {"eps": [0.0, 1.0], "gamma": [0.0, 0.5]}},
+        {"id": "eps-abrf", "family": "eps-abrf", "params": {"tau": 1.0}, "grid": {"eps": [0.0, 0.5]}},
+    ],
+}
+LARGER = {
+    **ABRF,
+    "name": "ff",
+    "bases": [{"kind": "rf", "n_estimators": 12, "min_samples_leaf": 10}],
+    "models": [{"id": "rf", "family": "forest"}],
+}  # its first 8 trees are fa's and fb's forest
 MINMAX = {**ABRF, "name": "fc", "preprocess": {"scale": "minmax"}}  # other training rows: not fused
 OTHER_DATA = {**ABRF, "name": "fd", "data_seed": 2}  # other data: not fused
 DERIVED = {**ABRF, "name": "fe", "protocol": {**BASE["protocol"], "seeding": "derived"}}  # other seeds
@@ -116,7 +133,9 @@ def test_an_interrupted_fused_run_resumes_with_what_each_store_lacks(tmp_path, a
         return write(self, unit)
 
     monkeypatch.setattr(ResultsStore, "write_unit", interrupted)
-    with pytest.raises(RunInterrupted, match=r"units stored; re-running the same command \(afr reproduce --all\) resumes"):
+    with pytest.raises(
+        RunInterrupted, match=r"units stored; re-running the same command \(afr reproduce --all\) resumes"
+    ):
         run_experiments(exps, RunOptions(jobs=1, resume=["afr", "reproduce", "--all"], **QUIET))  # as afr reproduce
     monkeypatch.setattr(ResultsStore, "write_unit", write)
     stored = [len(ResultsStore(e.results).done_unit_keys()) for e in exps]
@@ -167,8 +186,7 @@ def test_a_forest_cache_gives_the_same_rows_and_stays_within_its_bound(tmp_path,
 def test_a_fused_run_on_dask_gives_the_rows_of_a_local_one(tmp_path, alone):
     distributed = pytest.importorskip("distributed")
     exps = [_load(tmp_path, c, "dask") for c in (ABRF, SATRF, MINMAX)]
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster:
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         run_experiments(exps, RunOptions(jobs=-1, backend="dask", scheduler=cluster.scheduler_address, **QUIET))
     for config in (ABRF, SATRF, MINMAX):
         _assert_same_rows(alone / config["name"], tmp_path / "dask" / config["name"])
@@ -179,8 +197,11 @@ def test_the_plan_names_the_experiments_run_fused_and_projects_the_saving():
     assert proc.returncode == 0, proc.stderr
     lines = [line for line in proc.stdout.splitlines() if line.startswith("shared forests: abrf_rf + ")]
     assert len(lines) == 1 and "satrf_rf" in lines[0] and "dm_soft" in lines[0] and "abrf_ert" not in lines[0]
-    assert re.search(r": 1 fused task, [1-9]\d* units read forests another experiment fits, saving about "
-                     r"(?:< )?[\d.]+ CPU-min$", lines[0]), lines[0]
+    assert re.search(
+        r": 1 fused task, [1-9]\d* units read forests another experiment fits, saving about "
+        r"(?:< )?[\d.]+ CPU-min$",
+        lines[0],
+    ), lines[0]
     assert "upper bound" in proc.stdout
 
 
@@ -189,8 +210,19 @@ def test_bench_fusion_measures_both_ways_against_today_in_one_run(tmp_path):
     for config in (ABRF, SATRF):
         paths.append(tmp_path / f"{config['name']}.yaml")
         paths[-1].write_text(yaml.safe_dump(config))
-    proc = run_afr("bench", "fusion", *map(str, paths), "--datasets", "Friedman1", "--workers", "1",
-                   "--format", "json", "--record", cwd=tmp_path)
+    proc = run_afr(
+        "bench",
+        "fusion",
+        *map(str, paths),
+        "--datasets",
+        "Friedman1",
+        "--workers",
+        "1",
+        "--format",
+        "json",
+        "--record",
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     rows = {r["path"]: r for r in result["rows"]}
@@ -198,8 +230,10 @@ def test_bench_fusion_measures_both_ways_against_today_in_one_run(tmp_path):
     assert record["result"] == result and record["key"] == f"Friedman1-reps1-{ABRF['name']}-{SATRF['name']}"
     block = bench_blocks(tmp_path / "results")["bench:fusion"]
     units = rows["today"]["units"]
-    assert (f"| Friedman1 ({units}) | cache | 1 | {rows['cache']['tasks']} | {rows['cache']['cpu_s']:.2f} | "
-            f"{rows['cache']['ratio']:.2f}x | 3 | 3 | 50% | {rows['cache']['peak_rss_mib']:.0f} | yes |") in block
+    assert (
+        f"| Friedman1 ({units}) | cache | 1 | {rows['cache']['tasks']} | {rows['cache']['cpu_s']:.2f} | "
+        f"{rows['cache']['ratio']:.2f}x | 3 | 3 | 50% | {rows['cache']['peak_rss_mib']:.0f} | yes |"
+    ) in block
     assert "held at most 512 MiB per worker" in block
     assert set(rows) == {"today", "fused", "cache"} and all(r["identical"] for r in rows.values())
     assert rows["today"]["fits"] == 2 * 3 and rows["today"]["reuses"] == 0  # 2 experiments x 3 stages

@@ -29,8 +29,10 @@ def test_no_new_number_is_typed_by_hand():
         extra = hand_number_counts(page) - known.get(rel, Counter())
         lines = hand_numbers(page.read_text(encoding="utf-8"))
         new += [f"{rel}:{k}: {token}" for k, token in lines if token in extra]
-    assert not new, ("numbers typed by hand outside a generated block (make each a study or a measurement "
-                     "record rendered by afr report; see docs/README.md):\n" + "\n".join(new))
+    assert not new, (
+        "numbers typed by hand outside a generated block (make each a study or a measurement "
+        "record rendered by afr report; see docs/README.md):\n" + "\n".join(new)
+    )
 
 
 def test_the_list_of_known_hand_typed_numbers_is_exact():
@@ -44,13 +46,19 @@ def test_the_list_of_known_hand_typed_numbers_is_exact():
 
 
 def test_generated_blocks_code_and_allowed_numbers_are_not_counted():
-    text = "\n".join([
-        "Our R² is 0.731 on Table 3 (100 repetitions, 3-fold inner CV, repetitions 0-9, Python 3.11).",
-        BEGIN.format(name="study:x"), "| 0.512 | 17 |", END.format(name="study:x"),
-        "Run `afr run --reps 5` or see [it](../results/x2/3.md); exit code 2 on bad input.",
-        "```", "afr table --reps 10", "```",
-        "Friedman 1-3 differ by 0.04 and 12 %.",
-    ])
+    text = "\n".join(
+        [
+            "Our R² is 0.731 on Table 3 (100 repetitions, 3-fold inner CV, repetitions 0-9, Python 3.11).",
+            BEGIN.format(name="study:x"),
+            "| 0.512 | 17 |",
+            END.format(name="study:x"),
+            "Run `afr run --reps 5` or see [it](../results/x2/3.md); exit code 2 on bad input.",
+            "```",
+            "afr table --reps 10",
+            "```",
+            "Friedman 1-3 differ by 0.04 and 12 %.",
+        ]
+    )
     assert hand_numbers(text) == [(1, "0.731"), (9, "0.04"), (9, "12")]
     assert "0.512" not in prose(text) and "5" not in prose(text).split()
 

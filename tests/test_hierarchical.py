@@ -40,9 +40,15 @@ def test_posterior_agrees_with_numpyro_within_monte_carlo_error(case):
     ours_pred = (result.predictive.left, result.predictive.rope, result.predictive.right)
     for k in range(3):
         assert abs(ours[k] - ref["probabilities"][k]) <= _combined(ours_se[k], ref["probabilities_se"][k]), (
-            k, ours, ref)
+            k,
+            ours,
+            ref,
+        )
         assert abs(ours_pred[k] - ref["predictive"][k]) <= _combined(predictive_se[k], ref["predictive_se"][k]), (
-            k, ours_pred, ref)
+            k,
+            ours_pred,
+            ref,
+        )
     assert abs(result.mean - ref["mean"]) <= Z * math.hypot(result.mean_mc_se, ref["mean_se"]) + 0.02 * ref["mean_sd"]
 
 
@@ -88,10 +94,12 @@ def test_the_correlation_widens_the_posterior():
 def test_the_unit_does_not_change_the_answer():
     case = CASES[1]
     once = hierarchical_test(case["diffs"], case["rho"], case["rope"], samples=500, burn_in=100)
-    scaled = hierarchical_test([np.asarray(d) * 100.0 for d in case["diffs"]], case["rho"], case["rope"] * 100.0,
-                               samples=500, burn_in=100)
+    scaled = hierarchical_test(
+        [np.asarray(d) * 100.0 for d in case["diffs"]], case["rho"], case["rope"] * 100.0, samples=500, burn_in=100
+    )
     assert (scaled.probabilities.left, scaled.probabilities.rope, scaled.probabilities.right) == pytest.approx(
-        (once.probabilities.left, once.probabilities.rope, once.probabilities.right), abs=1e-9)
+        (once.probabilities.left, once.probabilities.rope, once.probabilities.right), abs=1e-9
+    )
     assert scaled.mean == pytest.approx(100.0 * once.mean, rel=1e-9)
 
 
@@ -103,14 +111,17 @@ def test_a_constant_dataset_keeps_its_mean_and_ragged_rows_with_their_own_rho_ar
     assert 0.0 < result.dataset_means[2] < 0.04
 
 
-@pytest.mark.parametrize("diffs, rho, rope, match", [
-    ([], 0.2, 0.01, "no dataset"),
-    ([[0.1, 0.2], [0.3]], 0.2, 0.01, "at least 2"),
-    ([[0.1, math.nan]], 0.2, 0.01, "non-finite"),
-    ([[0.1, 0.2]], 1.0, 0.01, "rho"),
-    ([[0.1, 0.2]], 0.2, -0.01, "rope"),
-    ([[0.1, 0.1], [0.2, 0.2]], 0.2, 0.01, "vary"),
-])
+@pytest.mark.parametrize(
+    "diffs, rho, rope, match",
+    [
+        ([], 0.2, 0.01, "no dataset"),
+        ([[0.1, 0.2], [0.3]], 0.2, 0.01, "at least 2"),
+        ([[0.1, math.nan]], 0.2, 0.01, "non-finite"),
+        ([[0.1, 0.2]], 1.0, 0.01, "rho"),
+        ([[0.1, 0.2]], 0.2, -0.01, "rope"),
+        ([[0.1, 0.1], [0.2, 0.2]], 0.2, 0.01, "vary"),
+    ],
+)
 def test_bad_input_is_a_value_error(diffs, rho, rope, match):
     with pytest.raises(ValueError, match=match):
         hierarchical_test(diffs, rho, rope, samples=100, burn_in=10)

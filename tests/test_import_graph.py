@@ -40,8 +40,9 @@ def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
                 origin = ".".join(base + ([node.module] if node.module else []))
             else:
                 origin = node.module or ""
-            targets = [f"{origin}.{alias.name}" if f"{origin}.{alias.name}" in known else origin
-                       for alias in node.names]
+            targets = [
+                f"{origin}.{alias.name}" if f"{origin}.{alias.name}" in known else origin for alias in node.names
+            ]
         else:
             continue
         for target in targets:
@@ -133,8 +134,13 @@ def test_no_import_cycle():
 
 
 def test_only_the_cli_imports_commands():
-    wrong = [f"{m} -> {t}" for m, targets in import_graph().items() if not within(m, COMMAND_IMPORTERS)
-             for t in sorted(targets) if within(t, ("afr_cli.commands",))]
+    wrong = [
+        f"{m} -> {t}"
+        for m, targets in import_graph().items()
+        if not within(m, COMMAND_IMPORTERS)
+        for t in sorted(targets)
+        if within(t, ("afr_cli.commands",))
+    ]
     assert not wrong, "modules outside commands/ importing a command: " + ", ".join(wrong)
 
 
@@ -156,9 +162,12 @@ def wrong_way(graph: dict[str, set[str]]) -> list[str]:
     """Every import edge that goes up a floor or sideways to another room on the same floor."""
     from afr_cli.layers import floor_of
 
-    return [f"{m} (floor {floor_of(room_of(m))}) -> {t} (floor {floor_of(room_of(t))})"
-            for m, targets in sorted(graph.items()) for t in sorted(targets)
-            if room_of(t) != room_of(m) and floor_of(room_of(t)) >= floor_of(room_of(m))]
+    return [
+        f"{m} (floor {floor_of(room_of(m))}) -> {t} (floor {floor_of(room_of(t))})"
+        for m, targets in sorted(graph.items())
+        for t in sorted(targets)
+        if room_of(t) != room_of(m) and floor_of(room_of(t)) >= floor_of(room_of(m))
+    ]
 
 
 def test_every_room_is_declared_on_a_floor():
@@ -182,8 +191,11 @@ def test_every_import_runs_down_the_floors():
 
 def test_the_floor_check_finds_an_upward_and_a_sideways_import():
     """The check itself: engine -> publish is up, models -> catalogue is sideways, config -> core is down."""
-    graph = {"afr_cli.engine.runner": {"afr_cli.publish.build"}, "afr_cli.models.larf": {"afr_cli.catalogue.published"},
-             "afr_cli.config.schema": {"afr_cli.core.params"}}
+    graph = {
+        "afr_cli.engine.runner": {"afr_cli.publish.build"},
+        "afr_cli.models.larf": {"afr_cli.catalogue.published"},
+        "afr_cli.config.schema": {"afr_cli.core.params"},
+    }
     assert [line.split(" (")[0] for line in wrong_way(graph)] == ["afr_cli.engine.runner", "afr_cli.models.larf"]
 
 

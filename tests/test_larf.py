@@ -6,12 +6,11 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_friedman1
 
-from afr_cli.errors import AfrInputError
 from afr_cli.ensembles import get_ensemble
 from afr_cli.ensembles.leaf_statistics import LeafStatistics
-from afr_cli.models import FAMILIES, LARF, EpsABRF
+from afr_cli.errors import AfrInputError
+from afr_cli.models import FAMILIES, LARF, EpsABRF, larf_leaf
 from afr_cli.models.larf import LARF_FAMILIES, head_taus, larf_family, mixture_features
-from afr_cli.models import larf_leaf
 from afr_cli.models.larf_leaf import leaf_attention, leaf_distances
 from afr_cli.solvers.solve import ConstraintBuilder, LinearAttentionProblem, solve
 
@@ -93,8 +92,7 @@ def test_leave_self_out_equals_brute_force_and_touches_training_rows_only(stats,
     np.testing.assert_allclose(level.keys, keys, atol=1e-10)
     np.testing.assert_allclose(level.values, values, atol=1e-10)
     assert not np.allclose(level.values, leaf_attention(train, 0.3).values)
-    np.testing.assert_array_equal(leaf_attention(test, 0.3, exclude_self=True).values,
-                                  leaf_attention(test, 0.3).values)
+    np.testing.assert_array_equal(leaf_attention(test, 0.3, exclude_self=True).values, leaf_attention(test, 0.3).values)
     # the experiment's families differ from the paper's only in that option
     loo, paper = FAMILIES["em-w-larf-loo"], FAMILIES["em-w-larf"]
     assert loo.leave_self_out and not paper.leave_self_out and loo.params == paper.params
@@ -103,7 +101,7 @@ def test_leave_self_out_equals_brute_force_and_touches_training_rows_only(stats,
 
 def test_leaf_distances_are_chunk_independent(stats, data, monkeypatch):
     whole = leaf_distances(stats.rows(data[2]))
-    monkeypatch.setattr(larf_leaf, "CHUNK_ELEMENTS", 1)        # one query row per chunk
+    monkeypatch.setattr(larf_leaf, "CHUNK_ELEMENTS", 1)  # one query row per chunk
     chunked = leaf_distances(stats.rows(data[2]))
     np.testing.assert_array_equal(chunked.members, whole.members)
     np.testing.assert_allclose(chunked.sqdist, whole.sqdist, atol=1e-12)
@@ -123,8 +121,18 @@ def test_head_temperatures():
 
 
 def test_families_are_registered():
-    assert set(LARF_FAMILIES) == {"eps-arf", "w-arf", "eps-w-arf", "em-arf", "em-w-arf",
-                                  "eps-larf", "w-larf", "eps-w-larf", "em-larf", "em-w-larf"}
+    assert set(LARF_FAMILIES) == {
+        "eps-arf",
+        "w-arf",
+        "eps-w-arf",
+        "em-arf",
+        "em-w-arf",
+        "eps-larf",
+        "w-larf",
+        "eps-w-larf",
+        "em-larf",
+        "em-w-larf",
+    }
     assert all(FAMILIES[name] is family for name, family in LARF_FAMILIES.items())
     assert LARF_FAMILIES["em-w-larf"].design_names() == ("M", "tau0")
     assert LARF_FAMILIES["w-arf"].mixing_names() == ("eps",)
@@ -156,7 +164,7 @@ def test_trained_parameters_meet_the_constraints(variant, data):
         assert model.eps_.tolist() == [0.5]
     if family.trains == "eps":
         np.testing.assert_allclose(model.w_, 1 / T)
-    if family.trains == "eps-w":                       # sum_k G_k = sum_j eps_j
+    if family.trains == "eps-w":  # sum_k G_k = sum_j eps_j
         assert model.theta_[:T].sum() == pytest.approx(model.eps_.sum(), abs=1e-7)
 
 

@@ -16,13 +16,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from afr_forkserver import Invocation, run_afr_forked
 
+from afr_cli.config.schema import DATASET
 from afr_cli.data.checks import SMALL_ROWS, small_data_warning
 from afr_cli.data.files import FILE_KEYS, LOADER_KEYS, LoaderDataset, loader_function, read_file_dataset
 from afr_cli.data.survey import survey_file
 from afr_cli.errors import AfrInputError
-from afr_cli.config.schema import DATASET
-from afr_forkserver import Invocation, run_afr_forked
 
 ROWS = 60
 
@@ -57,8 +57,10 @@ def _carseats(tmp: Path) -> Path:
     rng = np.random.default_rng(3)
     lines = ["Sales,CompPrice,ShelveLoc,Price,Urban,US"]
     for i in range(ROWS):
-        lines.append(f"{rng.normal(7, 2):.2f},{rng.integers(80, 160)},{('Bad', 'Good', 'Medium')[i % 3]},"
-                     f"{rng.integers(50, 180)},{('Yes', 'No')[i % 2]},{('No', 'Yes')[(i // 2) % 2]}")
+        lines.append(
+            f"{rng.normal(7, 2):.2f},{rng.integers(80, 160)},{('Bad', 'Good', 'Medium')[i % 3]},"
+            f"{rng.integers(50, 180)},{('Yes', 'No')[i % 2]},{('No', 'Yes')[(i // 2) % 2]}"
+        )
     path = tmp / "carseats.csv"
     path.write_text("\n".join(lines) + "\n")
     return path
@@ -67,14 +69,16 @@ def _carseats(tmp: Path) -> Path:
 def _mtcars(tmp: Path) -> Path:
     """32 rows, as mtcars."""
     rng = np.random.default_rng(4)
-    lines = ["mpg,cyl,disp,hp"] + [f"{rng.normal(20, 6):.1f},{(4, 6, 8)[i % 3]},{rng.integers(70, 470)},"
-                                   f"{rng.integers(50, 330)}" for i in range(32)]
+    lines = ["mpg,cyl,disp,hp"] + [
+        f"{rng.normal(20, 6):.1f},{(4, 6, 8)[i % 3]},{rng.integers(70, 470)},{rng.integers(50, 330)}" for i in range(32)
+    ]
     path = tmp / "mtcars.csv"
     path.write_text("\n".join(lines) + "\n")
     return path
 
 
 # --- reading files ---------------------------------------------------------------------------
+
 
 def test_missing_drop_rows_leaves_out_the_rows_with_a_missing_value_and_counts_them(tmp_path):
     loaded = read_file_dataset(_hitters(tmp_path), "Salary", drop=("League",), missing="drop-rows")
@@ -107,6 +111,7 @@ def test_every_text_column_is_named_in_the_one_error_with_the_whole_drop_list(tm
 
 # --- afr datasets info: every problem at once ----------------------------------------------
 
+
 def test_survey_names_all_three_text_columns_and_one_entry_drops_them_all(tmp_path):
     survey = survey_file(_carseats(tmp_path), "Sales", drop=("ShelveLoc",))
     assert len(survey.problems) == 1 and survey.unfixable == 0
@@ -127,7 +132,9 @@ def test_survey_of_hitters_combines_the_text_column_and_the_missing_rows(tmp_pat
 
 def test_survey_names_what_no_entry_fixes(tmp_path):
     path = tmp_path / "t.csv"
-    path.write_text("a,b,y\n" + "".join(f"{i},{'inf' if i == 3 else i % 4},{'x' if i == 2 else i}\n" for i in range(20)))
+    path.write_text(
+        "a,b,y\n" + "".join(f"{i},{'inf' if i == 3 else i % 4},{'x' if i == 2 else i}\n" for i in range(20))
+    )
     survey = survey_file(path, "y")
     assert any("the target 'y' is not numeric (row 3: 'x')" in p for p in survey.problems)
     survey = survey_file(path, "a", drop=("y",))
@@ -135,6 +142,7 @@ def test_survey_names_what_no_entry_fixes(tmp_path):
 
 
 # --- loaders, the store's place, small data ---------------------------------------------------
+
 
 def test_a_misspelt_loader_function_is_named_with_the_functions_of_the_file(tmp_path):
     import types
@@ -189,10 +197,17 @@ def test_the_schema_declares_every_key_of_a_dataset_entry():
 
 # --- the CLI, through the fork server -------------------------------------------------------
 
+
 def _config(path: Path, name: str, datasets: list, **extra) -> Path:
-    cfg = {"name": name, "seed": 1, "protocol": {"reps": 1, "inner_folds": 2}, "datasets": datasets,
-           "bases": [{"kind": "rf", "n_estimators": 3, "min_samples_leaf": 5}],
-           "models": [{"id": "rf", "family": "forest"}], **extra}
+    cfg = {
+        "name": name,
+        "seed": 1,
+        "protocol": {"reps": 1, "inner_folds": 2},
+        "datasets": datasets,
+        "bases": [{"kind": "rf", "n_estimators": 3, "min_samples_leaf": 5}],
+        "models": [{"id": "rf", "family": "forest"}],
+        **extra,
+    }
     path.write_text(yaml.safe_dump(cfg, sort_keys=False))
     return path
 
@@ -202,7 +217,7 @@ def _docs_example() -> str:
     text = (Path(__file__).resolve().parents[1] / "docs" / "datasets.md").read_text(encoding="utf-8")
     command = "```console\n$ afr datasets info carseats.csv --target Sales\n"
     start = text.index(command) + len(command)
-    return text[start:text.index("```", start)]
+    return text[start : text.index("```", start)]
 
 
 def _one_line(proc, *needles: str) -> None:
@@ -223,22 +238,32 @@ def test_own_data_from_the_command_line(tmp_path):
     project = tmp_path / "myexp"
     project.mkdir()
     _hitters(project), _airquality(project), _carseats(project), _mtcars(project)
-    _config(project / "own.yaml", "own", [
-        {"name": "Hitters", "file": "hitters.csv", "target": "Salary", "drop": ["League"], "missing": "drop-rows"},
-        {"name": "Air", "file": "airquality.csv", "target": "Ozone", "missing": "drop-rows"}])
-    (project / "mydata.py").write_text("import numpy as np\n\n\ndef load_data():\n    rng = np.random.default_rng(0)\n"
-                                       "    X = rng.normal(size=(60, 2))\n    return X, X[:, 0] + rng.normal(size=60)\n")
+    _config(
+        project / "own.yaml",
+        "own",
+        [
+            {"name": "Hitters", "file": "hitters.csv", "target": "Salary", "drop": ["League"], "missing": "drop-rows"},
+            {"name": "Air", "file": "airquality.csv", "target": "Ozone", "missing": "drop-rows"},
+        ],
+    )
+    (project / "mydata.py").write_text(
+        "import numpy as np\n\n\ndef load_data():\n    rng = np.random.default_rng(0)\n"
+        "    X = rng.normal(size=(60, 2))\n    return X, X[:, 0] + rng.normal(size=60)\n"
+    )
     loader = _config(project / "loader.yaml", "loader", [{"name": "Mine", "loader": "mydata:load_data"}])
     typo = _config(project / "typo.yaml", "typo", [{"name": "Mine", "loader": "mydata:load_dta"}])
     cars = _config(project / "cars.yaml", "cars", [{"name": "Cars", "file": "mtcars.csv", "target": "mpg"}])
     env = {**os.environ, "MPLBACKEND": "Agg"}
-    first = run_afr_forked([
-        Invocation(("run", "own.yaml", "-q", "-j", "1"), project, env),
-        Invocation(("datasets", "info", "carseats.csv", "--target", "Sales"), project, env),
-        Invocation(("datasets", "info", "hitters.csv", "--target", "Salary"), project, env),
-        Invocation(("validate", str(loader)), tmp_path, env),
-        Invocation(("validate", str(typo)), tmp_path, env),
-        Invocation(("validate", str(cars)), tmp_path, env)])
+    first = run_afr_forked(
+        [
+            Invocation(("run", "own.yaml", "-q", "-j", "1"), project, env),
+            Invocation(("datasets", "info", "carseats.csv", "--target", "Sales"), project, env),
+            Invocation(("datasets", "info", "hitters.csv", "--target", "Salary"), project, env),
+            Invocation(("validate", str(loader)), tmp_path, env),
+            Invocation(("validate", str(typo)), tmp_path, env),
+            Invocation(("validate", str(cars)), tmp_path, env),
+        ]
+    )
     run, carseats, hitters, loaded, misspelt, small = first
     assert run.returncode == 0, run.stderr
     data = open_existing(project / "results" / "own").manifest()["data"]
@@ -247,20 +272,27 @@ def test_own_data_from_the_command_line(tmp_path):
 
     _one_line(carseats, "carseats.csv: 1 problem (listed above); the config entry above fixes it")
     assert "'ShelveLoc' (row 1: 'Bad'), 'Urban' (row 1: 'Yes'), 'US' (row 1: 'No')" in carseats.stdout
-    assert "config entry  {name: NAME, file: carseats.csv, target: Sales, drop: [ShelveLoc, Urban, US]}" in carseats.stdout
+    assert (
+        "config entry  {name: NAME, file: carseats.csv, target: Sales, drop: [ShelveLoc, Urban, US]}" in carseats.stdout
+    )
     assert _docs_example() == carseats.stdout + carseats.stderr  # docs/datasets.md shows this run as it prints
     _one_line(hitters, "hitters.csv: 2 problems (listed above); the config entry above fixes them")
     assert "rows          48 of 60: 12 with a missing value left out" in hitters.stdout
     assert "drop: [League], missing: drop-rows}" in hitters.stdout
 
     assert loaded.returncode == 0 and ": ok (loader:" in loaded.stdout, loaded.stderr
-    _one_line(misspelt, "'load_dta' not found in module 'mydata'", "did you mean mydata:load_data?",
-              "the functions it defines: load_data")
+    _one_line(
+        misspelt,
+        "'load_dta' not found in module 'mydata'",
+        "did you mean mydata:load_data?",
+        "the functions it defines: load_data",
+    )
     assert small.returncode == 0, small.stderr
     assert [line for line in small.stderr.splitlines() if line.strip()] == [
-        small_data_warning(32, (0.2,), f"dataset Cars ({project / 'mtcars.csv'})")]
+        small_data_warning(32, (0.2,), f"dataset Cars ({project / 'mtcars.csv'})")
+    ]
 
-    again, = run_afr_forked([Invocation(("run", "myexp/own.yaml", "-j", "1"), tmp_path, env)])
+    (again,) = run_afr_forked([Invocation(("run", "myexp/own.yaml", "-j", "1"), tmp_path, env)])
     assert again.returncode == 0, again.stderr
     assert "2 already stored, 0 to run -> myexp/results/own/store.sqlite" in again.stdout
     assert not (tmp_path / "results").exists()
@@ -288,12 +320,16 @@ def test_a_loader_file_beside_the_config_is_imported_without_plugins(tmp_path, r
     from afr_cli.config.experiment import load_experiment
     from afr_cli.engine.experiment_data import load_experiment_data
 
-    (tmp_path / "own_rows_a.py").write_text("import numpy as np\n\n\ndef load():\n    X = np.arange(120.0).reshape(60, 2)\n"
-                                            "    return X, np.sin(X[:, 0]) + X[:, 1]\n")
-    (tmp_path / "own_rows_b.py").write_text("from afr_cli.family_api import EpsABRFFamily\n\n\nclass Mine(EpsABRFFamily):\n"
-                                            "    name = 'own-rows-b-family'\n\n\ndef load():\n"
-                                            "    import numpy as np\n    X = np.arange(120.0).reshape(60, 2)\n"
-                                            "    return X, np.cos(X[:, 0]) + X[:, 1]\n")
+    (tmp_path / "own_rows_a.py").write_text(
+        "import numpy as np\n\n\ndef load():\n    X = np.arange(120.0).reshape(60, 2)\n"
+        "    return X, np.sin(X[:, 0]) + X[:, 1]\n"
+    )
+    (tmp_path / "own_rows_b.py").write_text(
+        "from afr_cli.family_api import EpsABRFFamily\n\n\nclass Mine(EpsABRFFamily):\n"
+        "    name = 'own-rows-b-family'\n\n\ndef load():\n"
+        "    import numpy as np\n    X = np.arange(120.0).reshape(60, 2)\n"
+        "    return X, np.cos(X[:, 0]) + X[:, 1]\n"
+    )
     plain = load_experiment(_config(tmp_path / "a.yaml", "a", [{"name": "A", "loader": "own_rows_a:load"}]))
     assert plain.plugins == ()
     data, identity = load_experiment_data(plain)
@@ -308,8 +344,8 @@ def test_a_store_refuses_the_same_file_read_with_another_entry():
     columns or other rows are other data, and the store is not extended with them."""
     from types import SimpleNamespace
 
-    from afr_cli.errors import AfrInputError
     from afr_cli.engine.runner import _check_same_data
+    from afr_cli.errors import AfrInputError
 
     exp = SimpleNamespace(dataset_sources={"H": SimpleNamespace(where="c.yaml: datasets[0]")})
     held = SimpleNamespace(path="results/h")

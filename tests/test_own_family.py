@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from conftest import assert_one_line_error, run_afr
 from own_family_fixture import SHARP_FAMILY_MODULE, assert_mine_equals_same, write_sharp_config
 
@@ -32,11 +31,14 @@ def test_a_family_of_ones_own_runs_beside_the_registered_ones(tmp_path):
 def test_a_family_that_cannot_be_used_is_a_one_line_error(tmp_path):
     (tmp_path / "my_families.py").write_text(SHARP_FAMILY_MODULE)
     env = _env_with(tmp_path)
+
     def validate(family: str):
         return run_afr("validate", write_sharp_config(tmp_path / "own.yaml", family), env=env)
 
-    assert_one_line_error(validate("no_such_module:X"),
-                          "models[0].family", "cannot import module 'no_such_module'", "PYTHONPATH")
-    assert_one_line_error(validate("my_families:NotAFamily"),
-                          "models[0].family", "not a concrete subclass of afr_cli.models.Family")
+    assert_one_line_error(
+        validate("no_such_module:X"), "models[0].family", "cannot import module 'no_such_module'", "PYTHONPATH"
+    )
+    assert_one_line_error(
+        validate("my_families:NotAFamily"), "models[0].family", "not a concrete subclass of afr_cli.models.Family"
+    )
     assert_one_line_error(validate("sharp"), "unknown model family 'sharp'", "module:Class")

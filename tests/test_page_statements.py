@@ -22,11 +22,19 @@ from pathlib import Path
 import pytest
 
 from afr_cli.catalogue.knowledge import papers
+from afr_cli.publish.build import write_ledgers
 from afr_cli.publish.claims.ledger import judge_paper, summary_block
 from afr_cli.publish.frames import forget_loaded
-from afr_cli.publish.page_words import (ALPHA, how_many, in_brackets, listing, repetitions_label, shown_as,
-                                        shown_root, shown_store)
-from afr_cli.publish.build import write_ledgers
+from afr_cli.publish.page_words import (
+    ALPHA,
+    how_many,
+    in_brackets,
+    listing,
+    repetitions_label,
+    shown_as,
+    shown_root,
+    shown_store,
+)
 from afr_cli.publish.pages import blocks_in, paper_page, replace_sections, unbuilt_note
 from afr_cli.publish.studies import study_blocks
 
@@ -37,19 +45,43 @@ REPS = 2
 DATASETS = {"Diabetes", "Friedman1", "Yacht", "Boston"}
 # store -> (keep its grid, keep every dataset): a grid is read by the comparisons (through the
 # results' selection), not by `afr status`; the GBM settings study reads every printed cell.
-STORES = {"dm_soft": (True, False), "agboost_dt": (True, False), "agboost_ert": (True, False),
-          "agboost_gbm_baselines/none": (True, True), "agboost_gbm_baselines/standard": (True, True),
-          "satrf_rf": (True, False), "satrf_ert": (True, False), "abrf_rf": (True, True), "abrf_ert": (True, True),
-          "abrf_rf_derived": (True, True), "abrf_ert_derived": (True, True), "larf_rf": (False, False),
-          "larf_ert": (False, False), "larf_leave_self_out": (False, True), "robust_rf_boston": (False, False),
-          "robust_rf_diabetes": (False, False), "robust_rf_all": (True, False)}
+STORES = {
+    "dm_soft": (True, False),
+    "agboost_dt": (True, False),
+    "agboost_ert": (True, False),
+    "agboost_gbm_baselines/none": (True, True),
+    "agboost_gbm_baselines/standard": (True, True),
+    "satrf_rf": (True, False),
+    "satrf_ert": (True, False),
+    "abrf_rf": (True, True),
+    "abrf_ert": (True, True),
+    "abrf_rf_derived": (True, True),
+    "abrf_ert_derived": (True, True),
+    "larf_rf": (False, False),
+    "larf_ert": (False, False),
+    "larf_leave_self_out": (False, True),
+    "robust_rf_boston": (False, False),
+    "robust_rf_diabetes": (False, False),
+    "robust_rf_all": (True, False),
+}
 # the blocks each page states results in, regenerated here (the others are left as they are)
-BLOCKS = {"dm": ("soft_comparisons", "soft_verdicts", "store_solves", "tau_choices"),
-          "satrf": ("variant_tests", "variant_verdicts", "yx_best", "yx_over_y", "softmax_comparisons", "softmax_verdicts",
-                    "stores_held", "identified_gains", "derived_gains"),
-          "agboost": ("gbm_cells", "ert_depths", "diabetes_gap", "stores_held"),
-          "larf": ("compute_per_base", "stores_held", "larger_sets"),
-          "robust_rf": ("store_facts", "stores_held", "all_datasets", "table_one_verdicts")}
+BLOCKS = {
+    "dm": ("soft_comparisons", "soft_verdicts", "store_solves", "tau_choices"),
+    "satrf": (
+        "variant_tests",
+        "variant_verdicts",
+        "yx_best",
+        "yx_over_y",
+        "softmax_comparisons",
+        "softmax_verdicts",
+        "stores_held",
+        "identified_gains",
+        "derived_gains",
+    ),
+    "agboost": ("gbm_cells", "ert_depths", "diabetes_gap", "stores_held"),
+    "larf": ("compute_per_base", "stores_held", "larger_sets"),
+    "robust_rf": ("store_facts", "stores_held", "all_datasets", "table_one_verdicts"),
+}
 
 
 def _small_export(src: Path, dst: Path, grid: bool, every_dataset: bool) -> None:
@@ -63,8 +95,11 @@ def _small_export(src: Path, dst: Path, grid: bool, every_dataset: bool) -> None
             reader = csv.reader(handle)
             header = next(reader)
             rep, dataset = header.index("rep"), header.index("dataset")
-            kept = [] if table == "grid" and not grid else [
-                row for row in reader if int(row[rep]) < REPS and (every_dataset or row[dataset] in DATASETS)]
+            kept = (
+                []
+                if table == "grid" and not grid
+                else [row for row in reader if int(row[rep]) < REPS and (every_dataset or row[dataset] in DATASETS)]
+            )
         text = io.StringIO()
         writer = csv.writer(text, lineterminator="\n")
         writer.writerow(header)
@@ -162,8 +197,10 @@ def test_the_dm_page_states_what_its_table_shows(scratch, pages):
         direction = {1: "above", -1: "below", 0: "level with"}[_sign(r["mean ΔR² over the datasets"])]
         wins, ties, losses = (int(n) for n in r["better / tied / worse"].split(" (")[0].split(" / "))
         verdict = "significant" if float(p) < ALPHA else "not significant"
-        assert (f"{direction} {r['dm-soft against']} with the {r['base']} ({verdict}, p = {p}; better on "
-                f"{how_many(wins, wins + ties + losses)} datasets)") in words, r
+        assert (
+            f"{direction} {r['dm-soft against']} with the {r['base']} ({verdict}, p = {p}; better on "
+            f"{how_many(wins, wins + ties + losses)} datasets)"
+        ) in words, r
     assert f"`afr table --results {store} --compare forest dm-soft`" in words and f"`{store}/compare.md`" in words
 
 
@@ -171,8 +208,11 @@ def test_the_satrf_verdicts_state_what_their_tables_show(pages):
     blocks = pages["satrf"]
     tests = _rows(blocks["study:satrf:variant_tests"])
     assert {r["repetitions"] for r in tests} == {"all stored"}
-    bullets = {line.split(":")[0][2:]: line for line in blocks["study:satrf:variant_verdicts"].splitlines()
-               if line.startswith("- ")}
+    bullets = {
+        line.split(":")[0][2:]: line
+        for line in blocks["study:satrf:variant_verdicts"].splitlines()
+        if line.startswith("- ")
+    }
     assert set(bullets) == {r["comparison"] for r in tests}
     for r in tests:
         sign = {1: "positive", -1: "negative", 0: "zero"}[_sign(r["mean"])]
@@ -189,8 +229,10 @@ def test_the_satrf_verdicts_state_what_their_tables_show(pages):
     yx = [r for r in tests if r["comparison"].startswith("-yx against -y")]
     wins, ties, losses = (sum(int(r["better/tie/worse"].split("/")[i]) for r in yx) for i in range(3))
     adds = blocks["study:satrf:yx_over_y"]
-    assert (f"-yx is better than -y in {how_many(wins, wins + ties + losses)} (dataset, forest) pairs, has the same "
-            f"mean R² to three decimals in {ties} and is worse in {losses}") in adds
+    assert (
+        f"-yx is better than -y in {how_many(wins, wins + ties + losses)} (dataset, forest) pairs, has the same "
+        f"mean R² to three decimals in {ties} and is worse in {losses}"
+    ) in adds
     assert "rarely" not in adds and "often" not in adds
 
 
@@ -202,8 +244,10 @@ def test_the_agboost_statements_state_what_their_numbers_show(pages):
     ert = [r for r in _rows(blocks["study:agboost:gbm_settings"]) if "ERT learners" in r["GBM setting"]]
     for column, label in (("as printed, raw", "raw"), ("as printed, standardised", "standardised")):
         most = max(int(r[column].split(" of ")[0]) for r in ert)
-        assert f"at most {most} of the {ert[0][column].split(' of ')[1]} cells with {label} features" in blocks[
-            "study:agboost:ert_depths"]
+        assert (
+            f"at most {most} of the {ert[0][column].split(' of ')[1]} cells with {label} features"
+            in blocks["study:agboost:ert_depths"]
+        )
 
 
 def test_the_store_statements_count_what_the_scratch_stores_hold(scratch, pages):
@@ -211,8 +255,10 @@ def test_the_store_statements_count_what_the_scratch_stores_hold(scratch, pages)
         held = pages[paper_id][f"study:{paper_id}:stores_held"]
         assert held.startswith("Held now (`afr status`): `" + scratch.as_posix())
         assert f"{REPS} repetitions" in held and "100 repetitions" not in held, paper_id
-    assert f"`afr status {scratch.as_posix()}/larf_rf {scratch.as_posix()}/larf_ert`" in pages["larf"][
-        "study:larf:compute_per_base"]
+    assert (
+        f"`afr status {scratch.as_posix()}/larf_rf {scratch.as_posix()}/larf_ert`"
+        in pages["larf"]["study:larf:compute_per_base"]
+    )
     facts = pages["robust_rf"]["study:robust_rf:store_facts"]
     assert facts.startswith(f"`{scratch.as_posix()}/robust_rf_boston` (Table I)")
     assert f"`{scratch.as_posix()}/robust_rf_all` (section 5) holds" in facts
@@ -224,9 +270,12 @@ def test_the_robust_rf_counts_are_the_table_beside_them(pages):
     for forest in dict.fromkeys(r["forest"] for r in rows):
         honest = next(r for r in rows if r["forest"] == forest and r["selection"] == "inner-CV")
         best = next(r for r in rows if r["forest"] == forest and r["selection"] == "best-test")
-        w, t, l = (int(n) for n in honest["robust-rf-a0.2: better / tied / worse"].split(" / "))
-        share = "more than half" if 2 * w > w + t + l else "half" if 2 * w == w + t + l else "fewer than half"
-        assert f"- {forest}, inner CV: α = 0.2 beats RF on {w} of {w + t + l} cells ({share}) and loses on {l};" in words
+        w, t, lost = (int(n) for n in honest["robust-rf-a0.2: better / tied / worse"].split(" / "))
+        share = "more than half" if 2 * w > w + t + lost else "half" if 2 * w == w + t + lost else "fewer than half"
+        assert (
+            f"- {forest}, inner CV: α = 0.2 beats RF on {w} of {w + t + lost} cells ({share}) and loses on {lost};"
+            in words
+        )
         lost = best["robust-rf-a0.2: better / tied / worse"].split(" / ")[2]
         assert f"Chosen on the test set, α = 0.2 loses on {lost} cells" in words
 
@@ -241,8 +290,11 @@ def test_the_satrf_gains_are_read_from_their_cells(pages):
         assert f"gains on {how_many(len(up), len(ours))} datasets{in_brackets(up)}, loses on {len(down)}" in line
     table, words = blocks["study:satrf:derived_gains"].split("\n\n")
     for row in _rows(table):
-        cells = {d: [float(x) for x in c.rstrip(")").split(" (")] for d, c in row.items()
-                 if d not in ("forest", "best-test − inner-CV (11 sets)")}
+        cells = {
+            d: [float(x) for x in c.rstrip(")").split(" (")]
+            for d, c in row.items()
+            if d not in ("forest", "best-test − inner-CV (11 sets)")
+        }
         near = sum(abs(o - p) <= 0.02 for o, p in cells.values())
         line = next(w for w in words.splitlines() if w.startswith(f"- {row['forest']}:"))
         assert f"within 0.02 of the paper's gain on {how_many(near, len(cells))} UCI sets" in line
@@ -295,7 +347,9 @@ def test_the_larf_sentences_count_their_tables_rows(pages):
     rows = _rows(block)
     assert {r["dataset"] for r in rows} == {"Yacht"}  # the one larger set the scratch root holds
     near = [r for r in rows if abs(float(r["ours"]) - float(r["paper"])) <= R2_TOL]
-    assert f"within {R2_TOL:g} of the paper's R² (the agreement tolerance) on {how_many(len(near), len(rows))} " in block
+    assert (
+        f"within {R2_TOL:g} of the paper's R² (the agreement tolerance) on {how_many(len(near), len(rows))} " in block
+    )
 
 
 def test_the_robust_rf_verdict_bullets_follow_their_counts(pages):

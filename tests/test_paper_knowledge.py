@@ -5,10 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from afr_cli.errors import AfrInputError
-from afr_cli.catalogue.published import published_table
 from afr_cli.catalogue.knowledge import paper, param_rows, parse_paper, reports, table_info
 from afr_cli.catalogue.printed_tests import ttest_sources
+from afr_cli.catalogue.published import published_table
+from afr_cli.errors import AfrInputError
 
 
 def test_every_claim_report_and_ttest_of_the_data_files_is_well_formed():
@@ -17,9 +17,17 @@ def test_every_claim_report_and_ttest_of_the_data_files_is_well_formed():
         p = paper(pid)
         assert p.claims, pid
         for claim in p.claims:
-            assert claim["quote"] and claim["test"] in ("wins", "best", "ttest", "negligible", "equal",
-                                                        "surface_peak", "figure_wins", "gain_contrast",
-                                                        "not_checked")
+            assert claim["quote"] and claim["test"] in (
+                "wins",
+                "best",
+                "ttest",
+                "negligible",
+                "equal",
+                "surface_peak",
+                "figure_wins",
+                "gain_contrast",
+                "not_checked",
+            )
             assert claim["test"] != "not_checked" or claim["reason"].strip(), claim["id"]
             assert claim.get("report", "store") in known_reports | {"store"}, claim["id"]
         for report in p.reports:
@@ -53,8 +61,20 @@ def test_a_new_familys_parameter_gets_its_opt_column_without_code_changes(monkey
         params = (*models.EpsABRFFamily.params, Param("wobble", MIXING, 0.5, 0.0, 1.0))
 
     monkeypatch.setitem(models.FAMILIES, "wobble", Wobble())
-    rows = [{"dataset": "Wine", "base": "RF", "model": "mine", "rep": r, "r2": 0.4, "mae": 1.0, "rmse": 1.0,
-             "params": {"eps": 0.5, "wobble": w}, "selection": "inner-cv"} for r, w in enumerate((0.1, 0.9, 0.9))]
+    rows = [
+        {
+            "dataset": "Wine",
+            "base": "RF",
+            "model": "mine",
+            "rep": r,
+            "r2": 0.4,
+            "mae": 1.0,
+            "rmse": 1.0,
+            "params": {"eps": 0.5, "wobble": w},
+            "selection": "inner-cv",
+        }
+        for r, w in enumerate((0.1, 0.9, 0.9))
+    ]
     wide = summary_wide(pd.DataFrame(rows), "r2")
     assert list(wide["wobble_opt (mine)"]) == [0.9]
 
@@ -62,10 +82,26 @@ def test_a_new_familys_parameter_gets_its_opt_column_without_code_changes(monkey
 def test_robust_table_groups_ours_by_training_fraction_and_noise():
     from afr_cli.tables import paper_comparison, summary_long
 
-    rows = [{"dataset": "Boston", "base": "RF", "model": m, "rep": r, "r2": 0.8, "mae": 3.0, "rmse": rmse + r * 0.01,
-             "params": {}, "selection": "inner-cv", "train_fraction": frac, "noise_eta": eta}
-            for m in ("rf", "robust-rf-a0.2") for r in range(2) for frac in (0.15, 0.95) for eta in (0.0, 0.5)
-            for rmse in [4.7 if m == "rf" else 4.6]]
+    rows = [
+        {
+            "dataset": "Boston",
+            "base": "RF",
+            "model": m,
+            "rep": r,
+            "r2": 0.8,
+            "mae": 3.0,
+            "rmse": rmse + r * 0.01,
+            "params": {},
+            "selection": "inner-cv",
+            "train_fraction": frac,
+            "noise_eta": eta,
+        }
+        for m in ("rf", "robust-rf-a0.2")
+        for r in range(2)
+        for frac in (0.15, 0.95)
+        for eta in (0.0, 0.5)
+        for rmse in [4.7 if m == "rf" else 4.6]
+    ]
     results = pd.DataFrame(rows)
     long = summary_long(results)
     assert {"train_fraction", "noise_eta"} <= set(long.columns) and len(long) == 2 * 4 * 3
@@ -83,50 +119,76 @@ def test_robust_table_groups_ours_by_training_fraction_and_noise():
 def test_a_report_compares_on_its_papers_own_metric():
     assert {r.name: r.compare_metric for r in reports()}["robust_rf"] == "rmse"  # Table I prints RMSE
     assert {r.name: r.compare_metric for r in reports()}["satrf"] == "r2"
-    with pytest.raises(AfrInputError, match=r"x.yaml: reports\[0\]: compare_metric: 'auc' is not allowed; allowed: r2, mae, rmse"):
-        parse_paper({"id": "x", "order": 9, "title": "t", "text": "t", "published": "x.csv", "reps": 1,
-                     "models": [], "bases": [], "reports": [{"name": "x", "stores": [], "compare_metric": "auc"}]},
-                    "x.yaml")
+    with pytest.raises(
+        AfrInputError, match=r"x.yaml: reports\[0\]: compare_metric: 'auc' is not allowed; allowed: r2, mae, rmse"
+    ):
+        parse_paper(
+            {
+                "id": "x",
+                "order": 9,
+                "title": "t",
+                "text": "t",
+                "published": "x.csv",
+                "reps": 1,
+                "models": [],
+                "bases": [],
+                "reports": [{"name": "x", "stores": [], "compare_metric": "auc"}],
+            },
+            "x.yaml",
+        )
 
 
 MINIMAL = {"id": "x", "published": "x.csv"}
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"order": "first"}, "x.yaml: order: 'first' is not allowed; allowed: an integer >= 0"),
-    ({"order": True}, "x.yaml: order: True is not allowed"),
-    ({"reps": 0}, "x.yaml: reps: 0 is not allowed; allowed: an integer >= 1"),
-    ({"stated_reps": "ten"}, "x.yaml: stated_reps: 'ten' is not allowed"),
-    ({"tables": ["1"]}, "x.yaml: tables: list ['1'] is not allowed; allowed: a mapping"),
-    ({"tables": {"1": "R²"}}, "x.yaml: tables: 1: 'R²' is not allowed; allowed: a mapping of aliases, also, caption"),
-    ({"tables": {"1": {"colour": "red"}}}, "x.yaml: tables: 1: colour: unknown key"),
-    ({"tables": {"1": {"aliases": ["a"]}}}, "x.yaml: tables: 1: aliases: list"),
-    ({"models": "rf"}, "x.yaml: models: str 'rf' is not allowed; allowed: a list"),
-    ({"models": [{"id": "rf"}]}, "x.yaml: models: {'id': 'rf'} is not allowed; allowed: a list of names"),
-    ({"axes": {"noise": {"scale": "big"}}}, "x.yaml: axes: noise: scale: 'big' is not allowed; allowed: a number"),
-    ({"claims": {"id": "c"}}, "x.yaml: claims: dict"),
-    ({"claims": ["c"]}, "x.yaml: claims[0]: 'c' is not allowed; allowed: a mapping"),
-    ({"claims": [{"id": "c", "test": "wins"}, {"id": "c", "test": "best"}]}, "x.yaml: claims: c: id given twice"),
-    ({"claims": [{"id": "c"}]}, "x.yaml: claims: c: test: missing"),
-    ({"baselines": {"RF": {"kind": "rf"}}}, "x.yaml: baselines: RF: table: missing"),
-    ({"id": "../x"}, "x.yaml: id: '../x' contains a path separator"),
-    ({"id": 7}, "x.yaml: id: must be a non-empty string"),
-    ({"published": "../elsewhere.csv"}, "x.yaml: published: '../elsewhere.csv' leaves the results root"),
-    ({"reports": [{"name": "../r", "stores": []}]}, "x.yaml: reports[0]: name: '../r' leaves the results root"),
-    ({"reports": [{"name": "/tmp/r", "stores": []}]}, "x.yaml: reports[0]: name: '/tmp/r' is absolute"),
-    ({"reports": [{"name": "r", "stores": "s"}]}, "x.yaml: reports[0]: stores: str 's' is not allowed"),
-    ({"reports": [{"name": "r", "stores": ["a/../../b"]}]}, "reports[0]: stores: 'a/../../b' leaves the results root"),
-    ({"reports": [{"name": "r", "stores": [], "compare": [["a"]]}]}, "reports[0]: compare: ['a'] is not allowed"),
-    ({"reports": ["r"]}, "x.yaml: reports[0]: 'r' is not allowed; allowed: a mapping"),
-    ({"experiments": [{"config": "configs/quickstart.yaml", "reps": 1, "out": "../x"}]},
-     "experiments[0]: out: '../x' leaves the results root"),
-    ({"outputs": [{"afr": ["models"], "stdout": "models.txt"}]},
-     "outputs[0]: stdout: 'models.txt' is not under the results root; allowed: '{root}/'"),
-    ({"outputs": [{"afr": ["models"], "stdout": "{root}/../m.txt"}]}, "outputs[0]: stdout: '../m.txt' leaves"),
-    ({"outputs": [{"afr": ["plot", "--out", "/tmp/p.png"]}]}, "outputs[0]: afr: --out: '/tmp/p.png' is not under"),
-    ({"outputs": [{"afr": ["plot", "--out={root}/../p.png"]}]}, "outputs[0]: afr: --out: '../p.png' leaves"),
-    ({"studies": [{"name": "s", "block": "b", "cache": "../s.csv"}]}, "studies: s: cache: '../s.csv' leaves"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"order": "first"}, "x.yaml: order: 'first' is not allowed; allowed: an integer >= 0"),
+        ({"order": True}, "x.yaml: order: True is not allowed"),
+        ({"reps": 0}, "x.yaml: reps: 0 is not allowed; allowed: an integer >= 1"),
+        ({"stated_reps": "ten"}, "x.yaml: stated_reps: 'ten' is not allowed"),
+        ({"tables": ["1"]}, "x.yaml: tables: list ['1'] is not allowed; allowed: a mapping"),
+        (
+            {"tables": {"1": "R²"}},
+            "x.yaml: tables: 1: 'R²' is not allowed; allowed: a mapping of aliases, also, caption",
+        ),
+        ({"tables": {"1": {"colour": "red"}}}, "x.yaml: tables: 1: colour: unknown key"),
+        ({"tables": {"1": {"aliases": ["a"]}}}, "x.yaml: tables: 1: aliases: list"),
+        ({"models": "rf"}, "x.yaml: models: str 'rf' is not allowed; allowed: a list"),
+        ({"models": [{"id": "rf"}]}, "x.yaml: models: {'id': 'rf'} is not allowed; allowed: a list of names"),
+        ({"axes": {"noise": {"scale": "big"}}}, "x.yaml: axes: noise: scale: 'big' is not allowed; allowed: a number"),
+        ({"claims": {"id": "c"}}, "x.yaml: claims: dict"),
+        ({"claims": ["c"]}, "x.yaml: claims[0]: 'c' is not allowed; allowed: a mapping"),
+        ({"claims": [{"id": "c", "test": "wins"}, {"id": "c", "test": "best"}]}, "x.yaml: claims: c: id given twice"),
+        ({"claims": [{"id": "c"}]}, "x.yaml: claims: c: test: missing"),
+        ({"baselines": {"RF": {"kind": "rf"}}}, "x.yaml: baselines: RF: table: missing"),
+        ({"id": "../x"}, "x.yaml: id: '../x' contains a path separator"),
+        ({"id": 7}, "x.yaml: id: must be a non-empty string"),
+        ({"published": "../elsewhere.csv"}, "x.yaml: published: '../elsewhere.csv' leaves the results root"),
+        ({"reports": [{"name": "../r", "stores": []}]}, "x.yaml: reports[0]: name: '../r' leaves the results root"),
+        ({"reports": [{"name": "/tmp/r", "stores": []}]}, "x.yaml: reports[0]: name: '/tmp/r' is absolute"),
+        ({"reports": [{"name": "r", "stores": "s"}]}, "x.yaml: reports[0]: stores: str 's' is not allowed"),
+        (
+            {"reports": [{"name": "r", "stores": ["a/../../b"]}]},
+            "reports[0]: stores: 'a/../../b' leaves the results root",
+        ),
+        ({"reports": [{"name": "r", "stores": [], "compare": [["a"]]}]}, "reports[0]: compare: ['a'] is not allowed"),
+        ({"reports": ["r"]}, "x.yaml: reports[0]: 'r' is not allowed; allowed: a mapping"),
+        (
+            {"experiments": [{"config": "configs/quickstart.yaml", "reps": 1, "out": "../x"}]},
+            "experiments[0]: out: '../x' leaves the results root",
+        ),
+        (
+            {"outputs": [{"afr": ["models"], "stdout": "models.txt"}]},
+            "outputs[0]: stdout: 'models.txt' is not under the results root; allowed: '{root}/'",
+        ),
+        ({"outputs": [{"afr": ["models"], "stdout": "{root}/../m.txt"}]}, "outputs[0]: stdout: '../m.txt' leaves"),
+        ({"outputs": [{"afr": ["plot", "--out", "/tmp/p.png"]}]}, "outputs[0]: afr: --out: '/tmp/p.png' is not under"),
+        ({"outputs": [{"afr": ["plot", "--out={root}/../p.png"]}]}, "outputs[0]: afr: --out: '../p.png' leaves"),
+        ({"studies": [{"name": "s", "block": "b", "cache": "../s.csv"}]}, "studies: s: cache: '../s.csv' leaves"),
+    ],
+)
 def test_every_key_of_a_data_file_has_its_type_checked_in_one_line(change, message):
     """Issue 31: `order: first`, `tables:` as a list and friends were a traceback (int(), .items())
     or passed, and paths could name places outside the results root."""
@@ -148,7 +210,10 @@ def test_a_package_papers_configs_resolve_from_the_checkout_not_the_working_dire
     folder.mkdir()
     (folder / "own.yaml").write_text("name: own\n")
     (tmp_path / "cwd_only.yaml").write_text("name: cwd\n")  # in the working directory only: never used
-    raw = {**MINIMAL, "experiments": [{"config": "own.yaml", "reps": 1}, {"config": "configs/quickstart.yaml", "reps": 1}]}
+    raw = {
+        **MINIMAL,
+        "experiments": [{"config": "own.yaml", "reps": 1}, {"config": "configs/quickstart.yaml", "reps": 1}],
+    }
     mine = parse_paper(raw, "mine/paper.yaml", folder)
     assert [e.config for e in mine.experiments] == [folder / "own.yaml", PROJECT_DIR / "configs" / "quickstart.yaml"]
     with pytest.raises(AfrInputError, match=r"experiments\[0\]: config: 'cwd_only.yaml' is no file of"):
@@ -173,9 +238,11 @@ def test_a_published_csv_is_checked_before_anything_runs(tmp_path):
         check_published(paper)
     csv = tmp_path / "published.csv"
     header = "paper,table,base,dataset,model,metric,value"
-    for text, message in ((header + "\n", "column 'noise_eta' missing"),
-                          (header + ",noise_eta\nx,1,RF,D,rf,r2,0.5\n", "line 2: 7 fields, the header has 8"),
-                          (header + ",noise_eta\nx,1,RF,D,rf,r2,0.5,none\n", "line 2: noise_eta: 'none' is not a number")):
+    for text, message in (
+        (header + "\n", "column 'noise_eta' missing"),
+        (header + ",noise_eta\nx,1,RF,D,rf,r2,0.5\n", "line 2: 7 fields, the header has 8"),
+        (header + ",noise_eta\nx,1,RF,D,rf,r2,0.5,none\n", "line 2: noise_eta: 'none' is not a number"),
+    ):
         csv.write_text(text)
         with pytest.raises(AfrInputError, match=message):
             check_published(paper)

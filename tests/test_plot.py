@@ -7,11 +7,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import assert_one_line_error, run_afr
 
 from afr_cli.errors import AfrInputError
 from afr_cli.figures.plots import choose_base, surface_figure, surface_table
 from afr_cli.store import load_grid
-from conftest import assert_one_line_error, run_afr
 
 TINY = """\
 name: tiny_surface
@@ -50,8 +50,22 @@ def _expected(grid: pd.DataFrame, column: str) -> pd.DataFrame:
 
 def test_surface_writes_png_and_table_is_the_mean_over_reps(store, tmp_path):
     out = tmp_path / "figs" / "surface.png"
-    proc = run_afr("plot", "surface", "--results", str(store), "--dataset", "Sparse", "--model", "yx",
-                   "--x", "tau", "--y", "eps", "--out", str(out))
+    proc = run_afr(
+        "plot",
+        "surface",
+        "--results",
+        str(store),
+        "--dataset",
+        "Sparse",
+        "--model",
+        "yx",
+        "--x",
+        "tau",
+        "--y",
+        "eps",
+        "--out",
+        str(out),
+    )
     assert proc.returncode == 0, proc.stderr
     assert out.is_file() and out.read_bytes()[:8] == PNG_MAGIC
     assert "2 reps" in proc.stdout and "gamma=0" in proc.stdout
@@ -74,36 +88,114 @@ def test_surface_writes_png_and_table_is_the_mean_over_reps(store, tmp_path):
 
 def test_two_panels_side_by_side_make_one_figure(store, tmp_path):
     out = tmp_path / "fig.png"
-    proc = run_afr("plot", "surface", "--results", str(store), "--dataset", "Sparse",
-                   "--model", "yx", "--x", "tau", "--y", "eps",
-                   "--model", "yx-kg", "--x", "kappa", "--y", "gamma", "--out", str(out))
+    proc = run_afr(
+        "plot",
+        "surface",
+        "--results",
+        str(store),
+        "--dataset",
+        "Sparse",
+        "--model",
+        "yx",
+        "--x",
+        "tau",
+        "--y",
+        "eps",
+        "--model",
+        "yx-kg",
+        "--x",
+        "kappa",
+        "--y",
+        "gamma",
+        "--out",
+        str(out),
+    )
     assert proc.returncode == 0, proc.stderr
     assert out.read_bytes()[:8] == PNG_MAGIC
     assert "yx on RF@5" in proc.stdout and "yx-kg on RF@5" in proc.stdout
     grid = load_grid(store)
-    fig = surface_figure(surface_table(grid, "Sparse", "yx", "tau", "eps"),
-                         surface_table(grid, "Sparse", "yx-kg", "kappa", "gamma"))
+    fig = surface_figure(
+        surface_table(grid, "Sparse", "yx", "tau", "eps"), surface_table(grid, "Sparse", "yx-kg", "kappa", "gamma")
+    )
     panels = [ax for ax in fig.axes if ax.get_xlabel() in ("tau", "kappa")]
     assert [ax.get_ylabel() for ax in panels] == ["eps", "gamma"]
-    proc = run_afr("plot", "surface", "--results", str(store), "--dataset", "Sparse", "--model", "yx",
-                   "--model", "yx-kg", "--x", "tau", "--y", "eps", "--out", str(tmp_path / "bad.png"))
+    proc = run_afr(
+        "plot",
+        "surface",
+        "--results",
+        str(store),
+        "--dataset",
+        "Sparse",
+        "--model",
+        "yx",
+        "--model",
+        "yx-kg",
+        "--x",
+        "tau",
+        "--y",
+        "eps",
+        "--out",
+        str(tmp_path / "bad.png"),
+    )
     assert_one_line_error(proc, "--model/--x/--y", "2 --model, 1 --x, 1 --y")
     assert not (tmp_path / "bad.png").exists()
 
 
 def test_bad_param_is_one_line_error_naming_allowed(store, tmp_path):
-    proc = run_afr("plot", "surface", "--results", str(store), "--dataset", "Sparse", "--model", "yx",
-                   "--x", "kapa", "--y", "eps", "--out", str(tmp_path / "x.png"))
+    proc = run_afr(
+        "plot",
+        "surface",
+        "--results",
+        str(store),
+        "--dataset",
+        "Sparse",
+        "--model",
+        "yx",
+        "--x",
+        "kapa",
+        "--y",
+        "eps",
+        "--out",
+        str(tmp_path / "x.png"),
+    )
     assert_one_line_error(proc, "--x", "kapa", "eps", "gamma", "kappa", "tau")
     assert not (tmp_path / "x.png").exists()
 
 
 def test_unknown_model_and_missing_store_are_one_line_errors(store, tmp_path):
-    proc = run_afr("plot", "surface", "--results", str(store), "--dataset", "Sparse", "--model", "sat-rf",
-                   "--x", "tau", "--y", "eps", "--out", str(tmp_path / "x.png"))
+    proc = run_afr(
+        "plot",
+        "surface",
+        "--results",
+        str(store),
+        "--dataset",
+        "Sparse",
+        "--model",
+        "sat-rf",
+        "--x",
+        "tau",
+        "--y",
+        "eps",
+        "--out",
+        str(tmp_path / "x.png"),
+    )
     assert_one_line_error(proc, "--model", "sat-rf", "rf, yx, yx-kg")
-    proc = run_afr("plot", "surface", "--results", str(tmp_path / "nowhere"), "--dataset", "Sparse",
-                   "--model", "yx", "--x", "tau", "--y", "eps", "--out", str(tmp_path / "x.png"))
+    proc = run_afr(
+        "plot",
+        "surface",
+        "--results",
+        str(tmp_path / "nowhere"),
+        "--dataset",
+        "Sparse",
+        "--model",
+        "yx",
+        "--x",
+        "tau",
+        "--y",
+        "eps",
+        "--out",
+        str(tmp_path / "x.png"),
+    )
     assert_one_line_error(proc, "--results", "nowhere", "not a results store")
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import assert_one_line_error, run_afr
 
 from afr_cli.config.experiment import load_experiment
 from afr_cli.errors import AfrInputError
 from afr_cli.figures.plots import weight_curves
-from conftest import assert_one_line_error, run_afr
 
 TINY = """\
 name: tiny_weights
@@ -43,12 +43,17 @@ def test_weight_curves_are_distributions_over_the_iterations(config):
 @pytest.mark.slow
 def test_weights_figure_and_errors(config, tmp_path):
     out = tmp_path / "w.png"
-    proc = run_afr("plot", "weights", "--config", str(config), "--dataset", "Friedman1", "--at", "eps=0.5",
-                   "--out", str(out))
+    proc = run_afr(
+        "plot", "weights", "--config", str(config), "--dataset", "Friedman1", "--at", "eps=0.5", "--out", str(out)
+    )
     assert proc.returncode == 0, proc.stderr
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and "delta=0.5: w_t max" in proc.stdout
-    assert_one_line_error(run_afr("plot", "weights", "--config", str(config), "--dataset", "Friedman1",
-                                  "--out", str(out)), "--at", "eps (0, 0.5)", "--at eps=VALUE")
+    assert_one_line_error(
+        run_afr("plot", "weights", "--config", str(config), "--dataset", "Friedman1", "--out", str(out)),
+        "--at",
+        "eps (0, 0.5)",
+        "--at eps=VALUE",
+    )
     exp = load_experiment(config)
     with pytest.raises(AfrInputError, match="gbm \\(forest\\) has no softmax attention"):
         weight_curves(exp, "gbm", "Friedman1", 0, "delta", {})

@@ -8,10 +8,10 @@ import inspect
 import os
 
 import pytest
-
-import afr_cli.family_api as api
 from conftest import assert_one_line_error, run_afr
 from own_family_fixture import SHARP_FAMILY_MODULE, assert_mine_equals_same, write_sharp_config
+
+import afr_cli.family_api as api
 
 
 def _config(tmp_path, plugins, family="sharp-abrf"):
@@ -45,11 +45,13 @@ def test_a_plugin_that_cannot_be_used_is_a_one_line_error(tmp_path):
     (tmp_path / "conf").mkdir()
     (tmp_path / "conf" / "broken.py").write_text("import no_such_module_at_all\n")
     (tmp_path / "conf" / "clash.py").write_text(SHARP_FAMILY_MODULE.replace('"sharp-abrf"', '"eps-abrf"'))
-    cases = [(["missing.py"], "plugins[0]: cannot read", "relative to the config"),
-             (["broken.py"], "plugins[0]: broken.py (line", "ModuleNotFoundError"),
-             (["clash.py"], "family name 'eps-abrf'", "already taken"),
-             (["no_such_pkg.families"], "plugins[0]: cannot import module 'no_such_pkg.families'"),
-             ("one.py", "plugins: must be a list")]
+    cases = [
+        (["missing.py"], "plugins[0]: cannot read", "relative to the config"),
+        (["broken.py"], "plugins[0]: broken.py (line", "ModuleNotFoundError"),
+        (["clash.py"], "family name 'eps-abrf'", "already taken"),
+        (["no_such_pkg.families"], "plugins[0]: cannot import module 'no_such_pkg.families'"),
+        ("one.py", "plugins: must be a list"),
+    ]
     for plugins, *needles in cases:
         assert_one_line_error(run_afr("validate", _config(tmp_path, plugins)), "exp.yaml", *needles)
 
@@ -63,7 +65,7 @@ def test_the_family_api_is_documented_in_one_place():
             continue
         if not inspect.getdoc(obj):
             missing.append(name)
-        for attr, value in (vars(obj).items() if inspect.isclass(obj) else ()):
+        for attr, value in vars(obj).items() if inspect.isclass(obj) else ():
             if attr.startswith("_"):
                 continue
             func = value.fget if isinstance(value, property) else getattr(value, "func", value)

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import assert_one_line_error, run_afr
 from sklearn.datasets import load_diabetes
 from sklearn.ensemble import RandomForestRegressor
 from sklearn.model_selection import train_test_split
@@ -16,9 +17,13 @@ from sklearn.preprocessing import StandardScaler
 
 from afr_cli.errors import AfrInputError
 from afr_cli.studies.preprocessing import (
-    Candidate, _candidate_unit, decide, distinct_cells, load_study, match_cells,
+    Candidate,
+    _candidate_unit,
+    decide,
+    distinct_cells,
+    load_study,
+    match_cells,
 )
-from conftest import assert_one_line_error, run_afr
 
 FORESTS = """\
 name: tiny_forests
@@ -82,14 +87,29 @@ def test_candidates_fit_what_they_say(study_file):
 
 def _cells(printed: list[str]) -> pd.DataFrame:
     n = len(printed)
-    return pd.DataFrame({"paper": "p", "table": "1", "base": "RF", "our_base": "RF",
-                         "dataset": [f"D{i}" for i in range(n)], "model": "rf", "metric": "r2",
-                         "value_str": printed, "value": [float(v) for v in printed]})
+    return pd.DataFrame(
+        {
+            "paper": "p",
+            "table": "1",
+            "base": "RF",
+            "our_base": "RF",
+            "dataset": [f"D{i}" for i in range(n)],
+            "model": "rf",
+            "metric": "r2",
+            "value_str": printed,
+            "value": [float(v) for v in printed],
+        }
+    )
 
 
 def _scores(values: dict[str, list[float]]) -> pd.DataFrame:
-    return pd.DataFrame([{"candidate": c, "base": "RF", "dataset": f"D{i}", "rep": 0, "r2": v, "mae": 1.0}
-                         for c, vals in values.items() for i, v in enumerate(vals)])
+    return pd.DataFrame(
+        [
+            {"candidate": c, "base": "RF", "dataset": f"D{i}", "rep": 0, "r2": v, "mae": 1.0}
+            for c, vals in values.items()
+            for i, v in enumerate(vals)
+        ]
+    )
 
 
 def test_as_printed_rounding_and_duplicates():
@@ -106,16 +126,17 @@ def test_verdict_needs_a_significant_sign_test():
     printed = [f"0.{i}00" for i in range(1, 8)]
     exact, off = [float(v) for v in printed], [float(v) + 0.002 for v in printed]
     clear = decide(match_cells(_scores({"a": exact, "b": off}), _cells(printed)), ["a", "b"])
-    assert clear.winner == "a" and "clear winner: a" in clear.text          # 7-0: p = 0.016
+    assert clear.winner == "a" and "clear winner: a" in clear.text  # 7-0: p = 0.016
     weak = exact[:3] + off[3:]
     close = decide(match_cells(_scores({"a": weak, "b": off}), _cells(printed)), ["a", "b"])
-    assert close.winner is None and close.leader == "a"                     # 3-0: p = 0.25
+    assert close.winner is None and close.leader == "a"  # 3-0: p = 0.25
     assert "no clear winner" in close.text and "every printed value" in close.text
 
 
 def test_cli_writes_the_report(study_file, tmp_path):
-    proc = run_afr("fidelity", "preprocessing", "--study", str(study_file), "--out", str(tmp_path / "out"),
-                   "--jobs", "1")
+    proc = run_afr(
+        "fidelity", "preprocessing", "--study", str(study_file), "--out", str(tmp_path / "out"), "--jobs", "1"
+    )
     assert proc.returncode == 0, proc.stderr
     md = (tmp_path / "out" / "preprocessing.md").read_text()
     assert "## Verdict" in md and "| satrf:2 r2" in md
@@ -126,13 +147,16 @@ def test_cli_writes_the_report(study_file, tmp_path):
     assert len(scores) == 3 * 2 and np.isfinite(scores.r2).all()
 
 
-@pytest.mark.parametrize("edit, needle", [
-    (("scale: none}", "scale: robust}"), "candidates[0].scale"),
-    (("fit_on: whole", "fit_on: test"), "candidates[2].fit_on"),
-    (('tables: ["2"]', 'tables: ["99"]'), "cells[0].tables"),
-    (("reps: 2", "reps: 2\nseeds: 3"), "unknown key 'seeds'"),
-    (("models: [rf]", "models: [ert]"), "cells: no selected cell"),
-])
+@pytest.mark.parametrize(
+    "edit, needle",
+    [
+        (("scale: none}", "scale: robust}"), "candidates[0].scale"),
+        (("fit_on: whole", "fit_on: test"), "candidates[2].fit_on"),
+        (('tables: ["2"]', 'tables: ["99"]'), "cells[0].tables"),
+        (("reps: 2", "reps: 2\nseeds: 3"), "unknown key 'seeds'"),
+        (("models: [rf]", "models: [ert]"), "cells: no selected cell"),
+    ],
+)
 def test_bad_study_is_one_line_error(study_file, edit, needle):
     study_file.write_text(STUDY.replace(*edit))
     with pytest.raises(AfrInputError, match=needle.replace("[", r"\[").replace("]", r"\]")):
@@ -145,10 +169,13 @@ def test_bad_study_on_the_command_line(study_file):
     assert_one_line_error(proc, str(study_file), "candidates[0].scale", "allowed: standard, minmax, none")
 
 
-@pytest.mark.parametrize("content, needle", [
-    (b"experiment: forests.yaml\nreps: \xff\n", "not a UTF-8 text file (byte 31"),
-    (b"experiment: [forests.yaml\n", "malformed YAML (line 2, column 1)"),
-])
+@pytest.mark.parametrize(
+    "content, needle",
+    [
+        (b"experiment: forests.yaml\nreps: \xff\n", "not a UTF-8 text file (byte 31"),
+        (b"experiment: [forests.yaml\n", "malformed YAML (line 2, column 1)"),
+    ],
+)
 def test_unreadable_study_file_is_one_line_error(study_file, content, needle):
     """The study file is read as a config is: bad bytes or YAML name the file and where."""
     study_file.write_bytes(content)

@@ -8,12 +8,20 @@ import re
 import shutil
 from pathlib import Path
 
-from afr_cli.publish.pages import BEGIN, page_files
-from afr_cli.publish.project_blocks import (COMPUTE_BLOCK, PREPROCESSING_BLOCK, SIZES_BLOCK, TTESTS_BLOCK,
-                                            compute_block, export_sizes_block, preprocessing_block,
-                                            preprocessing_notes_block,
-                                            project_blocks, published_ttests_block)
 from afr_cli.catalogue.printed_tests import recompute_published_ttests
+from afr_cli.publish.pages import BEGIN, page_files
+from afr_cli.publish.project_blocks import (
+    COMPUTE_BLOCK,
+    PREPROCESSING_BLOCK,
+    SIZES_BLOCK,
+    TTESTS_BLOCK,
+    compute_block,
+    export_sizes_block,
+    preprocessing_block,
+    preprocessing_notes_block,
+    project_blocks,
+    published_ttests_block,
+)
 from afr_cli.store.status import store_status
 
 REPO = Path(__file__).resolve().parents[1]

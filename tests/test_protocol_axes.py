@@ -6,18 +6,22 @@ import pytest
 import yaml
 
 from afr_cli.config.experiment import load_experiment
-from afr_cli.errors import AfrInputError
 from afr_cli.engine.protocol import run_unit
 from afr_cli.engine.runner import RunOptions, run_experiment
+from afr_cli.errors import AfrInputError
 from afr_cli.store import load_results
 
 CONFIG = {
-    "name": "axes", "seed": 5, "datasets": ["Diabetes"], "preprocess": {"scale": "none"},
+    "name": "axes",
+    "seed": 5,
+    "datasets": ["Diabetes"],
+    "preprocess": {"scale": "none"},
     "protocol": {"reps": 2, "train_fractions": [0.15, 0.5], "noise_eta": [0, 0.5], "select_by": "rmse"},
     "bases": [{"kind": "rf", "n_estimators": 8, "min_samples_leaf": 1}],
-    "models": [{"id": "rf", "family": "forest"},
-               {"id": "robust", "family": "robust-rf", "params": {"alpha": 0.2},
-                "grid": {"eps": [0, 0.5], "lam": [0, 1]}}],
+    "models": [
+        {"id": "rf", "family": "forest"},
+        {"id": "robust", "family": "robust-rf", "params": {"alpha": 0.2}, "grid": {"eps": [0, 0.5], "lam": [0, 1]}},
+    ],
 }
 
 
@@ -32,7 +36,11 @@ def test_axes_are_units_and_store_columns(tmp_path):
     run_experiment(exp, RunOptions(jobs=1, progress=False), echo=lambda *_: None)
     df = load_results(tmp_path / "store")
     assert sorted(df.groupby(["train_fraction", "noise_eta"]).size().items()) == [
-        ((0.15, 0.0), 4), ((0.15, 0.5), 4), ((0.5, 0.0), 4), ((0.5, 0.5), 4)]
+        ((0.15, 0.0), 4),
+        ((0.15, 0.5), 4),
+        ((0.5, 0.0), 4),
+        ((0.5, 0.5), 4),
+    ]
     rf = df[df.model == "rf"].set_index(["train_fraction", "noise_eta", "rep"]).rmse
     # test-feature noise hurts the plain forest on every split (the same split and forest)
     for f in (0.15, 0.5):
@@ -46,8 +54,10 @@ def test_axes_are_units_and_store_columns(tmp_path):
 
     status = store_status(tmp_path / "store")
     assert (status.units, status.axis_points, int(status.reps.iloc[0, 0])) == (8, 4, 2)
-    assert ("8 units: 1 dataset x 1 base, 2 repetitions on every (dataset, base) at each of 4 "
-            "(train_fraction, noise_eta) points") in render_status(status)
+    assert (
+        "8 units: 1 dataset x 1 base, 2 repetitions on every (dataset, base) at each of 4 "
+        "(train_fraction, noise_eta) points"
+    ) in render_status(status)
 
 
 def test_noise_does_not_change_the_split_or_the_forests(tmp_path):
@@ -83,13 +93,16 @@ def test_default_protocol_keeps_its_hash_and_axes(tmp_path):
     assert exp.unit_hash() == same.unit_hash()
 
 
-@pytest.mark.parametrize("protocol,needle", [
-    ({"train_fractions": [0.15, 1.0]}, "train_fractions[1]"),
-    ({"train_fractions": [0.5], "test_fraction": 0.2}, "not both"),
-    ({"noise_eta": [-1]}, "noise_eta[0]"),
-    ({"noise_on": "features"}, "noise_on"),
-    ({"select_by": "mse"}, "select_by"),
-])
+@pytest.mark.parametrize(
+    "protocol,needle",
+    [
+        ({"train_fractions": [0.15, 1.0]}, "train_fractions[1]"),
+        ({"train_fractions": [0.5], "test_fraction": 0.2}, "not both"),
+        ({"noise_eta": [-1]}, "noise_eta[0]"),
+        ({"noise_on": "features"}, "noise_on"),
+        ({"select_by": "mse"}, "select_by"),
+    ],
+)
 def test_bad_axes_are_input_errors(tmp_path, protocol, needle):
     with pytest.raises(AfrInputError, match=needle.replace("[", r"\[").replace("]", r"\]")):
         load_experiment(_write(tmp_path, {**CONFIG, "protocol": protocol}))

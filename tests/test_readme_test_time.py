@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from afr_cli.store.bench_records import read_records
 from afr_cli.publish.bench_blocks import bench_blocks
 from afr_cli.publish.pages import blocks_in
+from afr_cli.store.bench_records import read_records
 
 REPO = Path(__file__).resolve().parents[1]
 

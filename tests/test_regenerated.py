@@ -9,19 +9,19 @@ import sqlite3
 import numpy as np
 import pytest
 import yaml
-
-from afr_cli.store.bench_records import read_records
-from afr_cli.benchmarks.regenerated import compare_roots
-from afr_cli.config.experiment import load_experiment
-from afr_cli.publish.bench_blocks import regenerated_block
-from afr_cli.store.reader import load_grid
-from afr_cli.engine.runner import RunOptions, run_experiment
-from afr_cli.store.export import export_store
-
 from conftest import assert_one_line_error, run_afr
 
+from afr_cli.benchmarks.regenerated import compare_roots
+from afr_cli.config.experiment import load_experiment
+from afr_cli.engine.runner import RunOptions, run_experiment
+from afr_cli.publish.bench_blocks import regenerated_block
+from afr_cli.store.bench_records import read_records
+from afr_cli.store.export import export_store
+from afr_cli.store.reader import load_grid
+
 CONFIG = {
-    "name": "regen-test", "seed": 3,
+    "name": "regen-test",
+    "seed": 3,
     "protocol": {"reps": 2, "inner_folds": 2},
     "datasets": ["Friedman1"],
     "bases": [{"kind": "rf", "n_estimators": 6, "min_samples_leaf": 5}],
@@ -64,8 +64,10 @@ def test_a_moved_score_a_moved_grid_point_and_another_selection_are_found(roots,
     new = tmp_path / "new"
     shutil.copytree(roots["new"], new)
     with sqlite3.connect(new / "exp" / "store.sqlite") as conn:
-        conn.execute("UPDATE results SET mae = mae + 3e-9, params = '{\"eps\": 0.5, \"tau\": 1.0}' "
-                     "WHERE model = 'eps-abrf' AND rep = 1")
+        conn.execute(
+            'UPDATE results SET mae = mae + 3e-9, params = \'{"eps": 0.5, "tau": 1.0}\' '
+            "WHERE model = 'eps-abrf' AND rep = 1"
+        )
         conn.execute("UPDATE grid SET test_r2 = test_r2 + 0.01 WHERE model = 'eps-abrf' AND rep = 0")
     (s,) = compare_roots(roots["old"], new, threshold=1e-9)["stores"]
     assert s["cells_above"] == 1 and s["largest"] == pytest.approx(3e-9, rel=1e-3)
@@ -117,7 +119,11 @@ def test_the_command_records_and_the_block_renders_it_and_a_move_exits_1(roots, 
 
 def test_a_store_with_nothing_to_compare_with_is_a_one_line_error(roots, tmp_path):
     (tmp_path / "old").mkdir()
-    assert_one_line_error(run_afr("bench", "regenerated", str(tmp_path / "old"), str(roots["new"])),
-                          "no store or export to compare", "exp")
-    assert_one_line_error(run_afr("bench", "regenerated", str(roots["old"]), str(tmp_path / "old")),
-                          "no results store here")
+    assert_one_line_error(
+        run_afr("bench", "regenerated", str(tmp_path / "old"), str(roots["new"])),
+        "no store or export to compare",
+        "exp",
+    )
+    assert_one_line_error(
+        run_afr("bench", "regenerated", str(roots["old"]), str(tmp_path / "old")), "no results store here"
+    )

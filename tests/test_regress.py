@@ -6,9 +6,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 import yaml
+from conftest import assert_one_line_error, run_afr
 
 from afr_cli.tables.regress import GOLDEN_COLUMNS, compare
-from conftest import assert_one_line_error, run_afr
 
 
 def _summary(rows: list[tuple]) -> pd.DataFrame:
@@ -16,8 +16,13 @@ def _summary(rows: list[tuple]) -> pd.DataFrame:
 
 
 KINDS = {"RF": "rf", "ERT": "ert"}  # base id -> ensemble kind, as the regress config's bases say
-GOLDEN = _summary([("Sparse", "RF", "sat-rf-y", "r2", 0.500), ("Sparse", "RF", "sat-rf-y", "mae", 2.00),
-                   ("Sparse", "RF", "forest", "r2", 0.470)])
+GOLDEN = _summary(
+    [
+        ("Sparse", "RF", "sat-rf-y", "r2", 0.500),
+        ("Sparse", "RF", "sat-rf-y", "mae", 2.00),
+        ("Sparse", "RF", "forest", "r2", 0.470),
+    ]
+)
 
 
 def _status(report, model: str, metric: str, check: str = "golden") -> str:
@@ -26,8 +31,13 @@ def _status(report, model: str, metric: str, check: str = "golden") -> str:
 
 
 def test_equal_or_slightly_worse_numbers_pass():
-    run = _summary([("Sparse", "RF", "sat-rf-y", "r2", 0.495), ("Sparse", "RF", "sat-rf-y", "mae", 2.03),
-                    ("Sparse", "RF", "forest", "r2", 0.470)])
+    run = _summary(
+        [
+            ("Sparse", "RF", "sat-rf-y", "r2", 0.495),
+            ("Sparse", "RF", "sat-rf-y", "mae", 2.03),
+            ("Sparse", "RF", "forest", "r2", 0.470),
+        ]
+    )
     report = compare(run, GOLDEN, "forest", KINDS)
     assert not report.failed, report.table
     # the forest is also checked against the published Sparse RF baseline (0.470)
@@ -35,8 +45,13 @@ def test_equal_or_slightly_worse_numbers_pass():
 
 
 def test_worse_r2_beyond_tolerance_fails_and_so_does_a_better_one():
-    run = _summary([("Sparse", "RF", "sat-rf-y", "r2", 0.485), ("Sparse", "RF", "sat-rf-y", "mae", 1.80),
-                    ("Sparse", "RF", "forest", "r2", 0.470)])
+    run = _summary(
+        [
+            ("Sparse", "RF", "sat-rf-y", "r2", 0.485),
+            ("Sparse", "RF", "sat-rf-y", "mae", 1.80),
+            ("Sparse", "RF", "forest", "r2", 0.470),
+        ]
+    )
     report = compare(run, GOLDEN, "forest", KINDS)
     assert report.failed
     assert _status(report, "sat-rf-y", "r2") == "REGRESSED"
@@ -45,8 +60,13 @@ def test_worse_r2_beyond_tolerance_fails_and_so_does_a_better_one():
 
 def test_an_inflated_score_alone_fails():
     # a leak of test rows into training raises scores: it must fail CI, not pass as an improvement
-    run = _summary([("Sparse", "RF", "sat-rf-y", "r2", 0.530), ("Sparse", "RF", "sat-rf-y", "mae", 2.00),
-                    ("Sparse", "RF", "forest", "r2", 0.470)])
+    run = _summary(
+        [
+            ("Sparse", "RF", "sat-rf-y", "r2", 0.530),
+            ("Sparse", "RF", "sat-rf-y", "mae", 2.00),
+            ("Sparse", "RF", "forest", "r2", 0.470),
+        ]
+    )
     report = compare(run, GOLDEN, "forest", KINDS)
     assert report.failed and _status(report, "sat-rf-y", "r2") == "MOVED UP"
     above = _summary([("Sparse", "RF", "forest", "r2", 0.480)])
@@ -65,8 +85,13 @@ def test_bostons_known_gap_is_guarded_as_an_expected_value():
 
 
 def test_worse_mae_beyond_two_percent_fails():
-    run = _summary([("Sparse", "RF", "sat-rf-y", "r2", 0.500), ("Sparse", "RF", "sat-rf-y", "mae", 2.05),
-                    ("Sparse", "RF", "forest", "r2", 0.470)])
+    run = _summary(
+        [
+            ("Sparse", "RF", "sat-rf-y", "r2", 0.500),
+            ("Sparse", "RF", "sat-rf-y", "mae", 2.05),
+            ("Sparse", "RF", "forest", "r2", 0.470),
+        ]
+    )
     assert _status(compare(run, GOLDEN, "forest", KINDS), "sat-rf-y", "mae") == "REGRESSED"
 
 
@@ -79,8 +104,13 @@ def test_a_missing_number_fails():
 def test_a_forest_off_the_published_baseline_fails_even_when_golden_moved_with_it():
     moved = GOLDEN.copy()
     moved.loc[moved.model == "forest", "mean"] = 0.460
-    run = _summary([("Sparse", "RF", "sat-rf-y", "r2", 0.500), ("Sparse", "RF", "sat-rf-y", "mae", 2.00),
-                    ("Sparse", "RF", "forest", "r2", 0.460)])
+    run = _summary(
+        [
+            ("Sparse", "RF", "sat-rf-y", "r2", 0.500),
+            ("Sparse", "RF", "sat-rf-y", "mae", 2.00),
+            ("Sparse", "RF", "forest", "r2", 0.460),
+        ]
+    )
     report = compare(run, moved, "forest", KINDS)
     assert _status(report, "forest", "r2") == "ok"
     assert _status(report, "forest", "r2", "published larf:3") == "REGRESSED" and report.failed
@@ -89,10 +119,17 @@ def test_a_forest_off_the_published_baseline_fails_even_when_golden_moved_with_i
 @pytest.mark.slow
 def test_cli_update_then_pass_then_fail_on_a_raised_golden(tmp_path):
     # A base id the papers do not use, so only the golden check applies to this tiny forest.
-    cfg = {"name": "mini-regress", "seed": 5, "protocol": {"reps": 2}, "datasets": ["Friedman1"],
-           "bases": [{"id": "tiny", "kind": "rf", "n_estimators": 6, "min_samples_leaf": 5}],
-           "models": [{"id": "forest", "family": "forest"},
-                      {"id": "sat-rf-y", "family": "sat-rf-y", "grid": {"eps": [0.0, 1.0], "gamma": [0.5]}}]}
+    cfg = {
+        "name": "mini-regress",
+        "seed": 5,
+        "protocol": {"reps": 2},
+        "datasets": ["Friedman1"],
+        "bases": [{"id": "tiny", "kind": "rf", "n_estimators": 6, "min_samples_leaf": 5}],
+        "models": [
+            {"id": "forest", "family": "forest"},
+            {"id": "sat-rf-y", "family": "sat-rf-y", "grid": {"eps": [0.0, 1.0], "gamma": [0.5]}},
+        ],
+    }
     config = tmp_path / "regress.yaml"
     config.write_text(yaml.safe_dump(cfg))
     golden = tmp_path / "golden.csv"

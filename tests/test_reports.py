@@ -5,26 +5,41 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 import yaml
-
 from conftest import assert_one_line_error, run_afr
 
 
 @pytest.mark.slow
 def test_report_writes_summaries_comparisons_and_tests(tmp_path):
-    cfg = {"name": "abrf_rf", "seed": 3, "protocol": {"reps": 2}, "datasets": ["Sparse", "Friedman1", "Friedman2"],
-           "bases": [{"id": "RF", "kind": "rf", "n_estimators": 8, "min_samples_leaf": 5}],
-           "models": [{"id": "rf", "family": "forest"},
-                      {"id": "softmax", "family": "eps-abrf", "params": {"eps": 0.0}},
-                      {"id": "eps-abrf", "family": "eps-abrf", "grid": {"eps": [0.0, 1.0]}}]}
+    cfg = {
+        "name": "abrf_rf",
+        "seed": 3,
+        "protocol": {"reps": 2},
+        "datasets": ["Sparse", "Friedman1", "Friedman2"],
+        "bases": [{"id": "RF", "kind": "rf", "n_estimators": 8, "min_samples_leaf": 5}],
+        "models": [
+            {"id": "rf", "family": "forest"},
+            {"id": "softmax", "family": "eps-abrf", "params": {"eps": 0.0}},
+            {"id": "eps-abrf", "family": "eps-abrf", "grid": {"eps": [0.0, 1.0]}},
+        ],
+    }
     path = tmp_path / "abrf_rf.yaml"
     path.write_text(yaml.safe_dump(cfg))
     assert run_afr("run", str(path), "--out", str(tmp_path / "abrf_rf"), "-q", "--jobs", "1").returncode == 0
     # the report reads both of its stores (a report missing one is skipped): a tiny ERT store beside
-    ert = {**cfg, "name": "abrf_ert", "datasets": ["Sparse"], "models": cfg["models"][:1],
-           "bases": [{"id": "ERT", "kind": "ert", "n_estimators": 8, "min_samples_leaf": 5}]}
+    ert = {
+        **cfg,
+        "name": "abrf_ert",
+        "datasets": ["Sparse"],
+        "models": cfg["models"][:1],
+        "bases": [{"id": "ERT", "kind": "ert", "n_estimators": 8, "min_samples_leaf": 5}],
+    }
     (tmp_path / "abrf_ert.yaml").write_text(yaml.safe_dump(ert))
-    assert run_afr("run", str(tmp_path / "abrf_ert.yaml"), "--out", str(tmp_path / "abrf_ert"), "-q",
-                   "--jobs", "1").returncode == 0
+    assert (
+        run_afr(
+            "run", str(tmp_path / "abrf_ert.yaml"), "--out", str(tmp_path / "abrf_ert"), "-q", "--jobs", "1"
+        ).returncode
+        == 0
+    )
     proc = run_afr("report", "abrf", "--root", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     summary = pd.read_csv(tmp_path / "abrf_rf" / "summary.csv")
@@ -40,11 +55,15 @@ def test_report_writes_summaries_comparisons_and_tests(tmp_path):
     stamps = {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*") if p.is_file()}
     again = run_afr("report", "abrf", "--root", str(tmp_path))
     assert again.returncode == 0 and again.stdout.splitlines() == [
-        f"nothing changed: every file afr report writes from {tmp_path} is current (none written)"]
+        f"nothing changed: every file afr report writes from {tmp_path} is current (none written)"
+    ]
     assert {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*") if p.is_file()} == stamps
     assert_one_line_error(run_afr("report", "nope", "--root", str(tmp_path)), "nope", "abrf")
-    assert_one_line_error(run_afr("report", "abrf", "--site-only", "--root", str(tmp_path)), "--site-only",
-                          "allowed: afr report --site-only [--root DIR]")
+    assert_one_line_error(
+        run_afr("report", "abrf", "--site-only", "--root", str(tmp_path)),
+        "--site-only",
+        "allowed: afr report --site-only [--root DIR]",
+    )
     assert not (tmp_path / "site").exists()  # refused before anything is written
     # --reps 1: every number from repetition 0 only, the files say so, and they go beside the
     # all-repetition files without touching them

@@ -10,9 +10,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import ROOT, assert_one_line_error, run_afr
 
 from afr_cli.catalogue.knowledge import papers
-from conftest import ROOT, assert_one_line_error, run_afr
 
 DOC = ROOT / "docs" / "adding-a-paper.md"
 
@@ -110,7 +110,9 @@ def test_a_store_no_paper_declares_leaves_nothing_for_git(tmp_path):
     assert git("status", "--porcelain", "--untracked-files=all").stdout == ""
     # a reference store's export and the reports are not ignored
     reference = ["results/abrf_rf/export/grid.csv.xz", "results/abrf/compare.md"]
-    ignored = subprocess.run(["git", "check-ignore", "--no-index", *reference], cwd=repo, capture_output=True, text=True)
+    ignored = subprocess.run(
+        ["git", "check-ignore", "--no-index", *reference], cwd=repo, capture_output=True, text=True
+    )
     assert ignored.stdout == ""
 
 
@@ -139,7 +141,9 @@ def test_an_output_that_fails_is_reported_and_the_others_still_run(tmp_path):
     paper = type("P", (), {"outputs": (bad, good), "data_file": "toy/paper.yaml"})()
     lines = []
     failed = draw_outputs([Target(paper, ())], tmp_path, None, echo=lines.append)
-    assert len(failed) == 1 and failed[0].startswith("toy/paper.yaml: outputs[0]: `afr models --no-such-option` exited 2")
+    assert len(failed) == 1 and failed[0].startswith(
+        "toy/paper.yaml: outputs[0]: `afr models --no-such-option` exited 2"
+    )
     assert not (tmp_path / "out" / "never.md").exists()  # nothing half-written
     assert "eps-abrf" in (tmp_path / "out" / "models.txt").read_text()
 
@@ -150,15 +154,17 @@ def test_every_committed_store_and_report_store_is_declared_by_a_paper_folder():
     from afr_cli.catalogue.knowledge import reference_stores, reports
 
     declared = set(reference_stores())
-    committed = {str(p.parent.parent.relative_to(ROOT / "results")) for p in (ROOT / "results").glob("**/export/manifest.json")}
+    committed = {
+        str(p.parent.parent.relative_to(ROOT / "results")) for p in (ROOT / "results").glob("**/export/manifest.json")
+    }
     assert committed and committed <= declared, sorted(committed - declared)
     assert {s for r in reports() for s in r.stores} <= declared
 
 
 def test_a_folder_outside_the_package_joins_the_papers(tmp_path, monkeypatch):
-    from afr_cli.errors import AfrInputError
     from afr_cli.catalogue import knowledge
     from afr_cli.catalogue.published import published_table
+    from afr_cli.errors import AfrInputError
 
     monkeypatch.setattr(knowledge, "_EXTRA_FOLDERS", [])
     knowledge.papers.cache_clear()
@@ -185,8 +191,11 @@ def test_a_folder_outside_the_package_joins_the_papers(tmp_path, monkeypatch):
 def test_the_plan_follows_reps_and_datasets_and_projects_compute_from_stored_units():
     proc = run_afr("reproduce", "larf", "--plan", "--reps", "120", "--datasets", "Wine")
     assert proc.returncode == 0, proc.stderr
-    rows = {line.split("  ")[0].strip() + "|" + line.split("results/")[1].split()[0]: line
-            for line in proc.stdout.splitlines() if "results/" in line}
+    rows = {
+        line.split("  ")[0].strip() + "|" + line.split("results/")[1].split()[0]: line
+        for line in proc.stdout.splitlines()
+        if "results/" in line
+    }
     assert re.search(r"\s1100\s+20\s+[\d.]+ CPU-min", rows["larf|larf_rf"])  # Wine, 1 base, reps 100-119
     assert "skipped: none of --datasets" in rows["larf|larf_leave_self_out"]
 
@@ -206,7 +215,9 @@ def test_with_datasets_an_output_drawn_for_another_dataset_is_skipped_and_said(t
     # target): skipped in one line naming the store, not a failure after the run
     lines.clear()
     assert draw_outputs([Target(paper, ())], tmp_path, None, echo=lines.append) == []
-    assert lines[0] == f"skipped toy/paper.yaml: outputs[0]: {tmp_path} lacks the store it reads, {tmp_path / 'nowhere'}"
+    assert (
+        lines[0] == f"skipped toy/paper.yaml: outputs[0]: {tmp_path} lacks the store it reads, {tmp_path / 'nowhere'}"
+    )
 
 
 def test_a_study_failing_on_a_partial_scratch_root_is_skipped_but_raises_under_results(tmp_path, monkeypatch):
@@ -222,12 +233,20 @@ def test_a_study_failing_on_a_partial_scratch_root_is_skipped_but_raises_under_r
 
     monkeypatch.setattr(studies, "study_frame", lacks_a_dataset)
     monkeypatch.setattr(studies, "has_results", lambda directory: True)  # the paper's store is under every root
-    paper = type("P", (), {"id": "toy", "experiments": (ExperimentSpec(Path("toy.yaml"), 1, out="s"),),
-                           "studies": (Study(paper="toy", name="tail", function="tail", block="toy:tail"),)})()
+    paper = type(
+        "P",
+        (),
+        {
+            "id": "toy",
+            "experiments": (ExperimentSpec(Path("toy.yaml"), 1, out="s"),),
+            "studies": (Study(paper="toy", name="tail", function="tail", block="toy:tail"),),
+        },
+    )()
     said = []
     assert studies.study_blocks((paper,), tmp_path / "scratch", echo=said.append) == ({}, [])
-    assert said == [f"skipped study toy:toy:tail: the stores under {tmp_path / 'scratch'} lack what it reads "
-                    "(KeyError: 'Diabetes')"]
+    assert said == [
+        f"skipped study toy:toy:tail: the stores under {tmp_path / 'scratch'} lack what it reads (KeyError: 'Diabetes')"
+    ]
     monkeypatch.chdir(tmp_path)
     said.clear()
     assert studies.study_blocks((paper,), Path("results"), echo=said.append) == ({}, []) and len(said) == 1
@@ -244,10 +263,12 @@ def test_only_the_roots_own_papers_studies_run(tmp_path, monkeypatch):
     ran = []
     monkeypatch.setattr(studies, "study_frame", lambda paper, study, root, refresh=False: ran.append(paper.id))
     study = Study(paper="x", name="s", function="s", block="x:s")
-    held = type("P", (), {"id": "held", "experiments": (ExperimentSpec(Path("c.yaml"), 1, out="mine"),),
-                          "studies": (study,)})()
-    other = type("P", (), {"id": "other", "experiments": (ExperimentSpec(Path("c.yaml"), 1, out="theirs"),),
-                           "studies": (study,)})()
+    held = type(
+        "P", (), {"id": "held", "experiments": (ExperimentSpec(Path("c.yaml"), 1, out="mine"),), "studies": (study,)}
+    )()
+    other = type(
+        "P", (), {"id": "other", "experiments": (ExperimentSpec(Path("c.yaml"), 1, out="theirs"),), "studies": (study,)}
+    )()
     monkeypatch.setattr(studies, "has_results", lambda directory: Path(directory).name == "mine")
     said = []
     assert [p.id for p in studies.own_papers((held, other), tmp_path)] == ["held"]
@@ -268,8 +289,12 @@ def test_the_root_is_refused_in_one_line_when_empty_a_file_or_below_a_file(tmp_p
     from afr_cli.reproduction.checks import check_root
 
     (tmp_path / "f").write_text("x")
-    for value, needle in (("", "empty"), ("  ", "empty"), (str(tmp_path / "f"), "is a file"),
-                          (str(tmp_path / "f" / "deeper" / "r"), "cannot be made")):
+    for value, needle in (
+        ("", "empty"),
+        ("  ", "empty"),
+        (str(tmp_path / "f"), "is a file"),
+        (str(tmp_path / "f" / "deeper" / "r"), "cannot be made"),
+    ):
         with pytest.raises(AfrInputError, match=needle):
             check_root(value)
     assert check_root(str(tmp_path / "new" / "r")) == tmp_path / "new" / "r"  # creatable: fine
@@ -299,12 +324,18 @@ def _two_experiment_toy(tmp_path: Path) -> Path:
     folder = write_toy(tmp_path)
     text = (folder / "paper.yaml").read_text()
     text = text.replace("stores: [toy_run]", "stores: [toy_run, toy_two]")
-    text = text.replace('  - {config: toy.yaml, reps: 2, label: "eps-ABRF on Friedman 1"}',
-                        '  - {config: toy.yaml, reps: 2, label: "eps-ABRF on Friedman 1"}\n'
-                        '  - {config: two.yaml, reps: 1, label: "Friedman 2"}')
+    text = text.replace(
+        '  - {config: toy.yaml, reps: 2, label: "eps-ABRF on Friedman 1"}',
+        '  - {config: toy.yaml, reps: 2, label: "eps-ABRF on Friedman 1"}\n'
+        '  - {config: two.yaml, reps: 1, label: "Friedman 2"}',
+    )
     (folder / "paper.yaml").write_text(text)
-    (folder / "two.yaml").write_text((folder / "toy.yaml").read_text().replace("name: toy_run", "name: toy_two")
-                                     .replace("[Friedman1]", "[Friedman2]"))
+    (folder / "two.yaml").write_text(
+        (folder / "toy.yaml")
+        .read_text()
+        .replace("name: toy_run", "name: toy_two")
+        .replace("[Friedman1]", "[Friedman2]")
+    )
     return folder
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from afr_cli.catalogue.knowledge import paper
-from afr_cli.reproduction.plan_costs import COMMITTED_ROOT, UnitCosts, project, unit_costs
 from afr_cli.reproduction.pipeline import cpu_minutes, plan_experiment, render_plan
+from afr_cli.reproduction.plan_costs import COMMITTED_ROOT, UnitCosts, project, unit_costs
 from afr_cli.store import ResultsStore, UnitRecord, open_existing
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,8 +62,17 @@ def test_each_unit_is_priced_by_the_first_measurement_holding_its_dataset_and_ba
 
 
 def _row(model: str) -> dict:
-    return {"model": model, "r2": 0.5, "mae": 1.0, "rmse": 1.2, "params": {}, "selection": "inner-cv",
-            "cv_score": 0.4, "solver_status": {}, "seconds": 1.0}
+    return {
+        "model": model,
+        "r2": 0.5,
+        "mae": 1.0,
+        "rmse": 1.2,
+        "params": {},
+        "selection": "inner-cv",
+        "cv_score": 0.4,
+        "solver_status": {},
+        "seconds": 1.0,
+    }
 
 
 def test_unit_costs_are_cpu_seconds_per_dataset_and_base_else_wall(tmp_path):
@@ -118,8 +127,12 @@ def test_an_experiment_no_committed_store_runs_is_priced_model_by_model(tmp_path
 
     committed = tmp_path / "committed"
     store = ResultsStore(committed / "other")
-    config = {"models": [{"id": "a", "family": "eps-abrf", "grid": {"eps": [0.0, 0.5], "tau": [1.0]}},
-                         {"id": "f", "family": "forest"}]}
+    config = {
+        "models": [
+            {"id": "a", "family": "eps-abrf", "grid": {"eps": [0.0, 0.5], "tau": [1.0]}},
+            {"id": "f", "family": "forest"},
+        ]
+    }
     store.create({"experiment": "other", "config_hash": "abc", "config": config})
     for rep, scale in enumerate([1.0, 3.0]):  # unit seconds 10 and 30; a: 4 and 12 s over 2 points; f: 1 and 3 s
         rows = [{**_row("a"), "seconds": 4.0 * scale}, {**_row("f"), "seconds": 1.0 * scale}]
@@ -128,9 +141,15 @@ def test_an_experiment_no_committed_store_runs_is_priced_model_by_model(tmp_path
     plan_costs._committed_model_seconds.cache_clear()
     try:
         model = SimpleNamespace
-        exp = SimpleNamespace(datasets=["D", "E"], bases=[SimpleNamespace(id="RF")],
-                              models=[model(family="eps-abrf", grid={"eps": (0.0, 0.5, 1.0)}),
-                                      model(family="forest", grid={}), model(family=None, grid={})])
+        exp = SimpleNamespace(
+            datasets=["D", "E"],
+            bases=[SimpleNamespace(id="RF")],
+            models=[
+                model(family="eps-abrf", grid={"eps": (0.0, 0.5, 1.0)}),
+                model(family="forest", grid={}),
+                model(family=None, grid={}),
+            ],
+        )
         costs = plan_costs.family_costs(exp)
         # outside the models: mean of 5 and 15 = 10; eps-abrf: mean of 2 and 6 per point = 4, times 3; forest: 2
         assert costs.per_cell == {("D", "RF"): pytest.approx(10 + 3 * 4 + 2)}  # E: never run, left out
@@ -145,8 +164,12 @@ def test_a_config_of_your_own_on_a_fresh_root_is_projected_from_the_committed_fa
     from afr_cli.catalogue.knowledge import ExperimentSpec
 
     config = tmp_path / "mine.yaml"  # the quickstart under a name no committed (or demo) store has
-    config.write_text((ROOT / "configs" / "quickstart.yaml").read_text(encoding="utf-8")
-                      .replace("name: quickstart", "name: plan-costs-mine"), encoding="utf-8")
+    config.write_text(
+        (ROOT / "configs" / "quickstart.yaml")
+        .read_text(encoding="utf-8")
+        .replace("name: quickstart", "name: plan-costs-mine"),
+        encoding="utf-8",
+    )
     planned = plan_experiment("mine", ExperimentSpec(config, 0), tmp_path / "root", None, None)
     assert planned.stored == 0 and planned.missing and planned.projected_seconds > 0
     text = render_plan([planned], tmp_path / "root", 2)

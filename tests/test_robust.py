@@ -8,12 +8,20 @@ from scipy import stats as sps
 from scipy.optimize import linprog
 from sklearn.utils.estimator_checks import check_estimator
 
-from afr_cli.errors import AfrInputError
 from afr_cli.ensembles import get_ensemble
 from afr_cli.ensembles.leaf_statistics import LeafStatistics
+from afr_cli.errors import AfrInputError
 from afr_cli.models import FAMILIES, RobustRF
-from afr_cli.models.robust import (bootstrap_nodes, closed_form_weights, half_widths, pessimistic_costs,
-                                   train_nodes, weight_bounds, weights_problem, worst_end)
+from afr_cli.models.robust import (
+    bootstrap_nodes,
+    closed_form_weights,
+    half_widths,
+    pessimistic_costs,
+    train_nodes,
+    weight_bounds,
+    weights_problem,
+    worst_end,
+)
 from afr_cli.solvers.solve import solve
 
 
@@ -127,8 +135,9 @@ def test_single_row_leaves_have_no_interval(small_data):
     assert np.all(feats.h[single] == 0.0)
     np.testing.assert_allclose(feats.z[single], np.broadcast_to(ytr[:, None], feats.z.shape)[single])
     # the cost of such a tree is its plain absolute error on the training rows
-    np.testing.assert_allclose(model.costs_ * len(ytr) * ytr.std(),
-                               pessimistic_costs(ytr, feats.z, feats.h), rtol=1e-12)
+    np.testing.assert_allclose(
+        model.costs_ * len(ytr) * ytr.std(), pessimistic_costs(ytr, feats.z, feats.h), rtol=1e-12
+    )
 
 
 @pytest.mark.parametrize("alpha", [0.0, 1.0, -0.1, 1.5])

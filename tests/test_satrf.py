@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_friedman1
 
-from afr_cli.errors import AfrInputError
 from afr_cli.ensembles import get_ensemble
 from afr_cli.ensembles.leaf_statistics import LeafStatistics, softmax_neg
-from afr_cli.models import EpsABRF, FAMILIES, SATRF
+from afr_cli.errors import AfrInputError
+from afr_cli.models import FAMILIES, SATRF, EpsABRF
 from afr_cli.models.satrf import YX_FLOOR, pair_dissimilarity, satrf_family
 from afr_cli.solvers.solve import solve
 
@@ -80,8 +80,7 @@ def brute_force(est, Xq, eps, gammas, tau, kappas, w, vs, variant):
 def test_predictions_equal_brute_force_formula(data, variant, heads):
     Xtr, ytr, Xq = data
     gamma, kappa = (0.4, 0.7) if heads == 1 else ((0.4, 0.3), (0.7, 2.0))
-    est = SATRF(variant=variant, heads=heads, eps=0.6, gamma=gamma, tau=3.0, kappa=kappa,
-                **SMALL).fit(Xtr, ytr)
+    est = SATRF(variant=variant, heads=heads, eps=0.6, gamma=gamma, tau=3.0, kappa=kappa, **SMALL).fit(Xtr, ytr)
     rng = np.random.default_rng(1)
     w, vs = random_simplex(rng, 6), random_simplex(rng, 6, size=heads)
     est.theta_ = np.concatenate([w, *vs])
@@ -120,8 +119,9 @@ def test_linear_form_reproduces_prediction(data, variant, heads):
         theta = np.concatenate([w, *vs])
         pred = family.predict(feats, mixing, theta)
         np.testing.assert_allclose(problem.r + problem.Phi @ theta, pred, rtol=1e-12, atol=1e-10)
-        np.testing.assert_allclose(pred, direct_matrix_form(rows, family, design, mixing, w, vs),
-                                   rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(
+            pred, direct_matrix_form(rows, family, design, mixing, w, vs), rtol=1e-10, atol=1e-10
+        )
 
 
 def test_two_heads_linear_in_w_v1_v2(data):
@@ -130,7 +130,7 @@ def test_two_heads_linear_in_w_v1_v2(data):
     forest = get_ensemble("rf").fit(Xtr, ytr, 0, n_estimators=6, min_samples_leaf=5)
     rows = LeafStatistics(forest, Xtr, ytr).rows()
     family = FAMILIES["sat-rf-y2"]
-    design, mixing = {"tau": 1.0, "kappa1": 1.0, "kappa2": 3.0}, {"eps": .5, "gamma1": .4, "gamma2": .6}
+    design, mixing = {"tau": 1.0, "kappa1": 1.0, "kappa2": 3.0}, {"eps": 0.5, "gamma1": 0.4, "gamma2": 0.6}
     rng = np.random.default_rng(5)
     w, v1, v2 = random_simplex(rng, 6, size=3), random_simplex(rng, 6, size=3), random_simplex(rng, 6, size=3)
     lam = random_simplex(rng, 3)
@@ -148,8 +148,7 @@ def test_two_heads_linear_in_w_v1_v2(data):
 def test_trained_weights_on_simplices_and_optimal(data, loss, variant, heads):
     Xtr, ytr, _ = data
     gamma, kappa = (0.5, 1.0) if heads == 1 else ((0.5, 0.25), (1.0, 2.0))
-    est = SATRF(variant=variant, heads=heads, eps=0.5, gamma=gamma, kappa=kappa, loss=loss,
-                **SMALL).fit(Xtr, ytr)
+    est = SATRF(variant=variant, heads=heads, eps=0.5, gamma=gamma, kappa=kappa, loss=loss, **SMALL).fit(Xtr, ytr)
     assert est.solve_result_.status == "optimal"
     v = np.atleast_2d(est.v_)
     assert v.shape == (heads, 6) and est.w_.shape == (6,)
@@ -182,7 +181,8 @@ def test_eps_gamma_zero_is_the_softmax_model(data):
     np.testing.assert_allclose(est.w_, 1 / 6)
     np.testing.assert_allclose(est.v_, 1 / 6)
     np.testing.assert_allclose(
-        est.predict(Xq), brute_force(est, Xq, 0.0, [0.0], 1.0, [1.0], est.w_, [est.v_], "y"), rtol=1e-9)
+        est.predict(Xq), brute_force(est, Xq, 0.0, [0.0], 1.0, [1.0], est.w_, [est.v_], "y"), rtol=1e-9
+    )
     # The self-attention softmax is still there; as kappa -> 0 it is the identity on the values
     # (ties share weight among equal values), and SAT-RF-y is eps-ABRF's Softmax model.
     sharp = SATRF(variant="y", eps=0.0, gamma=0.0, kappa=1e-12, **SMALL).fit(Xtr, ytr)
@@ -207,15 +207,15 @@ def test_untrained_block_is_dropped_and_uniform(data):
 
 
 def test_yx_zero_denominator_rule():
-    keys = np.array([[[1.0, 2.0], [1.0, 2.0], [1.0, 2.0], [0.0, 0.0]]])   # A_0 = A_1 = A_2
-    values = np.array([[3.0, 3.0, 5.0, 4.0]])                             # y_0 = y_1 != y_2
+    keys = np.array([[[1.0, 2.0], [1.0, 2.0], [1.0, 2.0], [0.0, 0.0]]])  # A_0 = A_1 = A_2
+    values = np.array([[3.0, 3.0, 5.0, 4.0]])  # y_0 = y_1 != y_2
     with np.errstate(divide="raise", over="raise", invalid="raise"):
         s = pair_dissimilarity(values, keys, "yx")
         weights = softmax_neg(s, 1.0, axis=2)
     assert np.all(np.isfinite(s))
-    np.testing.assert_array_equal(np.diagonal(s[0]), 0.0)        # i = k: same key, same value
-    assert s[0, 0, 1] == 0.0 and s[0, 1, 0] == 0.0                # same key, same value
-    assert s[0, 0, 2] >= 4.0 / (YX_FLOOR * 11) * (1 - 1e-12)      # same key, other value
+    np.testing.assert_array_equal(np.diagonal(s[0]), 0.0)  # i = k: same key, same value
+    assert s[0, 0, 1] == 0.0 and s[0, 1, 0] == 0.0  # same key, same value
+    assert s[0, 0, 2] >= 4.0 / (YX_FLOOR * 11) * (1 - 1e-12)  # same key, other value
     assert weights[0, 0, 2] == 0.0 and weights[0, 0, 1] == weights[0, 0, 0]
     np.testing.assert_allclose(s[0, 0, 3], (3.0 - 4.0) ** 2 / 5.0)  # the ordinary ratio
 
@@ -223,8 +223,7 @@ def test_yx_zero_denominator_rule():
 def test_yx_single_leaf_forest_gives_uniform_self_attention(data):
     """Trees with one leaf: every key and value equal, all 0/0 -> s = 0, prediction = mean(y)."""
     Xtr, ytr, Xq = data
-    est = SATRF(variant="yx", eps=0.5, gamma=0.5, n_estimators=4, min_samples_leaf=40,
-                random_state=0).fit(Xtr, ytr)
+    est = SATRF(variant="yx", eps=0.5, gamma=0.5, n_estimators=4, min_samples_leaf=40, random_state=0).fit(Xtr, ytr)
     np.testing.assert_allclose(est.predict(Xq), ytr.mean(), rtol=1e-12)
 
 
@@ -237,8 +236,7 @@ def test_self_attention_built_once_per_row_set_and_kappa(data):
     again = family.features(rows, {"tau": 2.0, "kappa": 1.0})
     other = family.features(rows, {"tau": 1.0, "kappa": 2.0})
     assert again.chain[0] is first.chain[0] and other.chain[0] is not first.chain[0]
-    problems = [family.training_problem(first, ytr, {"eps": e, "gamma": g})
-                for e in (0.25, 0.5) for g in (0.25, 0.75)]
+    problems = [family.training_problem(first, ytr, {"eps": e, "gamma": g}) for e in (0.25, 0.5) for g in (0.25, 0.75)]
     assert all(p is not None for p in problems)
     assert solve(problems[0]).status == "optimal"
 
@@ -279,5 +277,14 @@ def test_sklearn_check_estimator_with_two_head_tuples():
     """check_estimator passes in full, with tuple-valued gamma/kappa (clone, get_params)."""
     from sklearn.utils.estimator_checks import check_estimator
 
-    check_estimator(SATRF(variant="yx", heads=2, gamma=(0.5, 0.25), kappa=(1.0, 2.0), n_estimators=5,
-                          min_samples_leaf=1, random_state=0))
+    check_estimator(
+        SATRF(
+            variant="yx",
+            heads=2,
+            gamma=(0.5, 0.25),
+            kappa=(1.0, 2.0),
+            n_estimators=5,
+            min_samples_leaf=1,
+            random_state=0,
+        )
+    )

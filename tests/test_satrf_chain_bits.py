@@ -32,7 +32,7 @@ def test_the_chain_steps_are_bit_identical_to_softmax_then_matmul(variant, order
     rng = np.random.default_rng(trees * 7 + len(variant) + (order == "F") + 2 * ties)
     values, keys = _rows(rng, 70, trees, 4, order, ties)
     for start in range(0, 70, CHAIN_BLOCK_ROWS):  # the blocks attention_chain takes, last one short
-        v, k = values[start:start + CHAIN_BLOCK_ROWS], keys[start:start + CHAIN_BLOCK_ROWS]
+        v, k = values[start : start + CHAIN_BLOCK_ROWS], keys[start : start + CHAIN_BLOCK_ROWS]
         s = pair_dissimilarity(v, k, variant)
         z_new = z_old = v
         for kappa in (10.0, 1.0, 0.37, 1e-3):  # a chain of heads, each step on the last one's output

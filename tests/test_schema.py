@@ -8,22 +8,40 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import ROOT, assert_one_line_error, run_afr
 
 from afr_cli.config.experiment import Protocol, load_experiment
 from afr_cli.config.key_docs import REFERENCE_FILE, reference_page
+from afr_cli.config.schema import (
+    AXIS,
+    CHOICE,
+    ENTRIES,
+    ID,
+    INTEGER,
+    NAME,
+    NUMBER,
+    PREPROCESS,
+    PROTOCOL,
+    SECTION,
+    SECTIONS,
+    TEXT,
+    TOP,
+    Key,
+    key_rows,
+    section_at,
+)
 from afr_cli.errors import AfrInputError
-from afr_cli.config.schema import (AXIS, CHOICE, ENTRIES, ID, INTEGER, NAME, NUMBER, PREPROCESS, PROTOCOL, SECTION,
-                            SECTIONS, TEXT, TOP, Key, key_rows, section_at)
-
-from conftest import ROOT, assert_one_line_error, run_afr
 
 GOOD = {
-    "name": "t", "seed": 1,
+    "name": "t",
+    "seed": 1,
     "protocol": {"reps": 2, "inner_folds": 3},
     "datasets": ["Diabetes", "Friedman1"],
     "bases": [{"kind": "rf", "n_estimators": 10}],
-    "models": [{"id": "rf", "family": "forest"},
-               {"id": "a", "family": "eps-abrf", "grid": {"eps": [0, 0.5], "tau": [1, 10]}}],
+    "models": [
+        {"id": "rf", "family": "forest"},
+        {"id": "a", "family": "eps-abrf", "grid": {"eps": [0, 0.5], "tau": [1, 10]}},
+    ],
 }
 
 # Every config's hash (the store's config_hash: a store refuses a config whose hash differs), computed
@@ -123,8 +141,12 @@ def _invalid(key: Key):
     return None
 
 
-PLAIN = [(section, key) for section in (TOP, PROTOCOL, PREPROCESS) for key in section.keys
-         if key.type not in (ENTRIES,) and _invalid(key) is not None]
+PLAIN = [
+    (section, key)
+    for section in (TOP, PROTOCOL, PREPROCESS)
+    for key in section.keys
+    if key.type not in (ENTRIES,) and _invalid(key) is not None
+]
 
 
 @pytest.mark.parametrize("section, key", PLAIN, ids=[f"{s.title}.{k.name}" for s, k in PLAIN])
@@ -157,8 +179,10 @@ def test_set_takes_the_keys_the_table_declares(tmp_path):
     assert section_at(["protocol"]) is PROTOCOL and section_at(["models", "1", "grid"]) is None
     for key in PROTOCOL.keys:
         if key.type == INTEGER:
-            assert getattr(load_experiment(path, [f"protocol.{key.name}={key.default + 1}"]).protocol,
-                           key.name) == key.default + 1
+            assert (
+                getattr(load_experiment(path, [f"protocol.{key.name}={key.default + 1}"]).protocol, key.name)
+                == key.default + 1
+            )
     with pytest.raises(AfrInputError) as err:
         load_experiment(path, ["protocol.rep=3"])
     assert f"allowed: {', '.join(sorted(PROTOCOL.names()))}" in str(err.value)
@@ -189,15 +213,18 @@ def _snapshot(root: Path) -> dict[str, bytes | None]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("args, needles", [
-    (("run", "c.yaml", "--out", "s", "--datasets", "Dia'betes"), ["datasets[0]", "unknown dataset", "Dia'betes"]),
-    (("run", "c.yaml", "--out", "s", "--datasets", "Yacht,[x]"), ["datasets[1]", "unknown dataset", "[x]"]),
-    (("run", "c.yaml", "--out", "s", "--datasets", "a: b"), ["datasets[0]", "'a: b'"]),
-    (("run", "c.yaml", "--out", "s", "--set", "protocol.reps=[1,"), ["--set protocol.reps", "'[1,'"]),
-    (("validate", "c.yaml", "--set", "protocol.reps=[1,"), ["--set protocol.reps", "'[1,'", "not a YAML value"]),
-    (("validate", "c.yaml", "--set", "models.1.grid.eps={a: ["), ["--set models.1.grid.eps", "'{a: ['"]),
-    (("run", "c.yaml", "--out", "s", "--set", "protocol.rep=3"), ["protocol.rep", "unknown key", "inner_folds"]),
-])
+@pytest.mark.parametrize(
+    "args, needles",
+    [
+        (("run", "c.yaml", "--out", "s", "--datasets", "Dia'betes"), ["datasets[0]", "unknown dataset", "Dia'betes"]),
+        (("run", "c.yaml", "--out", "s", "--datasets", "Yacht,[x]"), ["datasets[1]", "unknown dataset", "[x]"]),
+        (("run", "c.yaml", "--out", "s", "--datasets", "a: b"), ["datasets[0]", "'a: b'"]),
+        (("run", "c.yaml", "--out", "s", "--set", "protocol.reps=[1,"), ["--set protocol.reps", "'[1,'"]),
+        (("validate", "c.yaml", "--set", "protocol.reps=[1,"), ["--set protocol.reps", "'[1,'", "not a YAML value"]),
+        (("validate", "c.yaml", "--set", "models.1.grid.eps={a: ["), ["--set models.1.grid.eps", "'{a: ['"]),
+        (("run", "c.yaml", "--out", "s", "--set", "protocol.rep=3"), ["protocol.rep", "unknown key", "inner_folds"]),
+    ],
+)
 def test_bad_cli_values_are_one_line_exit_2_and_write_nothing(tmp_path, args, needles):
     _write(tmp_path, GOOD)
     before = _snapshot(tmp_path)
@@ -227,8 +254,8 @@ def test_models_lists_the_config_keys_from_the_table():
 
 
 def test_an_integer_past_64_bits_is_compared_exactly_and_a_seed_has_a_range():
-    from afr_cli.core.params import as_float, in_interval, interval_text
     from afr_cli.config.schema import MAX_SEED
+    from afr_cli.core.params import as_float, in_interval, interval_text
 
     big = 99999999999999999999999
     assert in_interval(big, 0, None) and not in_interval(big, 0, MAX_SEED) and in_interval(MAX_SEED, 0, MAX_SEED)

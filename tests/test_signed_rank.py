@@ -13,7 +13,13 @@ import pytest
 from scipy import stats as sps
 
 from afr_cli.analysis.signed_rank import (
-    EXACT_MAX_N, PERMUTATION_MAX_N, average_ranks, average_ranks_by_row, sum_counts, wilcoxon_signed_rank)
+    EXACT_MAX_N,
+    PERMUTATION_MAX_N,
+    average_ranks,
+    average_ranks_by_row,
+    sum_counts,
+    wilcoxon_signed_rank,
+)
 
 
 def scipy_wilcoxon(d: np.ndarray) -> tuple[float, float]:

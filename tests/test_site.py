@@ -10,13 +10,21 @@ from urllib.parse import unquote
 
 import pytest
 import yaml
-
-from afr_cli.catalogue.knowledge import papers
 from conftest import run_afr
 
+from afr_cli.catalogue.knowledge import papers
+
 BROWSER = next((b for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 pytestmark = pytest.mark.slow  # every test here uses a site made by a real `afr run` and `afr report`
@@ -26,11 +34,18 @@ pytestmark = pytest.mark.slow  # every test here uses a site made by a real `afr
 def site(tmp_path_factory) -> Path:
     """A tiny abrf_rf store (3 datasets, 2 repetitions), its reports and the site over it."""
     root = tmp_path_factory.mktemp("results")
-    cfg = {"name": "abrf_rf", "seed": 3, "protocol": {"reps": 2}, "datasets": ["Sparse", "Friedman1", "Friedman2"],
-           "bases": [{"id": "RF", "kind": "rf", "n_estimators": 8, "min_samples_leaf": 5}],
-           "models": [{"id": "rf", "family": "forest"},
-                      {"id": "softmax", "family": "eps-abrf", "params": {"eps": 0.0}},
-                      {"id": "eps-abrf", "family": "eps-abrf", "grid": {"eps": [0.0, 1.0]}}]}
+    cfg = {
+        "name": "abrf_rf",
+        "seed": 3,
+        "protocol": {"reps": 2},
+        "datasets": ["Sparse", "Friedman1", "Friedman2"],
+        "bases": [{"id": "RF", "kind": "rf", "n_estimators": 8, "min_samples_leaf": 5}],
+        "models": [
+            {"id": "rf", "family": "forest"},
+            {"id": "softmax", "family": "eps-abrf", "params": {"eps": 0.0}},
+            {"id": "eps-abrf", "family": "eps-abrf", "grid": {"eps": [0.0, 1.0]}},
+        ],
+    }
     config = root / "abrf_rf.yaml"
     config.write_text(yaml.safe_dump(cfg))
     assert run_afr("run", str(config), "--out", str(root / "abrf_rf"), "-q", "--jobs", "1").returncode == 0
@@ -64,8 +79,9 @@ def test_site_is_deterministic_and_an_unchanged_build_writes_nothing(site):
     before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in site.rglob("*") if p.is_file()}
     proc = run_afr("report", "--root", str(site.parent), "--site-only")
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines() == [f"nothing changed: every file afr report writes from {site.parent} is current "
-                                        "(none written)"]
+    assert proc.stdout.splitlines() == [
+        f"nothing changed: every file afr report writes from {site.parent} is current (none written)"
+    ]
     assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in site.rglob("*") if p.is_file()} == before
 
 
@@ -80,7 +96,9 @@ def test_every_page_links_the_one_stylesheet_and_inlines_none(site):
         assert "<style" not in text and " style=" not in text, page.name
 
 
-@pytest.mark.skipif(BROWSER is None, reason="no Chromium installed (apt-get install chromium): the browser test needs one")
+@pytest.mark.skipif(
+    BROWSER is None, reason="no Chromium installed (apt-get install chromium): the browser test needs one"
+)
 def test_every_page_loads_in_a_browser_with_no_broken_resource(site, tmp_path):
     elsewhere = tmp_path / "copied" / "site"  # the folder stands alone: a copy of it loads whole
     shutil.copytree(site, elsewhere)
@@ -88,8 +106,19 @@ def test_every_page_loads_in_a_browser_with_no_broken_resource(site, tmp_path):
     assert len(pages) > len(papers()) + 10  # the papers' pages, the docs and the results' pages
     for page in pages:
         name = page.relative_to(elsewhere).as_posix()
-        proc = subprocess.run([BROWSER, *FLAGS, "--window-size=1280,900", f"--user-data-dir={tmp_path / 'profile'}",
-                               "--dump-dom", page.resolve().as_uri()], capture_output=True, text=True, timeout=120)
+        proc = subprocess.run(
+            [
+                BROWSER,
+                *FLAGS,
+                "--window-size=1280,900",
+                f"--user-data-dir={tmp_path / 'profile'}",
+                "--dump-dom",
+                page.resolve().as_uri(),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert proc.returncode == 0, proc.stderr[-2000:]
         dom = proc.stdout
         # the page's own load-time check: every <img> decoded (a missing SVG or PNG counts)
@@ -123,14 +152,18 @@ def test_a_paper_without_claims_or_tables_shows_what_its_outputs_drew(tmp_path):
 
     root = tmp_path / "results"
     (root / "dm_soft").mkdir(parents=True)
-    (root / "dm_soft" / "compare.md").write_text("| dataset | forest | dm-soft |\n|---|---|---|\n| Wine | 0.41 | 0.42 |\n")
+    (root / "dm_soft" / "compare.md").write_text(
+        "| dataset | forest | dm-soft |\n|---|---|---|\n| Wine | 0.41 | 0.42 |\n"
+    )
     page = paper_page(paper("dm"), [], root, tmp_path / "site")
     assert "records no claim" in page and 'class="paper-table"' not in page
     assert "<td>Wine</td>\n<td>0.41</td>\n<td>0.42</td>" in page  # an HTML table, not Markdown in <pre>
     assert "| Wine |" not in page and "<pre>| dataset" not in page
 
 
-@pytest.mark.skipif(BROWSER is None, reason="no Chromium installed (apt-get install chromium): the browser test needs one")
+@pytest.mark.skipif(
+    BROWSER is None, reason="no Chromium installed (apt-get install chromium): the browser test needs one"
+)
 def test_a_table_longer_than_a_screen_sorts_by_a_click_on_its_heading(tmp_path):
     """More than SORTABLE_ROWS rows: a click on a heading sorts by that column, numbers as numbers."""
     from afr_cli.publish.markdown import to_html
@@ -140,14 +173,21 @@ def test_a_table_longer_than_a_screen_sorts_by_a_click_on_its_heading(tmp_path):
     n = SORTABLE_ROWS + 5
     value = {i: (i * 7 + 3) % n + 0.5 for i in range(n)}  # not in order; 10.5 before 2.5 as text
     rows = "".join(f"| d{i} | {value[i]} |\n" for i in range(n))
-    click = ("<script>window.addEventListener('load', function () { var th = document.querySelectorAll('th')[1];"
-             " th.click(); document.body.setAttribute('data-first', Array.prototype.map.call("
-             " document.querySelectorAll('tbody tr'), function (r) { return r.cells[0].textContent; }).slice(0, 3).join(' '));"
-             " });</script>")
+    click = (
+        "<script>window.addEventListener('load', function () { var th = document.querySelectorAll('th')[1];"
+        " th.click(); document.body.setAttribute('data-first', Array.prototype.map.call("
+        " document.querySelectorAll('tbody tr'), function (r) { return r.cells[0].textContent; }).slice(0, 3).join(' "
+        "'));"
+        " });</script>"
+    )
     (tmp_path / "site.css").write_text(STYLE)
     page = tmp_path / "t.html"
     page.write_text(page_html("t", [to_html("| dataset | R² |\n|---|---:|\n" + rows), click], "t.html"))
-    proc = subprocess.run([BROWSER, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", page.as_uri()],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [BROWSER, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", page.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     first = " ".join(f"d{i}" for i in sorted(range(n), key=value.get)[:3])  # by number: 0.5, 1.5, 2.5
     assert 'class="sortable"' in proc.stdout and f'data-first="{first}"' in proc.stdout

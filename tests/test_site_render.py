@@ -5,7 +5,6 @@ rendered pages, each image once a page, an unchanged file never rewritten."""
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 from afr_cli.catalogue.knowledge import PROJECT_DIR, paper
 from afr_cli.publish.markdown import slug, to_html
@@ -39,8 +38,12 @@ def test_the_docs_links_between_them_land_on_rendered_pages(tmp_path):
     docs = Documents(tmp_path / "results", tmp_path / "site")
     assert docs.page_of(PROJECT_DIR / "docs" / "cli.md") == "docs/cli.html"
     assert docs.page_of(PROJECT_DIR / "README.md") == "readme.html"
-    page = docs.render(PROJECT_DIR / "docs" / "README.md", "docs/README.html", set(),
-                       "[config](config.md#datasets), [readme](../README.md#commands), [code](../afr_cli/cli.py)")
+    page = docs.render(
+        PROJECT_DIR / "docs" / "README.md",
+        "docs/README.html",
+        set(),
+        "[config](config.md#datasets), [readme](../README.md#commands), [code](../afr_cli/cli.py)",
+    )
     assert 'href="config.html#datasets"' in page and 'href="../readme.html#commands"' in page
     assert "cli.py" not in page
 

@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 
 from afr_cli.errors import SolverError
-from afr_cli.solvers.solve import (ConstraintBuilder, LinearAttentionProblem, gram_factor, simplex_constraints,
-                           solve)
+from afr_cli.solvers.solve import ConstraintBuilder, LinearAttentionProblem, gram_factor, simplex_constraints, solve
 
 
 def _problem(n=120, p=12, seed=0):
@@ -70,9 +69,13 @@ def test_failure_falls_back_and_is_recorded(monkeypatch):
     import afr_cli.solvers.solve as solve_mod
 
     real = solve_mod._attempt
-    monkeypatch.setattr(solve_mod, "_attempt",
-                        lambda p, kind, name, warm, *gram: ("solver_error", None) if name == "ECOS"
-                        else real(p, kind, name, warm, *gram))
+    monkeypatch.setattr(
+        solve_mod,
+        "_attempt",
+        lambda p, kind, name, warm, *gram: (
+            ("solver_error", None) if name == "ECOS" else real(p, kind, name, warm, *gram)
+        ),
+    )
     res = solve(_problem(), solver="ECOS")
     assert res.solver == "CLARABEL" and res.fell_back
     assert [a["solver"] for a in res.attempts] == ["ECOS", "CLARABEL"]
@@ -94,6 +97,7 @@ def test_infeasible_constraints_fail_loudly():
 
 # --- the fast path (AUTO) against ECOS, the reference -------------------------------------------
 
+
 def _family_problems():
     """Every family's training problem on a small real forest (Friedman1, 8 trees, n = 60 < p for
     the multi-block ones: rank-deficient Grams), as the protocol builds them."""
@@ -105,12 +109,14 @@ def _family_problems():
 
     X, y = make_friedman1(n_samples=60, noise=0.5, random_state=0)
     rows = LeafStatistics(get_ensemble("rf").fit(X, y, 0, n_estimators=40, min_samples_leaf=3), X, y).rows()
-    cases = [("eps-abrf", {"tau": 1.0}, {"eps": 0.5}),
-             ("sat-rf-y", {"tau": 1.0, "kappa": 1.0}, {"eps": 0.5, "gamma": 0.5}),
-             ("sat-rf-y2", {"tau": 1.0, "kappa1": 1.0, "kappa2": 0.5}, {"eps": 0.5, "gamma1": 0.5, "gamma2": 0.5}),
-             ("em-w-larf", {"tau0": 1.0, "M": 5}, {"varsigma": 1e-3}),
-             ("em-larf", {"tau0": 0.1, "M": 4}, {"varsigma": 1e-3}),
-             ("w-arf", {}, {"eps": 0.75})]
+    cases = [
+        ("eps-abrf", {"tau": 1.0}, {"eps": 0.5}),
+        ("sat-rf-y", {"tau": 1.0, "kappa": 1.0}, {"eps": 0.5, "gamma": 0.5}),
+        ("sat-rf-y2", {"tau": 1.0, "kappa1": 1.0, "kappa2": 0.5}, {"eps": 0.5, "gamma1": 0.5, "gamma2": 0.5}),
+        ("em-w-larf", {"tau0": 1.0, "M": 5}, {"varsigma": 1e-3}),
+        ("em-larf", {"tau0": 0.1, "M": 4}, {"varsigma": 1e-3}),
+        ("w-arf", {}, {"eps": 0.75}),
+    ]
     out = []
     for name, design, mixing in cases:
         family = get_family(name)
@@ -215,6 +221,7 @@ def test_an_answer_depends_only_on_its_problem_not_on_what_the_process_solved_be
     if solver == "OSQP" and loss == "l1":
         pytest.skip("OSQP solves QPs only; the l1 loss is an LP")
     from afr_cli.solvers.cvxpy_backend import clear_compiled_cache
+
     before, target = _problem(n=60, p=12, seed=3), _problem(n=60, p=12, seed=4)
     Phi = target.Phi.copy()
     Phi[:, -1] = Phi[:, 0]  # two equal columns: many minimisers, where a start point shows most

@@ -12,12 +12,12 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
+from afr_cli.analysis.stats import matches_printed, paired_ttest, wilcoxon_test
+from afr_cli.catalogue.printed_tests import RECOMPUTE_COLUMNS, recompute_published_ttests, ttest_sources
+from afr_cli.catalogue.published import available_tables, load_published, load_ttests, published_table
 from afr_cli.commands.stats import _published
 from afr_cli.commands.table import _table
 from afr_cli.errors import AfrInputError
-from afr_cli.catalogue.published import available_tables, load_published, load_ttests, published_table
-from afr_cli.analysis.stats import matches_printed, paired_ttest, wilcoxon_test
-from afr_cli.catalogue.printed_tests import RECOMPUTE_COLUMNS, recompute_published_ttests, ttest_sources
 
 AFR = Path(sys.executable).parent / "afr"
 
@@ -63,8 +63,14 @@ def test_wilcoxon_matches_scipy_and_handles_zero_differences():
 
 @pytest.mark.parametrize(
     "printed, value, expected",
-    [("0.0085", 0.0085454, True), ("0.00067", 0.000665345, True), ("0.100", 0.09988, True),
-     ("0.024", 0.0246364, False), ("0.00029", 0.007481, False), ("0.0219", 0.02187, True)],
+    [
+        ("0.0085", 0.0085454, True),
+        ("0.00067", 0.000665345, True),
+        ("0.100", 0.09988, True),
+        ("0.024", 0.0246364, False),
+        ("0.00029", 0.007481, False),
+        ("0.0219", 0.02187, True),
+    ],
 )
 def test_matches_printed_rounds_to_the_printed_decimals(printed, value, expected):
     assert matches_printed(printed, value) is expected
@@ -99,7 +105,8 @@ def test_every_printed_ttest_is_recomputed(recomputed):
     tests = load_ttests()
     assert len(recomputed) == len(tests) == len(ttest_sources())
     assert set(zip(recomputed["paper"], recomputed["comparison"], recomputed["base"])) == set(
-        zip(tests["paper"], tests["comparison"], tests["base"]))
+        zip(tests["paper"], tests["comparison"], tests["base"])
+    )
 
 
 def test_satrf_ttests_reproduce(recomputed):
@@ -139,17 +146,20 @@ def test_agboost_ttests(recomputed):
 @pytest.mark.slow
 def test_cli_stats_csv_and_unknown_paper_table():
     # The two console-script runs go in parallel: each pays the CLI's start-up time.
-    stats = subprocess.Popen([str(AFR), "stats", "published", "--format", "csv"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    bad = subprocess.Popen([str(AFR), "table", "--paper", "foo:1"],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    stats = subprocess.Popen(
+        [str(AFR), "stats", "published", "--format", "csv"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    bad = subprocess.Popen(
+        [str(AFR), "table", "--paper", "foo:1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     stats_out, stats_err = stats.communicate()
     _, bad_err = bad.communicate()
 
     assert stats.returncode == 0, stats_err
     lines = stats_out.strip().splitlines()
-    assert lines[0] == ("paper,table,comparison,base,metric,published_mean,recomputed_mean,"
-                        "published_p,recomputed_p,agrees")
+    assert lines[0] == (
+        "paper,table,comparison,base,metric,published_mean,recomputed_mean,published_p,recomputed_p,agrees"
+    )
     assert len(lines) == 1 + 9
 
     assert bad.returncode == 2
@@ -169,11 +179,29 @@ def test_bad_command_inputs_name_what_is_allowed():
     with pytest.raises(AfrInputError, match="not one of table, csv"):
         _published(fmt="xml")
     with pytest.raises(AfrInputError, match="--results DIR is required"):
-        _table(results_dirs=None, metric=None, fmt="md", with_std=False, paper=None, tol=None, selection="stored",
-               reps=None, compare=None)
+        _table(
+            results_dirs=None,
+            metric=None,
+            fmt="md",
+            with_std=False,
+            paper=None,
+            tol=None,
+            selection="stored",
+            reps=None,
+            compare=None,
+        )
     with pytest.raises(AfrInputError, match="not one of md, latex, csv"):
-        _table(results_dirs=None, metric=None, fmt="pdf", with_std=False, paper=None, tol=None, selection="stored",
-               reps=None, compare=None)
+        _table(
+            results_dirs=None,
+            metric=None,
+            fmt="pdf",
+            with_std=False,
+            paper=None,
+            tol=None,
+            selection="stored",
+            reps=None,
+            compare=None,
+        )
 
 
 def test_friedman_and_nemenyi_on_demsars_worked_example():
@@ -210,8 +238,16 @@ def test_friedman_corrects_for_ties_as_scipy_does():
 
     from afr_cli.analysis.stats import friedman_from_ranks, friedman_nemenyi, friedman_tie_factor
 
-    scores = np.array([[0.5, 0.5, 0.7, 0.9], [0.4, 0.6, 0.6, 0.6], [0.1, 0.2, 0.3, 0.4],
-                       [0.3, 0.3, 0.8, 0.8], [0.2, 0.5, 0.6, 0.7], [0.6, 0.4, 0.9, 0.9]])
+    scores = np.array(
+        [
+            [0.5, 0.5, 0.7, 0.9],
+            [0.4, 0.6, 0.6, 0.6],
+            [0.1, 0.2, 0.3, 0.4],
+            [0.3, 0.3, 0.8, 0.8],
+            [0.2, 0.5, 0.6, 0.7],
+            [0.6, 0.4, 0.9, 0.9],
+        ]
+    )
     result = friedman_nemenyi(pd.DataFrame(scores, columns=list("abcd")))
     expected = friedmanchisquare(*scores.T)
     assert result.chi2 == pytest.approx(expected.statistic, abs=1e-9)
@@ -232,8 +268,9 @@ def _published_rank_tables():
     for spec in available_tables():
         table = published_table(spec)
         for (base, metric), part in table.groupby(["base", "metric"], sort=False):
-            cell = [c for c in part.columns if c not in ("paper", "table", "base", "metric", "model",
-                                                         "value_str", "value")]  # dataset and any axes
+            cell = [
+                c for c in part.columns if c not in ("paper", "table", "base", "metric", "model", "value_str", "value")
+            ]  # dataset and any axes
             wide = part.pivot_table(index=cell, columns="model", values="value").dropna()
             assert len(wide) * wide.shape[1] <= len(part)  # one value per cell and model
             if wide.shape[1] >= 3 and wide.shape[0] >= 2:

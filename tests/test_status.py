@@ -3,28 +3,44 @@
 from __future__ import annotations
 
 import pytest
-
-from afr_cli.store.status import render_status, render_totals, store_status
-from afr_cli.store import ResultsStore, UnitRecord
 from conftest import assert_one_line_error, run_afr
+
+from afr_cli.store import ResultsStore, UnitRecord
+from afr_cli.store.status import render_status, render_totals, store_status
 
 
 def _row(model: str, status: dict, params: dict | None = None) -> dict:
-    return {"model": model, "r2": 0.5, "mae": 1.0, "rmse": 1.2, "params": params or {}, "selection": "inner-cv",
-            "cv_score": 0.4, "solver_status": status, "seconds": 1.0}
+    return {
+        "model": model,
+        "r2": 0.5,
+        "mae": 1.0,
+        "rmse": 1.2,
+        "params": params or {},
+        "selection": "inner-cv",
+        "cv_score": 0.4,
+        "solver_status": status,
+        "seconds": 1.0,
+    }
 
 
 def _store(directory, units: list[tuple[str, str, int]]) -> None:
     store = ResultsStore(directory)
-    store.create({"experiment": "demo", "config_source": "configs/demo.yaml", "config_hash": "abc",
-                  "git_commit": "0123456789abcdef"})
+    store.create(
+        {
+            "experiment": "demo",
+            "config_source": "configs/demo.yaml",
+            "config_hash": "abc",
+            "git_commit": "0123456789abcdef",
+        }
+    )
     for dataset, base, rep in units:
-        rows = [_row("forest", {}),
-                _row("sat-rf-y", {"OSQP:optimal": 3, "CLARABEL:optimal": 1, "fallbacks": 1}),
-                _row("sat-rf-x", {"OSQP:optimal": 4}),
-                # a best-of row repeats its components' counts: they must not be counted twice
-                _row("sat-rf", {"OSQP:optimal": 7, "CLARABEL:optimal": 1, "fallbacks": 1},
-                     {"component": "sat-rf-y"})]
+        rows = [
+            _row("forest", {}),
+            _row("sat-rf-y", {"OSQP:optimal": 3, "CLARABEL:optimal": 1, "fallbacks": 1}),
+            _row("sat-rf-x", {"OSQP:optimal": 4}),
+            # a best-of row repeats its components' counts: they must not be counted twice
+            _row("sat-rf", {"OSQP:optimal": 7, "CLARABEL:optimal": 1, "fallbacks": 1}, {"component": "sat-rf-y"}),
+        ]
         store.write_unit(UnitRecord(dataset, base, rep, rep, 80, 20, 0.5, 30.0, rows, []))
 
 
@@ -85,10 +101,23 @@ def test_an_exports_status_comes_from_the_cache_but_an_unfinished_runs_progress_
 
     monkeypatch.setenv("AFR_EXPORT_CACHE", str(tmp_path / "cache"))
     store = ResultsStore(tmp_path / "s")
-    target = {"datasets": ["Yacht"], "bases": ["RF"], "reps": 4, "units": 4, "host": platform.node(),
-              "pid": 2 ** 22 + 12345, "workers": 1}  # no such process: the run stopped
-    store.create({"experiment": "demo", "config_hash": "abc", "git_commit": "0123456789abcdef",
-                  "runs": [{"started_at": "2026-01-01T00:00:00+00:00", "target": target}]})
+    target = {
+        "datasets": ["Yacht"],
+        "bases": ["RF"],
+        "reps": 4,
+        "units": 4,
+        "host": platform.node(),
+        "pid": 2**22 + 12345,
+        "workers": 1,
+    }  # no such process: the run stopped
+    store.create(
+        {
+            "experiment": "demo",
+            "config_hash": "abc",
+            "git_commit": "0123456789abcdef",
+            "runs": [{"started_at": "2026-01-01T00:00:00+00:00", "target": target}],
+        }
+    )
     for rep in range(2):
         store.write_unit(UnitRecord("Yacht", "RF", rep, rep, 80, 20, 0.5, 30.0, [_row("forest", {})], []))
     export_store(tmp_path / "s")

@@ -10,8 +10,7 @@ from contextlib import closing
 
 import pytest
 
-from afr_cli.store import ResultsReader, ResultsStore, UnitRecord, open_existing, varying_axes
-from afr_cli.store import schema
+from afr_cli.store import ResultsReader, ResultsStore, UnitRecord, open_existing, schema, varying_axes
 from afr_cli.store.export import ExportedStore, export_store, seed_store
 
 # The schema of a store made before the protocol axes (and before the per-solve log), as its SQL was.
@@ -36,10 +35,31 @@ MANIFEST = {"config": {"protocol": {"test_fraction": 0.3}}, "config_hash": "abc"
 
 
 def _rows(rep: int) -> tuple[list[dict], list[dict]]:
-    results = [{"model": "rf", "r2": 0.5 + rep / 10, "mae": 1.0, "rmse": 2.0, "params": {"tau": 1},
-                "selection": "inner-cv", "cv_score": 0.4, "solver_status": {}, "seconds": 0.1}]
-    grid = [{"model": "rf", "point": {"tau": 1}, "cv_r2": 0.4, "cv_mae": 1.1, "test_r2": 0.5 + rep / 10,
-             "test_mae": 1.0, "test_rmse": 2.0, "solves": []}]
+    results = [
+        {
+            "model": "rf",
+            "r2": 0.5 + rep / 10,
+            "mae": 1.0,
+            "rmse": 2.0,
+            "params": {"tau": 1},
+            "selection": "inner-cv",
+            "cv_score": 0.4,
+            "solver_status": {},
+            "seconds": 0.1,
+        }
+    ]
+    grid = [
+        {
+            "model": "rf",
+            "point": {"tau": 1},
+            "cv_r2": 0.4,
+            "cv_mae": 1.1,
+            "test_r2": 0.5 + rep / 10,
+            "test_mae": 1.0,
+            "test_rmse": 2.0,
+            "solves": [],
+        }
+    ]
     return results, grid
 
 
@@ -55,10 +75,15 @@ def _pre_axes_store(directory) -> ResultsStore:
         conn.executemany("INSERT INTO manifest VALUES (?, ?)", [(k, json.dumps(v)) for k, v in MANIFEST.items()])
         for rep in (0, 1):
             conn.execute("INSERT INTO units VALUES ('D', 'RF', ?, 7, 70, 30, 0.5, 1.0, 'then')", (rep,))
-            conn.execute("INSERT INTO results VALUES ('D', 'RF', 'rf', ?, ?, 1.0, 2.0, '{\"tau\": 1}', 'inner-cv', "
-                         "0.4, '{}', 0.1)", (rep, 0.5 + rep / 10))
-            conn.execute("INSERT INTO grid VALUES ('D', 'RF', 'rf', ?, '{\"tau\": 1}', 0.4, 1.1, ?, 1.0, 2.0)",
-                         (rep, 0.5 + rep / 10))
+            conn.execute(
+                "INSERT INTO results VALUES ('D', 'RF', 'rf', ?, ?, 1.0, 2.0, '{\"tau\": 1}', 'inner-cv', "
+                "0.4, '{}', 0.1)",
+                (rep, 0.5 + rep / 10),
+            )
+            conn.execute(
+                "INSERT INTO grid VALUES ('D', 'RF', 'rf', ?, '{\"tau\": 1}', 0.4, 1.1, ?, 1.0, 2.0)",
+                (rep, 0.5 + rep / 10),
+            )
     return store
 
 
@@ -102,8 +127,11 @@ def test_store_with_the_two_axes_round_trips(tmp_path):
     seeded = seed_store(clone)
     for table in ("units", "results", "grid"):
         assert seeded.rows(table)[0][:4] == store.rows(table)[0][:4]
-        assert seeded.frame(table).drop(columns="finished_at", errors="ignore").equals(
-            store.frame(table).drop(columns="finished_at", errors="ignore"))
+        assert (
+            seeded.frame(table)
+            .drop(columns="finished_at", errors="ignore")
+            .equals(store.frame(table).drop(columns="finished_at", errors="ignore"))
+        )
 
 
 def test_a_third_axis_is_one_declaration(tmp_path, monkeypatch):
@@ -114,8 +142,12 @@ def test_a_third_axis_is_one_declaration(tmp_path, monkeypatch):
     export_store(before.directory)
     exported_before = (before.directory / "export" / "results.csv.xz").read_bytes()
 
-    seed_offset = schema.Axis("seed_offset", "INTEGER", lambda protocol: protocol.get("seed_offset", 0),
-                              "an offset added to every seed (declared by this test)")
+    seed_offset = schema.Axis(
+        "seed_offset",
+        "INTEGER",
+        lambda protocol: protocol.get("seed_offset", 0),
+        "an offset added to every seed (declared by this test)",
+    )
     monkeypatch.setattr(schema, "AXES", [*schema.AXES, seed_offset])
 
     # the store made before reads as it was, the new axis at its default

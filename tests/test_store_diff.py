@@ -7,15 +7,15 @@ import sqlite3
 
 import pytest
 import yaml
+from conftest import assert_one_line_error, run_afr
 
 from afr_cli.config.experiment import load_experiment
 from afr_cli.engine.runner import RunOptions, run_experiment
 from afr_cli.store.diff import diff_stores, render_diff
 
-from conftest import assert_one_line_error, run_afr
-
 CONFIG = {
-    "name": "diff-test", "seed": 5,
+    "name": "diff-test",
+    "seed": 5,
     "protocol": {"reps": 2, "inner_folds": 2},
     "datasets": ["Friedman1", "Sparse"],
     "bases": [{"kind": "rf", "n_estimators": 8, "min_samples_leaf": 5}],
@@ -50,8 +50,10 @@ def test_two_solvers_agree_to_solver_tolerance_on_the_common_units(stores):
 def test_a_moved_score_is_the_first_cell_with_its_exact_change(stores, tmp_path):
     shutil.copytree(stores["ECOS"], tmp_path / "moved")
     with sqlite3.connect(tmp_path / "moved" / "store.sqlite") as conn:
-        conn.execute("UPDATE results SET r2 = r2 + 0.25, params = '{\"eps\": 0.75, \"tau\": 1.0}' "
-                     "WHERE dataset = 'Sparse' AND model = 'eps-abrf' AND rep = 1")
+        conn.execute(
+            'UPDATE results SET r2 = r2 + 0.25, params = \'{"eps": 0.75, "tau": 1.0}\' '
+            "WHERE dataset = 'Sparse' AND model = 'eps-abrf' AND rep = 1"
+        )
     d = diff_stores(stores["ECOS"], tmp_path / "moved")
     first = d.cells.iloc[0]
     assert (first.dataset, first.model, first.params_changed) == ("Sparse", "eps-abrf", 1)
@@ -64,7 +66,10 @@ def test_a_moved_score_is_the_first_cell_with_its_exact_change(stores, tmp_path)
 def test_cli_prints_the_table_and_refuses_bad_input(stores, tmp_path):
     proc = run_afr("diff", str(stores["ECOS"]), str(stores["auto"]), "--metric", "mae", "--top", "2")
     assert proc.returncode == 0, proc.stderr
-    assert "|Δmae|" in proc.stdout and len([l for l in proc.stdout.splitlines() if l.startswith("| ")]) == 3
-    assert_one_line_error(run_afr("diff", str(stores["ECOS"]), str(stores["auto"]), "--metric", "auc"),
-                          "--metric", "allowed: r2, mae, rmse")
+    assert "|Δmae|" in proc.stdout and len([line for line in proc.stdout.splitlines() if line.startswith("| ")]) == 3
+    assert_one_line_error(
+        run_afr("diff", str(stores["ECOS"]), str(stores["auto"]), "--metric", "auc"),
+        "--metric",
+        "allowed: r2, mae, rmse",
+    )
     assert_one_line_error(run_afr("diff", str(stores["ECOS"]), str(tmp_path)), str(tmp_path), "no results store")

@@ -17,20 +17,23 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from conftest import afr_bin, assert_one_line_error, run_afr
 
 from afr_cli.config.experiment import load_experiment
 from afr_cli.engine.runner import RunOptions, run_experiment
-from conftest import afr_bin, assert_one_line_error, run_afr
 
 pytestmark = pytest.mark.slow
 
 CONFIG = {
-    "name": "errors-test", "seed": 3,
+    "name": "errors-test",
+    "seed": 3,
     "protocol": {"reps": 2, "inner_folds": 2},
     "datasets": ["Friedman1"],
     "bases": [{"kind": "rf", "n_estimators": 5, "min_samples_leaf": 5}],
-    "models": [{"id": "rf", "family": "forest"},
-               {"id": "eps-abrf", "family": "eps-abrf", "grid": {"eps": [0, 0.5, 1], "tau": [1, 10]}}],
+    "models": [
+        {"id": "rf", "family": "forest"},
+        {"id": "eps-abrf", "family": "eps-abrf", "grid": {"eps": [0, 0.5, 1], "tau": [1, 10]}},
+    ],
 }
 
 
@@ -75,8 +78,22 @@ def _commands(directory: Path, config: Path, elsewhere: Path) -> dict[str, list[
         "table": ["table", "--results", str(directory)],
         "status": ["status", str(directory)],
         "run": ["run", str(config), "--out", str(directory), "--jobs", "1", "-q"],
-        "plot": ["plot", "surface", "--results", str(directory), "--dataset", "Friedman1", "--model", "eps-abrf",
-                 "--x", "tau", "--y", "eps", "--out", str(elsewhere / "surface.png")],
+        "plot": [
+            "plot",
+            "surface",
+            "--results",
+            str(directory),
+            "--dataset",
+            "Friedman1",
+            "--model",
+            "eps-abrf",
+            "--x",
+            "tau",
+            "--y",
+            "eps",
+            "--out",
+            str(elsewhere / "surface.png"),
+        ],
     }
 
 
@@ -97,6 +114,7 @@ def _read_only_runner(tmp_path: Path):
     """Run afr with ``directory`` read-only: a read-only bind mount for root (chmod does not stop
     root), file modes otherwise. Skips where neither is possible."""
     if os.geteuid() != 0:
+
         def run(directory: Path, *args: str) -> subprocess.CompletedProcess:
             modes = {p: p.stat().st_mode for p in [directory, *directory.rglob("*")]}
             for p in modes:
@@ -106,6 +124,7 @@ def _read_only_runner(tmp_path: Path):
             finally:
                 for p, mode in modes.items():
                     p.chmod(mode)
+
         return run
     probe = subprocess.run(["unshare", "-m", "--propagation", "private", "true"], capture_output=True)
     if probe.returncode != 0:
@@ -113,8 +132,13 @@ def _read_only_runner(tmp_path: Path):
 
     def run(directory: Path, *args: str) -> subprocess.CompletedProcess:
         script = 'mount --bind -o ro "$0" "$0" && exec "$@"'
-        return subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script, str(directory),
-                               afr_bin(), *args], capture_output=True, text=True, timeout=600)
+        return subprocess.run(
+            ["unshare", "-m", "--propagation", "private", "sh", "-c", script, str(directory), afr_bin(), *args],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+
     return run
 
 
@@ -162,8 +186,13 @@ def test_fresh_refuses_a_store_with_results_unless_confirmed(good_store, config,
 
 def test_user_stores_are_ignored_and_reference_exports_are_not():
     root = Path(__file__).resolve().parents[1]
-    paths = ["results/my_experiment/export/grid.csv.xz", "results/my_experiment/store.sqlite",
-             "results/larf_rf/store.sqlite", "results/larf_rf/export/grid.csv.xz", "results/abrf/compare.md"]
+    paths = [
+        "results/my_experiment/export/grid.csv.xz",
+        "results/my_experiment/store.sqlite",
+        "results/larf_rf/store.sqlite",
+        "results/larf_rf/export/grid.csv.xz",
+        "results/abrf/compare.md",
+    ]
     proc = subprocess.run(["git", "check-ignore", "--no-index", *paths], cwd=root, capture_output=True, text=True)
     if proc.returncode == 128:
         pytest.skip("not a git checkout")
@@ -180,8 +209,13 @@ def test_fresh_asks_in_a_terminal(good_store, config, tmp_path):
     before = snapshot(tmp_path)
     master, slave = pty.openpty()
     os.write(master, b"n\n")
-    proc = subprocess.run([afr_bin(), "run", str(config), "--out", str(tmp_path / "s"), "--fresh", "-q"],
-                          stdin=slave, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [afr_bin(), "run", str(config), "--out", str(tmp_path / "s"), "--fresh", "-q"],
+        stdin=slave,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     os.close(slave)
     os.close(master)
     assert "delete them and start afresh?" in proc.stderr, proc.stderr

@@ -12,16 +12,17 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-
-from afr_cli.config.experiment import load_experiment
-from afr_cli.errors import AfrInputError
-from afr_cli.engine.runner import RunOptions, run_experiment
-from afr_cli.store import KEYS, TABLES, ResultsStore, UnitRecord, load_results
-from afr_cli.store.export import EXPORT_DIR, GRID_DIGITS, ExportedStore, export_store, has_export, seed_store
 from conftest import run_afr
 
+from afr_cli.config.experiment import load_experiment
+from afr_cli.engine.runner import RunOptions, run_experiment
+from afr_cli.errors import AfrInputError
+from afr_cli.store import KEYS, TABLES, ResultsStore, UnitRecord, load_results
+from afr_cli.store.export import EXPORT_DIR, GRID_DIGITS, ExportedStore, export_store, has_export, seed_store
+
 CONFIG = {
-    "name": "export-test", "seed": 5,
+    "name": "export-test",
+    "seed": 5,
     "protocol": {"reps": 2, "inner_folds": 2},
     "datasets": ["Friedman1"],
     "bases": [{"kind": "rf", "n_estimators": 5, "min_samples_leaf": 5}],
@@ -64,12 +65,32 @@ def _awkward_store(directory: Path) -> None:
     """Values an export must keep exactly: ints beside floats, strings that look like numbers, an
     empty string, NULL metrics, a nested value, per-solve logs, and a column of a later schema."""
     store = ResultsStore(directory)
-    store.create({"experiment": "awkward", "config_hash": "h", "runs": [{"reps": 1, "note": "x,y\n\"z\""}]})
-    results = [{"model": "m", "r2": 0.1 + 0.2, "mae": None, "rmse": 1e-300, "params": {"eps": 1, "tau": 0.1,
-                "name": "1", "empty": "", "list": [1, 2.5]}, "selection": "inner-cv", "cv_score": None,
-                "solver_status": {"ECOS:optimal": 3}, "seconds": 2.0 / 3}]
-    grid = [{"model": "m", "point": {"eps": e, "tau": 0.1}, "cv_r2": 1 / 3, "cv_mae": None, "test_r2": -0.0,
-             "test_mae": float(e) + 1e-17, "test_rmse": 123456789.123456789} for e in (0, 0.25, 1)]
+    store.create({"experiment": "awkward", "config_hash": "h", "runs": [{"reps": 1, "note": 'x,y\n"z"'}]})
+    results = [
+        {
+            "model": "m",
+            "r2": 0.1 + 0.2,
+            "mae": None,
+            "rmse": 1e-300,
+            "params": {"eps": 1, "tau": 0.1, "name": "1", "empty": "", "list": [1, 2.5]},
+            "selection": "inner-cv",
+            "cv_score": None,
+            "solver_status": {"ECOS:optimal": 3},
+            "seconds": 2.0 / 3,
+        }
+    ]
+    grid = [
+        {
+            "model": "m",
+            "point": {"eps": e, "tau": 0.1},
+            "cv_r2": 1 / 3,
+            "cv_mae": None,
+            "test_r2": -0.0,
+            "test_mae": float(e) + 1e-17,
+            "test_rmse": 123456789.123456789,
+        }
+        for e in (0, 0.25, 1)
+    ]
     for rep in (0, 1):
         store.write_unit(UnitRecord("D,1", "RF", rep, 7, 10, 5, 0.5, 1.25, results, grid))
     with sqlite3.connect(store.path) as conn:
@@ -88,8 +109,9 @@ def test_store_export_store_gives_identical_rows(tmp_path, full):
         seed_store(copy)
         assert _raw(copy) == _raw(source)
         for table in TABLES:  # and the readers give the same frames from the export as from the store
-            pd.testing.assert_frame_equal(ExportedStore(source).frame(table), ResultsStore(source).frame(table),
-                                          check_exact=True)
+            pd.testing.assert_frame_equal(
+                ExportedStore(source).frame(table), ResultsStore(source).frame(table), check_exact=True
+            )
 
 
 def test_by_default_only_the_cv_scores_and_solve_logs_are_left_out(tmp_path, full):
@@ -101,8 +123,10 @@ def test_by_default_only_the_cv_scores_and_solve_logs_are_left_out(tmp_path, ful
     assert {t: v for t, v in seeded.items() if t != "grid"} == {t: v for t, v in raw.items() if t != "grid"}
     # grid columns: key 0-4, cv_r2 and cv_mae 5-6, test scores 7-9 (to GRID_DIGITS significant digits),
     # solves 10, protocol axes 11-12
-    assert [r[:5] + (None, None) + tuple(float(f"{v:.{GRID_DIGITS}g}") for v in r[7:10]) + (None,) + r[11:]
-            for r in raw["grid"]] == seeded["grid"]
+    assert [
+        r[:5] + (None, None) + tuple(float(f"{v:.{GRID_DIGITS}g}") for v in r[7:10]) + (None,) + r[11:]
+        for r in raw["grid"]
+    ] == seeded["grid"]
     assert any(float(f"{v:.{GRID_DIGITS}g}") != v for r in raw["grid"] for v in r[7:10])  # digits were dropped
     assert any(r[10] not in (None, "[]") for r in raw["grid"])  # there was a log to leave out
     grid = ExportedStore(tmp_path / "s").frame("grid")
@@ -161,8 +185,22 @@ def test_read_commands_work_from_an_export_alone(tmp_path, full):
             pd.testing.assert_frame_equal(ours, theirs, check_exact=False, rtol=0, atol=1.01e-6)
         else:
             assert after.stdout == expected, key
-    plot = run_afr("plot", "surface", "--results", str(tmp_path / "s"), "--dataset", "Friedman1", "--model",
-                   "eps-abrf", "--x", "tau", "--y", "eps", "--out", str(tmp_path / "p.png"))
+    plot = run_afr(
+        "plot",
+        "surface",
+        "--results",
+        str(tmp_path / "s"),
+        "--dataset",
+        "Friedman1",
+        "--model",
+        "eps-abrf",
+        "--x",
+        "tau",
+        "--y",
+        "eps",
+        "--out",
+        str(tmp_path / "p.png"),
+    )
     assert plot.returncode == 0 and (tmp_path / "p.png").stat().st_size > 1000, plot.stderr
     assert not (tmp_path / "s" / "store.sqlite").exists()  # reading never builds a store
 
@@ -178,7 +216,10 @@ def test_run_seeds_a_missing_store_from_the_export_and_extends_it(tmp_path, conf
     assert ResultsStore(clone).manifest()["runs"][-1]["units_stored_before"] == 1
     # the run refreshed the export: it now holds both repetitions
     assert ExportedStore(clone).done_units() == {("Friedman1", "RF@5", 0), ("Friedman1", "RF@5", 1)}
-    assert ExportedStore(clone).done_unit_keys() == {("Friedman1", "RF@5", 0.8, 0.0, 0), ("Friedman1", "RF@5", 0.8, 0.0, 1)}
+    assert ExportedStore(clone).done_unit_keys() == {
+        ("Friedman1", "RF@5", 0.8, 0.0, 0),
+        ("Friedman1", "RF@5", 0.8, 0.0, 1),
+    }
 
 
 def test_sizes_extrapolate_the_tables_and_keep_as_stored_exports(tmp_path, full):
@@ -206,5 +247,8 @@ def test_a_store_extended_from_its_export_reads_back_with_and_without_solve_logs
     with sqlite3.connect(tmp_path / "s" / "store.sqlite") as conn:
         conn.execute("UPDATE grid SET solves = NULL WHERE rep = 0")
     grid = ResultsStore(tmp_path / "s").frame("grid")
-    assert grid.loc[grid.rep == 0, "solves"].isna().all() and grid.loc[grid.rep == 0, "solves"].map(type).eq(type(None)).all()
+    assert (
+        grid.loc[grid.rep == 0, "solves"].isna().all()
+        and grid.loc[grid.rep == 0, "solves"].map(type).eq(type(None)).all()
+    )
     assert grid.loc[grid.rep == 1, "solves"].map(lambda v: isinstance(v, list)).all()

@@ -8,12 +8,12 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import committed_study_blocks
 
 from afr_cli.publish.bench_blocks import bench_blocks
-from afr_cli.publish.pages import blocks_in
 from afr_cli.publish.frames import compute_words
+from afr_cli.publish.pages import blocks_in
 from afr_cli.store.status import store_status
-from conftest import committed_study_blocks
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 
@@ -21,6 +21,7 @@ RESULTS = Path(__file__).resolve().parents[1] / "results"
 def recorded(store: str) -> str:
     """A committed store's compute as the studies word it (recorded CPU, else wall)."""
     return compute_words(*store_status(RESULTS / store).recorded_compute())
+
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -45,8 +46,13 @@ def test_dm_soft_comparisons_are_the_ones_the_page_typed(dm_blocks):
     assert "| the forest | RF | all 100 | +0.047 | 0.011 | [+0.014, +0.081] | 10 / 0 / 1 (worse on Wine) |" in table
     assert "| the forest | ERT | all 100 | +0.055 | 0.013 | [+0.015, +0.096] | 8 / 2 / 1 (worse on Diabetes) |" in table
     assert "| eps-ABRF | RF | all 100 | +0.022 | 0.054 |" in table
-    assert "| eps-ABRF | ERT | all 100 | +0.006 | 0.23 | [-0.004, +0.016] | 5 / 4 / 2 (worse on Sparse, Airfoil) |" in table
-    assert "| the forest | RF | 0-9 | +0.040 | 0.02 |" in table and "| the forest | ERT | 0-9 | +0.044 | 0.02 |" in table
+    assert (
+        "| eps-ABRF | ERT | all 100 | +0.006 | 0.23 | [-0.004, +0.016] | 5 / 4 / 2 (worse on Sparse, Airfoil) |"
+        in table
+    )
+    assert (
+        "| the forest | RF | 0-9 | +0.040 | 0.02 |" in table and "| the forest | ERT | 0-9 | +0.044 | 0.02 |" in table
+    )
     assert "| eps-ABRF | RF | 0-9 | +0.023 | 0.12 |" in table and "| eps-ABRF | ERT | 0-9 | +0.006 | 0.35 |" in table
 
 
@@ -59,13 +65,17 @@ def test_dm_soft_store_and_solves(dm_blocks):
 
 
 def test_larf_prose_studies_give_the_numbers_the_page_typed(larf_blocks):
-    assert (f"record {recorded('larf_rf')} and {recorded('larf_ert')} (RF, ERT"
-            in larf_blocks["study:larf:compute_per_base"])
+    assert (
+        f"record {recorded('larf_rf')} and {recorded('larf_ert')} (RF, ERT"
+        in larf_blocks["study:larf:compute_per_base"]
+    )
     holm = larf_blocks["study:larf:holm_family"]
     assert "over its 19 rows" in holm and "15 rows have p < 0.05 alone, 4 after the adjustment" in holm
     assert "(p = 0.00445 and 0.0133) becomes 0.067 and 0.13" in holm
-    assert ("p = 0.042 (was 0.143 without the correction; Iman-Davenport p = 0.034, was 0.14)"
-            in larf_blocks["study:larf:table9_ties"])
+    assert (
+        "p = 0.042 (was 0.143 without the correction; Iman-Davenport p = 0.034, was 0.14)"
+        in larf_blocks["study:larf:table9_ties"]
+    )
     abrf = larf_blocks["study:larf:larf_vs_abrf"]
     assert "The paper's p = 0.00067 / 0.00029 rest on a LARF column about 0.035 above ours" in abrf
     assert "4 of 11 cells within 0.02 on RF" in abrf and "(+0.0205 RF, +0.0097 ERT)" in abrf
@@ -111,7 +121,7 @@ def test_diff_frames_on_a_store_against_itself_moves_nothing():
 
 
 def test_the_larf_small_sets_sentence_counts_the_gap_column(larf_blocks):
-    """"Over every stored repetition ... stays below the paper's number on all 3 sets" is counted
+    """ "Over every stored repetition ... stays below the paper's number on all 3 sets" is counted
     from the table's "gap, all" column (it was typed as "over all 100 repetitions ... on all three sets")."""
     block = larf_blocks["study:larf:small_sets"]
     lines = [line for line in block.splitlines() if line.startswith("| ") and not line.startswith("| dataset")]
@@ -121,4 +131,7 @@ def test_the_larf_small_sets_sentence_counts_the_gap_column(larf_blocks):
     assert len(gaps) == 3 and reps == {"100"}
     from afr_cli.publish.page_words import how_many
 
-    assert f"Over every stored repetition (100 per set) our mean stays below the paper's number on {how_many(below, 3)} sets" in block
+    assert (
+        f"Over every stored repetition (100 per set) our mean stays below the paper's number on {how_many(below, 3)} "
+        "sets" in block
+    )

@@ -8,8 +8,8 @@ import math
 import pandas as pd
 import pytest
 
-from afr_cli.errors import AfrInputError
 from afr_cli.analysis.stats import paired_ttest, wilcoxon_test
+from afr_cli.errors import AfrInputError
 from afr_cli.tables import (
     BEST_TEST_NOTE,
     compare_models,
@@ -38,9 +38,19 @@ def _results(base: str = "RF", selection: str = "inner-cv", r2=R2) -> pd.DataFra
     for (dataset, model), values in r2.items():
         for rep, value in enumerate(values):
             params = {"eps": EPS[rep], "tau": TAU[rep]} if model != "rf" else {}
-            rows.append({"dataset": dataset, "base": base, "model": model, "rep": rep, "r2": value,
-                         "mae": 100 * (1 - value), "rmse": 120 * (1 - value),
-                         "params": params, "selection": selection})
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "base": base,
+                    "model": model,
+                    "rep": rep,
+                    "r2": value,
+                    "mae": 100 * (1 - value),
+                    "rmse": 120 * (1 - value),
+                    "params": params,
+                    "selection": selection,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -111,8 +121,7 @@ def test_summary_csv_is_the_long_form():
 
 def _satrf9_results() -> pd.DataFrame:
     r2 = {("Diabetes", "eps-abrf"): [0.42, 0.43, 0.44], ("Wine", "eps-abrf"): [0.39, 0.40, 0.41]}
-    return pd.concat([_results("RF", r2=r2), _results("ERT", r2={("Diabetes", "eps-abrf"): [0.44]})],
-                     ignore_index=True)
+    return pd.concat([_results("RF", r2=r2), _results("ERT", r2={("Diabetes", "eps-abrf"): [0.44]})], ignore_index=True)
 
 
 def test_paper_comparison_cells():
@@ -172,8 +181,12 @@ def test_paper_comparison_params_and_relative_error_tolerance():
     mae = comparison.loc[("Diabetes", "rf", "mae")]  # ours 44.92, published 44.92
     assert mae["ours"] == pytest.approx(44.92) and mae["within_tol"] is True
     wrong = _results(r2={("Diabetes", "rf"): [0.50]})  # mae 50.0: 11 % above 44.92
-    assert paper_comparison(wrong, "satrf:2").set_index(["dataset", "model", "metric"]).loc[
-        ("Diabetes", "rf", "mae"), "within_tol"] is False
+    assert (
+        paper_comparison(wrong, "satrf:2")
+        .set_index(["dataset", "model", "metric"])
+        .loc[("Diabetes", "rf", "mae"), "within_tol"]
+        is False
+    )
 
 
 def test_paper_comparison_tree_count_columns():
@@ -184,8 +197,9 @@ def test_paper_comparison_tree_count_columns():
 
 
 def test_generic_forest_model_matches_the_papers_baseline_columns():
-    ours = pd.concat([_results("ERT@700", r2={("Diabetes", "forest"): [0.45]}),
-                      _results("RF", r2={("Diabetes", "forest"): [0.41]})])
+    ours = pd.concat(
+        [_results("ERT@700", r2={("Diabetes", "forest"): [0.45]}), _results("RF", r2={("Diabetes", "forest"): [0.41]})]
+    )
     trees = paper_comparison(ours, "larf:9")
     cell = trees[(trees["dataset"] == "Diabetes") & (trees["model"] == "ert@700")].iloc[0]
     assert cell["ours"] == pytest.approx(0.45)
@@ -195,8 +209,9 @@ def test_generic_forest_model_matches_the_papers_baseline_columns():
 
 
 def test_satrf_softmax_columns_map_to_each_variants_softmax_model():
-    ours = pd.concat([_results(r2={("Diabetes", "softmax-y"): [0.5]}),
-                      _results(r2={("Diabetes", "softmax-yx"): [0.3]})])
+    ours = pd.concat(
+        [_results(r2={("Diabetes", "softmax-y"): [0.5]}), _results(r2={("Diabetes", "softmax-yx"): [0.3]})]
+    )
     for spec, expected in (("satrf:2", 0.5), ("satrf:6", 0.3)):
         table = paper_comparison(ours, spec)
         cell = table[(table["dataset"] == "Diabetes") & (table["model"] == "softmax") & (table["metric"] == "r2")]
@@ -213,8 +228,10 @@ def test_compare_models_numbers():
     assert block.ttest.mean_diff == pytest.approx(0.0) and block.ttest.p == pytest.approx(expected.p)
     assert block.wilcoxon == pytest.approx(wilcoxon_test([0.43, 0.42], [0.41, 0.44]))
     csv = render_model_comparison(result, "csv")
-    assert csv.splitlines()[0] == ("base,metric,a,b,n,mean_diff,t,p,p_holm,ci_low,ci_high,cohen_dz,wilcoxon_stat,"
-                                   "wilcoxon_p,rank_biserial,wins,ties,losses,rope,p_a_better,p_equivalent,p_b_better")
+    assert csv.splitlines()[0] == (
+        "base,metric,a,b,n,mean_diff,t,p,p_holm,ci_low,ci_high,cohen_dz,wilcoxon_stat,"
+        "wilcoxon_p,rank_biserial,wins,ties,losses,rope,p_a_better,p_equivalent,p_b_better"
+    )
     tests = _csv(csv).iloc[0]
     assert (tests["wins"], tests["ties"], tests["losses"]) == (1, 0, 1)
     assert tests["p_holm"] == pytest.approx(tests["p"])  # one base: a family of one
@@ -230,8 +247,14 @@ def test_compare_models_numbers():
 
 def test_compare_models_pairs_the_repetitions_both_models_hold():
     """A store extended further for one model must not give that model means over other splits."""
-    extended = _results(r2={("Diabetes", "rf"): [0.40, 0.42, 0.90, 0.90], ("Diabetes", "eps-abrf"): [0.43, 0.45],
-                            ("Wine", "rf"): [0.40, 0.41, 0.90], ("Wine", "eps-abrf"): [0.42, 0.44, 0.43]})
+    extended = _results(
+        r2={
+            ("Diabetes", "rf"): [0.40, 0.42, 0.90, 0.90],
+            ("Diabetes", "eps-abrf"): [0.43, 0.45],
+            ("Wine", "rf"): [0.40, 0.41, 0.90],
+            ("Wine", "eps-abrf"): [0.42, 0.44, 0.43],
+        }
+    )
     comparison = compare_models(extended, "rf", "eps-abrf")
     block = comparison.bases[0]
     diffs = block.per_dataset.set_index("dataset")["eps-abrf − rf"]
@@ -244,12 +267,17 @@ def test_compare_models_pairs_the_repetitions_both_models_hold():
 def test_best_counts_per_base_group_with_ties_in_paper_and_ours():
     from afr_cli.tables import best_counts
 
-    rows = [("D1", "a (RF)", 0.50, 0.5004), ("D1", "b (RF)", 0.40, 0.5001),   # ours: a tie at 3 decimals
-            ("D2", "a (RF)", 0.30, 0.20), ("D2", "b (RF)", 0.30, 0.25),       # paper: a tie
-            ("D1", "a (ERT)", 0.10, 0.90), ("D1", "b (ERT)", 0.20, 0.10),     # another base competes apart
-            ("D3", "a (RF)", 0.90, float("nan")), ("D3", "b (RF)", 0.10, 0.5)]  # no value of ours: skipped
-    part = pd.DataFrame([{"dataset": d, "model": m, "metric": "r2", "published": p, "ours": o}
-                         for d, m, p, o in rows])
+    rows = [
+        ("D1", "a (RF)", 0.50, 0.5004),
+        ("D1", "b (RF)", 0.40, 0.5001),  # ours: a tie at 3 decimals
+        ("D2", "a (RF)", 0.30, 0.20),
+        ("D2", "b (RF)", 0.30, 0.25),  # paper: a tie
+        ("D1", "a (ERT)", 0.10, 0.90),
+        ("D1", "b (ERT)", 0.20, 0.10),  # another base competes apart
+        ("D3", "a (RF)", 0.90, float("nan")),
+        ("D3", "b (RF)", 0.10, 0.5),
+    ]  # no value of ours: skipped
+    part = pd.DataFrame([{"dataset": d, "model": m, "metric": "r2", "published": p, "ours": o} for d, m, p, o in rows])
     counts = best_counts(part).set_index("model")
     assert counts.loc["a (RF)"].tolist() == [2, 1] and counts.loc["b (RF)"].tolist() == [1, 2]
     assert counts.loc["a (ERT)"].tolist() == [0, 1] and counts.loc["b (ERT)"].tolist() == [1, 0]
@@ -261,8 +289,9 @@ def test_best_counts_per_base_group_with_ties_in_paper_and_ours():
 def test_win_record_counts_at_printed_precision_and_lower_error_is_better():
     from afr_cli.tables import WinRecord
 
-    table = pd.DataFrame({"dataset": ["D1", "D2", "D3", "D4"], "a": [0.4101, 0.5, 0.6, None],
-                          "b": [0.4104, 0.52, 0.58, 0.3]})
+    table = pd.DataFrame(
+        {"dataset": ["D1", "D2", "D3", "D4"], "a": [0.4101, 0.5, 0.6, None], "b": [0.4104, 0.52, 0.58, 0.3]}
+    )
     r2 = WinRecord.count(table, "a", "b", "r2")
     assert (r2.wins, r2.ties, r2.losses) == (("D2",), ("D1",), ("D3",))  # D4 has no A: not counted
     mae = WinRecord.count(table, "a", "b", "mae")
@@ -275,9 +304,20 @@ def _write_store(directory, frame: pd.DataFrame) -> None:
     store = ResultsStore(directory)
     store.create({"name": "test"})
     for (dataset, base, rep), unit in frame.groupby(["dataset", "base", "rep"]):
-        rows = [{"model": r["model"], "r2": r["r2"], "mae": r["mae"], "rmse": r["rmse"], "params": r["params"],
-                 "selection": r["selection"], "cv_score": None, "solver_status": {}, "seconds": 0.0}
-                for r in unit.to_dict("records")]
+        rows = [
+            {
+                "model": r["model"],
+                "r2": r["r2"],
+                "mae": r["mae"],
+                "rmse": r["rmse"],
+                "params": r["params"],
+                "selection": r["selection"],
+                "cv_score": None,
+                "solver_status": {},
+                "seconds": 0.0,
+            }
+            for r in unit.to_dict("records")
+        ]
         store.write_unit(UnitRecord(dataset, base, int(rep), 0, 10, 5, 0.0, 0.0, rows, []))
 
 
@@ -287,20 +327,48 @@ def test_table_command_on_stores(tmp_path, capsys):
     _write_store(tmp_path / "rf", _results("RF"))
     _write_store(tmp_path / "ert", _results("ERT"))
     dirs = [tmp_path / "rf", tmp_path / "ert"]
-    _table(results_dirs=dirs, metric=None, fmt="csv", with_std=False, paper="satrf:9", tol=None, selection="stored", reps=None,
-           compare=("rf", "eps-abrf"))
+    _table(
+        results_dirs=dirs,
+        metric=None,
+        fmt="csv",
+        with_std=False,
+        paper="satrf:9",
+        tol=None,
+        selection="stored",
+        reps=None,
+        compare=("rf", "eps-abrf"),
+    )
     comparison, tests = capsys.readouterr().out.split("\n\n")
     assert comparison.splitlines()[0] == "dataset,model,metric,ours,published,diff,within_tol"
     assert "Diabetes,eps-abrf (ERT),r2,0.43,0.441,-0.011,True" in comparison
     assert tests.splitlines()[0].startswith("base,metric,a,b,n,mean_diff")
     assert [line.split(",")[0] for line in tests.splitlines()[1:]] == ["RF", "ERT"]
 
-    _table(results_dirs=dirs, metric=None, fmt="md", with_std=True, paper=None, tol=None, selection="stored", reps=None, compare=None)
+    _table(
+        results_dirs=dirs,
+        metric=None,
+        fmt="md",
+        with_std=True,
+        paper=None,
+        tol=None,
+        selection="stored",
+        reps=None,
+        compare=None,
+    )
     md = capsys.readouterr().out
     assert "| eps-abrf (RF)" in md and "0.430 ± 0.010" in md
 
-    _table(results_dirs=dirs[:1], metric=None, fmt="csv", with_std=False, paper=None, tol=None, selection="stored",
-           reps=2, compare=None)
+    _table(
+        results_dirs=dirs[:1],
+        metric=None,
+        fmt="csv",
+        with_std=False,
+        paper=None,
+        tol=None,
+        selection="stored",
+        reps=2,
+        compare=None,
+    )
     first_two = _csv(capsys.readouterr().out)
     wine_rf = first_two[(first_two.dataset == "Wine") & (first_two.model == "rf") & (first_two.metric == "r2")]
     assert wine_rf.iloc[0]["n_reps"] == 2 and wine_rf.iloc[0]["mean"] == pytest.approx(0.435)
@@ -313,8 +381,20 @@ def test_best_test_results_pick_the_point_with_the_best_mean_test_score():
     # point eps=0.5 wins on mean test R² (0.6 vs 0.55) although eps=0 wins rep 0
     for rep, (a, b) in enumerate([(0.7, 0.6), (0.4, 0.6)]):
         for eps, score in ((0.0, a), (0.5, b)):
-            rows.append({"dataset": "Wine", "base": "RF", "model": "eps-abrf", "rep": rep, "point": {"eps": eps},
-                         "cv_r2": 0.0, "cv_mae": 0.0, "test_r2": score, "test_mae": 1 - score, "test_rmse": 1.0})
+            rows.append(
+                {
+                    "dataset": "Wine",
+                    "base": "RF",
+                    "model": "eps-abrf",
+                    "rep": rep,
+                    "point": {"eps": eps},
+                    "cv_r2": 0.0,
+                    "cv_mae": 0.0,
+                    "test_r2": score,
+                    "test_mae": 1 - score,
+                    "test_rmse": 1.0,
+                }
+            )
     out = best_test_results(pd.DataFrame(rows))
     assert list(out.r2) == [0.6, 0.6] and all(p == {"eps": 0.5} for p in out.params)
     assert set(out.selection) == {"best-test"}
@@ -343,7 +423,8 @@ def test_paper_comparisons_say_which_repetitions_they_average():
     assert more.startswith("Repetitions 0-19 of each dataset (20);") and "--reps 10" in more
     assert _repetitions_note(reps({"Wine": 20, "Yacht": 20}), 20) == "Repetitions 0-19 of each dataset (20)."
     assert _repetitions_note(reps({"Wine": 20, "Yacht": 50}), None).startswith(
-        "Uneven: 20 to 50 repetitions per dataset and base;")
+        "Uneven: 20 to 50 repetitions per dataset and base;"
+    )
 
 
 def test_best_test_is_one_grid_point_over_the_repetitions_in_view():
@@ -355,10 +436,33 @@ def test_best_test_is_one_grid_point_over_the_repetitions_in_view():
     grid, stored = [], []
     for rep, (a, b) in enumerate([(0.7, 0.6), (0.4, 0.6)]):
         for eps, score in ((0.0, a), (0.5, b)):
-            grid.append({"dataset": "Wine", "base": "RF", "model": "eps-abrf", "rep": rep, "point": {"eps": eps},
-                         "cv_r2": 0.0, "cv_mae": 0.0, "test_r2": score, "test_mae": 1 - score, "test_rmse": 1.0})
-        stored.append({"dataset": "Wine", "base": "RF", "model": "eps-abrf", "rep": rep, "r2": float("nan"),
-                       "mae": float("nan"), "rmse": float("nan"), "params": {}, "selection": "best-test"})
+            grid.append(
+                {
+                    "dataset": "Wine",
+                    "base": "RF",
+                    "model": "eps-abrf",
+                    "rep": rep,
+                    "point": {"eps": eps},
+                    "cv_r2": 0.0,
+                    "cv_mae": 0.0,
+                    "test_r2": score,
+                    "test_mae": 1 - score,
+                    "test_rmse": 1.0,
+                }
+            )
+        stored.append(
+            {
+                "dataset": "Wine",
+                "base": "RF",
+                "model": "eps-abrf",
+                "rep": rep,
+                "r2": float("nan"),
+                "mae": float("nan"),
+                "rmse": float("nan"),
+                "params": {},
+                "selection": "best-test",
+            }
+        )
     grid, stored = pd.DataFrame(grid), pd.DataFrame(stored)
     one = results_in_view(stored, grid, "stored", reps=1)
     assert list(one.r2) == [0.7] and one.params.iloc[0] == {"eps": 0.0}
@@ -373,20 +477,36 @@ def test_table_and_report_agree_on_best_test_with_reps(tmp_path, capsys):
     # issue 14: `afr table --selection best-test --reps N` and `afr report --reps N` gave different
     # best-test numbers; both now go through one definition
     import yaml
+    from conftest import run_afr
 
     from afr_cli.commands.table import _table
     from afr_cli.publish.frames import forget_loaded, report_by_name, report_frames
-    from conftest import run_afr
 
-    cfg = {"name": "abrf_rf", "seed": 3, "protocol": {"reps": 3}, "datasets": ["Sparse", "Friedman1"],
-           "bases": [{"id": "RF", "kind": "rf", "n_estimators": 8, "min_samples_leaf": 5}],
-           "models": [{"id": "rf", "family": "forest"},
-                      {"id": "eps-abrf", "family": "eps-abrf", "grid": {"eps": [0.0, 0.5, 1.0], "tau": [0.1, 10]}}]}
+    cfg = {
+        "name": "abrf_rf",
+        "seed": 3,
+        "protocol": {"reps": 3},
+        "datasets": ["Sparse", "Friedman1"],
+        "bases": [{"id": "RF", "kind": "rf", "n_estimators": 8, "min_samples_leaf": 5}],
+        "models": [
+            {"id": "rf", "family": "forest"},
+            {"id": "eps-abrf", "family": "eps-abrf", "grid": {"eps": [0.0, 0.5, 1.0], "tau": [0.1, 10]}},
+        ],
+    }
     config = tmp_path / "abrf_rf.yaml"
     config.write_text(yaml.safe_dump(cfg))
     assert run_afr("run", str(config), "--out", str(tmp_path / "abrf_rf"), "-q", "--jobs", "1").returncode == 0
-    _table(results_dirs=[tmp_path / "abrf_rf"], metric="r2", fmt="csv", with_std=False, paper=None, tol=None,
-           selection="best-test", reps=2, compare=None)
+    _table(
+        results_dirs=[tmp_path / "abrf_rf"],
+        metric="r2",
+        fmt="csv",
+        with_std=False,
+        paper=None,
+        tol=None,
+        selection="best-test",
+        reps=2,
+        compare=None,
+    )
     table = _csv(capsys.readouterr().out)
     forget_loaded()
     report = report_by_name()["abrf"]
@@ -409,6 +529,7 @@ def test_repetitions_note_labels_the_inferred_protocol_beside_the_stated_count()
 
 # ------------------------------------------------------------ comparisons never mix (issue 31, part 5)
 
+
 def _pair_frame(nan_at=(), reps: int = 4) -> pd.DataFrame:
     """rf and b on Wine and Boston (base RF), b 0.0625 better on every repetition (exact in binary);
     b's R² NaN at each (dataset, rep) of ``nan_at``."""
@@ -417,8 +538,19 @@ def _pair_frame(nan_at=(), reps: int = 4) -> pd.DataFrame:
         for rep in range(reps):
             for model, step in (("rf", 0.0), ("b", 0.0625)):
                 r2 = math.nan if model == "b" and (dataset, rep) in nan_at else 0.5 + step + rep / 64 + d / 8
-                rows.append({"dataset": dataset, "base": "RF", "model": model, "rep": rep, "r2": r2,
-                             "mae": 1.0 - step + rep / 128, "rmse": 1.0, "params": {}, "selection": "inner-cv"})
+                rows.append(
+                    {
+                        "dataset": dataset,
+                        "base": "RF",
+                        "model": model,
+                        "rep": rep,
+                        "r2": r2,
+                        "mae": 1.0 - step + rep / 128,
+                        "rmse": 1.0,
+                        "params": {},
+                        "selection": "inner-cv",
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -436,11 +568,16 @@ def test_a_repetition_with_a_nan_score_is_dropped_for_both_models_and_counted():
     assert wine["rf"] == pytest.approx((0.5 + 0 / 64 + 0.5 + 2 / 64 + 0.5 + 3 / 64) / 3)  # rf over b's three too
     assert wine["b − rf"] == 0.0625 and base.reps == (3, 3)
     text = render_model_comparison(comparison, "md")
-    assert ("each dataset's means over the 3 repetitions (splits) both models hold; 5 repetitions where rf's or b's "
-            "R² is undefined (NaN) dropped for both models (Wine 1, Boston 4); left out of the tests, no repetition "
-            "with both scores defined: Boston") in text
-    assert comparison.as_dict()["bases"][0]["dropped"] == {"repetitions": 5, "by_dataset": {"Wine": 1, "Boston": 4},
-                                                           "left_out": ["Boston"]}
+    assert (
+        "each dataset's means over the 3 repetitions (splits) both models hold; 5 repetitions where rf's or b's "
+        "R² is undefined (NaN) dropped for both models (Wine 1, Boston 4); left out of the tests, no repetition "
+        "with both scores defined: Boston"
+    ) in text
+    assert comparison.as_dict()["bases"][0]["dropped"] == {
+        "repetitions": 5,
+        "by_dataset": {"Wine": 1, "Boston": 4},
+        "left_out": ["Boston"],
+    }
     assert "dropped" not in compare_models(_pair_frame(), "rf", "b").as_dict()["bases"][0]  # nothing dropped: as before
 
 

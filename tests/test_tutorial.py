@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT
 
 TUTORIAL = ROOT / "docs" / "tutorial-own-family.md"
@@ -50,8 +49,9 @@ def test_the_tutorial_runs_as_printed(tmp_path):
             (tmp_path / re.search(r'title="([^"]+)"', info)[1]).write_text(text, encoding="utf-8")
         elif language == "console":
             for command, printed in commands(text):
-                proc = subprocess.run(command, shell=True, cwd=tmp_path, env=env, capture_output=True, text=True,
-                                      timeout=900)
+                proc = subprocess.run(
+                    command, shell=True, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900
+                )
                 assert proc.returncode == 0, (command, proc.stderr)
                 if printed:
                     assert proc.stdout.splitlines() == printed, command
@@ -66,7 +66,10 @@ def test_the_tutorial_runs_as_printed(tmp_path):
 
 def test_the_readme_tour_runs_the_tutorials_files():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for line in ("python docs/own-family/make_data.py", "afr run docs/own-family/own.yaml --reps 2",
-                 "afr table --results results/own-family --compare eps-abrf l1-abrf"):
+    for line in (
+        "python docs/own-family/make_data.py",
+        "afr run docs/own-family/own.yaml --reps 2",
+        "afr table --results results/own-family --compare eps-abrf l1-abrf",
+    ):
         assert line in readme
     assert "docs/tutorial-own-family.md" in readme

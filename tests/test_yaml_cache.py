@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from afr_cli.store import yaml_cache
-from afr_cli.errors import AfrInputError
 from afr_cli.catalogue.knowledge import DATA_FILE, package_folders
-from afr_cli.store.cache import CACHE_ENV
 from afr_cli.core.yaml_safe import load_yaml
+from afr_cli.errors import AfrInputError
+from afr_cli.store import yaml_cache
+from afr_cli.store.cache import CACHE_ENV
 
 
 @pytest.fixture

@@ -56,8 +56,13 @@ class SignedRankResult:
     seed: int
 
 
-def signed_rank_test(diff: ArrayLike, rope: float = DEFAULT_ROPE, samples: int = SIGNED_RANK_SAMPLES,
-                     seed: int = SIGNED_RANK_SEED, prior: float = SIGNED_RANK_PRIOR) -> SignedRankResult:
+def signed_rank_test(
+    diff: ArrayLike,
+    rope: float = DEFAULT_ROPE,
+    samples: int = SIGNED_RANK_SAMPLES,
+    seed: int = SIGNED_RANK_SEED,
+    prior: float = SIGNED_RANK_PRIOR,
+) -> SignedRankResult:
     """Bayesian signed-rank test of the per-dataset differences ``diff`` (B − A) with ROPE ±``rope``.
 
     NaN probabilities for an empty ``diff``; the same ``seed`` always gives the same result."""
@@ -128,8 +133,9 @@ class CorrelatedTTestResult:
     ci_high: float
 
 
-def correlated_ttest(diff: ArrayLike, rho: float, rope: float = DEFAULT_ROPE,
-                     level: float = 0.95) -> CorrelatedTTestResult:
+def correlated_ttest(
+    diff: ArrayLike, rho: float, rope: float = DEFAULT_ROPE, level: float = 0.95
+) -> CorrelatedTTestResult:
     """Bayesian correlated t-test of the per-repetition differences ``diff`` (B − A) on one
     dataset, ρ = n_test / n; the ``level`` interval is the central posterior (credible) interval,
     the Nadeau-Bengio corrected interval. With zero variance the posterior is a point at the mean;
@@ -140,8 +146,9 @@ def correlated_ttest(diff: ArrayLike, rho: float, rope: float = DEFAULT_ROPE,
         raise ValueError(f"rho must be in [0, 1), got {rho}")
     if n < 2:
         nan = RopeProbabilities(math.nan, math.nan, math.nan)
-        return CorrelatedTTestResult(n, rho, float(d.mean()) if n else math.nan, math.nan, max(n - 1, 0),
-                                     rope, nan, math.nan, math.nan)
+        return CorrelatedTTestResult(
+            n, rho, float(d.mean()) if n else math.nan, math.nan, max(n - 1, 0), rope, nan, math.nan, math.nan
+        )
     mean = float(d.mean())
     scale = math.sqrt((1.0 / n + rho / (1.0 - rho)) * float(d.var(ddof=1)))
     if scale == 0.0:
@@ -153,5 +160,6 @@ def correlated_ttest(diff: ArrayLike, rho: float, rope: float = DEFAULT_ROPE,
     left = t_cdf(-rope, n - 1, mean, scale)
     right = t_sf(rope, n - 1, mean, scale)
     low, high = t_interval(level, n - 1, mean, scale)
-    return CorrelatedTTestResult(n, rho, mean, scale, n - 1, rope,
-                                 RopeProbabilities(left, max(0.0, 1.0 - left - right), right), low, high)
+    return CorrelatedTTestResult(
+        n, rho, mean, scale, n - 1, rope, RopeProbabilities(left, max(0.0, 1.0 - left - right), right), low, high
+    )

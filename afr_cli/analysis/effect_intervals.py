@@ -130,7 +130,7 @@ def dz_interval(a: ArrayLike, b: ArrayLike, level: float = 0.95) -> Interval:
         # nct.cdf(t_obs, df, nc) falls from 1 to 0 as nc grows; bracket the root around t_obs in
         # steps of the noncentrality's large-sample sd (wide steps reach nc where scipy's nct is NaN)
         f = lambda nc: float(nctdtr(df, nc, t_obs)) - target  # noqa: E731
-        step = math.sqrt(1.0 + t_obs ** 2 / (2.0 * df))
+        step = math.sqrt(1.0 + t_obs**2 / (2.0 * df))
         lo, hi = t_obs - 2.0 * step, t_obs + 2.0 * step
         while f(lo) < 0.0:
             lo -= step
@@ -146,7 +146,7 @@ def dz_interval(a: ArrayLike, b: ArrayLike, level: float = 0.95) -> Interval:
     except ValueError:  # scipy's nct is NaN this far out: the large-sample normal interval instead
         from scipy.special import ndtri
 
-        half = float(ndtri(0.5 + level / 2.0)) * math.sqrt(1.0 / n + dz ** 2 / (2.0 * df))
+        half = float(ndtri(0.5 + level / 2.0)) * math.sqrt(1.0 / n + dz**2 / (2.0 * df))
         return Interval(dz, dz - half, dz + half, level, "normal approximation (noncentral t not computable)")
     return Interval(dz, low, high, level, method)
 
@@ -163,8 +163,9 @@ def _rank_biserial_rows(d: np.ndarray) -> np.ndarray:
         return np.where(total > 0, signed / np.where(total > 0, total, 1.0), math.nan)
 
 
-def rank_biserial_interval(a: ArrayLike, b: ArrayLike, level: float = 0.95,
-                           resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> Interval:
+def rank_biserial_interval(
+    a: ArrayLike, b: ArrayLike, level: float = 0.95, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
+) -> Interval:
     """The matched-pairs rank-biserial r of a − b with a seeded percentile-bootstrap interval
     (datasets resampled with replacement; resamples whose differences are all zero, where r is
     undefined, are left out). NaN for no non-zero difference; the same seed gives the same bounds."""
@@ -183,8 +184,9 @@ def rank_biserial_interval(a: ArrayLike, b: ArrayLike, level: float = 0.95,
     return Interval(r, float(low), float(high), level, method)
 
 
-def effect_intervals(a: ArrayLike, b: ArrayLike, level: float = 0.95, resamples: int = BOOTSTRAP_RESAMPLES,
-                     seed: int = BOOTSTRAP_SEED) -> EffectIntervals:
+def effect_intervals(
+    a: ArrayLike, b: ArrayLike, level: float = 0.95, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
+) -> EffectIntervals:
     """Every effect of a − b (one value per dataset) with its ``level`` interval and labels."""
     dz = dz_interval(a, b, level)
     r = rank_biserial_interval(a, b, level, resamples, seed)
@@ -192,4 +194,5 @@ def effect_intervals(a: ArrayLike, b: ArrayLike, level: float = 0.95, resamples:
         n=int(_differences(a, b).size),
         mean_diff=mean_diff_interval(a, b, level),
         cohen_dz=LabelledEffect(dz, magnitude(dz.estimate, D_THRESHOLDS), D_LABEL_SOURCE),
-        rank_biserial=LabelledEffect(r, magnitude(r.estimate, R_THRESHOLDS), R_LABEL_SOURCE))
+        rank_biserial=LabelledEffect(r, magnitude(r.estimate, R_THRESHOLDS), R_LABEL_SOURCE),
+    )

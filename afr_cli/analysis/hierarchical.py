@@ -136,8 +136,9 @@ def _rhos(rho: float | Sequence[float], q: int) -> np.ndarray:
     return out
 
 
-def _prepare(rows: list[np.ndarray], rho: np.ndarray, rope: float,
-             rng: np.random.Generator) -> tuple[_Data, float, float]:
+def _prepare(
+    rows: list[np.ndarray], rho: np.ndarray, rope: float, rng: np.random.Generator
+) -> tuple[_Data, float, float]:
     """Scale the rows as baycomp does, jitter constant rows, and return the statistics, the scale
     and the scaled ROPE."""
     scale = float(np.mean([r.std() for r in rows]))
@@ -149,7 +150,7 @@ def _prepare(rows: list[np.ndarray], rho: np.ndarray, rope: float,
             noise = rng.uniform(-rope_s, rope_s, half)
             jitter = np.zeros(r.size)
             jitter[:half] = noise
-            jitter[half:2 * half] = -noise
+            jitter[half : 2 * half] = -noise
             rows[i] = r + jitter
             if rows[i].std() == 0.0:
                 raise ValueError(f"dataset {i} does not vary and the ROPE is 0: its posterior is improper")
@@ -160,14 +161,28 @@ def _prepare(rows: list[np.ndarray], rho: np.ndarray, rope: float,
     std_among = float(mean.std()) if len(rows) > 1 else std_within
     if std_among == 0.0:  # every dataset has the same mean: bound σ0 by the within spread instead
         std_among = std_within
-    data = _Data(n=n, mean=mean, ss=ss, rho=rho, c=1.0 + (n - 1.0) * rho,
-                 delta_bound=float(max(np.abs(r).max() for r in rows)),
-                 std_hi=UPPER_SIGMA * std_within, std0_hi=UPPER_SIGMA * std_among)
+    data = _Data(
+        n=n,
+        mean=mean,
+        ss=ss,
+        rho=rho,
+        c=1.0 + (n - 1.0) * rho,
+        delta_bound=float(max(np.abs(r).max() for r in rows)),
+        std_hi=UPPER_SIGMA * std_within,
+        std0_hi=UPPER_SIGMA * std_among,
+    )
     return data, scale, rope_s
 
 
-def _slice(logp: Callable[[float], float], x0: float, width: float, lo: float, hi: float,
-           rng: np.random.Generator, max_steps: int = 50) -> float:
+def _slice(
+    logp: Callable[[float], float],
+    x0: float,
+    width: float,
+    lo: float,
+    hi: float,
+    rng: np.random.Generator,
+    max_steps: int = 50,
+) -> float:
     """One univariate slice-sampling update (Neal 2003, stepping out then shrinking) of a density
     on (lo, hi) whose log is ``logp``; ``x0`` must have finite ``logp``."""
     level = logp(x0) + math.log(rng.random())
@@ -192,8 +207,7 @@ def _slice(logp: Callable[[float], float], x0: float, width: float, lo: float, h
             right = x
 
 
-def _upper_truncated_gamma(shape: np.ndarray, rate: np.ndarray, lower: float,
-                           rng: np.random.Generator) -> np.ndarray:
+def _upper_truncated_gamma(shape: np.ndarray, rate: np.ndarray, lower: float, rng: np.random.Generator) -> np.ndarray:
     """Gamma(shape, rate) draws conditioned on exceeding ``lower``, by inverting the upper tail."""
     tail = special.gammaincc(shape, rate * lower)
     u = tail * (1.0 - rng.random(np.shape(shape)))  # in (0, tail]
@@ -215,8 +229,9 @@ def _truncated_normal(mean: float, sd: float, lo: float, hi: float, rng: np.rand
 
 def _log_t_sum(z2: np.ndarray, nu: float) -> float:
     """Σ log Student-t(ν) density at standardized points with squares ``z2``, scale terms dropped."""
-    return (z2.size * (math.lgamma((nu + 1) / 2) - math.lgamma(nu / 2) - 0.5 * math.log(nu))
-            - (nu + 1) / 2 * float(np.log1p(z2 / nu).sum()))
+    return z2.size * (math.lgamma((nu + 1) / 2) - math.lgamma(nu / 2) - 0.5 * math.log(nu)) - (nu + 1) / 2 * float(
+        np.log1p(z2 / nu).sum()
+    )
 
 
 def _gibbs(data: _Data, samples: int, burn_in: int, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
@@ -246,7 +261,7 @@ def _gibbs(data: _Data, samples: int, burn_in: int, rng: np.random.Generator) ->
         lam = rng.gamma((nu + 1.0) / 2.0, 2.0 / (nu + z2))
         # σ_i | δ_i: σ_i⁻² ~ Gamma((n − 1)/2, Q_i/2) above 1/σ_hi²
         quad = ss_w + n * (xbar - delta) ** 2 / c
-        prec = _upper_truncated_gamma((n - 1.0) / 2.0, quad / 2.0, data.std_hi ** -2, rng)
+        prec = _upper_truncated_gamma((n - 1.0) / 2.0, quad / 2.0, data.std_hi**-2, rng)
         var_mean = c / (n * prec)  # var of x̄_i given δ_i, σ_i
         # σ0 | δ0, λ, σ with δ integrated out: x̄_i ~ N(δ0, σ0²/λ_i + var_mean_i); slice on log σ0
         r2 = (xbar - delta0) ** 2
@@ -257,17 +272,17 @@ def _gibbs(data: _Data, samples: int, burn_in: int, rng: np.random.Generator) ->
 
         std0 = math.exp(_slice(log_std0, math.log(std0), 1.0, -math.inf, log_std0_hi, rng))
         # δ0 | σ0, λ, σ with δ integrated out: normal, truncated to its uniform prior's bounds
-        w = 1.0 / (std0 ** 2 / lam + var_mean)
-        delta0 = _truncated_normal(float((w * xbar).sum() / w.sum()), 1.0 / math.sqrt(w.sum()),
-                                   -data.delta_bound, data.delta_bound, rng)
+        w = 1.0 / (std0**2 / lam + var_mean)
+        delta0 = _truncated_normal(
+            float((w * xbar).sum() / w.sum()), 1.0 / math.sqrt(w.sum()), -data.delta_bound, data.delta_bound, rng
+        )
         # δ_i | everything: the product of two normals
-        p_prior, p_data = lam / std0 ** 2, 1.0 / var_mean
+        p_prior, p_data = lam / std0**2, 1.0 / var_mean
         post_var = 1.0 / (p_prior + p_data)
         delta = post_var * (p_prior * delta0 + p_data * xbar) + np.sqrt(post_var) * rng.standard_normal(q)
         # α | ν, β and β | ν, α: the Gamma prior of ν − 1, on their uniform boxes
         m1 = nu - 1.0
-        alpha = _slice(lambda a: a * math.log(beta) - math.lgamma(a) + a * math.log(m1),
-                       alpha, 0.5, *ALPHA_BOUNDS, rng)
+        alpha = _slice(lambda a: a * math.log(beta) - math.lgamma(a) + a * math.log(m1), alpha, 0.5, *ALPHA_BOUNDS, rng)
         beta = _slice(lambda b: alpha * math.log(b) - b * m1, beta, 0.05, *BETA_BOUNDS, rng)
         if it >= burn_in:
             k = it - burn_in
@@ -276,9 +291,14 @@ def _gibbs(data: _Data, samples: int, burn_in: int, rng: np.random.Generator) ->
     return keep_d0, keep_s0, keep_nu, keep_delta
 
 
-def hierarchical_draws(diffs: Sequence[ArrayLike], rho: float | Sequence[float], rope: float = DEFAULT_ROPE,
-                       samples: int = HIERARCHICAL_SAMPLES, burn_in: int = HIERARCHICAL_BURN_IN,
-                       seed: int = HIERARCHICAL_SEED) -> HierarchicalDraws:
+def hierarchical_draws(
+    diffs: Sequence[ArrayLike],
+    rho: float | Sequence[float],
+    rope: float = DEFAULT_ROPE,
+    samples: int = HIERARCHICAL_SAMPLES,
+    burn_in: int = HIERARCHICAL_BURN_IN,
+    seed: int = HIERARCHICAL_SEED,
+) -> HierarchicalDraws:
     """Posterior draws of the hierarchical model for per-dataset differences ``diffs`` (one
     sequence of B − A per dataset, one value per repetition) with correlation ``rho`` (one value,
     or one per dataset). Raises ValueError on bad input (no dataset, a dataset with fewer than two
@@ -320,9 +340,15 @@ def batch_se(values: np.ndarray, batches: int = MC_BATCHES) -> np.ndarray:
     return means.std(axis=0, ddof=1) / math.sqrt(batches)
 
 
-def hierarchical_test(diffs: Sequence[ArrayLike], rho: float | Sequence[float], rope: float = DEFAULT_ROPE,
-                      samples: int = HIERARCHICAL_SAMPLES, burn_in: int = HIERARCHICAL_BURN_IN,
-                      seed: int = HIERARCHICAL_SEED, level: float = 0.95) -> HierarchicalResult:
+def hierarchical_test(
+    diffs: Sequence[ArrayLike],
+    rho: float | Sequence[float],
+    rope: float = DEFAULT_ROPE,
+    samples: int = HIERARCHICAL_SAMPLES,
+    burn_in: int = HIERARCHICAL_BURN_IN,
+    seed: int = HIERARCHICAL_SEED,
+    level: float = 0.95,
+) -> HierarchicalResult:
     """The hierarchical test of B − A (``diffs``: one sequence per dataset, one value per
     repetition; ``rho`` = n_test / n, one value or one per dataset) with ROPE ±``rope`` in the data's
     unit. See the module docstring for the model; errors as :func:`hierarchical_draws`."""
@@ -347,7 +373,14 @@ def summarise(draws: HierarchicalDraws, rope: float, level: float, burn_in: int,
         probabilities=RopeProbabilities(*(float(v) for v in share.mean(axis=0))),
         predictive=RopeProbabilities(*(float(v) for v in masses.mean(axis=0))),
         mc_se=RopeProbabilities(*(float(v) for v in batch_se(share))),
-        mean=float(mean_diff.mean()), mean_mc_se=float(batch_se(mean_diff[:, None])[0]),
-        ci_low=float(low), ci_high=float(high), level=level,
+        mean=float(mean_diff.mean()),
+        mean_mc_se=float(batch_se(mean_diff[:, None])[0]),
+        ci_low=float(low),
+        ci_high=float(high),
+        level=level,
         dataset_means=tuple(float(v) for v in draws.delta.mean(axis=0) * draws.scale),
-        scale=draws.scale, samples=samples, burn_in=burn_in, seed=seed)
+        scale=draws.scale,
+        samples=samples,
+        burn_in=burn_in,
+        seed=seed,
+    )

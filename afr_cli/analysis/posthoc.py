@@ -63,7 +63,7 @@ def rank_cliques(ordered: tuple[str, ...], differ) -> list[tuple[str, ...]]:
             end += 1
         if end > start and not any(s <= start and end <= e for s, e in runs):
             runs.append((start, end))
-    return [tuple(ordered[start:end + 1]) for start, end in runs]
+    return [tuple(ordered[start : end + 1]) for start, end in runs]
 
 
 def _exact_differences(a: np.ndarray, b: np.ndarray) -> np.ndarray:

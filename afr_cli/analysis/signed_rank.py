@@ -58,10 +58,10 @@ def average_ranks_by_row(x: ArrayLike) -> np.ndarray:
     step = max(1, RANK_CHUNK // max(1, x.shape[1] ** 2))
     ranks = np.empty(x.shape)
     for start in range(0, x.shape[0], step):
-        block = x[start:start + step]
+        block = x[start : start + step]
         below = (block[:, None, :] < block[:, :, None]).sum(axis=-1)
         equal = (block[:, None, :] == block[:, :, None]).sum(axis=-1)
-        ranks[start:start + step] = below + (equal + 1) / 2.0
+        ranks[start : start + step] = below + (equal + 1) / 2.0
     ranks[np.isnan(x).any(axis=1)] = math.nan
     return ranks
 
@@ -73,7 +73,7 @@ def sum_counts(weights: ArrayLike) -> np.ndarray:
     counts = np.ones(1)
     for w in (int(v) for v in weights):
         grown = np.zeros(counts.size + w)
-        grown[:counts.size] += counts
+        grown[: counts.size] += counts
         grown[w:] += counts
         counts = grown
     return counts
@@ -81,9 +81,9 @@ def sum_counts(weights: ArrayLike) -> np.ndarray:
 
 def _exact_p(r_plus: float, n: int) -> float:
     """Two-sided exact p of R+ = ``r_plus`` with ranks 1..n: twice the smaller tail, at most 1."""
-    pmf = sum_counts(range(1, n + 1)) / 2.0 ** n
+    pmf = sum_counts(range(1, n + 1)) / 2.0**n
     k = int(r_plus)
-    lower = float(pmf[:k + 1].sum())  # P(R+ <= k)
+    lower = float(pmf[: k + 1].sum())  # P(R+ <= k)
     upper = float(pmf[k:].sum())  # P(R+ >= k)
     return min(1.0, 2.0 * min(lower, upper))
 
@@ -94,8 +94,8 @@ def _permutation_p(ranks: np.ndarray, r_plus: float) -> float:
     doubled = np.rint(2 * ranks).astype(int)
     counts = sum_counts(doubled)
     k = int(round(2 * r_plus))
-    total = 2.0 ** ranks.size
-    return min(1.0, 2.0 * min(float(counts[:k + 1].sum()) / total, float(counts[k:].sum()) / total))
+    total = 2.0**ranks.size
+    return min(1.0, 2.0 * min(float(counts[: k + 1].sum()) / total, float(counts[k:].sum()) / total))
 
 
 def _normal_p(ranks: np.ndarray, r_plus: float) -> float:

@@ -128,8 +128,8 @@ def matches_printed(printed: str, value: float) -> bool:
     return rounded == shown
 
 
-
 # ---------------------------------------------------------------- Friedman + Nemenyi (Demšar 2006, sec. 3.2)
+
 
 @dataclass(frozen=True)
 class FriedmanResult:
@@ -180,7 +180,7 @@ def friedman_from_ranks(mean_ranks: ArrayLike, n: int, tie_factor: float = 1.0) 
     k = r.size
     if tie_factor <= 0.0:  # every dataset ties every model: no evidence of a difference
         return 0.0, 1.0, 0.0, 1.0
-    chi2 = 12.0 * n / (k * (k + 1)) * (float(np.sum(r ** 2)) - k * (k + 1) ** 2 / 4.0) / tie_factor
+    chi2 = 12.0 * n / (k * (k + 1)) * (float(np.sum(r**2)) - k * (k + 1) ** 2 / 4.0) / tie_factor
     p = chi2_sf(chi2, k - 1)
     denom = n * (k - 1) - chi2
     f = (n - 1) * chi2 / denom if denom > 0 else math.inf
@@ -210,5 +210,14 @@ def friedman_nemenyi(table: pd.DataFrame, higher_is_better: bool = True, alpha: 
     n, k = ranks.shape
     mean_ranks = ranks.mean(axis=0)
     chi2, p, f, p_f = friedman_from_ranks(mean_ranks, n, friedman_tie_factor(scores))
-    return FriedmanResult(tuple(str(c) for c in table.columns), tuple(float(r) for r in mean_ranks), n,
-                          chi2, p, f, p_f, nemenyi_cd(k, n, alpha), alpha)
+    return FriedmanResult(
+        tuple(str(c) for c in table.columns),
+        tuple(float(r) for r in mean_ranks),
+        n,
+        chi2,
+        p,
+        f,
+        p_f,
+        nemenyi_cd(k, n, alpha),
+        alpha,
+    )

@@ -67,12 +67,26 @@ def run(n: int = 100_000, T: int = 100, train: int = 2000, seed: int = 0) -> dic
     if not agree:
         raise AssertionError("matrix, naive and scikit-learn predictions differ")
     sub = Xq[:1000]
-    return {"n": n, "T": T, "train": train, "leaves": dm.n_leaves, "internal_nodes": dm.n_nodes,
-            "B_nonzeros": int(dm.B.nnz), "build_ms": round(build_s * 1000, 1),
-            "matrix_ms": round(batch_s * 1000, 1), "sklearn_ms": round(sk_s * 1000, 1),
-            "naive_ms": round(naive_s * 1000, 1), "soft_ms": round(soft_s * 1000, 1), "soft_tau": SOFT_TAU,
-            "naive_over_matrix": round(naive_s / batch_s, 2), "matrix_over_sklearn": round(batch_s / sk_s, 2),
-            "peak_mb": {"matrix": _peak_mb(lambda: dm.predict(Xq)), "sklearn": _peak_mb(lambda: forest.predict(Xq)),
-                        "soft": _peak_mb(lambda: dm.predict_soft(Xq, SOFT_TAU)),
-                        "naive_first_1000_rows": _peak_mb(lambda: naive_predict(dm, sub))},
-            "agree": agree}
+    return {
+        "n": n,
+        "T": T,
+        "train": train,
+        "leaves": dm.n_leaves,
+        "internal_nodes": dm.n_nodes,
+        "B_nonzeros": int(dm.B.nnz),
+        "build_ms": round(build_s * 1000, 1),
+        "matrix_ms": round(batch_s * 1000, 1),
+        "sklearn_ms": round(sk_s * 1000, 1),
+        "naive_ms": round(naive_s * 1000, 1),
+        "soft_ms": round(soft_s * 1000, 1),
+        "soft_tau": SOFT_TAU,
+        "naive_over_matrix": round(naive_s / batch_s, 2),
+        "matrix_over_sklearn": round(batch_s / sk_s, 2),
+        "peak_mb": {
+            "matrix": _peak_mb(lambda: dm.predict(Xq)),
+            "sklearn": _peak_mb(lambda: forest.predict(Xq)),
+            "soft": _peak_mb(lambda: dm.predict_soft(Xq, SOFT_TAU)),
+            "naive_first_1000_rows": _peak_mb(lambda: naive_predict(dm, sub)),
+        },
+        "agree": agree,
+    }

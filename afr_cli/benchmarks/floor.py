@@ -17,8 +17,8 @@ from afr_cli.config.experiment import load_experiment
 from afr_cli.engine.experiment_data import load_one
 from afr_cli.engine.protocol import run_unit
 from afr_cli.engine.shared_work import TODAY, SharedWork, Speedups
-from afr_cli.solvers.cvxpy_backend import clear_compiled_cache
 from afr_cli.engine.tasks import run_task, unit_tasks
+from afr_cli.solvers.cvxpy_backend import clear_compiled_cache
 
 SCORES = ("r2", "mae", "rmse", "cv_score")
 
@@ -39,8 +39,9 @@ def largest_move(today: list, new: list) -> tuple[float, bool]:
     return move, identical
 
 
-def run(config: str, dataset: str, rep: int = 0, overrides: list[str] | None = None,
-        speedups: Speedups = Speedups()) -> dict:
+def run(
+    config: str, dataset: str, rep: int = 0, overrides: list[str] | None = None, speedups: Speedups = Speedups()
+) -> dict:
     """Today's path and the shared-work path (``speedups``: every one on, unless the caller chose
     scikit-learn's own trees) on the same units, timed back to back in this process."""
     exp = load_experiment(config, list(overrides or []))
@@ -49,8 +50,12 @@ def run(config: str, dataset: str, rep: int = 0, overrides: list[str] | None = N
     todo = [(dataset, b, a, rep) for b in range(len(exp.bases)) for a in exp.protocol.axes() if a[0] == first]
 
     def today_path() -> list:
-        return [run_unit(exp, d, exp.bases[b], r, X, y, a[0] if exp.protocol.train_fractions else None, a[1],
-                         SharedWork(TODAY)) for d, b, a, r in todo]
+        return [
+            run_unit(
+                exp, d, exp.bases[b], r, X, y, a[0] if exp.protocol.train_fractions else None, a[1], SharedWork(TODAY)
+            )
+            for d, b, a, r in todo
+        ]
 
     # A warm-up pass, untimed: the first solve of a cvxpy fallback in a process compiles its problem,
     # and that first solve's answer can differ from later ones in the last bits (and it costs a
@@ -67,8 +72,16 @@ def run(config: str, dataset: str, rep: int = 0, overrides: list[str] | None = N
     order = {(u.base, tuple(sorted(u.axes.items()))): i for i, u in enumerate(today)}
     new.sort(key=lambda u: order[(u.base, tuple(sorted(u.axes.items())))])
     move, identical = largest_move(today, new)
-    return {"config": config, "dataset": dataset, "rep": rep, "units": len(todo), "tasks": len(tasks),
-            "trees": speedups.tree_path,
-            "today": {"cpu_s": round(today_cpu, 3), "wall_s": round(today_wall, 3)},
-            "new": {"cpu_s": round(new_cpu, 3), "wall_s": round(new_wall, 3)},
-            "ratio": round(today_cpu / max(new_cpu, 1e-9), 3), "largest_move": move, "identical": identical}
+    return {
+        "config": config,
+        "dataset": dataset,
+        "rep": rep,
+        "units": len(todo),
+        "tasks": len(tasks),
+        "trees": speedups.tree_path,
+        "today": {"cpu_s": round(today_cpu, 3), "wall_s": round(today_wall, 3)},
+        "new": {"cpu_s": round(new_cpu, 3), "wall_s": round(new_wall, 3)},
+        "ratio": round(today_cpu / max(new_cpu, 1e-9), 3),
+        "largest_move": move,
+        "identical": identical,
+    }

@@ -54,13 +54,21 @@ def measure(commands: list[tuple[str, list[str]]], runs: int, cwd: Path, warmup:
         for label, argv in commands:
             cpu, wall, code = _cost(argv, cwd)
             if code != 0:
-                raise AfrInputError(f"{label}: exited with {code} in {cwd}; allowed: commands that succeed "
-                                    f"(run afr bench interactive from the project root)")
+                raise AfrInputError(
+                    f"{label}: exited with {code} in {cwd}; allowed: commands that succeed "
+                    f"(run afr bench interactive from the project root)"
+                )
             if round_ >= warmup:
                 counted[label].append((cpu, wall))
-    return [{"command": label, "cpu_s": round(statistics.median(c for c, _ in counted[label]), 3),
-             "wall_s": round(statistics.median(w for _, w in counted[label]), 3),
-             "cpu_runs": [round(c, 3) for c, _ in counted[label]]} for label, _ in commands]
+    return [
+        {
+            "command": label,
+            "cpu_s": round(statistics.median(c for c, _ in counted[label]), 3),
+            "wall_s": round(statistics.median(w for _, w in counted[label]), 3),
+            "cpu_runs": [round(c, 3) for c, _ in counted[label]],
+        }
+        for label, _ in commands
+    ]
 
 
 def run(runs: int = 5, cwd: Path = Path(".")) -> dict:
@@ -68,8 +76,10 @@ def run(runs: int = 5, cwd: Path = Path(".")) -> dict:
     to the reference's median CPU and whether it is within TARGET_RATIO."""
     missing = [n for n in NEEDS if not (Path(cwd) / n).is_dir()]
     if missing:
-        raise AfrInputError(f"{Path(cwd) / missing[0]}: no committed store here; allowed: run afr bench "
-                            f"interactive from the project root (its results/ holds the committed exports)")
+        raise AfrInputError(
+            f"{Path(cwd) / missing[0]}: no committed store here; allowed: run afr bench "
+            f"interactive from the project root (its results/ holds the committed exports)"
+        )
     afr = afr_command()
     commands = [("afr " + shlex.join(args), [*afr, *args]) for args in COMMANDS]
     reference = ("python " + shlex.join(REFERENCE), [sys.executable, *REFERENCE])
@@ -79,8 +89,14 @@ def run(runs: int = 5, cwd: Path = Path(".")) -> dict:
     for row in rows:
         row["ratio"] = round(row["cpu_s"] / ref["cpu_s"], 2)
         row["within_target"] = row["ratio"] <= TARGET_RATIO
-    return {"runs": runs, "warmup": 1, "reference": ref, "target_ratio": TARGET_RATIO, "commands": rows,
-            "load_average": [load_before, _load_average()]}
+    return {
+        "runs": runs,
+        "warmup": 1,
+        "reference": ref,
+        "target_ratio": TARGET_RATIO,
+        "commands": rows,
+        "load_average": [load_before, _load_average()],
+    }
 
 
 def _load_average() -> float:
@@ -94,9 +110,18 @@ def lines(result: dict) -> list[str]:
     from tabulate import tabulate
 
     ref = result["reference"]
-    rows = [[r["command"], f"{r['cpu_s']:.2f}", f"{r['wall_s']:.2f}", f"{r['ratio']:.2f}x",
-             "yes" if r["within_target"] else "no"] for r in result["commands"]]
-    return [f"CPU s (user + system) of each whole process, median of {result['runs']} runs after one warm-up; "
-            f"reference `{ref['command']}`: {ref['cpu_s']:.2f} CPU s{load_words(result)}",
-            tabulate(rows, headers=["command", "CPU s", "wall s", "x reference",
-                                    f"within {result['target_ratio']:g}x"])]
+    rows = [
+        [
+            r["command"],
+            f"{r['cpu_s']:.2f}",
+            f"{r['wall_s']:.2f}",
+            f"{r['ratio']:.2f}x",
+            "yes" if r["within_target"] else "no",
+        ]
+        for r in result["commands"]
+    ]
+    return [
+        f"CPU s (user + system) of each whole process, median of {result['runs']} runs after one warm-up; "
+        f"reference `{ref['command']}`: {ref['cpu_s']:.2f} CPU s{load_words(result)}",
+        tabulate(rows, headers=["command", "CPU s", "wall s", "x reference", f"within {result['target_ratio']:g}x"]),
+    ]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import resource
 import time
 import tracemalloc
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 from sklearn.datasets import make_friedman1
@@ -57,17 +57,22 @@ def _ms(seconds: float) -> float:
     return round(seconds * 1000.0, 1)
 
 
-def run(n: int = 800, T: int = 100, seed: int = 0, solver: str = DEFAULT_SOLVER,
-        tau0s: Iterable[float] = TAU0S, Ms: Iterable[int] = range(1, 21),
-        variants: Iterable[str] = VARIANTS) -> dict:
+def run(
+    n: int = 800,
+    T: int = 100,
+    seed: int = 0,
+    solver: str = DEFAULT_SOLVER,
+    tau0s: Iterable[float] = TAU0S,
+    Ms: Iterable[int] = range(1, 21),
+    variants: Iterable[str] = VARIANTS,
+) -> dict:
     """Times of the shared grid and of the naive vs vectorised first level, peak memory, solves."""
     tau0s, Ms, variants = tuple(float(t) for t in tau0s), tuple(int(m) for m in Ms), tuple(variants)
     stats, X_val, y_val = _fold(n, T, seed)
     row_sets = (None, X_val)
 
     t0 = time.perf_counter()
-    naive = {tau0: [naive_first_level(stats, stats.X if X is None else X, tau0) for X in row_sets]
-             for tau0 in tau0s}
+    naive = {tau0: [naive_first_level(stats, stats.X if X is None else X, tau0) for X in row_sets] for tau0 in tau0s}
     naive_s = time.perf_counter() - t0
 
     clear_compiled_cache()
@@ -81,7 +86,7 @@ def run(n: int = 800, T: int = 100, seed: int = 0, solver: str = DEFAULT_SOLVER,
     for variant in variants:
         family = LARF_FAMILIES[variant]
         for M in Ms:
-            for tau0 in (tau0s if family.leaf else (None,)):
+            for tau0 in tau0s if family.leaf else (None,):
                 tr, va = mixture_features(train, tau0, M), mixture_features(val, tau0, M)
                 result = solve(family.training_problem(tr, stats.y, MIXING), solver=solver)
                 solves, fallbacks, solve_s = solves + 1, fallbacks + result.fell_back, solve_s + result.seconds
@@ -91,9 +96,12 @@ def run(n: int = 800, T: int = 100, seed: int = 0, solver: str = DEFAULT_SOLVER,
     shared_s = time.perf_counter() - t0
     rss_delta_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before) / 1024.0
 
-    mismatch = max(float(np.max(np.abs(a - b)))
-                   for tau0 in tau0s for rows, pair in zip((train, val), naive[tau0])
-                   for a, b in zip((leaf_attention(rows, tau0).values, leaf_attention(rows, tau0).key_sqdist), pair))
+    mismatch = max(
+        float(np.max(np.abs(a - b)))
+        for tau0 in tau0s
+        for rows, pair in zip((train, val), naive[tau0])
+        for a, b in zip((leaf_attention(rows, tau0).values, leaf_attention(rows, tau0).key_sqdist), pair)
+    )
 
     tracemalloc.start()
     fresh_train, fresh_val = stats.rows(), stats.rows(X_val)
@@ -103,14 +111,23 @@ def run(n: int = 800, T: int = 100, seed: int = 0, solver: str = DEFAULT_SOLVER,
     tracemalloc.stop()
 
     return {
-        "n_train": n, "n_val": n // 2, "T": T, "solver": solver,
-        "tau0s": list(tau0s), "Ms": [Ms[0], Ms[-1]], "variants": list(variants),
+        "n_train": n,
+        "n_val": n // 2,
+        "T": T,
+        "solver": solver,
+        "tau0s": list(tau0s),
+        "Ms": [Ms[0], Ms[-1]],
+        "variants": list(variants),
         "grid_points": len(tau0s) * len(Ms) * len(variants),
-        "qp_solves": solves, "fallbacks": fallbacks,
-        "shared_ms": _ms(shared_s), "solver_ms": _ms(solve_s),
-        "naive_first_level_ms": _ms(naive_s), "vectorised_first_level_ms": _ms(vectorised_s),
+        "qp_solves": solves,
+        "fallbacks": fallbacks,
+        "shared_ms": _ms(shared_s),
+        "solver_ms": _ms(solve_s),
+        "naive_first_level_ms": _ms(naive_s),
+        "vectorised_first_level_ms": _ms(vectorised_s),
         "ratio_first_level": round(naive_s / vectorised_s, 1),
         "first_level_max_abs_diff": mismatch,
-        "peak_mb": round(peak_mb, 1), "maxrss_delta_mb": round(rss_delta_mb, 1),
+        "peak_mb": round(peak_mb, 1),
+        "maxrss_delta_mb": round(rss_delta_mb, 1),
         "best_val_r2": best,
     }

@@ -18,8 +18,8 @@ import numpy as np
 
 from afr_cli.benchmarks.shapes import SHAPES, Shape, build, training_rows
 from afr_cli.errors import SolverError
-from afr_cli.solvers.solve import LinearAttentionProblem, clear_compiled_cache, kind_of, solve
 from afr_cli.solvers.cvxpy_backend import solve_cvxpy
+from afr_cli.solvers.solve import LinearAttentionProblem, clear_compiled_cache, kind_of, solve
 
 QP_SOLVERS = ("AUTO", "DAQP", "PIQP", "PROXQP", "ECOS", "CLARABEL", "OSQP", "SCS")
 LP_SOLVERS = ("AUTO", "HIGHS", "ECOS", "CLARABEL", "SCS")
@@ -53,12 +53,15 @@ def shape_row(problem, loss: str, repeats: int) -> dict:
     """Every solver's ms, status and relative objective gap to the reference on one problem."""
     ref_name, ref = reference(problem, loss)
     row = {"reference": ref_name, "weights": problem.constraints.size}
-    for name in (QP_SOLVERS if loss == "l2" else LP_SOLVERS):
+    for name in QP_SOLVERS if loss == "l2" else LP_SOLVERS:
         try:
             solve(problem, loss=loss, solver=name, fallbacks=())  # compile / import outside the timing
             res, ms = _timed(lambda: solve(problem, loss=loss, solver=name, fallbacks=()), repeats)
-            row[name] = {"ms": round(ms, 3), "gap": (res.objective - ref) / max(abs(ref), 1e-300),
-                         "status": f"{res.solver}:{res.status}"}
+            row[name] = {
+                "ms": round(ms, 3),
+                "gap": (res.objective - ref) / max(abs(ref), 1e-300),
+                "status": f"{res.solver}:{res.status}",
+            }
         except (SolverError, ImportError) as err:
             row[name] = {"ms": None, "gap": None, "status": f"failed: {err}"}
     return row
@@ -79,8 +82,12 @@ def fresh_solve(problem: LinearAttentionProblem) -> float:
 def naive_vs_auto(problem: LinearAttentionProblem, repeats: int) -> dict:
     fresh_obj, fresh_ms = _timed(lambda: fresh_solve(problem), repeats)
     auto, auto_ms = _timed(lambda: solve(problem), repeats)
-    return {"fresh_ms": round(fresh_ms, 3), "auto_ms": round(auto_ms, 3), "ratio": fresh_ms / auto_ms,
-            "objective_gap": (auto.objective - fresh_obj) / max(abs(fresh_obj), 1e-300)}
+    return {
+        "fresh_ms": round(fresh_ms, 3),
+        "auto_ms": round(auto_ms, 3),
+        "ratio": fresh_ms / auto_ms,
+        "objective_gap": (auto.objective - fresh_obj) / max(abs(fresh_obj), 1e-300),
+    }
 
 
 def warm_start(X, y, shape: Shape, sweep: list[dict], repeats: int, seed: int = 0) -> dict:
@@ -100,12 +107,17 @@ def warm_start(X, y, shape: Shape, sweep: list[dict], repeats: int, seed: int = 
     c, cold_ms = _timed(cold, repeats)
     w, warm_ms = _timed(warm, repeats)
     gap = max(abs(a.objective - b.objective) / max(abs(a.objective), 1e-300) for a, b in zip(c, w))
-    return {"shape": shape.name, "points": len(problems), "cold_ms": round(cold_ms, 3),
-            "warm_ms": round(warm_ms, 3), "ratio": cold_ms / warm_ms, "max_gap": gap}
+    return {
+        "shape": shape.name,
+        "points": len(problems),
+        "cold_ms": round(cold_ms, 3),
+        "warm_ms": round(warm_ms, 3),
+        "ratio": cold_ms / warm_ms,
+        "max_gap": gap,
+    }
 
 
-def run(dataset: str = "Airfoil", trees: int = 100, n: int | None = None, repeats: int = 3,
-        seed: int = 0) -> dict:
+def run(dataset: str = "Airfoil", trees: int = 100, n: int | None = None, repeats: int = 3, seed: int = 0) -> dict:
     """The benchmark: per shape and solver {"ms", "gap", "status"}, the naive ratio, the warm-start verdict."""
     clear_compiled_cache()
     X, y = training_rows(dataset, seed)
@@ -116,6 +128,12 @@ def run(dataset: str = "Airfoil", trees: int = 100, n: int | None = None, repeat
     for shape in scaled:
         shapes[shape.name] = shape_row(build(shape, X, y, seed), shape.loss, repeats)
     sweep = [{"eps": e, "gamma": g} for e in (0.25, 0.5, 0.75, 1.0) for g in (0.25, 0.5, 0.75, 1.0)]
-    return {"dataset": dataset, "n": len(y), "trees": trees, "repeats": repeats, "shapes": shapes,
-            "naive": naive_vs_auto(build(scaled[0], X, y, seed), repeats),
-            "warm_start": warm_start(X, y, scaled[1], sweep, repeats, seed)}
+    return {
+        "dataset": dataset,
+        "n": len(y),
+        "trees": trees,
+        "repeats": repeats,
+        "shapes": shapes,
+        "naive": naive_vs_auto(build(scaled[0], X, y, seed), repeats),
+        "warm_start": warm_start(X, y, scaled[1], sweep, repeats, seed),
+    }

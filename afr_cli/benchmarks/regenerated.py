@@ -72,22 +72,37 @@ def compare_store(old_dir: Path, new_dir: Path, threshold: float) -> dict:
     cell = key[:-1]
     per_cell = pd.Series(moved).groupby([both[c].to_numpy() for c in cell]).max()
     at = int(np.argmax(moved))
-    where = "—" if moved[at] == 0 else (f"{SCORES[which[at]]}, " + " / ".join(str(both[c].iloc[at]) for c in CELL)
-                                        + f" / rep {both['rep'].iloc[at]}")
-    grid_rows, grid_moved, grid_flips, grid_largest = _compare_grids(old.frame("grid"), new.frame("grid"),
-                                                                     _grid_digits(old))
+    where = (
+        "—"
+        if moved[at] == 0
+        else (
+            f"{SCORES[which[at]]}, "
+            + " / ".join(str(both[c].iloc[at]) for c in CELL)
+            + f" / rep {both['rep'].iloc[at]}"
+        )
+    )
+    grid_rows, grid_moved, grid_flips, grid_largest = _compare_grids(
+        old.frame("grid"), new.frame("grid"), _grid_digits(old)
+    )
     cpu = new_units["cpu_seconds"].dropna() if "cpu_seconds" in new_units else pd.Series(dtype=float)
-    return {"units_old": len(old_units), "units_new": len(new_units),
-            "units_common": len(both[[c for c in key if c not in ("model",)]].drop_duplicates()),
-            "cells": int(len(per_cell)), "cells_above": int((per_cell > threshold).sum()),
-            "largest": float(moved[at]), "largest_where": where,
-            "params_changed": int(sum(p != q for p, q in zip(both["params_old"], both["params_new"]))),
-            "solver_status_changed": int(sum(p != q for p, q in zip(both["solver_status_old"],
-                                                                    both["solver_status_new"]))),
-            "grid_rows": grid_rows, "grid_moved": grid_moved, "grid_rounding_flips": grid_flips,
-            "grid_largest": grid_largest,
-            "cpu_min_new": round(float(cpu.sum()) / 60, 2), "cpu_units_new": int(len(cpu)),
-            "wall_min_old": round(float(old_units["seconds"].sum()) / 60, 2) if len(old_units) else 0.0}
+    return {
+        "units_old": len(old_units),
+        "units_new": len(new_units),
+        "units_common": len(both[[c for c in key if c not in ("model",)]].drop_duplicates()),
+        "cells": int(len(per_cell)),
+        "cells_above": int((per_cell > threshold).sum()),
+        "largest": float(moved[at]),
+        "largest_where": where,
+        "params_changed": int(sum(p != q for p, q in zip(both["params_old"], both["params_new"]))),
+        "solver_status_changed": int(sum(p != q for p, q in zip(both["solver_status_old"], both["solver_status_new"]))),
+        "grid_rows": grid_rows,
+        "grid_moved": grid_moved,
+        "grid_rounding_flips": grid_flips,
+        "grid_largest": grid_largest,
+        "cpu_min_new": round(float(cpu.sum()) / 60, 2),
+        "cpu_units_new": int(len(cpu)),
+        "wall_min_old": round(float(old_units["seconds"].sum()) / 60, 2) if len(old_units) else 0.0,
+    }
 
 
 ROUNDING_SLACK = 1e-3  # relative slack on half a unit of the last kept digit (a value rounded twice)
@@ -146,16 +161,24 @@ def compare_roots(old_root: str | Path, new_root: str | Path, threshold: float =
     old_root, new_root = Path(old_root), Path(new_root)
     stores = find_stores(new_root)
     if not stores:
-        raise AfrInputError(f"{new_root}: no results store here; allowed: a root a reproduction wrote "
-                            f"(afr reproduce --all --root DIR)")
+        raise AfrInputError(
+            f"{new_root}: no results store here; allowed: a root a reproduction wrote (afr reproduce --all --root DIR)"
+        )
     rows = []
     for new_dir in stores:
         rel = new_dir.relative_to(new_root)
         old_dir = old_root / rel
         if not has_results(old_dir):
-            raise AfrInputError(f"{old_dir}: no store or export to compare {new_dir} with; allowed: the "
-                                f"committed results root the new root regenerates")
+            raise AfrInputError(
+                f"{old_dir}: no store or export to compare {new_dir} with; allowed: the "
+                f"committed results root the new root regenerates"
+            )
         rows.append({"store": rel.as_posix(), **compare_store(old_dir, new_dir, threshold)})
-    return {"old": str(old_root), "new": str(new_root), "threshold": threshold, "stores": rows,
-            "cells_above": sum(r["cells_above"] for r in rows),
-            "cpu_min_new": round(sum(r["cpu_min_new"] for r in rows), 1)}
+    return {
+        "old": str(old_root),
+        "new": str(new_root),
+        "threshold": threshold,
+        "stores": rows,
+        "cells_above": sum(r["cells_above"] for r in rows),
+        "cpu_min_new": round(sum(r["cpu_min_new"] for r in rows), 1),
+    }

@@ -52,11 +52,26 @@ def run(n: int = 800, T: int = 100, seed: int = 0, solver: str = DEFAULT_SOLVER)
     naive = []
     for mixing in grid:
         fresh = LeafStatistics(forest, X_tr, y_tr)
-        naive.append(_point(family, family.features(fresh.rows(), DESIGN),
-                            family.features(fresh.rows(X_val), DESIGN), y_tr, mixing, solver))
+        naive.append(
+            _point(
+                family,
+                family.features(fresh.rows(), DESIGN),
+                family.features(fresh.rows(X_val), DESIGN),
+                y_tr,
+                mixing,
+                solver,
+            )
+        )
     naive_s = time.perf_counter() - t0
 
     diff = max(float(np.max(np.abs(a - b))) for a, b in zip(shared, naive))
-    return {"shared_ms": round(shared_s * 1000.0, 1), "naive_ms": round(naive_s * 1000.0, 1), "max_abs_diff": diff,
-            "ratio": round(naive_s / shared_s, 2), "points": len(grid), "n": n, "T": T,
-            "solver": solver}
+    return {
+        "shared_ms": round(shared_s * 1000.0, 1),
+        "naive_ms": round(naive_s * 1000.0, 1),
+        "max_abs_diff": diff,
+        "ratio": round(naive_s / shared_s, 2),
+        "points": len(grid),
+        "n": n,
+        "T": T,
+        "solver": solver,
+    }

@@ -32,8 +32,13 @@ class Shape:
 SHAPES = (
     Shape("eps-abrf T=100", "eps-abrf", 100, {"tau": 1.0}, {"eps": 0.5}),
     Shape("sat-rf-y w+v", "sat-rf-y", 100, {"tau": 1.0, "kappa": 1.0}, {"eps": 0.5, "gamma": 0.5}),
-    Shape("sat-rf-y2 two heads", "sat-rf-y2", 100, {"tau": 1.0, "kappa1": 1.0, "kappa2": 1.0},
-          {"eps": 0.5, "gamma1": 0.5, "gamma2": 0.5}),
+    Shape(
+        "sat-rf-y2 two heads",
+        "sat-rf-y2",
+        100,
+        {"tau": 1.0, "kappa1": 1.0, "kappa2": 1.0},
+        {"eps": 0.5, "gamma1": 0.5, "gamma2": 0.5},
+    ),
     Shape("larf eps-w T+M", "em-w-larf", 100, {"tau0": 1.0, "M": 20}, {"varsigma": 1e-3}),
     Shape("larf 1000 trees", "em-w-arf", 1000, {"M": 5}, {"varsigma": 1e-3}),
     Shape("eps-abrf L1", "eps-abrf", 100, {"tau": 1.0}, {"eps": 0.5}, loss="l1"),

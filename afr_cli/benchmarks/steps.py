@@ -28,14 +28,14 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from unittest import mock
 
-from afr_cli.engine import protocol
 from afr_cli.config.experiment import Base
+from afr_cli.engine import protocol
 from afr_cli.engine.experiment_data import load_one
+from afr_cli.engine.shared_work import SharedWork, Speedups
+from afr_cli.engine.tasks import fuse_tasks, run_fused_task, unit_tasks
 from afr_cli.ensembles.leaf_statistics import LeafStatistics
 from afr_cli.reproduction.pipeline import plan, resolve_targets
-from afr_cli.engine.shared_work import SharedWork, Speedups
 from afr_cli.solvers.memo import SolveMemo
-from afr_cli.engine.tasks import fuse_tasks, run_fused_task, unit_tasks
 
 FOREST_STEPS = ("forest fit", "leaf statistics and rows")
 
@@ -100,9 +100,11 @@ class _TimedFamily:
 def _timed(clock: StepClock, name, original):
     """``original`` (a function or method) on the clock as step ``name`` (a callable of the
     call's arguments when the step's name depends on them)."""
+
     def wrapper(*args, **kwargs):
         with clock.step(name(*args, **kwargs) if callable(name) else name):
             return original(*args, **kwargs)
+
     return wrapper
 
 
@@ -115,16 +117,22 @@ def _instrumented(clock: StepClock, stack: ExitStack) -> None:
         current["family"] = model.family
         return score_model(model, *args, **kwargs)
 
-    stack.enter_context(mock.patch.object(protocol, "get_family",
-                                          lambda name: _TimedFamily(get_family(name), name, clock)))
+    stack.enter_context(
+        mock.patch.object(protocol, "get_family", lambda name: _TimedFamily(get_family(name), name, clock))
+    )
     stack.enter_context(mock.patch.object(protocol, "_score_model", score))
     stack.enter_context(mock.patch.object(Base, "fit", _timed(clock, "forest fit", Base.fit)))
-    stack.enter_context(mock.patch.object(SharedWork, "training",
-                                          _timed(clock, "leaf statistics and rows", SharedWork.training)))
-    stack.enter_context(mock.patch.object(LeafStatistics, "rows",
-                                          _timed(clock, "leaf statistics and rows", LeafStatistics.rows)))
-    stack.enter_context(mock.patch.object(SolveMemo, "solve", _timed(
-        clock, lambda *a, **k: f"solve: {current['family']}", SolveMemo.solve)))
+    stack.enter_context(
+        mock.patch.object(SharedWork, "training", _timed(clock, "leaf statistics and rows", SharedWork.training))
+    )
+    stack.enter_context(
+        mock.patch.object(LeafStatistics, "rows", _timed(clock, "leaf statistics and rows", LeafStatistics.rows))
+    )
+    stack.enter_context(
+        mock.patch.object(
+            SolveMemo, "solve", _timed(clock, lambda *a, **k: f"solve: {current['family']}", SolveMemo.solve)
+        )
+    )
 
 
 def run(reps: int = 1, datasets: list[str] | None = None, papers: list[str] | None = None) -> dict:
@@ -137,8 +145,7 @@ def run(reps: int = 1, datasets: list[str] | None = None, papers: list[str] | No
     experiments = [p.exp for p in planned]
     todos = [[u for u in p.missing if u[-1] < reps] for p in planned]
     speedups = Speedups()
-    tasks = fuse_tasks(experiments, [unit_tasks(e, todo, speedups) for e, todo in zip(experiments, todos)],
-                       speedups)
+    tasks = fuse_tasks(experiments, [unit_tasks(e, todo, speedups) for e, todo in zip(experiments, todos)], speedups)
     data: dict[tuple[int, str], tuple] = {}
     clock = StepClock()
     units = 0
@@ -155,17 +162,27 @@ def run(reps: int = 1, datasets: list[str] | None = None, papers: list[str] | No
                 clock.unit_scale = experiments[i].protocol.reps / reps
 
             clock.restart()
-            records = run_fused_task(experiments, task, [data.get((i, dataset)) for i in range(len(experiments))],
-                                     speedups, starting)
+            records = run_fused_task(
+                experiments, task, [data.get((i, dataset)) for i in range(len(experiments))], speedups, starting
+            )
             clock.settle()  # the last unit's tail, after its last step
             units += len(records)
     total = sum(clock.seconds.values())
     steps = sorted(clock.seconds, key=lambda s: -clock.seconds[s])
-    return {"reps": reps, "datasets": sorted({t.parts[0][1].dataset for t in tasks}),
-            "experiments": [str(p.spec.store()) for p in planned], "units": units,
-            "sampled_cpu_s": round(sum(clock.sampled.values()), 3),
-            "projected_cpu_min": round(total / 60, 2),
-            "steps": [{"step": s, "sampled_cpu_s": round(clock.sampled[s], 4),
-                       "projected_cpu_min": round(clock.seconds[s] / 60, 6),
-                       "share": round(clock.seconds[s] / total, 4) if total else 0.0} for s in steps]}
-
+    return {
+        "reps": reps,
+        "datasets": sorted({t.parts[0][1].dataset for t in tasks}),
+        "experiments": [str(p.spec.store()) for p in planned],
+        "units": units,
+        "sampled_cpu_s": round(sum(clock.sampled.values()), 3),
+        "projected_cpu_min": round(total / 60, 2),
+        "steps": [
+            {
+                "step": s,
+                "sampled_cpu_s": round(clock.sampled[s], 4),
+                "projected_cpu_min": round(clock.seconds[s] / 60, 6),
+                "share": round(clock.seconds[s] / total, 4) if total else 0.0,
+            }
+            for s in steps
+        ],
+    }

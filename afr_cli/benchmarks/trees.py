@@ -18,9 +18,13 @@ from afr_cli.data import load_dataset
 from afr_cli.ensembles import FittedEnsemble, get_ensemble
 from afr_cli.ensembles.tree_path import FAST, SKLEARN, TREE_PATHS, use_tree_path
 
-ENSEMBLES = (("RF-100", "rf", {"n_estimators": 100}), ("ERT-100", "ert", {"n_estimators": 100}),
-             ("GBM-DT-200", "gbm-dt", {"n_estimators": 200}), ("GBM-ERT-200", "gbm-ert", {"n_estimators": 200}),
-             ("DT", "dt", {}))
+ENSEMBLES = (
+    ("RF-100", "rf", {"n_estimators": 100}),
+    ("ERT-100", "ert", {"n_estimators": 100}),
+    ("GBM-DT-200", "gbm-dt", {"n_estimators": 200}),
+    ("GBM-ERT-200", "gbm-ert", {"n_estimators": 200}),
+    ("DT", "dt", {}),
+)
 
 
 def split_rows(dataset: str, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -59,14 +63,24 @@ def _one(kind: str, params: dict, X: np.ndarray, y: np.ndarray, Xq: np.ndarray, 
             cpu[path]["fit"] += c1 - c0
             cpu[path]["apply"] += c2 - c1
             prints.setdefault(path, fingerprint(fitted, X, Xq))
-    return {"kind": kind, **{path: {k: round(v, 4) for k, v in cpu[path].items()} for path in TREE_PATHS},
-            "fit_ratio": round(cpu[SKLEARN]["fit"] / max(cpu[FAST]["fit"], 1e-9), 2),
-            "apply_ratio": round(cpu[SKLEARN]["apply"] / max(cpu[FAST]["apply"], 1e-9), 2),
-            "identical": prints[FAST] == prints[SKLEARN]}
+    return {
+        "kind": kind,
+        **{path: {k: round(v, 4) for k, v in cpu[path].items()} for path in TREE_PATHS},
+        "fit_ratio": round(cpu[SKLEARN]["fit"] / max(cpu[FAST]["fit"], 1e-9), 2),
+        "apply_ratio": round(cpu[SKLEARN]["apply"] / max(cpu[FAST]["apply"], 1e-9), 2),
+        "identical": prints[FAST] == prints[SKLEARN],
+    }
 
 
 def run(dataset: str = "Concrete", repeats: int = 3, seed: int = 0) -> dict:
     """Fit and apply CPU seconds of both tree paths per ensemble, summed over ``repeats`` rounds."""
     X, y, Xq = split_rows(dataset, seed)
     rows = {label: _one(kind, params, X, y, Xq, repeats, seed) for label, kind, params in ENSEMBLES}
-    return {"dataset": dataset, "rep": seed, "n_train": len(y), "n_test": len(Xq), "repeats": repeats, "ensembles": rows}
+    return {
+        "dataset": dataset,
+        "rep": seed,
+        "n_train": len(y),
+        "n_test": len(Xq),
+        "repeats": repeats,
+        "ensembles": rows,
+    }

@@ -31,8 +31,15 @@ def _largest(a: dict, b: dict) -> float | None:
     return max(diffs) if diffs else None
 
 
-def run(config: str, dataset: str, against: str, rep: int = 0, overrides: list[str] | None = None,
-        store_dir: str | None = None, reps: int | None = None) -> dict:
+def run(
+    config: str,
+    dataset: str,
+    against: str,
+    rep: int = 0,
+    overrides: list[str] | None = None,
+    store_dir: str | None = None,
+    reps: int | None = None,
+) -> dict:
     """AUTO against ``against`` on one unit; with a store, its rows and its extrapolated compute."""
     out: dict = {"config": config, "dataset": dataset, "rep": rep, "solvers": {}}
     r2s = {}
@@ -45,13 +52,15 @@ def run(config: str, dataset: str, against: str, rep: int = 0, overrides: list[s
     out["ratio"] = out["solvers"][old]["cpu_s"] / max(out["solvers"]["AUTO"]["cpu_s"], 1e-9)
     out["max_abs_dr2_between"] = _largest(r2s["AUTO"], r2s[old])
     if store_dir:
-        out.update(_against_store(ResultsStore(store_dir), dataset, rep, r2s["AUTO"],
-                                  out["solvers"]["AUTO"]["cpu_s"], reps))
+        out.update(
+            _against_store(ResultsStore(store_dir), dataset, rep, r2s["AUTO"], out["solvers"]["AUTO"]["cpu_s"], reps)
+        )
     return out
 
 
-def _against_store(store: ResultsStore, dataset: str, rep: int, auto_r2: dict, auto_cpu: float,
-                   reps: int | None) -> dict:
+def _against_store(
+    store: ResultsStore, dataset: str, rep: int, auto_r2: dict, auto_cpu: float, reps: int | None
+) -> dict:
     """|dR2| per model against the store's rows of this unit; the store's compute scaled to
     ``reps`` repetitions and by AUTO's CPU over the store's seconds for this unit."""
     results, units = store.frame("results"), store.frame("units")
@@ -64,6 +73,10 @@ def _against_store(store: ResultsStore, dataset: str, rep: int, auto_r2: dict, a
     unit_s = float(units[(units.dataset == dataset) & (units.rep == rep)].seconds.sum())
     scale = (reps or int(units.rep.max()) + 1) / (int(units.rep.max()) + 1)
     total_s = float(units.seconds.sum()) * scale
-    return {"max_abs_dr2_vs_store": per_model, "store_unit_s": round(unit_s, 3),
-            "store_total_min": round(total_s / 60, 1), "reps": reps or int(units.rep.max()) + 1,
-            "extrapolated_auto_cpu_min": round(total_s * auto_cpu / unit_s / 60, 3) if unit_s else None}
+    return {
+        "max_abs_dr2_vs_store": per_model,
+        "store_unit_s": round(unit_s, 3),
+        "store_total_min": round(total_s / 60, 1),
+        "reps": reps or int(units.rep.max()) + 1,
+        "extrapolated_auto_cpu_min": round(total_s * auto_cpu / unit_s / 60, 3) if unit_s else None,
+    }

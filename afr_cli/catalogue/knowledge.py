@@ -15,24 +15,44 @@ else joins them through ``add_paper_folder`` (``afr reproduce path/to/my_paper/`
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from afr_cli.analysis.rope import DEFAULT_ROPE
-from afr_cli.errors import AfrInputError
 from afr_cli.core.params import is_integer, is_number
 from afr_cli.core.path_rules import name_problem
+from afr_cli.errors import AfrInputError
 from afr_cli.store.yaml_cache import load_yaml_cached  # parsed once per content (issue 35: 0.1 s per command)
 
 PAPERS_DIR = Path(__file__).resolve().parents[1] / "papers"  # the papers' content folders, afr_cli/papers/<id>/
 PROJECT_DIR = PAPERS_DIR.parent.parent  # the checkout: the package's papers name its configs/ from here
 DATA_FILE, PAGE_FILE = "paper.yaml", "page.md"
-PAPER_KEYS = {"id", "order", "title", "text", "published", "reps", "stated_reps", "models", "bases", "param_rows", "axes",
-              "tables", "ttests", "baselines", "reports", "claims", "agreement", "page", "experiments", "outputs",
-              "studies"}
+PAPER_KEYS = {
+    "id",
+    "order",
+    "title",
+    "text",
+    "published",
+    "reps",
+    "stated_reps",
+    "models",
+    "bases",
+    "param_rows",
+    "axes",
+    "tables",
+    "ttests",
+    "baselines",
+    "reports",
+    "claims",
+    "agreement",
+    "page",
+    "experiments",
+    "outputs",
+    "studies",
+}
 REPORT_KEYS = {"name", "stores", "tables", "compare", "compare_metric", "compare_rope", "friedman", "also_reps"}
 EXPERIMENT_KEYS = {"config", "reps", "out", "set", "datasets", "label"}
 OUTPUT_KEYS = {"afr", "stdout", "reps", "label"}
@@ -217,9 +237,10 @@ def _root_path(value: object, where: str, key: str) -> str:
     """An output's path (``stdout``, ``--out``): ``{root}/`` then a path under the root."""
     text = str(value)
     if not text.startswith(ROOT_MARK + "/"):
-        raise AfrInputError(f"{where}: {key}: {text!r} is not under the results root; allowed: "
-                            f"'{ROOT_MARK}/' then {UNDER_ROOT}")
-    _under_root(text[len(ROOT_MARK) + 1:], where, key)
+        raise AfrInputError(
+            f"{where}: {key}: {text!r} is not under the results root; allowed: '{ROOT_MARK}/' then {UNDER_ROOT}"
+        )
+    _under_root(text[len(ROOT_MARK) + 1 :], where, key)
     return text
 
 
@@ -239,7 +260,9 @@ def _mapping(raw: dict, key: str, where: str) -> dict:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise AfrInputError(f"{where}: {key}: {type(value).__name__} {_short(value)} is not allowed; allowed: a mapping")
+        raise AfrInputError(
+            f"{where}: {key}: {type(value).__name__} {_short(value)} is not allowed; allowed: a mapping"
+        )
     return value
 
 
@@ -298,22 +321,34 @@ def _pairs(raw: dict, where: str) -> tuple[tuple[str, str], ...]:
 
 def _parse_report(raw: Any, paper: str, where: str) -> Report:
     if not isinstance(raw, dict):
-        raise AfrInputError(f"{where}: {_short(raw)} is not allowed; allowed: a mapping of "
-                            f"{', '.join(sorted(REPORT_KEYS))}")
+        raise AfrInputError(
+            f"{where}: {_short(raw)} is not allowed; allowed: a mapping of {', '.join(sorted(REPORT_KEYS))}"
+        )
     _unknown_keys(raw, REPORT_KEYS, where)
     name = _under_root(_require(raw, "name", where), where, "name")
     _require(raw, "stores", where)
     stores = tuple(_under_root(s, where, "stores") for s in _strings(raw, "stores", where))
     also = tuple(_integer({"also_reps": n}, "also_reps", where, None, 1) for n in _list(raw, "also_reps", where))
-    return Report(name, paper, stores, _strings(raw, "tables", where), _pairs(raw, where),
-                  _strings(raw, "friedman", where), _compare_metric(raw, where), also, _compare_rope(raw, where))
+    return Report(
+        name,
+        paper,
+        stores,
+        _strings(raw, "tables", where),
+        _pairs(raw, where),
+        _strings(raw, "friedman", where),
+        _compare_metric(raw, where),
+        also,
+        _compare_rope(raw, where),
+    )
 
 
 def _compare_rope(raw: dict, where: str) -> float:
     rope = raw.get("compare_rope", DEFAULT_ROPE)
     if not is_number(rope) or not rope >= 0:
-        raise AfrInputError(f"{where}: compare_rope: {rope!r} is not allowed; allowed: a number >= 0 "
-                            f"(half-width in compare_metric's unit; default {DEFAULT_ROPE})")
+        raise AfrInputError(
+            f"{where}: compare_rope: {rope!r} is not allowed; allowed: a number >= 0 "
+            f"(half-width in compare_metric's unit; default {DEFAULT_ROPE})"
+        )
     return float(rope)
 
 
@@ -344,8 +379,10 @@ def _config_path(value: object, folder: Path | None, where: str) -> Path:
     for place in places:
         if (place / config).is_file():
             return place / config
-    raise AfrInputError(f"{where}: config: {value!r} is no file of {' nor of '.join(_shown(p) for p in places)}; "
-                        f"allowed: a config file in the paper folder, or one of afr's configs/")
+    raise AfrInputError(
+        f"{where}: config: {value!r} is no file of {' nor of '.join(_shown(p) for p in places)}; "
+        f"allowed: a config file in the paper folder, or one of afr's configs/"
+    )
 
 
 def _parse_experiment(raw: Any, folder: Path | None, where: str) -> ExperimentSpec:
@@ -360,8 +397,14 @@ def _parse_experiment(raw: Any, folder: Path | None, where: str) -> ExperimentSp
     datasets = raw.get("datasets")
     datasets = _strings({"datasets": [datasets] if isinstance(datasets, str) else datasets}, "datasets", where)
     out = _under_root(raw["out"], where, "out") if raw.get("out") is not None else None
-    return ExperimentSpec(config, _positive_int(raw, "reps", where), out, _strings(raw, "set", where),
-                          datasets, _text(raw, "label", where, ""))
+    return ExperimentSpec(
+        config,
+        _positive_int(raw, "reps", where),
+        out,
+        _strings(raw, "set", where),
+        datasets,
+        _text(raw, "label", where, ""),
+    )
 
 
 def _parse_output(raw: Any, where: str) -> OutputSpec:
@@ -370,8 +413,9 @@ def _parse_output(raw: Any, where: str) -> OutputSpec:
         raise AfrInputError(f"{where}: not a mapping; allowed keys: {', '.join(sorted(OUTPUT_KEYS))}")
     _unknown_keys(raw, OUTPUT_KEYS, where)
     command = _require(raw, "afr", where)
-    commands = command if isinstance(command, list) and command and all(isinstance(c, list) for c in command) \
-        else [command]
+    commands = (
+        command if isinstance(command, list) and command and all(isinstance(c, list) for c in command) else [command]
+    )
     if not all(isinstance(c, list) and c and all(_scalar(a) for a in c) for c in commands):
         raise AfrInputError(f"{where}: afr: not a list of arguments (or of such lists)")
     for c in commands:  # what a command writes (--out) stays under the root too
@@ -380,10 +424,14 @@ def _parse_output(raw: Any, where: str) -> OutputSpec:
                 _root_path(value, where, "afr: --out")
         for arg in c:
             if str(arg).startswith("--out="):
-                _root_path(str(arg)[len("--out="):], where, "afr: --out")
+                _root_path(str(arg)[len("--out=") :], where, "afr: --out")
     stdout = _root_path(raw["stdout"], where, "stdout") if raw.get("stdout") is not None else None
-    return OutputSpec(tuple(tuple(str(a) for a in c) for c in commands), stdout,
-                      _positive_int(raw, "reps", where) if "reps" in raw else None, _text(raw, "label", where, ""))
+    return OutputSpec(
+        tuple(tuple(str(a) for a in c) for c in commands),
+        stdout,
+        _positive_int(raw, "reps", where) if "reps" in raw else None,
+        _text(raw, "label", where, ""),
+    )
 
 
 def _compare_metric(raw: dict, where: str) -> str:
@@ -402,24 +450,39 @@ def parse_paper(raw: dict, where: str, folder: Path | None = None) -> Paper:
     paper = _require(raw, "id", where)
     problem = name_problem(paper)
     if problem:
-        raise AfrInputError(f"{where}: id: {problem}; allowed: a plain file name (it names the paper's folder "
-                            f"under the results root)")
+        raise AfrInputError(
+            f"{where}: id: {problem}; allowed: a plain file name (it names the paper's folder under the results root)"
+        )
     published = _under_root(_require(raw, "published", where), where, "published")
     return Paper(
-        id=paper, order=_integer(raw, "order", where, 99, 0), title=_text(raw, "title", where, paper),
-        text=_text(raw, "text", where, ""), published=published, reps=_integer(raw, "reps", where, 10, 1),
-        models=_strings(raw, "models", where), bases=_strings(raw, "bases", where),
+        id=paper,
+        order=_integer(raw, "order", where, 99, 0),
+        title=_text(raw, "title", where, paper),
+        text=_text(raw, "text", where, ""),
+        published=published,
+        reps=_integer(raw, "reps", where, 10, 1),
+        models=_strings(raw, "models", where),
+        bases=_strings(raw, "bases", where),
         param_rows={str(k): str(v) for k, v in _mapping(raw, "param_rows", where).items()},
-        axes=_axes(raw, where), tables=_tables(raw, paper, where),
-        ttests=_mappings(raw, "ttests", where), baselines=_baselines(raw, where),
-        reports=tuple(_parse_report(r, paper, f"{where}: reports[{i}]") for i, r in enumerate(_list(raw, "reports", where))),
-        claims=_claims(raw, where), agreement=_mappings(raw, "agreement", where),
-        folder=folder, page=_page(raw, folder, where),
-        experiments=tuple(_parse_experiment(e, folder, f"{where}: experiments[{i}]")
-                          for i, e in enumerate(_list(raw, "experiments", where))),
+        axes=_axes(raw, where),
+        tables=_tables(raw, paper, where),
+        ttests=_mappings(raw, "ttests", where),
+        baselines=_baselines(raw, where),
+        reports=tuple(
+            _parse_report(r, paper, f"{where}: reports[{i}]") for i, r in enumerate(_list(raw, "reports", where))
+        ),
+        claims=_claims(raw, where),
+        agreement=_mappings(raw, "agreement", where),
+        folder=folder,
+        page=_page(raw, folder, where),
+        experiments=tuple(
+            _parse_experiment(e, folder, f"{where}: experiments[{i}]")
+            for i, e in enumerate(_list(raw, "experiments", where))
+        ),
         outputs=tuple(_parse_output(o, f"{where}: outputs[{i}]") for i, o in enumerate(_list(raw, "outputs", where))),
         studies=tuple(_parse_study(r, paper, f"{where}: studies") for r in _list(raw, "studies", where)),
-        stated_reps=_integer(raw, "stated_reps", where, None, 1))
+        stated_reps=_integer(raw, "stated_reps", where, None, 1),
+    )
 
 
 def _tables(raw: dict, paper: str, where: str) -> dict[str, TableInfo]:
@@ -430,12 +493,14 @@ def _tables(raw: dict, paper: str, where: str) -> dict[str, TableInfo]:
         if info is None:
             info = {}
         if not isinstance(info, dict):
-            raise AfrInputError(f"{at}: {_short(info)} is not allowed; allowed: a mapping of "
-                                f"{', '.join(sorted(TABLE_KEYS))}")
+            raise AfrInputError(
+                f"{at}: {_short(info)} is not allowed; allowed: a mapping of {', '.join(sorted(TABLE_KEYS))}"
+            )
         _unknown_keys(info, TABLE_KEYS, at)
         aliases = {str(k): str(v) for k, v in _mapping(info, "aliases", at).items()}
-        tables[str(name)] = TableInfo(paper, str(name), _text(info, "caption", at, ""), aliases,
-                                      _strings(info, "also", at))
+        tables[str(name)] = TableInfo(
+            paper, str(name), _text(info, "caption", at, ""), aliases, _strings(info, "also", at)
+        )
     return tables
 
 
@@ -492,14 +557,23 @@ def _parse_study(raw: Any, paper: str, where: str) -> Study:
         try:
             format(1.5, str(spec))
         except ValueError:
-            raise AfrInputError(f"{where}: {name}: formats: {column}: {spec!r} is not a number format; "
-                                f"allowed: a Python format spec such as '.3f', '+.3f', '.2g'") from None
+            raise AfrInputError(
+                f"{where}: {name}: formats: {column}: {spec!r} is not a number format; "
+                f"allowed: a Python format spec such as '.3f', '+.3f', '.2g'"
+            ) from None
     cache, show = raw.get("cache"), raw.get("show")
     if cache is not None:
         _under_root(cache, f"{where}: {name}", "cache")
-    return Study(paper, name, str(raw.get("function", name)), str(_require(raw, "block", where)),
-                 str(cache) if cache else None, str(show) if show else None, digits,
-                 {str(k): str(v) for k, v in formats.items()})
+    return Study(
+        paper,
+        name,
+        str(raw.get("function", name)),
+        str(_require(raw, "block", where)),
+        str(cache) if cache else None,
+        str(show) if show else None,
+        digits,
+        {str(k): str(v) for k, v in formats.items()},
+    )
 
 
 def _page(raw: dict, folder: Path | None, where: str) -> Path | None:
@@ -522,8 +596,10 @@ def read_paper_folder(folder: str | Path) -> Paper:
     try:
         raw = load_yaml_cached(data_file.read_text(encoding="utf-8"), _shown(data_file))
     except UnicodeDecodeError as err:
-        raise AfrInputError(f"{_shown(data_file)}: not a UTF-8 text file (byte {err.start}: {err.reason}); "
-                            f"allowed: a paper's data file is UTF-8 YAML text") from None
+        raise AfrInputError(
+            f"{_shown(data_file)}: not a UTF-8 text file (byte {err.start}: {err.reason}); "
+            f"allowed: a paper's data file is UTF-8 YAML text"
+        ) from None
     except OSError as err:
         raise AfrInputError(f"{_shown(data_file)}: cannot read the paper's data file ({err.strerror})") from None
     except yaml.YAMLError as err:
@@ -536,7 +612,7 @@ def package_folders() -> list[Path]:
     return sorted(path.parent for path in PAPERS_DIR.glob(f"*/{DATA_FILE}"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def papers() -> tuple[Paper, ...]:
     """Every paper: the package's folders and those added from outside, in ``order`` order."""
     out = [read_paper_folder(folder) for folder in [*package_folders(), *_EXTRA_FOLDERS]]
@@ -644,8 +720,12 @@ def baseline_sources() -> dict[tuple[str, str], tuple[str, str]]:
 def expected_baselines() -> dict[tuple[str, str, str], float]:
     """(base id, kind, dataset) -> the value our plain model is expected at where a known gap to
     the paper is documented (Boston), instead of the published one."""
-    return {(base, src["kind"], dataset): float(value) for p in papers() for base, src in p.baselines.items()
-            for dataset, value in (src.get("expected") or {}).items()}
+    return {
+        (base, src["kind"], dataset): float(value)
+        for p in papers()
+        for base, src in p.baselines.items()
+        for dataset, value in (src.get("expected") or {}).items()
+    }
 
 
 def is_reference_store(directory: str | Path, root: str | Path = "results") -> bool:

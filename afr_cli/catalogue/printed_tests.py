@@ -28,14 +28,27 @@ def ttest_sources() -> dict[tuple[str, str, str], TTestSource]:
     as each paper's data file (afr_cli/papers/<paper>/paper.yaml, ``ttests``) says."""
     from afr_cli.catalogue.knowledge import papers  # here: the catalogue is read only when asked
 
-    return {(p.id, t["comparison"], t["base"]): TTestSource(str(t["table"]), tuple(t["a"]), tuple(t["b"]))
-            for p in papers() for t in p.ttests}
+    return {
+        (p.id, t["comparison"], t["base"]): TTestSource(str(t["table"]), tuple(t["a"]), tuple(t["b"]))
+        for p in papers()
+        for t in p.ttests
+    }
 
 
 RECOMPUTE_COLUMNS = [
-    "paper", "table", "comparison", "base", "metric",
-    "published_mean", "recomputed_mean", "published_p", "recomputed_p",
-    "published_ci_low", "published_ci_high", "recomputed_ci_low", "recomputed_ci_high",
+    "paper",
+    "table",
+    "comparison",
+    "base",
+    "metric",
+    "published_mean",
+    "recomputed_mean",
+    "published_p",
+    "recomputed_p",
+    "published_ci_low",
+    "published_ci_high",
+    "recomputed_ci_low",
+    "recomputed_ci_high",
     "agrees",
 ]
 

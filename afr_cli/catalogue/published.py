@@ -7,13 +7,13 @@ The CSVs keep every number as printed (see README.md here); the loaders add a fl
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pandas as pd
 
-from afr_cli.errors import AfrInputError
 from afr_cli.catalogue.knowledge import papers, table_info, unit_axes
+from afr_cli.errors import AfrInputError
 
 PAPERS_DIR = Path(__file__).resolve().parents[1] / "papers"
 TTESTS_FILE = PAPERS_DIR / "ttests.csv"  # the t-tests printed in the papers' texts, one file for all
@@ -29,7 +29,7 @@ def extra_keys() -> tuple[str, ...]:
     return tuple(unit_axes())
 
 
-@lru_cache(maxsize=None)
+@cache
 def _read_file(path: Path, keys: tuple[str, ...]) -> pd.DataFrame:
     raw = pd.read_csv(path, dtype=str, keep_default_na=False)
     frame = raw.rename(columns={"value": "value_str"})
@@ -55,7 +55,7 @@ def load_published(paper: str | None = None) -> pd.DataFrame:
     return _read(paper).copy()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _read_ttests() -> pd.DataFrame:
     return pd.read_csv(TTESTS_FILE, dtype=str, keep_default_na=False)
 

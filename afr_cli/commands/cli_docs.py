@@ -4,7 +4,8 @@
 renders each command's help with click's plain formatter at a fixed width, so the page is the same
 text on every machine and terminal (the terminal's width, colours and typer's rich panels play no
 part). Typer ships its own copy of click, so the command classes, contexts and formatter used are
-the command's own (``command.context_class``, ``ctx.make_formatter()``), never a separate click. ``afr docs cli`` writes it; ``afr docs cli --check`` and a test fail when the committed page
+the command's own (``command.context_class``, ``ctx.make_formatter()``), never a separate click. ``afr docs cli``
+writes it; ``afr docs cli --check`` and a test fail when the committed page
 differs from it.
 """
 
@@ -26,16 +27,18 @@ the [README](../README.md#commands); what they do in detail, with the config key
 
 
 def _context(command: Any, name: str, parent: Any = None) -> Any:
-    return command.context_class(command, info_name=name, parent=parent, terminal_width=WIDTH,
-                                 max_content_width=WIDTH)
+    return command.context_class(command, info_name=name, parent=parent, terminal_width=WIDTH, max_content_width=WIDTH)
 
 
 def _help_text(command: Any, ctx: Any) -> str:
     """One command's help through the plain click formatter its class inherits (typer's subclass
     would switch to rich panels sized to the terminal), at ``WIDTH``."""
     formatter = ctx.make_formatter()
-    plain = next(c for c in type(command).__mro__ if c.__module__.partition(".")[0] in ("click", "typer")
-                 and not c.__module__.startswith("typer.core"))  # click's Command, under typer's and afr's subclasses
+    plain = next(
+        c
+        for c in type(command).__mro__
+        if c.__module__.partition(".")[0] in ("click", "typer") and not c.__module__.startswith("typer.core")
+    )  # click's Command, under typer's and afr's subclasses
     plain.format_help(command, ctx, formatter)
     return formatter.getvalue().rstrip() + "\n"
 
@@ -44,7 +47,7 @@ def _walk(command: Any, ctx: Any) -> list[tuple[str, str]]:
     """(command path, help text) for ``command`` and, depth first in help order, its subcommands;
     hidden commands are left out, as ``--help`` leaves them out."""
     pages = [(ctx.command_path, _help_text(command, ctx))]
-    for name in (command.list_commands(ctx) if hasattr(command, "list_commands") else []):
+    for name in command.list_commands(ctx) if hasattr(command, "list_commands") else []:
         sub = command.get_command(ctx, name)
         if sub is not None and not sub.hidden:
             pages.extend(_walk(sub, _context(sub, name, ctx)))

@@ -4,12 +4,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
 from afr_cli.errors import AfrInputError
-
 
 LIST_FORMATS = ("table", "csv")
 
@@ -36,8 +34,8 @@ def _list(
 
 
 def _fetch(
-    names: Optional[List[str]] = typer.Argument(None, help="Datasets to fetch (default: every UCI set)."),
-    source_dir: Optional[Path] = typer.Option(
+    names: list[str] | None = typer.Argument(None, help="Datasets to fetch (default: every UCI set)."),
+    source_dir: Path | None = typer.Option(
         None, "--from", help="Copy from this directory (e.g. ../shared/datasets) instead of UCI."
     ),
 ) -> None:
@@ -55,7 +53,7 @@ def _fetch(
 
 
 def _verify(
-    names: Optional[List[str]] = typer.Argument(None, help="Datasets to verify (default: every UCI set)."),
+    names: list[str] | None = typer.Argument(None, help="Datasets to verify (default: every UCI set)."),
 ) -> None:
     """Check the sha256 and size of every cached UCI file; exit 2 naming each missing or bad file."""
     from afr_cli.data import verify_all
@@ -72,12 +70,18 @@ def _verify(
         )
 
 
-def _info(name: str = typer.Argument(..., help="Dataset name, e.g. wine or 'Friedman 1', or a CSV/TSV/Parquet file."),
-          target: Optional[str] = typer.Option(None, "--target", help="With a file: the column to predict."),
-          sep: Optional[str] = typer.Option(None, "--sep", help="With a CSV file: its delimiter (default: detected)."),
-          drop: List[str] = typer.Option([], "--drop", help="With a file: a column not to use (repeatable)."),
-          missing: str = typer.Option("error", "--missing", help="With a file: error, or drop-rows to leave out "
-                                      "the rows with a missing value (as the entry's missing: key).")) -> None:
+def _info(
+    name: str = typer.Argument(..., help="Dataset name, e.g. wine or 'Friedman 1', or a CSV/TSV/Parquet file."),
+    target: str | None = typer.Option(None, "--target", help="With a file: the column to predict."),
+    sep: str | None = typer.Option(None, "--sep", help="With a CSV file: its delimiter (default: detected)."),
+    drop: list[str] = typer.Option([], "--drop", help="With a file: a column not to use (repeatable)."),
+    missing: str = typer.Option(
+        "error",
+        "--missing",
+        help="With a file: error, or drop-rows to leave out "
+        "the rows with a missing value (as the entry's missing: key).",
+    ),
+) -> None:
     """Show the full registry record of one dataset, or what afr would read from a file of your own
     (rows, features, target summary), every problem of the file at once and the config entry that
     fixes them (exit 2 while the file, read as given, has a problem)."""
@@ -135,7 +139,9 @@ def _file_info(path: Path, target: str | None, sep: str | None, drop: tuple[str,
     from afr_cli.data.survey import DEFAULT_INNER_FOLDS, DEFAULT_TEST_FRACTIONS, survey_file
 
     if target is None:
-        raise AfrInputError(f"{path}: --target: missing; name the column to predict (afr datasets info FILE --target COL)")
+        raise AfrInputError(
+            f"{path}: --target: missing; name the column to predict (afr datasets info FILE --target COL)"
+        )
     if missing not in MISSING:
         raise AfrInputError(f"--missing: {missing!r} is not allowed; allowed: {', '.join(MISSING)}")
     if not path.is_file():
@@ -144,16 +150,26 @@ def _file_info(path: Path, target: str | None, sep: str | None, drop: tuple[str,
     need = rows_needed(DEFAULT_TEST_FRACTIONS, DEFAULT_INNER_FOLDS)
     rows = f"{survey.rows_in_file} (the default protocol, 80/20 with 3 inner folds, needs at least {need})"
     if survey.rows_dropped:
-        rows = (f"{survey.rows_in_file - survey.rows_dropped} of {survey.rows_in_file}: {survey.rows_dropped} with a "
-                f"missing value left out (missing: drop-rows); the default protocol, 80/20 with 3 inner folds, "
-                f"needs at least {need}")
+        rows = (
+            f"{survey.rows_in_file - survey.rows_dropped} of {survey.rows_in_file}: {survey.rows_dropped} with a "
+            f"missing value left out (missing: drop-rows); the default protocol, 80/20 with 3 inner folds, "
+            f"needs at least {need}"
+        )
     lines: list[tuple[str, object]] = [
-        ("file", str(path)), ("sha256", survey.sha256), ("rows", rows),
-        ("features", f"{len(survey.columns)}: {', '.join(survey.columns)}")]
+        ("file", str(path)),
+        ("sha256", survey.sha256),
+        ("rows", rows),
+        ("features", f"{len(survey.columns)}: {', '.join(survey.columns)}"),
+    ]
     y = survey.y
     if y is not None and len(y):
-        lines.append(("target", f"{target}: mean {np.mean(y):.6g}, std {np.std(y, ddof=1) if len(y) > 1 else 0:.6g}, "
-                                f"min {np.min(y):.6g}, max {np.max(y):.6g}, {len(np.unique(y))} distinct values"))
+        lines.append(
+            (
+                "target",
+                f"{target}: mean {np.mean(y):.6g}, std {np.std(y, ddof=1) if len(y) > 1 else 0:.6g}, "
+                f"min {np.min(y):.6g}, max {np.max(y):.6g}, {len(np.unique(y))} distinct values",
+            )
+        )
     lines.append(("problems", "\n".join(f"{i}. {p}" for i, p in enumerate(survey.problems, 1)) or "none"))
     if survey.warning:
         lines.append(("warning", survey.warning.removeprefix("warning: ")))
@@ -167,8 +183,9 @@ def _file_info(path: Path, target: str | None, sep: str | None, drop: tuple[str,
         elif survey.unfixable == count:
             fixed = f"no entry key fixes {them}: change the file or the target"
         else:
-            fixed = (f"the config entry above fixes all but {survey.unfixable}, which need a change to the file "
-                     "or target")
+            fixed = (
+                f"the config entry above fixes all but {survey.unfixable}, which need a change to the file or target"
+            )
         raise AfrInputError(f"{path}: {count} problem{'s' if count > 1 else ''} (listed above); {fixed}")
 
 

@@ -4,7 +4,6 @@ schema table) and the CLI reference (from every command's ``--help``)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -30,20 +29,26 @@ def _write_or_check(path: Path, text: str, what: str, command: str, check: bool)
 
 def register(app: typer.Typer) -> None:
     """Add the ``docs`` command group to the afr app."""
-    docs = typer.Typer(help="Generated reference pages: docs/config.md from the config schema, "
-                            "docs/cli.md from every command's --help.")
+    docs = typer.Typer(
+        help="Generated reference pages: docs/config.md from the config schema, "
+        "docs/cli.md from every command's --help."
+    )
 
     @docs.command("config")
-    def config(out: Optional[Path] = typer.Option(None, "--out", help="where to write (default docs/config.md)"),
-               check: bool = typer.Option(False, "--check", help="write nothing; exit 1 if the page is stale")) -> None:
+    def config(
+        out: Path | None = typer.Option(None, "--out", help="where to write (default docs/config.md)"),
+        check: bool = typer.Option(False, "--check", help="write nothing; exit 1 if the page is stale"),
+    ) -> None:
         """The config reference (every section's keys, domains, defaults; families and ensembles)."""
         from afr_cli.config.key_docs import REFERENCE_FILE, reference_page
 
         _write_or_check(out or REFERENCE_FILE, reference_page(), "config reference", "afr docs config", check)
 
     @docs.command("cli")
-    def cli(out: Optional[Path] = typer.Option(None, "--out", help="where to write (default docs/cli.md)"),
-            check: bool = typer.Option(False, "--check", help="write nothing; exit 1 if the page is stale")) -> None:
+    def cli(
+        out: Path | None = typer.Option(None, "--out", help="where to write (default docs/cli.md)"),
+        check: bool = typer.Option(False, "--check", help="write nothing; exit 1 if the page is stale"),
+    ) -> None:
         """The CLI reference: every command's --help at a fixed width, whatever the terminal."""
         from afr_cli.commands.cli_docs import CLI_REFERENCE_FILE, cli_reference
 

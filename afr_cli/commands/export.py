@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -11,26 +10,38 @@ import typer
 def register(app: typer.Typer) -> None:
     @app.command()
     def export(
-        dirs: Optional[list[Path]] = typer.Argument(None, help="store directories (default: every store under --root)"),
+        dirs: list[Path] | None = typer.Argument(None, help="store directories (default: every store under --root)"),
         root: Path = typer.Option(Path("results"), "--root", help="where to look for stores when none is named"),
-        grid_cv: Optional[bool] = typer.Option(
-            None, "--grid-cv/--no-grid-cv",
+        grid_cv: bool | None = typer.Option(
+            None,
+            "--grid-cv/--no-grid-cv",
             help="keep every grid point's inner-CV scores (afr plot surface --score cv); default: as the "
-                 "existing export, else no (they add more than half to the grid's size)"),
-        grid_solves: Optional[bool] = typer.Option(
-            None, "--grid-solves/--no-grid-solves",
+            "existing export, else no (they add more than half to the grid's size)",
+        ),
+        grid_solves: bool | None = typer.Option(
+            None,
+            "--grid-solves/--no-grid-solves",
             help="keep every grid point's per-solve log (solver, status, objective, ms); default: as the "
-                 "existing export, else no (the working store keeps it)"),
-        grid_digits: Optional[int] = typer.Option(
-            None, "--grid-digits",
+            "existing export, else no (the working store keeps it)",
+        ),
+        grid_digits: int | None = typer.Option(
+            None,
+            "--grid-digits",
             help="significant digits of the grid's test scores (0: exact); default: as the existing "
-                 "export, else 10 (5e-11 relative; the working store keeps every digit)"),
-        sizes: bool = typer.Option(False, "--sizes", help="write nothing; print each export's size, per "
-                                   "repetition and extrapolated to --at repetitions"),
+            "export, else 10 (5e-11 relative; the working store keeps every digit)",
+        ),
+        sizes: bool = typer.Option(
+            False,
+            "--sizes",
+            help="write nothing; print each export's size, per repetition and extrapolated to --at repetitions",
+        ),
         at: int = typer.Option(100, "--at", help="with --sizes: the repetition count to extrapolate to"),
-        as_stored: Optional[list[Path]] = typer.Option(
-            None, "--as-stored", help="with --sizes: an export kept at its stored size (a study committed "
-                                      "at its own repetition count); repeatable"),
+        as_stored: list[Path] | None = typer.Option(
+            None,
+            "--as-stored",
+            help="with --sizes: an export kept at its stored size (a study committed "
+            "at its own repetition count); repeatable",
+        ),
     ) -> None:
         """Deterministic compressed export of each store (unchanged data gives identical bytes)."""
         from afr_cli.errors import AfrInputError

@@ -13,16 +13,31 @@ DEFAULT_OUT = PROJECT_ROOT / "results" / "fidelity"
 
 
 def _preprocessing(
-    study: Path = typer.Option(DEFAULT_STUDY, "--study", help="study file: forests, candidates, published cells",
-                                 show_default="configs/fidelity/preprocessing.yaml (in the project)"),
-    out: Path = typer.Option(DEFAULT_OUT, "--out", help="directory for <name>.md / .csv / _scores.csv",
-                               show_default="results/fidelity (in the project)"),
+    study: Path = typer.Option(
+        DEFAULT_STUDY,
+        "--study",
+        help="study file: forests, candidates, published cells",
+        show_default="configs/fidelity/preprocessing.yaml (in the project)",
+    ),
+    out: Path = typer.Option(
+        DEFAULT_OUT,
+        "--out",
+        help="directory for <name>.md / .csv / _scores.csv",
+        show_default="results/fidelity (in the project)",
+    ),
     name: str = typer.Option("preprocessing", "--name", help="file stem of the outputs"),
     jobs: int = typer.Option(-1, "--jobs", "-j", help="parallel workers"),
 ) -> None:
     """Fit the plain forests under each candidate preprocessing and count the papers' baseline
     cells each reproduces as printed (no attention model takes part)."""
-    from afr_cli.studies.preprocessing import decide, forest_scores, load_study, match_cells, published_cells, write_report
+    from afr_cli.studies.preprocessing import (
+        decide,
+        forest_scores,
+        load_study,
+        match_cells,
+        published_cells,
+        write_report,
+    )
 
     spec = load_study(study)
     scores = forest_scores(spec, jobs=jobs)

@@ -6,7 +6,8 @@ line, and keeps the line breaks of a docstring, so a command's description in ``
 stops mid-sentence at the end of a source line, or is cut with ``...`` (plain). The root group of
 the app is ``ProseGroup``: when typer builds the click command tree it rewrites every command once
 -- values are named by what they are (``--reps N``, ``--set KEY=VALUE``, ``CONFIG``, ``[NAMES]...``),
-flags take no tag, bounds read ``at least 1``, and each description is whole paragraphs -- so ``afr X --help`` in a terminal,
+flags take no tag, bounds read ``at least 1``, and each description is whole paragraphs -- so ``afr X --help`` in a
+terminal,
 docs/cli.md (``afr_cli.commands.cli_docs``) and a test's ``CliRunner`` all print the same words.
 """
 

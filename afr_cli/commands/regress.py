@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -17,12 +16,19 @@ DEFAULT_GOLDEN = PROJECT_ROOT / "results" / "regress" / "golden.csv"
 def register(app: typer.Typer) -> None:
     @app.command()
     def regress(
-        config: Path = typer.Option(DEFAULT_CONFIG, "--config", show_default=False,
-                                    help="reduced-protocol experiment (default: the project's configs/regress.yaml)"),
-        golden: Path = typer.Option(DEFAULT_GOLDEN, "--golden", show_default=False,
-                                    help="golden long-form summary CSV (default: the project's "
-                                         "results/regress/golden.csv)"),
-        out: Optional[Path] = typer.Option(None, "--out", help="keep the run's store here (default: temporary)"),
+        config: Path = typer.Option(
+            DEFAULT_CONFIG,
+            "--config",
+            show_default=False,
+            help="reduced-protocol experiment (default: the project's configs/regress.yaml)",
+        ),
+        golden: Path = typer.Option(
+            DEFAULT_GOLDEN,
+            "--golden",
+            show_default=False,
+            help="golden long-form summary CSV (default: the project's results/regress/golden.csv)",
+        ),
+        out: Path | None = typer.Option(None, "--out", help="keep the run's store here (default: temporary)"),
         jobs: int = typer.Option(-1, "--jobs", "-j", help="parallel workers"),
         update: bool = typer.Option(False, "--update", help="write the run's summary as the new golden file"),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
@@ -31,10 +37,10 @@ def register(app: typer.Typer) -> None:
         from tabulate import tabulate
 
         from afr_cli.config.experiment import load_experiment
-        from afr_cli.tables.regress import GOLDEN_COLUMNS, compare, read_golden
         from afr_cli.engine.runner import RunOptions, run_experiment
         from afr_cli.store import load_results
         from afr_cli.tables import summary_long
+        from afr_cli.tables.regress import GOLDEN_COLUMNS, compare, read_golden
 
         reference = None if update else read_golden(golden)
         with tempfile.TemporaryDirectory(prefix="afr-regress-") as tmp:

@@ -4,33 +4,41 @@ from __future__ import annotations
 
 import sys
 
-from typing import Optional
-
 import typer
 
-from afr_cli.errors import AfrInputError
 from afr_cli.ensembles.tree_path import FAST, TREES_HELP
+from afr_cli.errors import AfrInputError
 
 
 def register(app: typer.Typer) -> None:
     @app.command()
     def reproduce(
-        targets: Optional[list[str]] = typer.Argument(
-            None, help="paper ids (satrf, larf, ...), paper folders (a directory holding paper.yaml, "
-                       "anywhere) or config files"),
+        targets: list[str] | None = typer.Argument(
+            None,
+            help="paper ids (satrf, larf, ...), paper folders (a directory holding paper.yaml, "
+            "anywhere) or config files",
+        ),
         every: bool = typer.Option(False, "--all", help="every paper"),
-        reps: Optional[int] = typer.Option(None, "--reps", help="repetitions of every experiment (default: "
-                                           "each experiment's count in its paper's data file)"),
-        datasets: Optional[str] = typer.Option(None, "--datasets",
-                                               help="comma-separated subset, e.g. Diabetes,Yacht"),
+        reps: int | None = typer.Option(
+            None,
+            "--reps",
+            help="repetitions of every experiment (default: each experiment's count in its paper's data file)",
+        ),
+        datasets: str | None = typer.Option(None, "--datasets", help="comma-separated subset, e.g. Diabetes,Yacht"),
         jobs: int = typer.Option(-1, "--jobs", "-j", help="parallel workers (-1 = all cores)"),
-        root_option: str = typer.Option("results", "--root", metavar="DIR", help="results root every store "
-                                         "and report goes under (another directory for scratch runs; committed "
-                                         "pages stay untouched)"),
-        plan_only: bool = typer.Option(False, "--plan", help="print the plan (stored, missing, projected "
-                                       "compute per experiment) and run nothing"),
+        root_option: str = typer.Option(
+            "results",
+            "--root",
+            metavar="DIR",
+            help="results root every store "
+            "and report goes under (another directory for scratch runs; committed "
+            "pages stay untouched)",
+        ),
+        plan_only: bool = typer.Option(
+            False, "--plan", help="print the plan (stored, missing, projected compute per experiment) and run nothing"
+        ),
         backend: str = typer.Option("loky", "--backend", help="loky (this machine) or dask"),
-        scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address"),
+        scheduler: str | None = typer.Option(None, "--scheduler", help="Dask scheduler address"),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
         no_site: bool = typer.Option(False, "--no-site", help="skip the HTML site"),
         trees: str = typer.Option(FAST, "--trees", help=TREES_HELP),
@@ -41,11 +49,20 @@ def register(app: typer.Typer) -> None:
 
         from joblib import effective_n_jobs
 
-        from afr_cli.reproduction.pipeline import (build_reports, draw_outputs, plan, render_plan, resolve_targets,
-                                       run_plan, times_section, times_table, write_times)
-        from afr_cli.reproduction.checks import check_root
         from afr_cli.engine.runner import BACKENDS, RunOptions
         from afr_cli.engine.shared_work import speedups_for
+        from afr_cli.reproduction.checks import check_root
+        from afr_cli.reproduction.pipeline import (
+            build_reports,
+            draw_outputs,
+            plan,
+            render_plan,
+            resolve_targets,
+            run_plan,
+            times_section,
+            times_table,
+            write_times,
+        )
 
         speedups = speedups_for(trees)
         if reps is not None and reps < 1:
@@ -66,8 +83,9 @@ def register(app: typer.Typer) -> None:
         typer.echo(render_plan(planned, root, workers))
         if plan_only:
             return
-        options = RunOptions(jobs, backend, scheduler, progress=not quiet, speedups=speedups,
-                             resume=["afr", *sys.argv[1:]])  # an interrupt names this command to resume
+        options = RunOptions(
+            jobs, backend, scheduler, progress=not quiet, speedups=speedups, resume=["afr", *sys.argv[1:]]
+        )  # an interrupt names this command to resume
         times = run_plan(planned, options, echo=typer.echo)
         started = time.perf_counter()
         failed = draw_outputs(chosen_targets, root, reps, echo=typer.echo, datasets=chosen)

@@ -8,8 +8,16 @@ from afr_cli.errors import AfrInputError
 
 PUBLISHED_FORMATS = ("table", "csv")
 PUBLISHED_CSV_COLUMNS = [
-    "paper", "table", "comparison", "base", "metric",
-    "published_mean", "recomputed_mean", "published_p", "recomputed_p", "agrees",
+    "paper",
+    "table",
+    "comparison",
+    "base",
+    "metric",
+    "published_mean",
+    "recomputed_mean",
+    "published_p",
+    "recomputed_p",
+    "agrees",
 ]
 
 
@@ -35,17 +43,31 @@ def _published(
         return
     rows = [
         (
-            f"{r['paper']}:{r['table']}", r["comparison"], r["base"],
-            r["published_mean"], f"{r['recomputed_mean']:.4g}",
-            r["published_p"], f"{r['recomputed_p']:.4g}",
+            f"{r['paper']}:{r['table']}",
+            r["comparison"],
+            r["base"],
+            r["published_mean"],
+            f"{r['recomputed_mean']:.4g}",
+            r["published_p"],
+            f"{r['recomputed_p']:.4g}",
             _interval(r["published_ci_low"], r["published_ci_high"], printed=True),
             _interval(r["recomputed_ci_low"], r["recomputed_ci_high"], printed=False),
             "yes" if r["agrees"] else "NO: " + ", ".join(disagreeing_quantities(r)),
         )
         for _, r in tests.iterrows()
     ]
-    headers = ["table", "comparison (A vs B: A − B, R²)", "base", "mean", "mean (ours)",
-               "p", "p (ours)", "95 % CI", "95 % CI (ours)", "reproduces"]
+    headers = [
+        "table",
+        "comparison (A vs B: A − B, R²)",
+        "base",
+        "mean",
+        "mean (ours)",
+        "p",
+        "p (ours)",
+        "95 % CI",
+        "95 % CI (ours)",
+        "reproduces",
+    ]
     typer.echo(tabulate(rows, headers=headers, disable_numparse=True))
     typer.echo(f"{int(tests['agrees'].sum())} of {len(tests)} published t-tests reproduce to the printed precision")
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -11,13 +10,15 @@ import typer
 def register(app: typer.Typer) -> None:
     @app.command()
     def status(
-        dirs: Optional[list[Path]] = typer.Argument(None, help="store directories (default: every store under --root)"),
+        dirs: list[Path] | None = typer.Argument(None, help="store directories (default: every store under --root)"),
         root: Path = typer.Option(Path("results"), "--root", help="where to look for stores when none is named"),
         detail: bool = typer.Option(False, "--detail", help="always print repetitions per dataset and base"),
-        at: Optional[int] = typer.Option(None, "--at", min=1,
-                                         help="also project the stores' compute to this many repetitions each"),
-        workers: int = typer.Option(2, "--workers", min=1,
-                                    help="worker processes the wall-time bound of the totals assumes"),
+        at: int | None = typer.Option(
+            None, "--at", min=1, help="also project the stores' compute to this many repetitions each"
+        ),
+        workers: int = typer.Option(
+            2, "--workers", min=1, help="worker processes the wall-time bound of the totals assumes"
+        ),
     ) -> None:
         """Units stored per dataset and base, gaps, compute time, solves by solver and status, fallbacks;
         with several stores (or --at), their compute summed and the wall time it means."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, List, Optional, Tuple
+from typing import Annotated
 
 import typer
 
@@ -22,8 +22,13 @@ def _stores_under_results() -> str:
     return ", ".join(str(d) for d in stores_under()) or "none"
 
 
-def _load(dirs: list[Path], selection: str = "stored", reps: int | None = None,
-          compare: tuple[str, str] | None = None, shown: set[str] | None = None):
+def _load(
+    dirs: list[Path],
+    selection: str = "stored",
+    reps: int | None = None,
+    compare: tuple[str, str] | None = None,
+    shown: set[str] | None = None,
+):
     """Concatenate the results of every store given with --results, repetitions 0..reps-1, under
     the one best-test definition (afr_cli/tables/selection.py) when asked for or when a store
     was run with the protocol's ``selection: best-test``. With --compare and no --results, the
@@ -44,8 +49,11 @@ def _load(dirs: list[Path], selection: str = "stored", reps: int | None = None,
         from afr_cli.store.discover import stores_for_compare
 
         dirs = stores_for_compare(*compare)
-        print(f"note: --compare {' '.join(compare)}: using {', '.join(str(d) for d in dirs)} "
-              f"(the stores under results/ that hold them)", file=sys.stderr)
+        print(
+            f"note: --compare {' '.join(compare)}: using {', '.join(str(d) for d in dirs)} "
+            f"(the stores under results/ that hold them)",
+            file=sys.stderr,
+        )
     if not dirs:
         raise AfrInputError("--results DIR is required; stores under ./results: " + _stores_under_results())
     seen: set[Path] = set()
@@ -56,8 +64,10 @@ def _load(dirs: list[Path], selection: str = "stored", reps: int | None = None,
     frames = []
     for d in dirs:
         if not has_results(d):
-            raise AfrInputError(f"--results: {d} is not a results store (no {STORE_FILE} or export); "
-                                f"stores under ./results: {_stores_under_results()}")
+            raise AfrInputError(
+                f"--results: {d} is not a results store (no {STORE_FILE} or export); "
+                f"stores under ./results: {_stores_under_results()}"
+            )
         results = load_results(d)
         wants_grid = selection == "best-test" or (results["selection"] == "best-test").any()
         view = results_in_view(results, load_grid(d) if wants_grid else None, selection, reps, store_select_by(d))
@@ -70,50 +80,67 @@ def _load(dirs: list[Path], selection: str = "stored", reps: int | None = None,
 
 
 def _table(
-    results_dirs: Optional[List[Path]] = typer.Option(
+    results_dirs: list[Path] | None = typer.Option(
         None, "--results", help="A results store directory; repeat to concatenate several."
     ),
-    metric: Optional[str] = typer.Option(
-        None, "--metric", help="r2, mae or rmse (md/latex default r2; csv and --paper default all); with "
-                               "--compare also all: R², MAE and RMSE side by side, each with its direction."
+    metric: str | None = typer.Option(
+        None,
+        "--metric",
+        help="r2, mae or rmse (md/latex default r2; csv and --paper default all); with "
+        "--compare also all: R², MAE and RMSE side by side, each with its direction.",
     ),
-    fmt: str = typer.Option("md", "--format", help="md, latex or csv; with --compare also json (every number of the comparison)."),
+    fmt: str = typer.Option(
+        "md", "--format", help="md, latex or csv; with --compare also json (every number of the comparison)."
+    ),
     with_std: bool = typer.Option(False, "--std", help="Show mean ± std (ddof=1) over reps."),
-    paper: Optional[str] = typer.Option(
+    paper: str | None = typer.Option(
         None, "--paper", help="Compare with a published table, e.g. satrf:9 or agboost:II."
     ),
-    tol: Optional[float] = typer.Option(
-        None, "--tol",
-        help="With --paper: one absolute tolerance for |ours − paper| (default 0.02 on R², 5 % of the paper's MAE/RMSE).",
+    tol: float | None = typer.Option(
+        None,
+        "--tol",
+        help=(
+            "With --paper: one absolute tolerance for |ours − paper| (default 0.02 on R², 5 % of the paper's MAE/RMSE)."
+        ),
     ),
     selection: str = typer.Option(
-        "stored", "--selection",
+        "stored",
+        "--selection",
         help="stored (as the run selected, normally inner CV) or best-test: per dataset, base and model the "
-             "one grid point with the best mean test score over the repetitions shown (after --reps), from "
-             "the stored grid scores (optimistic; labelled).",
+        "one grid point with the best mean test score over the repetitions shown (after --reps), from "
+        "the stored grid scores (optimistic; labelled).",
     ),
-    reps: Optional[int] = typer.Option(
-        None, "--reps", help="Use only repetitions 0..N-1 (e.g. 10: the papers' own number, README)."),
-    compare: Optional[Tuple[str, str]] = typer.Option(
-        None, "--compare", help="models A and B: one sentence answering which is better, by how much and how surely, "
-                                "then per base B − A per dataset with a paired t-test (raw and Holm-adjusted p), "
-                                "Wilcoxon, effect sizes with intervals, the Bayesian signed-rank and hierarchical tests "
-                                "with a ROPE and per dataset the Bayesian correlated t-test; MODEL:BASE on both sides "
-                                "compares across bases."
+    reps: int | None = typer.Option(
+        None, "--reps", help="Use only repetitions 0..N-1 (e.g. 10: the papers' own number, README)."
     ),
-    rope: Annotated[float, typer.Option(
-        "--rope", help="With --compare: half-width of the region of practical equivalence, in the "
-                       "metric's unit (default ±0.01, R² or error); the hierarchical test on MAE or RMSE reads it "
-                       "as a fraction of A's error (0.01: ±1 %).")] = DEFAULT_ROPE,
-    show_all: Annotated[bool, typer.Option(
-        "--all", help="With --compare: also print the full model table after the comparison.")] = False,
+    compare: tuple[str, str] | None = typer.Option(
+        None,
+        "--compare",
+        help="models A and B: one sentence answering which is better, by how much and how surely, "
+        "then per base B − A per dataset with a paired t-test (raw and Holm-adjusted p), "
+        "Wilcoxon, effect sizes with intervals, the Bayesian signed-rank and hierarchical tests "
+        "with a ROPE and per dataset the Bayesian correlated t-test; MODEL:BASE on both sides "
+        "compares across bases.",
+    ),
+    rope: Annotated[
+        float,
+        typer.Option(
+            "--rope",
+            help="With --compare: half-width of the region of practical equivalence, in the "
+            "metric's unit (default ±0.01, R² or error); the hierarchical test on MAE or RMSE reads it "
+            "as a fraction of A's error (0.01: ±1 %).",
+        ),
+    ] = DEFAULT_ROPE,
+    show_all: Annotated[
+        bool, typer.Option("--all", help="With --compare: also print the full model table after the comparison.")
+    ] = False,
 ) -> None:
     """Summarise results per dataset and model, or set them beside a published table; with
     --compare A B, the comparison of B against A first (the full table only with --all)."""
     from afr_cli import tables
-    from afr_cli.catalogue.published import published_table
     from afr_cli.catalogue.knowledge import paper as paper_info
     from afr_cli.catalogue.knowledge import paper_reps
+    from afr_cli.catalogue.published import published_table
     from afr_cli.publish.frames import reps_shortfall
 
     if fmt not in tables.FORMATS and not (fmt == "json" and compare is not None):
@@ -133,8 +160,9 @@ def _table(
     if paper is not None:
         published_table(paper)  # reject an unknown spec before loading results
     # with --compare alone only its two models are shown: another model in two stores is no matter
-    shown = ({spec.partition(":")[0] for spec in compare} if compare is not None and not show_all and paper is None
-             else None)
+    shown = (
+        {spec.partition(":")[0] for spec in compare} if compare is not None and not show_all and paper is None else None
+    )
     results = _load(results_dirs or [], selection, reps, compare, shown)
     short = reps_shortfall(results, reps, "the results")  # 0..reps-1 kept: a shortfall still shows
     if short:
@@ -158,8 +186,12 @@ def _table(
             typer.echo("\n(the full model table: add --all)")
     elif paper is not None:
         stated = paper_info(paper.partition(":")[0].lower()).stated_reps
-        note = " ".join(filter(None, (note, tables.repetitions_note(results, reps, published_reps=paper_reps(paper),
-                                                                    stated_reps=stated))))
+        note = " ".join(
+            filter(
+                None,
+                (note, tables.repetitions_note(results, reps, published_reps=paper_reps(paper), stated_reps=stated)),
+            )
+        )
         comparison = tables.paper_comparison(results, paper, tol)
         if metric is not None:
             comparison = comparison[~comparison["metric"].isin(tables.METRICS) | (comparison["metric"] == metric)]
@@ -178,7 +210,6 @@ def _echo_comparison(model_comparison, fmt: str) -> None:
     blocks; what was dropped (a score undefined) is in the text, in the JSON, and for csv on
     stderr. A list of comparisons (--metric all) is rendered side by side."""
     from afr_cli import tables
-
     from afr_cli.tables.compare import dropped_notes
 
     if isinstance(model_comparison, list):

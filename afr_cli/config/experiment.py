@@ -22,20 +22,46 @@ from typing import Any
 import numpy as np
 import yaml
 
+from afr_cli.config.plugin_files import PluginSource, activate, beside_config, defines_classes, parse_plugins
+from afr_cli.config.schema import (
+    BASE,
+    MODEL,
+    NOISE_ON,
+    PROTOCOL,
+    SCALES,
+    SEEDINGS,
+    SELECT_BY,
+    SELECTIONS,
+    TOP,
+    check_known,
+    check_section,
+    section_at,
+)
+from afr_cli.core.yaml_safe import load_yaml
 from afr_cli.data.files import DatasetSource, LoaderDataset, parse_entry
 from afr_cli.ensembles import Ensemble, FittedEnsemble, get_ensemble
 from afr_cli.errors import AfrInputError
 from afr_cli.models import FAMILIES, get_family
-from afr_cli.config.schema import (BASE, MODEL, NOISE_ON, PROTOCOL, SCALES, SEEDINGS, SELECT_BY, SELECTIONS, TOP,
-                            check_known, check_section, section_at)
-from afr_cli.config.plugin_files import PluginSource, activate, beside_config, defines_classes, parse_plugins
 from afr_cli.solvers.solve import DEFAULT_SOLVER
 from afr_cli.store import has_results
-from afr_cli.core.yaml_safe import load_yaml
 
-__all__ = ["Base", "Experiment", "ModelConfig", "NOISE_ON", "Protocol", "SCALES", "SEEDINGS", "SELECT_BY",
-           "SELECTIONS", "apply_override", "families_help", "load_experiment", "read_yaml_file", "set_key",
-           "validate"]
+__all__ = [
+    "Base",
+    "Experiment",
+    "ModelConfig",
+    "NOISE_ON",
+    "Protocol",
+    "SCALES",
+    "SEEDINGS",
+    "SELECT_BY",
+    "SELECTIONS",
+    "apply_override",
+    "families_help",
+    "load_experiment",
+    "read_yaml_file",
+    "set_key",
+    "validate",
+]
 
 _P = {k.name: k.default for k in PROTOCOL.keys}
 
@@ -127,8 +153,9 @@ class Experiment:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def load_experiment(path: str | Path, overrides: list[str | tuple[str, Any]] | None = None,
-                    results_dir: str | Path | None = None) -> Experiment:
+def load_experiment(
+    path: str | Path, overrides: list[str | tuple[str, Any]] | None = None, results_dir: str | Path | None = None
+) -> Experiment:
     """Read, override and validate a config file. An override is ``"key.sub=value"`` (``--set``:
     the value is YAML) or a ``(key, value)`` pair whose value is used as it is (CLI options such
     as ``--datasets``: their text is never parsed as YAML)."""
@@ -154,8 +181,9 @@ def read_yaml_file(path: str | Path, what: str) -> Any:
     try:
         return load_yaml(path.read_text(encoding="utf-8"), src)
     except UnicodeDecodeError as err:
-        raise AfrInputError(f"{src}: not a UTF-8 text file (byte {err.start}: {err.reason}); "
-                            f"a {what} is YAML text") from None
+        raise AfrInputError(
+            f"{src}: not a UTF-8 text file (byte {err.start}: {err.reason}); a {what} is YAML text"
+        ) from None
     except OSError as err:
         raise AfrInputError(f"{src}: cannot read the {what} ({err.strerror})") from None
     except yaml.YAMLError as err:
@@ -187,7 +215,7 @@ def set_key(raw: dict, key: str, value: Any, src: str) -> None:
     node: Any = raw
     for depth, part in enumerate(parts):
         last = depth == len(parts) - 1
-        where = ".".join(parts[:depth + 1])
+        where = ".".join(parts[: depth + 1])
         if isinstance(node, list):
             if not part.isdigit() or int(part) >= len(node):
                 raise AfrInputError(f"{src}: --set {key}: {where} is not an index of a list of {len(node)}")
@@ -226,15 +254,37 @@ def validate(raw: dict, src: str, results_dir: str | Path | None = None) -> Expe
     """Check every key and value of a raw config against the schema; the first problem raises AfrInputError.
     The config's plugins are imported first (the ``plugins`` key comes before bases and models in the
     table), so their families and ensembles are known when the models are checked."""
-    v = check_section(TOP, raw, src, "", {"plugins": _plugins, "protocol": _protocol, "datasets": _datasets_key,
-                                          "bases": _bases, "models": _models})
+    v = check_section(
+        TOP,
+        raw,
+        src,
+        "",
+        {"plugins": _plugins, "protocol": _protocol, "datasets": _datasets_key, "bases": _bases, "models": _models},
+    )
     _check_compatible(v["models"], v["bases"], src)
-    out = Path(results_dir) if results_dir else store_directory(Path(v["results"] or Path("results") / v["name"]),
-                                                                Path(src).parent)
+    out = (
+        Path(results_dir)
+        if results_dir
+        else store_directory(Path(v["results"] or Path("results") / v["name"]), Path(src).parent)
+    )
     datasets, sources, loader_files = v["datasets"]
-    return Experiment(v["name"], v["seed"], v["data_seed"], v["synthetic_noise"], v["protocol"], datasets,
-                      v["preprocess"]["scale"], v["bases"], v["models"], v["solver"], out, src, copy.deepcopy(raw),
-                      sources, v["plugins"] + loader_files)
+    return Experiment(
+        v["name"],
+        v["seed"],
+        v["data_seed"],
+        v["synthetic_noise"],
+        v["protocol"],
+        datasets,
+        v["preprocess"]["scale"],
+        v["bases"],
+        v["models"],
+        v["solver"],
+        out,
+        src,
+        copy.deepcopy(raw),
+        sources,
+        v["plugins"] + loader_files,
+    )
 
 
 def _plugins(node: Any, src: str, done: dict) -> tuple[PluginSource, ...]:
@@ -249,14 +299,26 @@ def _protocol(node: Any, src: str, done: dict) -> Protocol:
     train_fractions or by test_fraction, not both."""
     v = check_section(PROTOCOL, node, src, "protocol")
     if "train_fractions" in node and "test_fraction" in node:
-        raise AfrInputError(f"{src}: protocol.train_fractions: give train_fractions or test_fraction, not both "
-                            "(with train_fractions the rest of the data is the test set)")
-    return Protocol(v["reps"], v["test_fraction"], v["inner_folds"], v["selection"], v["select_by"],
-                    v["seeding"], v["train_fractions"], v["noise_eta"], v["noise_on"])
+        raise AfrInputError(
+            f"{src}: protocol.train_fractions: give train_fractions or test_fraction, not both "
+            "(with train_fractions the rest of the data is the test set)"
+        )
+    return Protocol(
+        v["reps"],
+        v["test_fraction"],
+        v["inner_folds"],
+        v["selection"],
+        v["select_by"],
+        v["seeding"],
+        v["train_fractions"],
+        v["noise_eta"],
+        v["noise_on"],
+    )
 
 
-def _datasets_key(node: Any, src: str, done: dict
-                  ) -> tuple[tuple[str, ...], dict[str, DatasetSource], tuple[PluginSource, ...]]:
+def _datasets_key(
+    node: Any, src: str, done: dict
+) -> tuple[tuple[str, ...], dict[str, DatasetSource], tuple[PluginSource, ...]]:
     """The validator of ``datasets:`` (``_datasets`` checks the list on its own); a loader whose
     module is a file beside the config, not listed under ``plugins:``, is imported as a plugin is.
     Only the loader is called (in this process), so the file is returned third, for the workers
@@ -301,8 +363,10 @@ def _datasets(node: Any, src: str) -> tuple[tuple[str, ...], dict[str, DatasetSo
     """The dataset names, and the file or loader source of each name that is not registered
     (an entry is a name or a mapping, see afr_cli.data.files.parse_entry)."""
     if not isinstance(node, list) or not node:
-        raise AfrInputError(f"{src}: datasets: must be a non-empty list of dataset names or "
-                            "{name: NAME, file: PATH, target: COLUMN} mappings")
+        raise AfrInputError(
+            f"{src}: datasets: must be a non-empty list of dataset names or "
+            "{name: NAME, file: PATH, target: COLUMN} mappings"
+        )
     names, sources = [], {}
     for i, item in enumerate(node):
         entry = parse_entry(item, f"{src}: datasets[{i}]", Path(src).parent)
@@ -319,8 +383,9 @@ def _datasets(node: Any, src: str) -> tuple[tuple[str, ...], dict[str, DatasetSo
 def _bases(node: Any, src: str, done: dict) -> tuple[Base, ...]:
     """Each base entry: its kind, that kind's own parameters (the ensemble's Params) and its id."""
     if not isinstance(node, list) or not node:
-        raise AfrInputError(f"{src}: bases: must be a non-empty list of base ensembles ({{kind: NAME, ...}}; "
-                            "see `afr models`)")
+        raise AfrInputError(
+            f"{src}: bases: must be a non-empty list of base ensembles ({{kind: NAME, ...}}; see `afr models`)"
+        )
     bases = []
     for i, item in enumerate(node):
         where = f"bases[{i}]"
@@ -348,9 +413,11 @@ def _check_compatible(models: tuple[ModelConfig, ...], bases: tuple[Base, ...], 
         for base in bases:
             structure = base.ensemble.structure
             if structure not in family.structures:
-                raise AfrInputError(f"{src}: models[{i}].family: {family.name} cannot run on base {base.id} "
-                                    f"(kind {base.kind}, a {structure} ensemble); it takes "
-                                    f"{' or '.join(family.structures)} ensembles")
+                raise AfrInputError(
+                    f"{src}: models[{i}].family: {family.name} cannot run on base {base.id} "
+                    f"(kind {base.kind}, a {structure} ensemble); it takes "
+                    f"{' or '.join(family.structures)} ensembles"
+                )
 
 
 def _models(node: Any, src: str, done: dict) -> tuple[ModelConfig, ...]:
@@ -377,7 +444,9 @@ def _models(node: Any, src: str, done: dict) -> tuple[ModelConfig, ...]:
         loss = MODEL["loss"].check(item.get("loss", MODEL["loss"].default), f"{src}: {where}.loss")
         msolver = MODEL["solver"].check(item.get("solver", done["solver"]), f"{src}: {where}.solver")
         if loss == "l1" and msolver == "OSQP":
-            raise AfrInputError(f"{src}: {where}.solver: OSQP solves QPs only; loss l1 needs AUTO, ECOS, CLARABEL or SCS")
+            raise AfrInputError(
+                f"{src}: {where}.solver: OSQP solves QPs only; loss l1 needs AUTO, ECOS, CLARABEL or SCS"
+            )
         grid = _grid(item, family, src, where)
         models.append(ModelConfig(mid, family_spec, grid, loss, msolver, select_as=item.get("select_as")))
     ids = [m.id for m in models]
@@ -397,11 +466,14 @@ def _check_select_as(models: list[ModelConfig], src: str) -> None:
         where = f"{src}: models[{i}].select_as"
         other = choosers.get(model.select_as) if isinstance(model.select_as, str) else None
         if other is None or other.id == model.id:
-            raise AfrInputError(f"{where}: {model.select_as!r} is not a model that selects its own grid point; "
-                                f"allowed: {', '.join(k for k in choosers if k != model.id) or 'none'}")
+            raise AfrInputError(
+                f"{where}: {model.select_as!r} is not a model that selects its own grid point; "
+                f"allowed: {', '.join(k for k in choosers if k != model.id) or 'none'}"
+            )
         if other.grid != model.grid:
-            raise AfrInputError(f"{where}: {model.id} and {other.id} must have the same grid "
-                                f"({dict(model.grid)} != {dict(other.grid)})")
+            raise AfrInputError(
+                f"{where}: {model.id} and {other.id} must have the same grid ({dict(model.grid)} != {dict(other.grid)})"
+            )
 
 
 def _grid(item: dict, family, src: str, where: str) -> dict[str, tuple[float, ...]]:
@@ -415,7 +487,9 @@ def _grid(item: dict, family, src: str, where: str) -> dict[str, tuple[float, ..
         for name in node:
             if name not in names:
                 allowed = ", ".join(names) if names else "none (this family has no hyperparameters)"
-                raise AfrInputError(f"{src}: {where}.{key}.{name}: unknown hyperparameter of {family.name}; allowed: {allowed}")
+                raise AfrInputError(
+                    f"{src}: {where}.{key}.{name}: unknown hyperparameter of {family.name}; allowed: {allowed}"
+                )
     both = set(params) & set(grid)
     if both:
         raise AfrInputError(f"{src}: {where}: {sorted(both)[0]} is given in both params and grid")
@@ -448,8 +522,10 @@ def _best_of(item: dict, previous: list[ModelConfig], src: str, where: str, mid:
         raise AfrInputError(f"{src}: {where}.best_of: must list at least two model ids defined above it")
     for j, part in enumerate(parts):
         if part not in known or known[part].best_of:
-            raise AfrInputError(f"{src}: {where}.best_of[{j}]: {part!r} is not a model defined above; "
-                                f"allowed: {', '.join(m.id for m in previous if not m.best_of)}")
+            raise AfrInputError(
+                f"{src}: {where}.best_of[{j}]: {part!r} is not a model defined above; "
+                f"allowed: {', '.join(m.id for m in previous if not m.best_of)}"
+            )
     return ModelConfig(mid, None, best_of=tuple(parts))
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from afr_cli.config.schema import reference_markdown
 from afr_cli.ensembles import ENSEMBLES
 from afr_cli.models import FAMILIES
-from afr_cli.config.schema import reference_markdown
 
 REFERENCE_FILE = Path("docs") / "config.md"
 
@@ -22,23 +22,37 @@ def _cell(text: str) -> str:
 
 
 def _registries() -> str:
-    lines = ["## Families (`models[].family`) and their hyperparameters (`params`, `grid`)", "",
-             "| family | hyperparameter | kind | allowed | default | what it is |",
-             "| --- | --- | --- | --- | --- | --- |"]
+    lines = [
+        "## Families (`models[].family`) and their hyperparameters (`params`, `grid`)",
+        "",
+        "| family | hyperparameter | kind | allowed | default | what it is |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
     for fam in FAMILIES.values():
         if not fam.params:
             lines.append(f"| `{fam.name}` | (none) | | | | {_cell(fam.summary)} |")
         for p in fam.params:
-            lines.append(f"| `{fam.name}` | `{p.name}` | {p.kind} | {_cell(p.allowed())} | "
-                         f"{_cell(p.show_default())} | {_cell(p.doc)} |")
-    lines += ["", "## Ensembles (`bases[].kind`) and their parameters (keys of a base entry)", "",
-              "| kind | parameter | allowed | default | what it is |", "| --- | --- | --- | --- | --- |"]
+            lines.append(
+                f"| `{fam.name}` | `{p.name}` | {p.kind} | {_cell(p.allowed())} | "
+                f"{_cell(p.show_default())} | {_cell(p.doc)} |"
+            )
+    lines += [
+        "",
+        "## Ensembles (`bases[].kind`) and their parameters (keys of a base entry)",
+        "",
+        "| kind | parameter | allowed | default | what it is |",
+        "| --- | --- | --- | --- | --- |",
+    ]
     for ens in ENSEMBLES.values():
         for p in ens.params:
-            lines.append(f"| `{ens.name}` | `{p.name}` | {_cell(p.allowed())} | {_cell(p.show_default())} | "
-                         f"{_cell(p.doc)} |")
-    lines += ["", "A family or ensemble of your own is named `module:Class` and declares its parameters "
-              "the same way (`afr_cli.core.params.Param`)."]
+            lines.append(
+                f"| `{ens.name}` | `{p.name}` | {_cell(p.allowed())} | {_cell(p.show_default())} | {_cell(p.doc)} |"
+            )
+    lines += [
+        "",
+        "A family or ensemble of your own is named `module:Class` and declares its parameters "
+        "the same way (`afr_cli.core.params.Param`).",
+    ]
     return "\n".join(lines)
 
 

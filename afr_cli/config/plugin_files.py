@@ -25,11 +25,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from afr_cli.core.plugin_registry import exit_refused, said
+from afr_cli.core.quiet_interrupt import doing
 from afr_cli.ensembles import ENSEMBLES, Ensemble
 from afr_cli.errors import AfrInputError
 from afr_cli.models import FAMILIES, Family
-from afr_cli.core.plugin_registry import exit_refused, said
-from afr_cli.core.quiet_interrupt import doing
 
 
 @dataclass(frozen=True)
@@ -48,8 +48,10 @@ def parse_plugins(node: Any, src: str, config_dir: Path) -> tuple[PluginSource, 
     if node is None:
         return ()
     if not isinstance(node, list) or not all(isinstance(v, str) and v for v in node):
-        raise AfrInputError(f"{src}: plugins: must be a list of Python files (relative to the config) "
-                            "or module names, e.g. [my_family.py]")
+        raise AfrInputError(
+            f"{src}: plugins: must be a list of Python files (relative to the config) "
+            "or module names, e.g. [my_family.py]"
+        )
     out = []
     for i, entry in enumerate(node):
         where = f"{src}: plugins[{i}]"
@@ -59,12 +61,15 @@ def parse_plugins(node: Any, src: str, config_dir: Path) -> tuple[PluginSource, 
                 code = path.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as err:
                 reason = getattr(err, "strerror", None) or str(err)
-                raise AfrInputError(f"{where}: cannot read {str(path)!r} ({reason}); paths are relative "
-                                    "to the config file") from None
+                raise AfrInputError(
+                    f"{where}: cannot read {str(path)!r} ({reason}); paths are relative to the config file"
+                ) from None
             stem = path.stem
             if not stem.isidentifier():
-                raise AfrInputError(f"{where}: {path.name!r}: the file name must be a Python identifier "
-                                    "(it is the module name, as in family: {stem}:Class)")
+                raise AfrInputError(
+                    f"{where}: {path.name!r}: the file name must be a Python identifier "
+                    "(it is the module name, as in family: {stem}:Class)"
+                )
             out.append(PluginSource(entry, stem, str(path.resolve()), code))
         else:
             out.append(PluginSource(entry, entry))
@@ -95,7 +100,8 @@ def defines_classes(plugin: PluginSource) -> bool:
     module = sys.modules.get(plugin.module)
     return module is not None and any(
         issubclass(cls, (Family, Ensemble)) and cls.__module__ == module.__name__
-        for _, cls in inspect.getmembers(module, inspect.isclass))
+        for _, cls in inspect.getmembers(module, inspect.isclass)
+    )
 
 
 def activate(plugins: tuple[PluginSource, ...], src: str = "config", label: str | None = None) -> None:
@@ -117,14 +123,17 @@ def _import(plugin: PluginSource, where: str) -> ModuleType:
             with exit_refused():
                 return importlib.import_module(plugin.module)
         except (Exception, SystemExit) as err:  # the user's module: any failure, an exit too, in one line
-            raise AfrInputError(f"{where}: cannot import module {plugin.module!r} ({said(err, 'while being imported')}); "
-                                "a module plugin must be installed; name a .py file to import it from a path"
-                                ) from None
+            raise AfrInputError(
+                f"{where}: cannot import module {plugin.module!r} ({said(err, 'while being imported')}); "
+                "a module plugin must be installed; name a .py file to import it from a path"
+            ) from None
     if held is not None:
         if getattr(held, "__file__", None) == plugin.path or getattr(held, "__afr_plugin__", None) == plugin.code:
             return held
-        raise AfrInputError(f"{where}: a module named {plugin.module!r} is already imported (from "
-                            f"{getattr(held, '__file__', 'built in')}); rename {plugin.entry}")
+        raise AfrInputError(
+            f"{where}: a module named {plugin.module!r} is already imported (from "
+            f"{getattr(held, '__file__', 'built in')}); rename {plugin.entry}"
+        )
     spec = importlib.util.spec_from_loader(plugin.module, loader=None, origin=plugin.path)
     module = importlib.util.module_from_spec(spec)
     module.__file__ = plugin.path
@@ -155,9 +164,11 @@ def _register(module: ModuleType, where: str) -> None:
             if held is None:
                 registry[cls.name] = _construct(cls, what, where)
             elif type(held) is not cls:
-                raise AfrInputError(f"{where}: {what} name {cls.name!r} of {module.__name__}.{cls.__name__} is "
-                                    f"already taken by {type(held).__module__}.{type(held).__name__}; "
-                                    "give the class another name")
+                raise AfrInputError(
+                    f"{where}: {what} name {cls.name!r} of {module.__name__}.{cls.__name__} is "
+                    f"already taken by {type(held).__module__}.{type(held).__name__}; "
+                    "give the class another name"
+                )
 
 
 def _construct(cls: type, what: str, where: str) -> object:
@@ -167,6 +178,8 @@ def _construct(cls: type, what: str, where: str) -> object:
         with exit_refused():
             return cls()
     except (Exception, SystemExit) as err:
-        raise AfrInputError(f"{where}: {what} {cls.name!r} ({cls.__module__}.{cls.__name__}) failed on construction "
-                            f"({said(err, 'while being built')}); a {what} of your own must be constructible with "
-                            "no arguments") from None
+        raise AfrInputError(
+            f"{where}: {what} {cls.name!r} ({cls.__module__}.{cls.__name__}) failed on construction "
+            f"({said(err, 'while being built')}); a {what} of your own must be constructible with "
+            "no arguments"
+        ) from None

@@ -14,26 +14,27 @@ best_of, select_as, a base's kind parameters) has type ``CUSTOM``: its small val
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
+from afr_cli.core.params import as_float, in_interval, interval_text, is_integer, is_number
+from afr_cli.core.path_rules import MAX_NAME_BYTES, name_problem
 from afr_cli.data.files import MISSING
 from afr_cli.errors import AfrInputError
-from afr_cli.core.path_rules import MAX_NAME_BYTES, name_problem
-from afr_cli.core.params import as_float, in_interval, interval_text, is_integer, is_number
 from afr_cli.solvers.solve import DEFAULT_SOLVER, LOSSES, SOLVERS
 
 # Key types
 INTEGER = "integer"
 NUMBER = "number"
 CHOICE = "choice"
-NAME = "name"          # a plain file name: the experiment's name, its store's folder under results/
-ID = "id"              # a non-empty string: a label in stores and tables
-TEXT = "text"          # free text or a path; null means "not given"
-AXIS = "axis"          # a protocol axis: a non-empty list of distinct numbers (one number = a list of one)
-SECTION = "section"    # a mapping whose keys are another Section (null = empty)
-ENTRIES = "entries"    # a non-empty list of mappings, each with the keys of another Section
-CUSTOM = "custom"      # structure checked by its own validator in afr_cli.config.experiment
+NAME = "name"  # a plain file name: the experiment's name, its store's folder under results/
+ID = "id"  # a non-empty string: a label in stores and tables
+TEXT = "text"  # free text or a path; null means "not given"
+AXIS = "axis"  # a protocol axis: a non-empty list of distinct numbers (one number = a list of one)
+SECTION = "section"  # a mapping whose keys are another Section (null = empty)
+ENTRIES = "entries"  # a non-empty list of mappings, each with the keys of another Section
+CUSTOM = "custom"  # structure checked by its own validator in afr_cli.config.experiment
 # The largest seed: scikit-learn's random_state (the synthetic draws) takes 32 bits, and the derived
 # seeds reduce a seed modulo 2**32, so a larger one would only repeat a smaller one's draws.
 MAX_SEED = 2**32 - 1
@@ -77,7 +78,7 @@ class Key:
     high_open: bool = False
     choices: tuple = ()
     upper: bool = False
-    section: "Section | None" = None
+    section: Section | None = None
     shape: str = ""
     default_doc: str = ""
 
@@ -97,8 +98,9 @@ class Key:
         if self.type == CHOICE:
             return ", ".join(self.choices)
         if self.type == NAME:
-            return (f"a plain file name (no '/', '\\', '.' or '..', no control characters, at most "
-                    f"{MAX_NAME_BYTES} bytes)")
+            return (
+                f"a plain file name (no '/', '\\', '.' or '..', no control characters, at most {MAX_NAME_BYTES} bytes)"
+            )
         if self.type == ID:
             return "a non-empty string"
         if self.type == TEXT:
@@ -126,8 +128,9 @@ class Key:
                 raise AfrInputError(f"{where}: {value!r} is not allowed; must be {self.allowed()}")
             return int(value)
         if self.type == NUMBER:
-            if not is_number(value) or not in_interval(as_float(value), self.low, self.high, self.low_open,
-                                                       self.high_open):
+            if not is_number(value) or not in_interval(
+                as_float(value), self.low, self.high, self.low_open, self.high_open
+            ):
                 raise AfrInputError(f"{where}: {value!r} is not allowed; must be {self.allowed()}")
             return float(value)
         if self.type == CHOICE:
@@ -185,107 +188,275 @@ class Section:
         raise KeyError(f"{self.title} has no key {name!r}")
 
 
-PROTOCOL = Section("protocol", "The papers' protocol: repeated random splits, an inner cross-validation over "
-                   "each model's grid, and optional axes (training fractions, noise levels).", (
-    Key("reps", INTEGER, "repetitions of the random split (the papers: 100)", 100, low=1),
-    Key("test_fraction", NUMBER, "share of rows in each repetition's test set", 0.2, low=0, high=1,
-        low_open=True, high_open=True),
-    Key("inner_folds", INTEGER, "folds of the inner cross-validation that picks each model's grid point", 3,
-        low=2),
-    Key("selection", CHOICE, "how a grid point is chosen: by inner CV, or the best on the test set (an "
-        "oracle, for the papers that report one)", "inner-cv", choices=SELECTIONS),
-    Key("select_by", CHOICE, "the metric the selection maximises (r2) or minimises (mae, rmse)", "r2",
-        choices=SELECT_BY),
-    Key("seeding", CHOICE, "derived: every seed derived from (seed, dataset, rep[, stage, base]); rep-index: "
-        "the papers' own seeding, by the repetition's index", "derived", choices=SEEDINGS),
-    Key("train_fractions", AXIS, "axis: training fractions, each a unit of its own (the rest is the test set; "
-        "not with test_fraction)", (), low=0, high=1, low_open=True, high_open=True,
-        default_doc="[] (one split at 1 - test_fraction)"),
-    Key("noise_eta", AXIS, "axis: Gaussian noise levels eta, each a unit of its own (noise sd = eta times "
-        "the training part's std)",
-        (0.0,), low=0),
-    Key("noise_on", CHOICE, "where the noise is added: test features, training targets, or both", "test",
-        choices=NOISE_ON),
-))
+PROTOCOL = Section(
+    "protocol",
+    "The papers' protocol: repeated random splits, an inner cross-validation over "
+    "each model's grid, and optional axes (training fractions, noise levels).",
+    (
+        Key("reps", INTEGER, "repetitions of the random split (the papers: 100)", 100, low=1),
+        Key(
+            "test_fraction",
+            NUMBER,
+            "share of rows in each repetition's test set",
+            0.2,
+            low=0,
+            high=1,
+            low_open=True,
+            high_open=True,
+        ),
+        Key("inner_folds", INTEGER, "folds of the inner cross-validation that picks each model's grid point", 3, low=2),
+        Key(
+            "selection",
+            CHOICE,
+            "how a grid point is chosen: by inner CV, or the best on the test set (an "
+            "oracle, for the papers that report one)",
+            "inner-cv",
+            choices=SELECTIONS,
+        ),
+        Key(
+            "select_by",
+            CHOICE,
+            "the metric the selection maximises (r2) or minimises (mae, rmse)",
+            "r2",
+            choices=SELECT_BY,
+        ),
+        Key(
+            "seeding",
+            CHOICE,
+            "derived: every seed derived from (seed, dataset, rep[, stage, base]); rep-index: "
+            "the papers' own seeding, by the repetition's index",
+            "derived",
+            choices=SEEDINGS,
+        ),
+        Key(
+            "train_fractions",
+            AXIS,
+            "axis: training fractions, each a unit of its own (the rest is the test set; not with test_fraction)",
+            (),
+            low=0,
+            high=1,
+            low_open=True,
+            high_open=True,
+            default_doc="[] (one split at 1 - test_fraction)",
+        ),
+        Key(
+            "noise_eta",
+            AXIS,
+            "axis: Gaussian noise levels eta, each a unit of its own (noise sd = eta times the training part's std)",
+            (0.0,),
+            low=0,
+        ),
+        Key(
+            "noise_on",
+            CHOICE,
+            "where the noise is added: test features, training targets, or both",
+            "test",
+            choices=NOISE_ON,
+        ),
+    ),
+)
 
-DATASET = Section("datasets[]", "A dataset of your own, in place of a registered name: a file "
-                  "(`{name, file, target}`) or a loader (`{name, loader}`). `afr datasets info FILE --target COL` "
-                  "shows what afr reads from a file and prints the entry that fixes every problem it has; "
-                  "docs/datasets.md explains each key.", (
-    Key("name", ID, "its label in stores and tables; it seeds the splits as a registered name does (not a "
-        "registered dataset's name, no '/')"),
-    Key("file", CUSTOM, "a CSV, TSV or Parquet file, relative to the config file; its sha256 is kept in the "
-        "store's manifest", shape="a path", default_doc="required (unless loader)"),
-    Key("target", CUSTOM, "the column to predict (numbers)", shape="a column name",
-        default_doc="required with file"),
-    Key("sep", CUSTOM, "the delimiter of a text file", None, shape="one character, e.g. ',' ';' or '\\t'",
-        default_doc="detected among , ; TAB |"),
-    Key("features", CUSTOM, "the columns used as features (not with drop)", None, shape="a list of column names",
-        default_doc="every column but the target and drop"),
-    Key("drop", CUSTOM, "columns not used (text columns, ids)", (), shape="a list of column names",
-        default_doc="[]"),
-    Key("missing", CHOICE, "a row with a missing value (NaN, an empty cell) in a used column: error stops "
-        "naming it; drop-rows leaves it out, counted by `afr datasets info` and in the store's manifest "
-        "(rows_dropped)", "error", choices=MISSING),
-    Key("loader", CUSTOM, "module:function returning (X, y), instead of file; a module.py beside the config "
-        "is found without plugins:", None, shape="module:function", default_doc="null"),
-))
+DATASET = Section(
+    "datasets[]",
+    "A dataset of your own, in place of a registered name: a file "
+    "(`{name, file, target}`) or a loader (`{name, loader}`). `afr datasets info FILE --target COL` "
+    "shows what afr reads from a file and prints the entry that fixes every problem it has; "
+    "docs/datasets.md explains each key.",
+    (
+        Key(
+            "name",
+            ID,
+            "its label in stores and tables; it seeds the splits as a registered name does (not a "
+            "registered dataset's name, no '/')",
+        ),
+        Key(
+            "file",
+            CUSTOM,
+            "a CSV, TSV or Parquet file, relative to the config file; its sha256 is kept in the store's manifest",
+            shape="a path",
+            default_doc="required (unless loader)",
+        ),
+        Key(
+            "target", CUSTOM, "the column to predict (numbers)", shape="a column name", default_doc="required with file"
+        ),
+        Key(
+            "sep",
+            CUSTOM,
+            "the delimiter of a text file",
+            None,
+            shape="one character, e.g. ',' ';' or '\\t'",
+            default_doc="detected among , ; TAB |",
+        ),
+        Key(
+            "features",
+            CUSTOM,
+            "the columns used as features (not with drop)",
+            None,
+            shape="a list of column names",
+            default_doc="every column but the target and drop",
+        ),
+        Key(
+            "drop", CUSTOM, "columns not used (text columns, ids)", (), shape="a list of column names", default_doc="[]"
+        ),
+        Key(
+            "missing",
+            CHOICE,
+            "a row with a missing value (NaN, an empty cell) in a used column: error stops "
+            "naming it; drop-rows leaves it out, counted by `afr datasets info` and in the store's manifest "
+            "(rows_dropped)",
+            "error",
+            choices=MISSING,
+        ),
+        Key(
+            "loader",
+            CUSTOM,
+            "module:function returning (X, y), instead of file; a module.py beside the config "
+            "is found without plugins:",
+            None,
+            shape="module:function",
+            default_doc="null",
+        ),
+    ),
+)
 
-PREPROCESS = Section("preprocess", "Feature scaling, fitted on each stage's training rows (targets are "
-                     "never scaled).", (
-    Key("scale", CHOICE, "the feature scaler", "standard", choices=SCALES),
-))
+PREPROCESS = Section(
+    "preprocess",
+    "Feature scaling, fitted on each stage's training rows (targets are never scaled).",
+    (Key("scale", CHOICE, "the feature scaler", "standard", choices=SCALES),),
+)
 
-BASE = Section("bases[]", "One base ensemble the models attend over.", (
-    Key("kind", CUSTOM, "a registered ensemble (rf, ert, dt, gbm-dt, gbm-ert; see `afr models`) or "
-        "module:Class of your own", shape="an ensemble name or module:Class"),
-    Key("id", ID, "its label in stores and tables", None, default_doc="the kind in capitals, with @T for a "
-        "non-default tree count (RF, RF@400)"),
-), extra="the parameters of its kind (`afr models` lists them, with their domains and defaults)")
+BASE = Section(
+    "bases[]",
+    "One base ensemble the models attend over.",
+    (
+        Key(
+            "kind",
+            CUSTOM,
+            "a registered ensemble (rf, ert, dt, gbm-dt, gbm-ert; see `afr models`) or module:Class of your own",
+            shape="an ensemble name or module:Class",
+        ),
+        Key(
+            "id",
+            ID,
+            "its label in stores and tables",
+            None,
+            default_doc="the kind in capitals, with @T for a non-default tree count (RF, RF@400)",
+        ),
+    ),
+    extra="the parameters of its kind (`afr models` lists them, with their domains and defaults)",
+)
 
-MODEL = Section("models[]", "One model: a family with fixed hyperparameters and grids, or the best of "
-                "models above it.", (
-    Key("id", ID, "its label in stores and tables"),
-    Key("family", CUSTOM, "a registered family (see `afr models`) or module:Class of your own",
-        shape="a family name or module:Class", default_doc="required (unless best_of)"),
-    Key("params", CUSTOM, "fixed hyperparameters of the family", {},
-        shape="a mapping: hyperparameter -> value", default_doc="each hyperparameter's default"),
-    Key("grid", CUSTOM, "hyperparameters searched by the selection (design ones vary slowest)", {},
-        shape="a mapping: hyperparameter -> non-empty list of distinct values", default_doc="{}"),
-    Key("loss", CHOICE, "the training loss of the attention problem", "l2", choices=LOSSES),
-    Key("solver", CHOICE, "the solver of this model's problems (l1 cannot use OSQP)", None, choices=SOLVERS,
-        upper=True, default_doc="the experiment's solver"),
-    Key("best_of", CUSTOM, "ids of two or more models above; per repetition, the component with the best "
-        "inner-CV score (with id only)", (), shape="a list of model ids", default_doc="[]"),
-    Key("select_as", CUSTOM, "the id of another model over the same grid, whose selected grid point this "
-        "model is evaluated at", None, shape="a model id"),
-))
+MODEL = Section(
+    "models[]",
+    "One model: a family with fixed hyperparameters and grids, or the best of models above it.",
+    (
+        Key("id", ID, "its label in stores and tables"),
+        Key(
+            "family",
+            CUSTOM,
+            "a registered family (see `afr models`) or module:Class of your own",
+            shape="a family name or module:Class",
+            default_doc="required (unless best_of)",
+        ),
+        Key(
+            "params",
+            CUSTOM,
+            "fixed hyperparameters of the family",
+            {},
+            shape="a mapping: hyperparameter -> value",
+            default_doc="each hyperparameter's default",
+        ),
+        Key(
+            "grid",
+            CUSTOM,
+            "hyperparameters searched by the selection (design ones vary slowest)",
+            {},
+            shape="a mapping: hyperparameter -> non-empty list of distinct values",
+            default_doc="{}",
+        ),
+        Key("loss", CHOICE, "the training loss of the attention problem", "l2", choices=LOSSES),
+        Key(
+            "solver",
+            CHOICE,
+            "the solver of this model's problems (l1 cannot use OSQP)",
+            None,
+            choices=SOLVERS,
+            upper=True,
+            default_doc="the experiment's solver",
+        ),
+        Key(
+            "best_of",
+            CUSTOM,
+            "ids of two or more models above; per repetition, the component with the best "
+            "inner-CV score (with id only)",
+            (),
+            shape="a list of model ids",
+            default_doc="[]",
+        ),
+        Key(
+            "select_as",
+            CUSTOM,
+            "the id of another model over the same grid, whose selected grid point this model is evaluated at",
+            None,
+            shape="a model id",
+        ),
+    ),
+)
 
-TOP = Section("top level", "An experiment: one YAML file. Unknown keys are errors, in the file and in "
-              "`--set` alike.", (
-    Key("name", NAME, "the experiment; its store is results/<name>/"),
-    Key("description", TEXT, "free text, kept in the store's manifest", None),
-    Key("plugins", CUSTOM, "Python files (relative to the config) or modules to import first; the families "
-        "and ensembles they define are then known by name to every command", (), shape="a list of files or modules"),
-    Key("seed", INTEGER, "splits, folds and forests derive their seeds from (seed, dataset, rep, fold, base)",
-        0, low=0, high=MAX_SEED),
-    Key("data_seed", INTEGER, "the draw of the synthetic datasets (once per experiment)", 0, low=0, high=MAX_SEED),
-    Key("synthetic_noise", CHOICE, "documented: the synthetic sets with the registry's noise levels; none: "
-        "the generators' defaults (no noise but Sparse's own), as the papers' baselines", "documented",
-        choices=SYNTHETIC_NOISES),
-    Key("protocol", SECTION, "the protocol", {}, section=PROTOCOL, shape="a mapping (see protocol)"),
-    Key("datasets", CUSTOM, "the datasets: registered names (see `afr datasets list`; names match ignoring "
-        "case, spaces, '_' and '-'), {name, file, target} mappings (CSV, TSV or Parquet; optional sep, features "
-        "or drop, and missing) or {name, loader: module:function} mappings (see datasets[])", shape="a non-empty list of dataset names or mappings"),
-    Key("preprocess", SECTION, "feature preprocessing", {}, section=PREPROCESS,
-        shape="a mapping (see preprocess)"),
-    Key("solver", CHOICE, "the default solver of every model", DEFAULT_SOLVER, choices=SOLVERS, upper=True),
-    Key("bases", ENTRIES, "the base ensembles", section=BASE, shape="a non-empty list of mappings (see bases[])"),
-    Key("models", ENTRIES, "the models", section=MODEL, shape="a non-empty list of mappings (see models[])"),
-    Key("results", TEXT, "the store's directory, from where afr starts; when no store is there, one at that path "
-        "beside the config or in a folder above it is resumed (see docs/datasets.md)", None,
-        default_doc="results/<name>"),
-))
+TOP = Section(
+    "top level",
+    "An experiment: one YAML file. Unknown keys are errors, in the file and in `--set` alike.",
+    (
+        Key("name", NAME, "the experiment; its store is results/<name>/"),
+        Key("description", TEXT, "free text, kept in the store's manifest", None),
+        Key(
+            "plugins",
+            CUSTOM,
+            "Python files (relative to the config) or modules to import first; the families "
+            "and ensembles they define are then known by name to every command",
+            (),
+            shape="a list of files or modules",
+        ),
+        Key(
+            "seed",
+            INTEGER,
+            "splits, folds and forests derive their seeds from (seed, dataset, rep, fold, base)",
+            0,
+            low=0,
+            high=MAX_SEED,
+        ),
+        Key("data_seed", INTEGER, "the draw of the synthetic datasets (once per experiment)", 0, low=0, high=MAX_SEED),
+        Key(
+            "synthetic_noise",
+            CHOICE,
+            "documented: the synthetic sets with the registry's noise levels; none: "
+            "the generators' defaults (no noise but Sparse's own), as the papers' baselines",
+            "documented",
+            choices=SYNTHETIC_NOISES,
+        ),
+        Key("protocol", SECTION, "the protocol", {}, section=PROTOCOL, shape="a mapping (see protocol)"),
+        Key(
+            "datasets",
+            CUSTOM,
+            "the datasets: registered names (see `afr datasets list`; names match ignoring "
+            "case, spaces, '_' and '-'), {name, file, target} mappings (CSV, TSV or Parquet; optional sep, features "
+            "or drop, and missing) or {name, loader: module:function} mappings (see datasets[])",
+            shape="a non-empty list of dataset names or mappings",
+        ),
+        Key("preprocess", SECTION, "feature preprocessing", {}, section=PREPROCESS, shape="a mapping (see preprocess)"),
+        Key("solver", CHOICE, "the default solver of every model", DEFAULT_SOLVER, choices=SOLVERS, upper=True),
+        Key("bases", ENTRIES, "the base ensembles", section=BASE, shape="a non-empty list of mappings (see bases[])"),
+        Key("models", ENTRIES, "the models", section=MODEL, shape="a non-empty list of mappings (see models[])"),
+        Key(
+            "results",
+            TEXT,
+            "the store's directory, from where afr starts; when no store is there, one at that path "
+            "beside the config or in a folder above it is resumed (see docs/datasets.md)",
+            None,
+            default_doc="results/<name>",
+        ),
+    ),
+)
 
 SECTIONS = (TOP, PROTOCOL, DATASET, PREPROCESS, BASE, MODEL)
 
@@ -319,8 +490,9 @@ def check_known(section: Section, node: Any, src: str, where: str, extra: tuple[
             raise AfrInputError(f"{src}: {at}: unknown key; allowed: {', '.join(allowed)}")
 
 
-def check_section(section: Section, node: Any, src: str, where: str = "",
-                  validators: Mapping[str, Validator] | None = None) -> dict[str, Any]:
+def check_section(
+    section: Section, node: Any, src: str, where: str = "", validators: Mapping[str, Validator] | None = None
+) -> dict[str, Any]:
     """Every key of a section checked in table order, defaults filled in: {name: value}.
 
     A key named in ``validators`` is checked by that function, called as
@@ -370,17 +542,29 @@ def _cell(text: str) -> str:
 def reference_markdown(appendix: str = "") -> str:
     """The config reference page (docs/config.md): one table per section, from ``SECTIONS``;
     ``appendix`` (markdown) follows them (the registered families' and ensembles' parameters)."""
-    lines = ["# Config reference", "",
-             "<!-- generated from afr_cli/config/schema.py by `afr docs config`; do not edit by hand -->", "",
-             "An experiment is one YAML file; `afr validate FILE` checks it, `afr run FILE` runs it, and "
-             "`--set KEY=VALUE` (a YAML value, e.g. `--set protocol.reps=10` or "
-             "`--set models.1.grid.eps=[0.25]`) overrides one key. Every bad value is one line naming the "
-             "file, the key and what is allowed, with exit code 2.", ""]
+    lines = [
+        "# Config reference",
+        "",
+        "<!-- generated from afr_cli/config/schema.py by `afr docs config`; do not edit by hand -->",
+        "",
+        "An experiment is one YAML file; `afr validate FILE` checks it, `afr run FILE` runs it, and "
+        "`--set KEY=VALUE` (a YAML value, e.g. `--set protocol.reps=10` or "
+        "`--set models.1.grid.eps=[0.25]`) overrides one key. Every bad value is one line naming the "
+        "file, the key and what is allowed, with exit code 2.",
+        "",
+    ]
     for section in SECTIONS:
-        lines += [f"## {section.title}", "", section.doc, "",
-                  "| key | allowed | default | what it is |", "| --- | --- | --- | --- |"]
-        lines += [f"| `{k.name}` | {_cell(k.allowed())} | {_cell(k.show_default())} | {_cell(k.doc)} |"
-                  for k in section.keys]
+        lines += [
+            f"## {section.title}",
+            "",
+            section.doc,
+            "",
+            "| key | allowed | default | what it is |",
+            "| --- | --- | --- | --- |",
+        ]
+        lines += [
+            f"| `{k.name}` | {_cell(k.allowed())} | {_cell(k.show_default())} | {_cell(k.doc)} |" for k in section.keys
+        ]
         if section.extra:
             lines += ["", f"Besides these keys: {section.extra}."]
         lines.append("")

@@ -50,8 +50,9 @@ class Param:
         if not is_number(value):
             raise AfrInputError(f"{where}: {value!r} is not a number; {self.name} must be {self.allowed()}")
         v = as_float(value)
-        if (self.integer and np.isfinite(v) and v != int(v)) or not in_interval(v, self.low, self.high,
-                                                                                   self.low_open, self.high_open):
+        if (self.integer and np.isfinite(v) and v != int(v)) or not in_interval(
+            v, self.low, self.high, self.low_open, self.high_open
+        ):
             raise AfrInputError(f"{where}: {value!r} is not allowed; {self.name} must be {self.allowed()}")
         return int(v) if self.integer else v
 
@@ -79,14 +80,17 @@ def as_float(value: Any) -> float:
         return math.inf if value > 0 else -math.inf
 
 
-def in_interval(value: float, low: float | None, high: float | None, low_open: bool = False,
-                high_open: bool = False) -> bool:
+def in_interval(
+    value: float, low: float | None, high: float | None, low_open: bool = False, high_open: bool = False
+) -> bool:
     """Whether a number is finite and within the bounds (None: unbounded on that side). An
     integer is compared exactly, whatever its size (numpy cannot take one past 64 bits)."""
     finite = is_integer(value) or bool(np.isfinite(value))
-    return bool(finite
-                and (low is None or (value > low if low_open else value >= low))
-                and (high is None or (value < high if high_open else value <= high)))
+    return bool(
+        finite
+        and (low is None or (value > low if low_open else value >= low))
+        and (high is None or (value < high if high_open else value <= high))
+    )
 
 
 def _bound(value: float) -> str:
@@ -123,9 +127,11 @@ class FeaturesParam(Param):
         return repr(self.default)  # 1.0 (all features) is not 1 (one feature)
 
     def check(self, value: Any, where: str) -> Any:
-        ok = (value in ("sqrt", "log2")
-              or (isinstance(value, (float, np.floating)) and 0 < value <= 1)
-              or (is_integer(value) and value >= 1))
+        ok = (
+            value in ("sqrt", "log2")
+            or (isinstance(value, (float, np.floating)) and 0 < value <= 1)
+            or (is_integer(value) and value >= 1)
+        )
         if not ok:
             raise AfrInputError(f"{where}: {value!r} is not allowed; {self.name} must be {self.allowed()}")
         return value

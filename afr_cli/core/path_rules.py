@@ -35,8 +35,10 @@ def name_error(name: object) -> str | None:
     problem = name_problem(name)
     if problem is None:
         return None
-    return (f"name: {problem}; allowed: a plain file name (no '/', '\\\\', '.' or '..', no control "
-            f"characters, at most {MAX_NAME_BYTES} bytes)")
+    return (
+        f"name: {problem}; allowed: a plain file name (no '/', '\\\\', '.' or '..', no control "
+        f"characters, at most {MAX_NAME_BYTES} bytes)"
+    )
 
 
 def directory_error(option: str, value: str | None) -> str | None:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import importlib
 import inspect
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 import numpy as np
 
@@ -28,21 +28,27 @@ def import_plugin(spec: str, base: type, where: str, what: str, hint: str) -> ob
         with exit_refused():
             module = importlib.import_module(module_name)
     except (Exception, SystemExit) as err:  # any import-time failure, an exit attempt too, is the module's
-        raise AfrInputError(f"{where}: cannot import module {module_name!r} ({said(err)}); "
-                            f"{what} of your own must be importable (installed, on PYTHONPATH, or its file "
-                            "named in the config's plugins:)") from None
+        raise AfrInputError(
+            f"{where}: cannot import module {module_name!r} ({said(err)}); "
+            f"{what} of your own must be importable (installed, on PYTHONPATH, or its file "
+            "named in the config's plugins:)"
+        ) from None
     cls = getattr(module, class_name, None)
     if not (inspect.isclass(cls) and issubclass(cls, base)) or inspect.isabstract(cls):
-        raise AfrInputError(f"{where}: {spec!r} is not a concrete subclass of {base.__module__.rsplit('.', 1)[0]}."
-                            f"{base.__name__} ({hint}; see README, 'A model of your own')")
+        raise AfrInputError(
+            f"{where}: {spec!r} is not a concrete subclass of {base.__module__.rsplit('.', 1)[0]}."
+            f"{base.__name__} ({hint}; see README, 'A model of your own')"
+        )
     if not isinstance(getattr(cls, "name", None), str):
         raise AfrInputError(f"{where}: {spec!r} has no class attribute name (a string naming it)")
     try:
         with exit_refused():
             _IMPORTED[key] = cls()
     except (Exception, SystemExit) as err:
-        raise AfrInputError(f"{where}: {spec!r} failed on construction ({said(err)}); {what} of your own "
-                            f"must be constructible with no arguments") from None
+        raise AfrInputError(
+            f"{where}: {spec!r} failed on construction ({said(err)}); {what} of your own "
+            f"must be constructible with no arguments"
+        ) from None
     return _IMPORTED[key]
 
 
@@ -100,9 +106,15 @@ def checked_predictions(family: str, pred: object, rows: int) -> np.ndarray:
     try:
         out = np.asarray(pred, dtype=np.float64)
     except (TypeError, ValueError):
-        raise WrongPredictions(family, f"predict returned {type(pred).__name__}, not numbers; a family's predict "
-                                       f"must return an array of shape ({rows},)") from None
+        raise WrongPredictions(
+            family,
+            f"predict returned {type(pred).__name__}, not numbers; a family's predict "
+            f"must return an array of shape ({rows},)",
+        ) from None
     if out.shape != (rows,):
-        raise WrongPredictions(family, f"predict returned shape {out.shape}; a family's predict must return one "
-                                       f"prediction per row, shape ({rows},)")
+        raise WrongPredictions(
+            family,
+            f"predict returned shape {out.shape}; a family's predict must return one "
+            f"prediction per row, shape ({rows},)",
+        )
     return out

@@ -12,8 +12,8 @@ import signal
 import threading
 import time
 import warnings
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 
 class Terminated(KeyboardInterrupt):
@@ -73,8 +73,10 @@ def stopped_line(command: str, received: tuple[str, str | None] | None) -> tuple
     name, what = received or ("Ctrl-C", None)
     terminated = name == "SIGTERM"
     where = f" while {what}" if what else ""
-    return (f"{'terminated' if terminated else 'interrupted'}: {command} stopped by {name}{where}",
-            Terminated.exit_code if terminated else 130)
+    return (
+        f"{'terminated' if terminated else 'interrupted'}: {command} stopped by {name}{where}",
+        Terminated.exit_code if terminated else 130,
+    )
 
 
 PARENT_CHECK_SECONDS = 0.5
@@ -122,8 +124,7 @@ def start_quiet_resource_tracker() -> None:
 def cancelled_tasks_unannounced() -> Iterator[None]:
     """joblib warns about the tasks it cancels on an interrupt; the run's own message counts them."""
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=r".*tasks which were still being processed",
-                                category=UserWarning)
+        warnings.filterwarnings("ignore", message=r".*tasks which were still being processed", category=UserWarning)
         yield
 
 

@@ -37,8 +37,10 @@ class _Loader(yaml.SafeLoader):
                 continue  # an unhashable key: SafeLoader reports it below
             line = key_node.start_mark.line + 1
             if first is not None:
-                raise AfrInputError(f"{self.source}: line {line}: duplicate key {key!r} (first given on line "
-                                    f"{first}); each key may appear once in a mapping")
+                raise AfrInputError(
+                    f"{self.source}: line {line}: duplicate key {key!r} (first given on line "
+                    f"{first}); each key may appear once in a mapping"
+                )
             seen[key] = line
         return super().construct_mapping(node, deep=deep)
 
@@ -86,8 +88,10 @@ def load_yaml(text: str, source: str, limit: int = MAX_NODES) -> Any:
             return None
         count = expanded_size(node, limit)
         if count > limit:
-            raise AfrInputError(f"{source}: the document expands to more than {limit} values (aliases "
-                                f"repeated within aliases?); a config is at most {limit} values")
+            raise AfrInputError(
+                f"{source}: the document expands to more than {limit} values (aliases "
+                f"repeated within aliases?); a config is at most {limit} values"
+            )
         return loader.construct_document(node)
     finally:
         loader.dispose()

@@ -4,6 +4,7 @@
 ``afr datasets`` and tests.
 """
 
+from afr_cli.data.cache import VerifyResult, cached_path, dataset_available, verify_all, verify_dataset
 from afr_cli.data.fetch import FetchResult, fetch_all, fetch_dataset
 from afr_cli.data.loaders import load_dataset
 from afr_cli.data.registry import (
@@ -14,7 +15,6 @@ from afr_cli.data.registry import (
     canonical_name,
     get_spec,
 )
-from afr_cli.data.cache import VerifyResult, cached_path, dataset_available, verify_all, verify_dataset
 
 __all__ = [
     "DATASETS",

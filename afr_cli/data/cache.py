@@ -9,9 +9,9 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from afr_cli.core.paths import data_cache_dir
 from afr_cli.data.registry import UciFile, get_spec, resolve_names
 from afr_cli.errors import AfrInputError
-from afr_cli.core.paths import data_cache_dir
 
 
 @dataclass(frozen=True)
@@ -40,8 +40,7 @@ def mismatch(data: bytes, uci_file: UciFile) -> str | None:
     if len(data) == uci_file.size and digest == uci_file.sha256:
         return None
     return (
-        f"sha256 {digest} ({len(data)} bytes) does not match the registry's "
-        f"{uci_file.sha256} ({uci_file.size} bytes)"
+        f"sha256 {digest} ({len(data)} bytes) does not match the registry's {uci_file.sha256} ({uci_file.size} bytes)"
     )
 
 
@@ -88,7 +87,6 @@ def read_verified(name: str) -> bytes:
         )
     if result.status == "bad":
         raise AfrInputError(
-            f"{result.detail}; refusing to load {result.name}, re-fetch it with "
-            f"`afr datasets fetch {result.name}`"
+            f"{result.detail}; refusing to load {result.name}, re-fetch it with `afr datasets fetch {result.name}`"
         )
     return data

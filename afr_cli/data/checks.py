@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -25,8 +25,10 @@ def check_unique_columns(names: Sequence[str], where: str) -> None:
     counts = Counter(str(n) for n in names)
     dup = [n for n in counts if counts[n] > 1]
     if dup:
-        raise AfrInputError(f"{where}: column {dup[0]!r}: the name is used by {counts[dup[0]]} columns; "
-                            "column names must be unique (rename one in the file)")
+        raise AfrInputError(
+            f"{where}: column {dup[0]!r}: the name is used by {counts[dup[0]]} columns; "
+            "column names must be unique (rename one in the file)"
+        )
 
 
 def check_named_columns(names: Sequence[str], where: str) -> None:
@@ -34,8 +36,10 @@ def check_named_columns(names: Sequence[str], where: str) -> None:
     the data, which must not become a feature."""
     for j, name in enumerate(names):
         if not str(name).strip():
-            raise AfrInputError(f"{where}: column {j + 1} has no name in the header (a row index written with the "
-                                "data?); name it, or write the file without the index (pandas: index=False)")
+            raise AfrInputError(
+                f"{where}: column {j + 1} has no name in the header (a row index written with the "
+                "data?); name it, or write the file without the index (pandas: index=False)"
+            )
 
 
 def check_has_rows(rows: int, where: str) -> None:
@@ -73,19 +77,24 @@ def check_numeric(frame: pd.DataFrame, where: str, target: str, drop: Sequence[s
     found = non_numeric_columns(frame)
     for name, row, value in found:
         if name == target:
-            raise AfrInputError(f"{where}: column {name!r}: not numeric (row {row}: {value!r}); the target must be "
-                                "numbers")
+            raise AfrInputError(
+                f"{where}: column {name!r}: not numeric (row {row}: {value!r}); the target must be numbers"
+            )
     if len(found) == 1:
         name, row, value = found[0]
-        raise AfrInputError(f"{where}: column {name!r}: not numeric (row {row}: {value!r}); drop it "
-                            f"(drop: [{', '.join(combined_drop(drop, [name]))}]) or encode it as numbers in the "
-                            "file (e.g. one 0/1 column per category)")
+        raise AfrInputError(
+            f"{where}: column {name!r}: not numeric (row {row}: {value!r}); drop it "
+            f"(drop: [{', '.join(combined_drop(drop, [name]))}]) or encode it as numbers in the "
+            "file (e.g. one 0/1 column per category)"
+        )
     if found:
         listed = ", ".join(f"{name!r} (row {row}: {value!r})" for name, row, value in found)
         names = [name for name, _, _ in found]
-        raise AfrInputError(f"{where}: {len(found)} columns are not numeric: {listed}; drop them "
-                            f"(drop: [{', '.join(combined_drop(drop, names))}]) or encode them as numbers in the "
-                            "file (e.g. one 0/1 column per category)")
+        raise AfrInputError(
+            f"{where}: {len(found)} columns are not numeric: {listed}; drop them "
+            f"(drop: [{', '.join(combined_drop(drop, names))}]) or encode them as numbers in the "
+            "file (e.g. one 0/1 column per category)"
+        )
 
 
 def combined_drop(drop: Sequence[str], more: Sequence[str]) -> list[str]:
@@ -93,8 +102,12 @@ def combined_drop(drop: Sequence[str], more: Sequence[str]) -> list[str]:
     return list(dict.fromkeys([*drop, *more]))
 
 
-def check_finite(frame: pd.DataFrame, where: str, fix: str = "remove or fill those rows, or drop the column",
-                 row_numbers: Sequence[int] | None = None) -> None:
+def check_finite(
+    frame: pd.DataFrame,
+    where: str,
+    fix: str = "remove or fill those rows, or drop the column",
+    row_numbers: Sequence[int] | None = None,
+) -> None:
     """No missing (NaN, empty cell) or infinite value in any column. ``row_numbers`` are the
     frame's rows as counted in the file (from 1) when rows were dropped before this check."""
     values = frame.to_numpy(dtype=np.float64)
@@ -109,8 +122,7 @@ def check_finite(frame: pd.DataFrame, where: str, fix: str = "remove or fill tho
     at = int(row_numbers[row]) if row_numbers is not None else row + 1
     if not np.isnan(values[row, col]):
         fix = "fix it in the file or drop the column"
-    raise AfrInputError(f"{where}: column {frame.columns[col]!r}: {kind} at row {at} "
-                        f"({count} in the column); {fix}")
+    raise AfrInputError(f"{where}: column {frame.columns[col]!r}: {kind} at row {at} ({count} in the column); {fix}")
 
 
 def rows_with_missing(frame: pd.DataFrame) -> np.ndarray:
@@ -121,8 +133,10 @@ def rows_with_missing(frame: pd.DataFrame) -> np.ndarray:
 def check_target_varies(y: np.ndarray, where: str, target: str) -> None:
     """A constant target leaves R² undefined (its variance is zero) and nothing to learn."""
     if len(y) and np.all(y == y[0]):
-        raise AfrInputError(f"{where}: target {target!r}: constant (every row is {y[0]:g}); R² is undefined; "
-                            "choose another target column")
+        raise AfrInputError(
+            f"{where}: target {target!r}: constant (every row is {y[0]:g}); R² is undefined; "
+            "choose another target column"
+        )
 
 
 def smallest_training_rows(n: int, test_fractions: Sequence[float]) -> tuple[int, int]:
@@ -154,10 +168,12 @@ def check_enough_rows(n: int, test_fractions: Sequence[float], inner_folds: int,
     need = rows_needed(test_fractions, inner_folds)
     if n < need:
         train, _ = smallest_training_rows(n, test_fractions)
-        raise AfrInputError(f"{where}: {n} rows; the protocol needs at least {need}: its smallest training "
-                            f"split (test fraction {max(test_fractions):g}) holds {max(train, 0)} rows, and "
-                            f"{inner_folds} inner folds need {MIN_FOLD_ROWS} rows each (plus "
-                            f"{MIN_TEST_ROWS} test rows)")
+        raise AfrInputError(
+            f"{where}: {n} rows; the protocol needs at least {need}: its smallest training "
+            f"split (test fraction {max(test_fractions):g}) holds {max(train, 0)} rows, and "
+            f"{inner_folds} inner folds need {MIN_FOLD_ROWS} rows each (plus "
+            f"{MIN_TEST_ROWS} test rows)"
+        )
 
 
 SMALL_ROWS = 50  # below this many rows a dataset is named with a warning: its test split is a handful of rows
@@ -169,5 +185,7 @@ def small_data_warning(n: int, test_fractions: Sequence[float], where: str) -> s
     if n >= SMALL_ROWS:
         return None
     _, test = smallest_training_rows(n, test_fractions)
-    return (f"warning: {where}: only {n} rows (fewer than {SMALL_ROWS}): a test split holds {test} rows, so one "
-            "repetition's R² swings widely (it can fall below 0); run many repetitions and read the spread")
+    return (
+        f"warning: {where}: only {n} rows (fewer than {SMALL_ROWS}): a test split holds {test} rows, so one "
+        "repetition's R² swings widely (it can fall below 0); run many repetitions and read the spread"
+    )

@@ -14,10 +14,10 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from afr_cli.data.registry import UciFile, get_spec, resolve_names
-from afr_cli.data.cache import cached_path, mismatch, verify_dataset
-from afr_cli.errors import AfrInputError
 from afr_cli.core.paths import data_mirror_dir
+from afr_cli.data.cache import cached_path, mismatch, verify_dataset
+from afr_cli.data.registry import UciFile, get_spec, resolve_names
+from afr_cli.errors import AfrInputError
 
 DOWNLOAD_TIMEOUT_S = 30
 
@@ -108,9 +108,7 @@ def fetch_dataset(name: str, source_dir: Path | None = None) -> FetchResult:
     return FetchResult(spec.name, spec.file.name, dest, action, origin)
 
 
-def fetch_all(
-    names: list[str] | tuple[str, ...] | None = None, source_dir: Path | None = None
-) -> list[FetchResult]:
+def fetch_all(names: list[str] | tuple[str, ...] | None = None, source_dir: Path | None = None) -> list[FetchResult]:
     """Fetch ``names`` (default: every UCI set) into ``data_cache_dir()``; stops at the first error."""
     source = _source_dir(None if source_dir is None else Path(source_dir))  # fail before any copy
     return [fetch_dataset(name, source) for name in resolve_names(names)]

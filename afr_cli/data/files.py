@@ -21,13 +21,21 @@ import importlib
 import io
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from afr_cli.data.checks import (check_columns_exist, check_finite, check_has_rows, check_named_columns,
-                                 check_numeric, check_target_varies, check_unique_columns, rows_with_missing)
+from afr_cli.data.checks import (
+    check_columns_exist,
+    check_finite,
+    check_has_rows,
+    check_named_columns,
+    check_numeric,
+    check_target_varies,
+    check_unique_columns,
+    rows_with_missing,
+)
 from afr_cli.data.registry import DATASETS, canonical_name
 from afr_cli.errors import AfrInputError
 
@@ -35,8 +43,9 @@ FILE_KEYS = ("name", "file", "target", "sep", "features", "drop", "missing")
 # What a file entry does with a row holding a missing value (NaN, an empty cell) in a column it uses:
 # stop with an error naming it (the default), or leave the row out (counted in the manifest).
 MISSING = ("error", "drop-rows")
-MISSING_FIX = ("add missing: drop-rows to the dataset entry to leave those rows out, fill them in the file, "
-               "or drop the column")
+MISSING_FIX = (
+    "add missing: drop-rows to the dataset entry to leave those rows out, fill them in the file, or drop the column"
+)
 LOADER_KEYS = ("name", "loader")
 SEPARATORS = (",", ";", "\t", "|")
 PARQUET_MAGIC = b"PAR1"
@@ -83,15 +92,17 @@ class LoaderDataset:
     def import_fix(self) -> str:
         """What to do when the loader's module cannot be imported: the exact places afr looks."""
         beside = Path(self.config_dir) / f"{self.module.replace('.', '/')}.py"
-        return (f"put {beside} beside the config (found without plugins:), list its path under plugins:, "
-                "or install the module")
+        return (
+            f"put {beside} beside the config (found without plugins:), list its path under plugins:, "
+            "or install the module"
+        )
 
     @property
     def where(self) -> str:
         return f"loader {self.loader}"
 
 
-DatasetSource = Union[FileDataset, LoaderDataset]
+DatasetSource = FileDataset | LoaderDataset
 
 
 @dataclass(frozen=True)
@@ -112,13 +123,16 @@ def parse_entry(item: Any, where: str, config_dir: Path) -> str | DatasetSource:
         try:
             return canonical_name(str(item))
         except AfrInputError:
-            raise AfrInputError(f"{where}: unknown dataset {item!r}; allowed: {', '.join(DATASETS)}, or "
-                                "{name: NAME, file: PATH, target: COLUMN} or {name: NAME, loader: module:function}"
-                                ) from None
+            raise AfrInputError(
+                f"{where}: unknown dataset {item!r}; allowed: {', '.join(DATASETS)}, or "
+                "{name: NAME, file: PATH, target: COLUMN} or {name: NAME, loader: module:function}"
+            ) from None
     name = item.get("name")
     if not isinstance(name, str) or not name.strip() or "/" in name:
-        raise AfrInputError(f"{where}.name: must be a non-empty string without '/' (it names the dataset "
-                            "in the store and tables, and seeds its splits)")
+        raise AfrInputError(
+            f"{where}.name: must be a non-empty string without '/' (it names the dataset "
+            "in the store and tables, and seeds its splits)"
+        )
     if name in DATASETS or _is_registered(name):
         raise AfrInputError(f"{where}.name: {name!r} is a registered dataset; give your data another name")
     if "file" in item and "loader" in item:
@@ -151,8 +165,10 @@ def parse_entry(item: Any, where: str, config_dir: Path) -> str | DatasetSource:
     drop = _names(item, "drop", where) if "drop" in item else ()
     missing = item.get("missing", "error")
     if missing not in MISSING:
-        raise AfrInputError(f"{where}.missing: {missing!r} is not allowed; allowed: {', '.join(MISSING)} "
-                            "(drop-rows leaves out every row with a missing value in a column it uses)")
+        raise AfrInputError(
+            f"{where}.missing: {missing!r} is not allowed; allowed: {', '.join(MISSING)} "
+            "(drop-rows leaves out every row with a missing value in a column it uses)"
+        )
     return FileDataset(name, path, given, target, sep, features, drop, missing)
 
 
@@ -181,8 +197,9 @@ def load_source(source: DatasetSource) -> LoadedDataset:
     """The checked arrays and identity of a file or loader dataset (one-line errors otherwise)."""
     if isinstance(source, LoaderDataset):
         return _call_loader(source)
-    return read_file_dataset(source.path, source.target, source.sep, source.features, source.drop, source.given,
-                             source.missing)
+    return read_file_dataset(
+        source.path, source.target, source.sep, source.features, source.drop, source.given, source.missing
+    )
 
 
 def read_data_file(path: Path, sep: str | None, target: str) -> tuple[bytes, pd.DataFrame]:
@@ -199,8 +216,15 @@ def read_data_file(path: Path, sep: str | None, target: str) -> tuple[bytes, pd.
     return data, frame
 
 
-def read_file_dataset(path: Path, target: str, sep: str | None = None, features: tuple[str, ...] | None = None,
-                      drop: tuple[str, ...] = (), given: str | None = None, missing: str = "error") -> LoadedDataset:
+def read_file_dataset(
+    path: Path,
+    target: str,
+    sep: str | None = None,
+    features: tuple[str, ...] | None = None,
+    drop: tuple[str, ...] = (),
+    given: str | None = None,
+    missing: str = "error",
+) -> LoadedDataset:
     """X from the feature columns (all but the target and ``drop``, or ``features``), y from
     ``target``; every check of afr_cli.data.checks applied, the file's bytes hashed as read.
     ``missing="drop-rows"`` leaves out each row with a missing value in those columns, and the
@@ -223,15 +247,22 @@ def read_file_dataset(path: Path, target: str, sep: str | None = None, features:
         gone = rows_with_missing(used)
         dropped = int(gone.sum())
         if dropped == len(used):
-            raise AfrInputError(f"{where}: missing: drop-rows: every one of the {len(used)} rows has a missing value "
-                                f"in a column used ({', '.join(keep + [target])}); drop the emptiest columns")
+            raise AfrInputError(
+                f"{where}: missing: drop-rows: every one of the {len(used)} rows has a missing value "
+                f"in a column used ({', '.join(keep + [target])}); drop the emptiest columns"
+            )
         used, row_numbers = used[~gone], row_numbers[~gone]
     check_finite(used, where, MISSING_FIX, row_numbers)
     X = np.ascontiguousarray(used[keep].to_numpy(dtype=np.float64))
     y = np.ascontiguousarray(used[target].to_numpy(dtype=np.float64))
     check_target_varies(y, where, target)
-    identity = {"file": given if given is not None else str(path), "sha256": hashlib.sha256(data).hexdigest(),
-                "rows": int(X.shape[0]), "columns": keep, "target": target}
+    identity = {
+        "file": given if given is not None else str(path),
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "rows": int(X.shape[0]),
+        "columns": keep,
+        "target": target,
+    }
     if missing == "drop-rows":
         identity["rows_dropped"] = dropped
     return LoadedDataset(X, y, identity)
@@ -255,8 +286,10 @@ def read_table(data: bytes, where: str, sep: str | None = None, suffix: str = ""
         check_unique_columns([h.strip() for h in header], where)
         frame = pd.read_csv(io.StringIO(text), sep=sep, skipinitialspace=True)
     except (pd.errors.ParserError, csv.Error, ValueError) as err:
-        raise AfrInputError(f"{where}: cannot parse as {_sep_name(sep)}-separated text "
-                            f"({' '.join(str(err).split())}); give sep: if it is another delimiter") from None
+        raise AfrInputError(
+            f"{where}: cannot parse as {_sep_name(sep)}-separated text "
+            f"({' '.join(str(err).split())}); give sep: if it is another delimiter"
+        ) from None
     frame.columns = [str(c).strip() for c in frame.columns]
     return frame
 
@@ -291,8 +324,7 @@ def _call_loader(source: LoaderDataset) -> LoadedDataset:
     try:
         module = importlib.import_module(source.module)
     except Exception as err:  # the user's module: any failure is theirs, reported in one line
-        raise AfrInputError(f"{where}: cannot import it ({type(err).__name__}: {err}); {source.import_fix()}"
-                            ) from None
+        raise AfrInputError(f"{where}: cannot import it ({type(err).__name__}: {err}); {source.import_fix()}") from None
     function = loader_function(module, source)
     try:
         result = function()
@@ -309,8 +341,11 @@ def _call_loader(source: LoaderDataset) -> LoadedDataset:
     columns = [f"x{j}" for j in range(X.shape[1])]
     check_finite(pd.DataFrame(np.column_stack([X, y]), columns=columns + ["y"]), where)
     check_target_varies(y, where, "y")
-    return LoadedDataset(X, y, {"loader": source.loader, "sha256": array_sha256(X, y), "rows": int(X.shape[0]),
-                                "columns": int(X.shape[1])})
+    return LoadedDataset(
+        X,
+        y,
+        {"loader": source.loader, "sha256": array_sha256(X, y), "rows": int(X.shape[0]), "columns": int(X.shape[1])},
+    )
 
 
 def loader_function(module: Any, source: LoaderDataset) -> Any:
@@ -319,15 +354,20 @@ def loader_function(module: Any, source: LoaderDataset) -> Any:
     function = getattr(module, source.function, None)
     if callable(function):
         return function
-    own = sorted(name for name, value in vars(module).items() if callable(value) and not name.startswith("_")
-                 and getattr(value, "__module__", None) == module.__name__)
+    own = sorted(
+        name
+        for name, value in vars(module).items()
+        if callable(value) and not name.startswith("_") and getattr(value, "__module__", None) == module.__name__
+    )
     close = difflib.get_close_matches(source.function, own, n=1)
     hint = f"did you mean {source.module}:{close[0]}? " if close else ""
     listed = ", ".join(own) if own else "none"
     origin = getattr(module, "__file__", None) or "built in"
     what = "is not a function" if function is not None else "not found"
-    raise AfrInputError(f"{source.where}: {source.function!r} {what} in module {source.module!r} ({origin}); {hint}"
-                        f"the functions it defines: {listed}")
+    raise AfrInputError(
+        f"{source.where}: {source.function!r} {what} in module {source.module!r} ({origin}); {hint}"
+        f"the functions it defines: {listed}"
+    )
 
 
 def array_sha256(X: np.ndarray, y: np.ndarray) -> str:

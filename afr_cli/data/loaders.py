@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from afr_cli.core.params import is_integer
+from afr_cli.core.paths import data_mirror_dir
+from afr_cli.data.cache import cached_path, read_verified, verify_dataset
 from afr_cli.data.fetch import fetch_dataset
 from afr_cli.data.readers import READERS
 from afr_cli.data.registry import DEFAULT_DATA_SEED, DatasetSpec, UciFile, get_spec
-from afr_cli.data.cache import cached_path, read_verified, verify_dataset
 from afr_cli.data.synthetic import NOISES, draw
 from afr_cli.errors import AfrInputError
-from afr_cli.core.params import is_integer
-from afr_cli.core.paths import data_mirror_dir
 
 _MAX_SEED = 2**32 - 1  # numpy's RandomState accepts seeds in [0, 2**32 - 1]
 
@@ -45,8 +45,9 @@ def _load_uci(spec: DatasetSpec, uci_file: UciFile) -> tuple[np.ndarray, np.ndar
     return np.ascontiguousarray(table[:, :-1]), np.ascontiguousarray(table[:, -1])
 
 
-def load_dataset(name: str, data_seed: int = DEFAULT_DATA_SEED,
-                 noise: str = "documented") -> tuple[np.ndarray, np.ndarray]:
+def load_dataset(
+    name: str, data_seed: int = DEFAULT_DATA_SEED, noise: str = "documented"
+) -> tuple[np.ndarray, np.ndarray]:
     """X (n, m) and y (n,) as float64 for a registry dataset.
 
     Synthetic sets are drawn with ``random_state=data_seed`` (default 0), so a seed fixes the draw,
@@ -62,9 +63,7 @@ def load_dataset(name: str, data_seed: int = DEFAULT_DATA_SEED,
     else:
         X, y = draw(spec, int(data_seed), noise)
     if X.shape != (spec.n, spec.m) or y.shape != (spec.n,):
-        raise AfrInputError(
-            f"{spec.name}: got X {X.shape} and y {y.shape}, the registry says n={spec.n}, m={spec.m}"
-        )
+        raise AfrInputError(f"{spec.name}: got X {X.shape} and y {y.shape}, the registry says n={spec.n}, m={spec.m}")
     if not (np.isfinite(X).all() and np.isfinite(y).all()):
         raise AfrInputError(f"{spec.name}: the data contain missing or non-finite values")
     return X, y

@@ -7,7 +7,7 @@ exactly what was verified.
 from __future__ import annotations
 
 import io
-from typing import Callable
+from collections.abc import Callable
 
 import pandas as pd
 

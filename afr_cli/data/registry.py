@@ -6,10 +6,11 @@ reviewable place; this module only parses them and resolves user-typed names.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 
@@ -79,9 +80,7 @@ def _parse_file(record: Mapping[str, Any], where: str) -> UciFile:
         raise AfrInputError(f"{REGISTRY_FILE}: {where}.file: expected a mapping")
     fmt = _require(record, "format", str, f"{where}.file")
     if fmt not in FILE_FORMATS:
-        raise AfrInputError(
-            f"{REGISTRY_FILE}: {where}.file.format: {fmt!r} is not one of {', '.join(FILE_FORMATS)}"
-        )
+        raise AfrInputError(f"{REGISTRY_FILE}: {where}.file.format: {fmt!r} is not one of {', '.join(FILE_FORMATS)}")
     return UciFile(
         name=_require(record, "name", str, f"{where}.file"),
         url=_require(record, "url", str, f"{where}.file"),
@@ -100,9 +99,7 @@ def _parse_spec(record: Any, index: int) -> DatasetSpec:
         raise AfrInputError(f"{REGISTRY_FILE}: {where}.source: {source!r} is not one of {', '.join(SOURCES)}")
     uci = source == "uci"
     if uci != ("file" in record) or uci == ("generator" in record):
-        raise AfrInputError(
-            f"{REGISTRY_FILE}: {where}: a uci set needs 'file' and no 'generator'; others the reverse"
-        )
+        raise AfrInputError(f"{REGISTRY_FILE}: {where}: a uci set needs 'file' and no 'generator'; others the reverse")
     generator = record.get("generator")
     if not uci and generator not in GENERATORS[source]:
         raise AfrInputError(

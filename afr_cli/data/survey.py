@@ -17,12 +17,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from afr_cli.data.checks import (SMALL_ROWS, check_columns_exist, combined_drop, non_numeric_columns,
-                                 rows_needed, small_data_warning)
+from afr_cli.data.checks import (
+    SMALL_ROWS,
+    check_columns_exist,
+    combined_drop,
+    non_numeric_columns,
+    rows_needed,
+    small_data_warning,
+)
 from afr_cli.data.files import read_data_file
 
 DEFAULT_TEST_FRACTIONS = (0.2,)  # the default protocol: one 80/20 split ...
-DEFAULT_INNER_FOLDS = 3          # ... with 3 inner folds
+DEFAULT_INNER_FOLDS = 3  # ... with 3 inner folds
 
 
 @dataclass
@@ -56,8 +62,9 @@ class Survey:
         return text + "}"
 
 
-def survey_file(path: Path, target: str, sep: str | None = None, drop: tuple[str, ...] = (),
-                missing: str = "error") -> Survey:
+def survey_file(
+    path: Path, target: str, sep: str | None = None, drop: tuple[str, ...] = (), missing: str = "error"
+) -> Survey:
     """Read ``path`` and list every problem of reading it with ``target``, ``drop`` and ``missing``.
 
     A file that cannot be read as a table, or a named column that is not in it, is still one
@@ -75,9 +82,11 @@ def survey_file(path: Path, target: str, sep: str | None = None, drop: tuple[str
         _unfixable(survey, f"the target {target!r} is not numeric (row {row}: {value!r}); choose a numeric target")
     if text:
         listed = ", ".join(f"{name!r} (row {row}: {value!r})" for name, (row, value) in text.items())
-        survey.problems.append(f"{len(text)} non-numeric column{'s' if len(text) > 1 else ''}: {listed}; dropped by "
-                               "the entry below (or encode each as numbers in the file, e.g. one 0/1 column per "
-                               "category)")
+        survey.problems.append(
+            f"{len(text)} non-numeric column{'s' if len(text) > 1 else ''}: {listed}; dropped by "
+            "the entry below (or encode each as numbers in the file, e.g. one 0/1 column per "
+            "category)"
+        )
         survey.drop = combined_drop(drop, list(text))
         survey.columns = [n for n in keep if n not in text]
     if not survey.columns:
@@ -102,8 +111,10 @@ def _values(survey: Survey, frame: pd.DataFrame, target_ok: bool) -> None:
         counts = ", ".join(f"{used[j]} {int(nan[:, j].sum())}" for j in np.flatnonzero(nan.any(axis=0)))
         survey.rows_dropped = int(gone.sum())
         if survey.missing == "error":
-            survey.problems.append(f"{survey.rows_dropped} of {len(values)} rows have a missing value (NaN or empty "
-                                   f"cell; by column: {counts}); missing: drop-rows in the entry below leaves them out")
+            survey.problems.append(
+                f"{survey.rows_dropped} of {len(values)} rows have a missing value (NaN or empty "
+                f"cell; by column: {counts}); missing: drop-rows in the entry below leaves them out"
+            )
             survey.missing = "drop-rows"
     inf = np.isinf(values[~gone])
     if inf.any():

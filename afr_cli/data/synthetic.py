@@ -10,7 +10,6 @@ import numpy as np
 
 from afr_cli.data.registry import DatasetSpec
 
-
 NOISES = ("documented", "none")
 
 

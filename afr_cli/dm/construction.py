@@ -26,12 +26,12 @@ WHERE = "DecisionMachine"
 class TreeMatrices:
     """One tree's machine: node features and thresholds, B as (row, col, sign) triplets, leaf values."""
 
-    features: np.ndarray      # (L-1,) feature index of each internal node
-    thresholds: np.ndarray    # (L-1,)
-    b_rows: np.ndarray        # leaf index of each nonzero of B
-    b_cols: np.ndarray        # internal-node index of each nonzero of B
-    b_signs: np.ndarray       # -1 (left subtree) or +1 (right subtree)
-    values: np.ndarray        # (L,)
+    features: np.ndarray  # (L-1,) feature index of each internal node
+    thresholds: np.ndarray  # (L-1,)
+    b_rows: np.ndarray  # leaf index of each nonzero of B
+    b_cols: np.ndarray  # internal-node index of each nonzero of B
+    b_signs: np.ndarray  # -1 (left subtree) or +1 (right subtree)
+    values: np.ndarray  # (L,)
     n_features: int
 
     @property
@@ -43,11 +43,15 @@ def tree_structure(estimator):
     """The ``tree_`` of a fitted single-output scikit-learn regression tree, or an input error."""
     tree = getattr(estimator, "tree_", None)
     if tree is None or not hasattr(tree, "children_left"):
-        raise AfrInputError(f"{WHERE}: {type(estimator).__name__} is not a fitted scikit-learn tree; "
-                            "allowed: fitted DecisionTreeRegressor / ExtraTreeRegressor")
+        raise AfrInputError(
+            f"{WHERE}: {type(estimator).__name__} is not a fitted scikit-learn tree; "
+            "allowed: fitted DecisionTreeRegressor / ExtraTreeRegressor"
+        )
     if tree.n_outputs != 1 or tree.value.shape[2] != 1:
-        raise AfrInputError(f"{WHERE}: {type(estimator).__name__} has {tree.n_outputs} outputs / "
-                            f"{tree.value.shape[2]} classes; allowed: single-output regression trees")
+        raise AfrInputError(
+            f"{WHERE}: {type(estimator).__name__} has {tree.n_outputs} outputs / "
+            f"{tree.value.shape[2]} classes; allowed: single-output regression trees"
+        )
     return tree
 
 
@@ -76,12 +80,15 @@ def tree_matrices(estimator) -> TreeMatrices:
         c = column[node]
         stack.append((right[node], path + ((c, 1),)))
         stack.append((left[node], path + ((c, -1),)))
-    return TreeMatrices(features=tree.feature[internal_ids].astype(np.int64),
-                        thresholds=tree.threshold[internal_ids].astype(np.float64),
-                        b_rows=np.asarray(rows, dtype=np.int64), b_cols=np.asarray(cols, dtype=np.int64),
-                        b_signs=np.asarray(signs, dtype=np.int8),
-                        values=tree.value[leaf_ids, 0, 0].astype(np.float64),
-                        n_features=int(tree.n_features))
+    return TreeMatrices(
+        features=tree.feature[internal_ids].astype(np.int64),
+        thresholds=tree.threshold[internal_ids].astype(np.float64),
+        b_rows=np.asarray(rows, dtype=np.int64),
+        b_cols=np.asarray(cols, dtype=np.int64),
+        b_signs=np.asarray(signs, dtype=np.int8),
+        values=tree.value[leaf_ids, 0, 0].astype(np.float64),
+        n_features=int(tree.n_features),
+    )
 
 
 @dataclass(frozen=True)
@@ -123,8 +130,10 @@ def ensemble_parts(fitted, weights=None) -> EnsembleParts:
     if weights is not None:
         own = np.asarray(weights, dtype=float)
         if own.shape != (len(trees),) or not np.all(np.isfinite(own)):
-            raise AfrInputError(f"{WHERE}: weights: shape {own.shape}, or not finite; "
-                                f"allowed: {len(trees)} finite numbers, one per tree")
+            raise AfrInputError(
+                f"{WHERE}: weights: shape {own.shape}, or not finite; "
+                f"allowed: {len(trees)} finite numbers, one per tree"
+            )
     T = len(trees)
     average = forest and weights is None and T > 1 and bool(np.all(own == 1.0 / T))
     return EnsembleParts(trees, intercept, own, average)
@@ -137,8 +146,10 @@ def _gbm_intercept(gbm) -> float:
         return 0.0
     constant = getattr(init, "constant_", None)
     if constant is None or np.size(constant) != 1:
-        raise AfrInputError(f"{WHERE}: GradientBoostingRegressor.init_ is {type(init).__name__}; "
-                            "allowed: 'zero' or a constant DummyRegressor (the default)")
+        raise AfrInputError(
+            f"{WHERE}: GradientBoostingRegressor.init_ is {type(init).__name__}; "
+            "allowed: 'zero' or a constant DummyRegressor (the default)"
+        )
     return float(np.ravel(constant)[0])
 
 
@@ -163,9 +174,16 @@ def stack(parts: list[TreeMatrices], value_scale: np.ndarray) -> StackedMatrices
     features = np.concatenate([p.features for p in parts])
     N, L = int(col_off[-1]), int(row_off[-1])
     S = sp.csr_matrix((np.ones(N, dtype=np.int8), features, np.arange(N + 1)), shape=(N, n_features))
-    B = sp.csr_matrix((np.concatenate([p.b_signs for p in parts]),
-                       (np.concatenate([p.b_rows + row_off[k] for k, p in enumerate(parts)]),
-                        np.concatenate([p.b_cols + col_off[k] for k, p in enumerate(parts)]))),
-                      shape=(L, N), dtype=np.int8)
+    B = sp.csr_matrix(
+        (
+            np.concatenate([p.b_signs for p in parts]),
+            (
+                np.concatenate([p.b_rows + row_off[k] for k, p in enumerate(parts)]),
+                np.concatenate([p.b_cols + col_off[k] for k, p in enumerate(parts)]),
+            ),
+        ),
+        shape=(L, N),
+        dtype=np.int8,
+    )
     v = np.concatenate([scale * p.values for scale, p in zip(value_scale, parts)])
     return StackedMatrices(S, np.concatenate([p.thresholds for p in parts]), B, v)

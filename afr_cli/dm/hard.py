@@ -2,14 +2,15 @@
 
 scikit-learn compares ``float32(x)`` with float64 thresholds, so X is cast to float32 first
 (and each threshold rounded down to float32, which gives the same comparison exactly); computed
-in float64 directly, points within ~3e-8 of a threshold would take the other branch. ``B h`` is an integer vector (exact in float32 up to depth 2^24); leaf i is the
+in float64 directly, points within ~3e-8 of a threshold would take the other branch. ``B h`` is an integer vector
+(exact in float32 up to depth 2^24); leaf i is the
 exit leaf iff ``B_i h == ||B_i||^2`` (p_i = 1, Theorem 2), so no division is rounded on the way.
 Rows are processed in chunks so that memory stays bounded for any n.
 """
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 import scipy.sparse as sp

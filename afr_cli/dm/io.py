@@ -18,20 +18,48 @@ import scipy.sparse as sp
 from afr_cli.errors import AfrInputError
 
 FORMAT = "afr-decision-machine-1"
-KEYS = ("format", "features", "n_features", "t", "B_row", "B_col", "B_sign", "n_leaves", "v",
-        "intercept", "average_trees")
+KEYS = (
+    "format",
+    "features",
+    "n_features",
+    "t",
+    "B_row",
+    "B_col",
+    "B_sign",
+    "n_leaves",
+    "v",
+    "intercept",
+    "average_trees",
+)
 
 
-def write(path: str | os.PathLike, S: sp.csr_matrix, t, B: sp.csr_matrix, v, intercept: float,
-          average_trees: bool, extra: dict | None = None) -> None:
+def write(
+    path: str | os.PathLike,
+    S: sp.csr_matrix,
+    t,
+    B: sp.csr_matrix,
+    v,
+    intercept: float,
+    average_trees: bool,
+    extra: dict | None = None,
+) -> None:
     """Write atomically (a temporary file renamed into place: never half-written); ``extra``
     arrays are stored beside the machine's (``read`` ignores them)."""
     path = Path(path)
     coo = B.tocoo()
-    arrays = dict(format=np.array(FORMAT), features=S.indices.astype(np.int64), n_features=np.int64(S.shape[1]),
-                  t=np.asarray(t), B_row=coo.row.astype(np.int64), B_col=coo.col.astype(np.int64),
-                  B_sign=coo.data.astype(np.int8), n_leaves=np.int64(B.shape[0]), v=np.asarray(v),
-                  intercept=np.float64(intercept), average_trees=np.bool_(average_trees))
+    arrays = dict(
+        format=np.array(FORMAT),
+        features=S.indices.astype(np.int64),
+        n_features=np.int64(S.shape[1]),
+        t=np.asarray(t),
+        B_row=coo.row.astype(np.int64),
+        B_col=coo.col.astype(np.int64),
+        B_sign=coo.data.astype(np.int8),
+        n_leaves=np.int64(B.shape[0]),
+        v=np.asarray(v),
+        intercept=np.float64(intercept),
+        average_trees=np.bool_(average_trees),
+    )
     clash = set(extra or {}) & set(arrays)
     if clash:
         raise AfrInputError(f"{path}: extra: {sorted(clash)[0]} is a key of the machine itself; allowed: other names")
@@ -56,8 +84,9 @@ def read(path: str | os.PathLike) -> dict:
                 raise AfrInputError(f"{path}: {missing[0]}: missing; allowed: a file written by DecisionMachine.save")
             a = {k: data[k] for k in KEYS}
     except (OSError, ValueError, zipfile.BadZipFile) as err:
-        raise AfrInputError(f"{path}: cannot read ({type(err).__name__}: {err}); "
-                            "allowed: a .npz written by DecisionMachine.save") from None
+        raise AfrInputError(
+            f"{path}: cannot read ({type(err).__name__}: {err}); allowed: a .npz written by DecisionMachine.save"
+        ) from None
     if str(a["format"]) != FORMAT:
         raise AfrInputError(f"{path}: format: {str(a['format'])!r}; allowed: {FORMAT}")
     N, m, L = len(a["features"]), int(a["n_features"]), int(a["n_leaves"])
@@ -66,5 +95,4 @@ def read(path: str | os.PathLike) -> dict:
         B = sp.csr_matrix((a["B_sign"], (a["B_row"], a["B_col"])), shape=(L, N), dtype=np.int8)
     except ValueError as err:
         raise AfrInputError(f"{path}: S or B: {err}; allowed: a file written by DecisionMachine.save") from None
-    return dict(S=S, t=a["t"], B=B, v=a["v"], intercept=float(a["intercept"]),
-                average_trees=bool(a["average_trees"]))
+    return dict(S=S, t=a["t"], B=B, v=a["v"], intercept=float(a["intercept"]), average_trees=bool(a["average_trees"]))

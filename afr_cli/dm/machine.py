@@ -25,10 +25,10 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
+from afr_cli.core.params import in_interval, is_number
 from afr_cli.dm import construction, hard, io, soft
 from afr_cli.dm.rebuild import Leaf, NotATreeTemplate, Split, flatten, nested, skeleton
 from afr_cli.errors import AfrInputError
-from afr_cli.core.params import in_interval, is_number
 
 WHERE = construction.WHERE
 
@@ -53,8 +53,9 @@ class DecisionMachine:
         try:
             self._skeleton = skeleton(self.B)
         except NotATreeTemplate as err:
-            raise AfrInputError(f"{WHERE}: B: {_rank_note(self.B)}{err}; allowed: the template matrix "
-                                "of binary trees (paper sec. 2)") from None
+            raise AfrInputError(
+                f"{WHERE}: B: {_rank_note(self.B)}{err}; allowed: the template matrix of binary trees (paper sec. 2)"
+            ) from None
         self._features = self.S.indices.astype(np.int64)
         self._t32 = hard.float32_floor(self.t)
         self._tree_of_leaf = self._skeleton.tree_of_leaf
@@ -68,7 +69,7 @@ class DecisionMachine:
 
     # ---- construction ---------------------------------------------------------------------
     @classmethod
-    def from_tree(cls, tree) -> "DecisionMachine":
+    def from_tree(cls, tree) -> DecisionMachine:
         """From a fitted scikit-learn regression tree, or a nested ``Split``/``Leaf`` tree."""
         if isinstance(tree, (Split, Leaf)):
             return cls.from_nodes([tree])
@@ -77,7 +78,7 @@ class DecisionMachine:
         return cls(m.S, m.t, m.B, m.v)
 
     @classmethod
-    def from_ensemble(cls, fitted, weights=None) -> "DecisionMachine":
+    def from_ensemble(cls, fitted, weights=None) -> DecisionMachine:
         """From a fitted RandomForest/ExtraTrees (weights 1/T), GradientBoosting (intercept from
         ``init_``, values times the learning rate) or any object with ``trees``, ``intercept`` and
         ``tree_weights``; ``weights`` (one per tree) replaces the ensemble's own tree weights."""
@@ -87,15 +88,18 @@ class DecisionMachine:
         return cls(m.S, m.t, m.B, m.v, parts.intercept, parts.average)
 
     @classmethod
-    def from_nodes(cls, roots: list, n_features: int | None = None, intercept: float = 0.0,
-                   average_trees: bool = False) -> "DecisionMachine":
+    def from_nodes(
+        cls, roots: list, n_features: int | None = None, intercept: float = 0.0, average_trees: bool = False
+    ) -> DecisionMachine:
         """From nested trees (``to_trees()``'s output); node columns and leaf indices are kept."""
         features, thresholds, B, v = flatten(list(roots))
         N, L = B.shape[1], B.shape[0]
         cols = sorted(_columns(roots))
         if cols != list(range(N)) or sorted(_leaf_indices(roots)) != list(range(L)):
-            raise AfrInputError(f"{WHERE}: nodes: columns / leaf indices are not 0..{N - 1} / 0..{L - 1} "
-                                "each once; allowed: trees as returned by to_trees()")
+            raise AfrInputError(
+                f"{WHERE}: nodes: columns / leaf indices are not 0..{N - 1} / 0..{L - 1} "
+                "each once; allowed: trees as returned by to_trees()"
+            )
         m = int(n_features if n_features is not None else (features.max() + 1 if N else 1))
         S = sp.csr_matrix((np.ones(N, dtype=np.int8), features, np.arange(N + 1)), shape=(N, m))
         return cls(S, thresholds, B, v, intercept, average_trees)
@@ -204,8 +208,10 @@ class DecisionMachine:
     def to_tree(self):
         """The one tree of a single-tree machine as nested ``Split``/``Leaf`` nodes."""
         if self.n_trees != 1:
-            raise AfrInputError(f"{WHERE}: to_tree: the machine holds {self.n_trees} trees; "
-                                "allowed: one tree (use to_trees() for an ensemble)")
+            raise AfrInputError(
+                f"{WHERE}: to_tree: the machine holds {self.n_trees} trees; "
+                "allowed: one tree (use to_trees() for an ensemble)"
+            )
         return self.to_trees()[0]
 
     def save(self, path: str | os.PathLike, extra: dict | None = None) -> None:
@@ -214,7 +220,7 @@ class DecisionMachine:
         io.write(path, self.S, self.t, self.B, self.v, self.intercept, self.average_trees, extra)
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> "DecisionMachine":
+    def load(cls, path: str | os.PathLike) -> DecisionMachine:
         """Read a machine written by ``save``; a bad file is an input error naming it."""
         args = io.read(path)
         try:
@@ -223,8 +229,10 @@ class DecisionMachine:
             raise AfrInputError(f"{path}: {err}") from None
 
     def __repr__(self) -> str:
-        return (f"DecisionMachine(trees={self.n_trees}, leaves={self.n_leaves}, "
-                f"internal_nodes={self.n_nodes}, features={self.n_features})")
+        return (
+            f"DecisionMachine(trees={self.n_trees}, leaves={self.n_leaves}, "
+            f"internal_nodes={self.n_nodes}, features={self.n_features})"
+        )
 
     # ---- helpers ----------------------------------------------------------------------------
     def _checked(self, X) -> np.ndarray:
@@ -236,8 +244,10 @@ class DecisionMachine:
             raise AfrInputError(f"{WHERE}: X: shape {X.shape}; allowed: (n, {self.n_features})")
         X = hard.as_tested(X)
         if not np.all(np.isfinite(X)):
-            raise AfrInputError(f"{WHERE}: X: NaN, infinity or a value too large for float32; "
-                                "allowed: finite values (as scikit-learn's trees require)")
+            raise AfrInputError(
+                f"{WHERE}: X: NaN, infinity or a value too large for float32; "
+                "allowed: finite values (as scikit-learn's trees require)"
+            )
         return X
 
     def _chunks(self, X: np.ndarray):
@@ -253,8 +263,10 @@ def _selection(S) -> sp.csr_matrix:
         not_single = S.data != 1
     if np.any(not_single):
         bad = int(np.flatnonzero(not_single)[0])
-        raise AfrInputError(f"{WHERE}: S: row {bad} is not a single 1; allowed: a 0/1 matrix with exactly "
-                            "one 1 per row (the internal node's feature)")
+        raise AfrInputError(
+            f"{WHERE}: S: row {bad} is not a single 1; allowed: a 0/1 matrix with exactly "
+            "one 1 per row (the internal node's feature)"
+        )
     return sp.csr_matrix(S, dtype=np.int8)
 
 
@@ -264,8 +276,9 @@ def _vector(x, name: str, size: int, what: str) -> np.ndarray:
     except (TypeError, ValueError):
         raise AfrInputError(f"{WHERE}: {name}: not numeric; allowed: {what}") from None
     if a.shape != (size,) or not np.all(np.isfinite(a)):
-        raise AfrInputError(f"{WHERE}: {name}: shape {a.shape} or non-finite values; "
-                            f"allowed: {size} finite numbers ({what})")
+        raise AfrInputError(
+            f"{WHERE}: {name}: shape {a.shape} or non-finite values; allowed: {size} finite numbers ({what})"
+        )
     return a
 
 
@@ -283,8 +296,10 @@ def _template(B, N: int) -> sp.csr_matrix:
         has[coo.col[coo.data == sign]] = True
         if not has.all():
             j = int(np.flatnonzero(~has)[0])
-            raise AfrInputError(f"{WHERE}: B: column {j} has no {name}; allowed: every column (internal "
-                                "node) has at least one +1 and one -1 (leaves on both sides)")
+            raise AfrInputError(
+                f"{WHERE}: B: column {j} has no {name}; allowed: every column (internal "
+                "node) has at least one +1 and one -1 (leaves on both sides)"
+            )
     return B
 
 

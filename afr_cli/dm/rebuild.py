@@ -30,8 +30,8 @@ class Split:
     column: int
     feature: int
     threshold: float
-    left: "Leaf | Split"
-    right: "Leaf | Split"
+    left: Leaf | Split
+    right: Leaf | Split
 
 
 class NotATreeTemplate(ValueError):
@@ -56,7 +56,7 @@ def skeleton(B: sp.csr_matrix) -> Skeleton:
     csc.sort_indices()
     by_support: dict[bytes, int] = {}
     for j in range(N):
-        rows = csc.indices[csc.indptr[j]:csc.indptr[j + 1]]
+        rows = csc.indices[csc.indptr[j] : csc.indptr[j + 1]]
         key = rows.astype(np.int64).tobytes()
         if key in by_support:
             raise NotATreeTemplate(f"columns {by_support[key]} and {j} have the same nonzero rows")
@@ -84,16 +84,18 @@ def skeleton(B: sp.csr_matrix) -> Skeleton:
             if used[j]:
                 raise NotATreeTemplate(f"column {j} is reached twice")
             used[j] = True
-            rows = csc.indices[csc.indptr[j]:csc.indptr[j + 1]]
-            signs = csc.data[csc.indptr[j]:csc.indptr[j + 1]]
+            rows = csc.indices[csc.indptr[j] : csc.indptr[j + 1]]
+            signs = csc.data[csc.indptr[j] : csc.indptr[j + 1]]
             for side, out in ((rows[signs < 0], left), (rows[signs > 0], right)):
                 child = _node(np.sort(side), by_support, lab_where=f"below column {j}")
                 out[j] = child
                 if child >= 0:
                     stack.append(child)
     if not used.all():
-        raise NotATreeTemplate(f"column {int(np.flatnonzero(~used)[0])} is no node of any tree "
-                               "(its nonzero rows are not the leaves of a subtree)")
+        raise NotATreeTemplate(
+            f"column {int(np.flatnonzero(~used)[0])} is no node of any tree "
+            "(its nonzero rows are not the leaves of a subtree)"
+        )
     return Skeleton(left, right, roots, tree_of_leaf)
 
 
@@ -104,13 +106,15 @@ def _node(rows: np.ndarray, by_support: dict[bytes, int], lab_where: str) -> int
     j = by_support.get(rows.astype(np.int64).tobytes())
     if j is None:
         shown = ", ".join(map(str, rows[:6])) + (", ..." if len(rows) > 6 else "")
-        raise NotATreeTemplate(f"{lab_where}: no column is nonzero on exactly the leaves {{{shown}}} "
-                               "(a subtree needs one as its root)")
+        raise NotATreeTemplate(
+            f"{lab_where}: no column is nonzero on exactly the leaves {{{shown}}} (a subtree needs one as its root)"
+        )
     return j
 
 
 def nested(sk: Skeleton, features: np.ndarray, thresholds: np.ndarray, values: np.ndarray) -> list:
     """Each tree as nested Split / Leaf objects (built bottom-up, without recursion)."""
+
     def leaf(code: int) -> Leaf:
         return Leaf(int(-1 - code), float(values[-1 - code]))
 

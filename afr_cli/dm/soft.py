@@ -33,6 +33,6 @@ def log_sigmoid(u: np.ndarray) -> np.ndarray:
 def leaf_probabilities(Bplus: sp.csr_matrix, Bminus: sp.csr_matrix, Z: np.ndarray, tau: float) -> np.ndarray:
     """p (L, n) of each leaf for margins Z = S x - t (n, L-1) at temperature tau."""
     U = Z / tau
-    right = log_sigmoid(U)   # log sigmoid(u): the share sent right
-    left = right - U         # log sigmoid(-u) = log sigmoid(u) - u: one logarithm per (row, node)
+    right = log_sigmoid(U)  # log sigmoid(u): the share sent right
+    left = right - U  # log sigmoid(-u) = log sigmoid(u) - u: one logarithm per (row, node)
     return np.exp(np.asarray(Bplus @ right.T) + np.asarray(Bminus @ left.T))

@@ -17,13 +17,13 @@ import sys
 import numpy as np
 
 from afr_cli.config.experiment import Experiment, Protocol
+from afr_cli.core.plugin_registry import exit_refused, said
+from afr_cli.core.quiet_interrupt import doing
 from afr_cli.data import load_dataset
 from afr_cli.data.checks import check_enough_rows, small_data_warning
 from afr_cli.data.files import DatasetSource, LoadedDataset, LoaderDataset, load_source
-from afr_cli.errors import AfrInputError
-from afr_cli.core.plugin_registry import exit_refused, said
-from afr_cli.core.quiet_interrupt import doing
 from afr_cli.engine.split_targets import check_split_targets
+from afr_cli.errors import AfrInputError
 
 
 def test_fractions(protocol: Protocol) -> tuple[float, ...]:
@@ -31,8 +31,9 @@ def test_fractions(protocol: Protocol) -> tuple[float, ...]:
     return tuple(round(1.0 - f, 10) for f in protocol.train_fractions) or (protocol.test_fraction,)
 
 
-def load_experiment_data(exp: Experiment, names: tuple[str, ...] | None = None, registered: bool = True
-                         ) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], dict[str, dict]]:
+def load_experiment_data(
+    exp: Experiment, names: tuple[str, ...] | None = None, registered: bool = True
+) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], dict[str, dict]]:
     """(arrays by dataset name, identity by name of each file or loader dataset) for ``names``
     (default: all the experiment's). ``registered=False`` skips the papers' sets (for ``afr
     validate``, which checks the user's data but needs no UCI cache)."""
@@ -67,16 +68,20 @@ def load_user_source(source: DatasetSource) -> LoadedDataset:
             with exit_refused():
                 importlib.import_module(module_name)  # imported here, so an exit while imported is named so
         except (Exception, SystemExit) as err:
-            raise AfrInputError(f"{source.where}: cannot import it ({said(err, 'while being imported')}); "
-                                f"{source.import_fix()}") from None
+            raise AfrInputError(
+                f"{source.where}: cannot import it ({said(err, 'while being imported')}); {source.import_fix()}"
+            ) from None
         try:
             with exit_refused():
                 loaded = load_source(source)
         except SystemExit as err:
-            raise AfrInputError(f"{source.where}: {said(err, 'when afr called it')}; a loader must return (X, y)") from None
+            raise AfrInputError(
+                f"{source.where}: {said(err, 'when afr called it')}; a loader must return (X, y)"
+            ) from None
     if loaded.X.shape[1] == 0:
-        raise AfrInputError(f"{source.where}: returned X {loaded.X.shape} with no feature column; expected X (n, m) "
-                            "with m >= 1")
+        raise AfrInputError(
+            f"{source.where}: returned X {loaded.X.shape} with no feature column; expected X (n, m) with m >= 1"
+        )
     return loaded
 
 

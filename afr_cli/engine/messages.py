@@ -31,7 +31,7 @@ def _shell(words: list[str]) -> str:
 def _without_out(cmd: list[str]) -> list[str]:
     if "--out" in cmd:
         i = cmd.index("--out")
-        return cmd[:i] + cmd[i + 2:]
+        return cmd[:i] + cmd[i + 2 :]
     return cmd
 
 
@@ -49,17 +49,21 @@ def complete_message(exp: Experiment, store_dir: Path, done: set[tuple[str, str,
     """Nothing to run: the experiment is complete; how to see it, extend it or run it elsewhere."""
     most = max((r for d, b, r in done if d in exp.datasets), default=exp.protocol.reps - 1) + 1
     more = max(2 * most, most + 1)
-    return "\n".join([
-        f"{exp.name}: complete, nothing to run; the store holds {stored_repetitions(exp, done)} "
-        f"({len(exp.datasets)} datasets x {len(exp.bases)} bases) in {store_dir}",
-        f"  its table:        afr table --results {shlex.quote(str(store_dir))}",
-        f"  more repetitions: {_shell(command + ['--reps', str(more)])}  (computes only the new ones)",
-        f"  a new store:      {_shell(_without_out(command) + ['--out', 'DIR'])}",
-    ])
+    return "\n".join(
+        [
+            f"{exp.name}: complete, nothing to run; the store holds {stored_repetitions(exp, done)} "
+            f"({len(exp.datasets)} datasets x {len(exp.bases)} bases) in {store_dir}",
+            f"  its table:        afr table --results {shlex.quote(str(store_dir))}",
+            f"  more repetitions: {_shell(command + ['--reps', str(more)])}  (computes only the new ones)",
+            f"  a new store:      {_shell(_without_out(command) + ['--out', 'DIR'])}",
+        ]
+    )
 
 
 def interrupted_message(store_dir: Path, stored: int, target: int, command: list[str] | None) -> str:
     """One line after Ctrl-C: how many units are stored and that the same command resumes."""
     again = _shell(command) if command else "the same `afr run` command"
-    return (f"{store_dir}: {stored} of {target} units stored; re-running the same command "
-            f"({again}) resumes with the missing ones")
+    return (
+        f"{store_dir}: {stored} of {target} units stored; re-running the same command "
+        f"({again}) resumes with the missing ones"
+    )

@@ -4,7 +4,8 @@ failed and the run ends with one line naming the unit, the plugin and the call.
 
 An exception raised by afr's own code in a unit is a bug of afr and keeps its traceback; one
 with a frame in a plugin's module is the plugin's, reported in one line naming the call afr made
-into it and the line that failed, since its author can reproduce it from the unit's name. An exit attempt (``sys.exit``, ``os._exit``) inside
+into it and the line that failed, since its author can reproduce it from the unit's name. An exit attempt
+(``sys.exit``, ``os._exit``) inside
 a unit is never afr's: it is always one line, never the process's silent exit.
 """
 
@@ -15,10 +16,10 @@ from pathlib import Path
 from types import TracebackType
 
 from afr_cli.config.experiment import Experiment
+from afr_cli.core.plugin_registry import WrongPredictions, exit_said
 from afr_cli.ensembles import ENSEMBLES
 from afr_cli.errors import RunFailed
 from afr_cli.models import FAMILIES
-from afr_cli.core.plugin_registry import WrongPredictions, exit_said
 
 
 class UnitFailed(RunFailed):
@@ -115,8 +116,10 @@ def _family_name(exp: Experiment, family: str) -> str:
 
 
 def _failed(unit: str, what: str) -> UnitFailed:
-    return UnitFailed(f"unit {unit} failed: {what}; the unit is not stored, the units stored before it are kept, "
-                      "and rerunning the command resumes")
+    return UnitFailed(
+        f"unit {unit} failed: {what}; the unit is not stored, the units stored before it are kept, "
+        "and rerunning the command resumes"
+    )
 
 
 def worker_died(where: str, experiments: list[Experiment]) -> RunFailed:
@@ -124,6 +127,8 @@ def worker_died(where: str, experiments: list[Experiment]) -> RunFailed:
     C code): one line naming the plugins it may have been running."""
     used = list(dict.fromkeys(name for exp in experiments for name in plugin_names(exp)))
     suspects = f"; its units run the plugin{'s' * (len(used) > 1)} {', '.join(used)}" if used else ""
-    return RunFailed(f"{where}: a worker process died while computing a unit (killed by a signal, out of memory, or a "
-                     f"plugin ending its process){suspects}; the units stored so far are whole, and rerunning the "
-                     "same command resumes")
+    return RunFailed(
+        f"{where}: a worker process died while computing a unit (killed by a signal, out of memory, or a "
+        f"plugin ending its process){suspects}; the units stored so far are whole, and rerunning the "
+        "same command resumes"
+    )

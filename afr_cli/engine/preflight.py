@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 
 from afr_cli.config.experiment import Experiment
-from afr_cli.errors import AfrInputError
 from afr_cli.core.path_rules import directory_error
+from afr_cli.errors import AfrInputError
 
 MAX_UNITS = 10_000_000  # datasets x bases x protocol points x repetitions
 MAX_GRID_POINTS = 1_000_000  # per model: the product of its grid's lengths
@@ -51,8 +51,10 @@ def check_runnable(exp: Experiment, rows: dict[str, int] | None = None) -> None:
     axes = exp.protocol.axes()
     units = len(exp.datasets) * len(exp.bases) * len(axes) * exp.protocol.reps
     if units > MAX_UNITS:
-        raise AfrInputError(f"{src}: protocol.reps: {exp.protocol.reps} repetitions make {units} units; "
-                            f"allowed: at most {MAX_UNITS} units in one experiment")
+        raise AfrInputError(
+            f"{src}: protocol.reps: {exp.protocol.reps} repetitions make {units} units; "
+            f"allowed: at most {MAX_UNITS} units in one experiment"
+        )
     for i, model in enumerate(exp.models):
         points = math.prod(len(v) for v in model.grid.values())
         if points > MAX_GRID_POINTS:
@@ -82,18 +84,24 @@ def _check_split(exp: Experiment, dataset: str, n: int, fraction: float, inner: 
     shown = f"train fraction {fraction:g}" if axis else f"test_fraction {exp.protocol.test_fraction:g}"
     n_train, n_test = split_sizes(n, round(1.0 - fraction, 12), exp.protocol.seeding == "rep-index")
     if n_test < 2 or n_train < 2:
-        raise AfrInputError(f"{src}: {key}: {shown} leaves {n_train} training and {n_test} test rows of "
-                            f"{dataset}'s {n}; each needs at least 2 (R^2 is undefined on fewer)")
+        raise AfrInputError(
+            f"{src}: {key}: {shown} leaves {n_train} training and {n_test} test rows of "
+            f"{dataset}'s {n}; each needs at least 2 (R^2 is undefined on fewer)"
+        )
     smallest = n_train
     if inner:
         folds = exp.protocol.inner_folds
         if n_train // folds < 2:
-            raise AfrInputError(f"{src}: protocol.inner_folds: {folds} folds of {dataset}'s {n_train} training rows "
-                                f"({shown}) leave fewer than 2 rows in a fold; allowed: at most {n_train // 2}")
+            raise AfrInputError(
+                f"{src}: protocol.inner_folds: {folds} folds of {dataset}'s {n_train} training rows "
+                f"({shown}) leave fewer than 2 rows in a fold; allowed: at most {n_train // 2}"
+            )
         smallest = n_train - math.ceil(n_train / folds)
     for b, base in enumerate(exp.bases):
         leaf = base.params.get("min_samples_leaf")
         if isinstance(leaf, int) and leaf > smallest:
-            raise AfrInputError(f"{src}: bases[{b}].min_samples_leaf: {leaf} is more than the {smallest} rows a "
-                                f"forest of {dataset} is fitted on ({shown}{', inner folds' if inner else ''}); "
-                                f"allowed: at most {smallest}")
+            raise AfrInputError(
+                f"{src}: bases[{b}].min_samples_leaf: {leaf} is more than the {smallest} rows a "
+                f"forest of {dataset} is fitted on ({shown}{', inner folds' if inner else ''}); "
+                f"allowed: at most {smallest}"
+            )

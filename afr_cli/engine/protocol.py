@@ -20,14 +20,14 @@ from sklearn.model_selection import KFold, train_test_split
 from sklearn.preprocessing import MinMaxScaler, StandardScaler
 
 from afr_cli.config.experiment import Base, Experiment, ModelConfig
-from afr_cli.ensembles import FittedEnsemble
-from afr_cli.errors import SolverError
-from afr_cli.models import get_family
 from afr_cli.core.plugin_registry import checked_predictions
 from afr_cli.engine.seeds import derive_seed
 from afr_cli.engine.shared_work import SharedWork
-from afr_cli.solvers.solve import SolveResult
+from afr_cli.ensembles import FittedEnsemble
+from afr_cli.errors import SolverError
+from afr_cli.models import get_family
 from afr_cli.solvers.memo import SolveMemo
+from afr_cli.solvers.solve import SolveResult
 from afr_cli.store import UnitRecord
 
 REFIT = -1  # the stage index of "fit on the whole 80 %, score on the 20 %"
@@ -64,7 +64,7 @@ class _PointScores:
 
     def __init__(self, points: list[dict]):
         self.points = points
-        self.cv = [[] for _ in points]      # per point: metrics of each CV fold
+        self.cv = [[] for _ in points]  # per point: metrics of each CV fold
         self.test: list[dict | None] = [None] * len(points)
         self.status: Counter = Counter()
         self.solves: list[list[list]] = [[] for _ in points]  # per point: one solve_entry per stage
@@ -108,8 +108,9 @@ class UnitSeeds:
         return np.random.default_rng(derive_seed(self.exp.seed, self.dataset, self.rep, *self.axis, stage, "noise"))
 
 
-def add_noise(exp: Experiment, eta: float, rng: np.random.Generator, Xtr: np.ndarray, ytr: np.ndarray,
-              Xq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def add_noise(
+    exp: Experiment, eta: float, rng: np.random.Generator, Xtr: np.ndarray, ytr: np.ndarray, Xq: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """(training targets, query features) with N(0, (eta sigma)^2) noise where ``noise_on`` says:
     query features (sigma_j = feature j's std on the training part), training targets (sigma =
     the training targets' std), or both; the scored targets stay clean. eta = 0 changes nothing."""
@@ -144,8 +145,7 @@ class FinalStage:
     ensemble: FittedEnsemble
 
 
-def refit_final_stage(exp: Experiment, dataset: str, base: Base, rep: int, X: np.ndarray,
-                      y: np.ndarray) -> FinalStage:
+def refit_final_stage(exp: Experiment, dataset: str, base: Base, rep: int, X: np.ndarray, y: np.ndarray) -> FinalStage:
     """The ensemble of (dataset, base, rep)'s final stage (fit on the training part, scored on the
     test part), refit exactly as ``run_unit`` fits it at the config's own split and without noise."""
     seeds = UnitSeeds(exp, dataset, base, rep)
@@ -162,9 +162,17 @@ def needs_inner_cv(exp: Experiment) -> bool:
     return any(m.best_of or len(m.grid_points()) > 1 for m in exp.models)
 
 
-def run_unit(exp: Experiment, dataset: str, base: Base, rep: int, X: np.ndarray, y: np.ndarray,
-             train_fraction: float | None = None, noise_eta: float = 0.0,
-             shared: SharedWork | None = None) -> UnitRecord:
+def run_unit(
+    exp: Experiment,
+    dataset: str,
+    base: Base,
+    rep: int,
+    X: np.ndarray,
+    y: np.ndarray,
+    train_fraction: float | None = None,
+    noise_eta: float = 0.0,
+    shared: SharedWork | None = None,
+) -> UnitRecord:
     """All models of the experiment on one (dataset, base, repetition) at one point of the protocol
     axes (training fraction: None = 1 - test_fraction; noise level eta); nothing is written here.
     ``shared``: the work this unit shares with the other units of its task (``afr_cli.engine.tasks``);
@@ -208,14 +216,32 @@ def run_unit(exp: Experiment, dataset: str, base: Base, rep: int, X: np.ndarray,
         results.append(selected[model.id])
         grid.extend(_grid_rows(model, scores[model.id]))
     stored_fraction = round(1.0 - exp.protocol.test_fraction, 10) if train_fraction is None else train_fraction
-    return UnitRecord(dataset, base.id, rep, seeds.split, len(train), len(test), forest_seconds,
-                      time.perf_counter() - t_unit, results, grid,
-                      {"train_fraction": stored_fraction, "noise_eta": noise_eta},
-                      cpu_seconds=time.process_time() - cpu_unit)
+    return UnitRecord(
+        dataset,
+        base.id,
+        rep,
+        seeds.split,
+        len(train),
+        len(test),
+        forest_seconds,
+        time.perf_counter() - t_unit,
+        results,
+        grid,
+        {"train_fraction": stored_fraction, "noise_eta": noise_eta},
+        cpu_seconds=time.process_time() - cpu_unit,
+    )
 
 
-def _score_model(model: ModelConfig, s: _PointScores, stage: _Stage, train_rows, query_rows,
-                 ytr: np.ndarray, yq: np.ndarray, memo: SolveMemo) -> None:
+def _score_model(
+    model: ModelConfig,
+    s: _PointScores,
+    stage: _Stage,
+    train_rows,
+    query_rows,
+    ytr: np.ndarray,
+    yq: np.ndarray,
+    memo: SolveMemo,
+) -> None:
     """Every grid point of one model on one stage; features are reused across mixing values, and
     a problem solved before in the unit (or its task) is not solved again (``memo``)."""
     t0 = time.perf_counter()
@@ -240,8 +266,12 @@ def _score_model(model: ModelConfig, s: _PointScores, stage: _Stage, train_rows,
             s.solves[i].append(solve_entry(stage.index, result))
             if result.fell_back:
                 s.status["fallbacks"] += 1
-        _record(s, i, stage, metrics(yq, checked_predictions(model.family, family.predict(feats_query, mixing, theta),
-                                                             len(yq))))
+        _record(
+            s,
+            i,
+            stage,
+            metrics(yq, checked_predictions(model.family, family.predict(feats_query, mixing, theta), len(yq))),
+        )
     s.seconds += time.perf_counter() - t0
 
 
@@ -281,16 +311,21 @@ def _select(s: _PointScores, exp: Experiment) -> int:
     return min(finite, key=lambda i: (key(values[i]), i))
 
 
-def _selected_row(model: ModelConfig, s: _PointScores, exp: Experiment, where: str,
-                  at: dict | None = None) -> dict:
+def _selected_row(model: ModelConfig, s: _PointScores, exp: Experiment, where: str, at: dict | None = None) -> dict:
     """The model's row at its chosen grid point, or at ``at`` (the point its select_as model chose)."""
     try:
         i = _select(s, exp) if at is None else s.points.index(at)
     except SolverError as err:
         raise SolverError(f"{where}, model {model.id}: {err} ({dict(s.status)})") from None
-    row = {"model": model.id, **s.test[i], "params": s.points[i], "selection": exp.protocol.selection,
-           "cv_score": s.cv_mean(i, exp.protocol.select_by), "solver_status": dict(s.status),
-           "seconds": s.seconds}
+    row = {
+        "model": model.id,
+        **s.test[i],
+        "params": s.points[i],
+        "selection": exp.protocol.selection,
+        "cv_score": s.cv_mean(i, exp.protocol.select_by),
+        "solver_status": dict(s.status),
+        "seconds": s.seconds,
+    }
     return _no_per_rep_choice(row) if exp.protocol.selection == "best-test" and len(s.points) > 1 else row
 
 
@@ -310,13 +345,27 @@ def _best_of_row(model: ModelConfig, rows: list[dict], exp: Experiment) -> dict:
     status = Counter()
     for r in parts:
         status.update(r["solver_status"])
-    row = {**best, "model": model.id, "params": {"component": best["model"], **best["params"]},
-           "solver_status": dict(status), "seconds": sum(r["seconds"] for r in parts)}
+    row = {
+        **best,
+        "model": model.id,
+        "params": {"component": best["model"], **best["params"]},
+        "solver_status": dict(status),
+        "seconds": sum(r["seconds"] for r in parts),
+    }
     return _no_per_rep_choice(row) if use_test else row
 
 
 def _grid_rows(model: ModelConfig, s: _PointScores) -> list[dict]:
-    return [{"model": model.id, "point": point, "cv_r2": s.cv_mean(i, "r2"), "cv_mae": s.cv_mean(i, "mae"),
-             "test_r2": s.test[i]["r2"], "test_mae": s.test[i]["mae"], "test_rmse": s.test[i]["rmse"],
-             "solves": s.solves[i]}
-            for i, point in enumerate(s.points)]
+    return [
+        {
+            "model": model.id,
+            "point": point,
+            "cv_r2": s.cv_mean(i, "r2"),
+            "cv_mae": s.cv_mean(i, "mae"),
+            "test_r2": s.test[i]["r2"],
+            "test_mae": s.test[i]["mae"],
+            "test_rmse": s.test[i]["rmse"],
+            "solves": s.solves[i],
+        }
+        for i, point in enumerate(s.points)
+    ]

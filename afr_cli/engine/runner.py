@@ -14,11 +14,12 @@ import platform
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from importlib import metadata
+from collections.abc import Callable
 from contextlib import ExitStack, nullcontext
-from typing import Any, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib import metadata
+from typing import Any
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs, parallel_config
@@ -26,22 +27,27 @@ from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 from afr_cli.config.experiment import Experiment
-from afr_cli.errors import AfrInputError, RunInterrupted
-from afr_cli.engine.experiment_data import load_experiment_data
-from afr_cli.engine.plugin_faults import UnitFailed, unit_failure, worker_died
 from afr_cli.config.plugin_files import activate
 from afr_cli.core.plugin_registry import exit_refused
-from afr_cli.engine.preflight import check_runnable
-from afr_cli.core.quiet_interrupt import (Terminated, cancelled_tasks_unannounced, interrupts_ignored, quiet_worker,
-                                     start_quiet_resource_tracker)
+from afr_cli.core.quiet_interrupt import (
+    Terminated,
+    cancelled_tasks_unannounced,
+    interrupts_ignored,
+    quiet_worker,
+    start_quiet_resource_tracker,
+)
+from afr_cli.core.version import git_output
+from afr_cli.engine.experiment_data import load_experiment_data
 from afr_cli.engine.messages import complete_message, interrupted_message
+from afr_cli.engine.plugin_faults import UnitFailed, unit_failure, worker_died
+from afr_cli.engine.preflight import check_runnable
+from afr_cli.engine.shared_work import Speedups
+from afr_cli.engine.tasks import FusedTask, fuse_tasks, run_fused_task, unit_tasks
+from afr_cli.errors import AfrInputError, RunInterrupted
 from afr_cli.store import STORE_FILE, ResultsStore, UnitRecord, axis_defaults, has_results, open_existing
 from afr_cli.store.export import export_store, seed_store
 from afr_cli.store.faults import storage_faults
 from afr_cli.store.lock import StoreLock
-from afr_cli.engine.shared_work import Speedups
-from afr_cli.engine.tasks import FusedTask, fuse_tasks, run_fused_task, unit_tasks
-from afr_cli.core.version import git_output
 
 BACKENDS = ("loky", "dask")
 
@@ -75,15 +81,32 @@ def manifest_for(exp: Experiment, data_identity: dict[str, dict] | None = None) 
     ``data``, each file or loader dataset's identity (sha256, rows, columns), so a changed file
     cannot extend the store (registered datasets are fixed by the registry and add nothing)."""
     versions = {}
-    for pkg in ("numpy", "scipy", "scikit-learn", "cvxpy", "ecos", "clarabel", "osqp", "daqp", "piqp", "pandas",
-                "joblib"):
+    for pkg in (
+        "numpy",
+        "scipy",
+        "scikit-learn",
+        "cvxpy",
+        "ecos",
+        "clarabel",
+        "osqp",
+        "daqp",
+        "piqp",
+        "pandas",
+        "joblib",
+    ):
         try:
             versions[pkg] = metadata.version(pkg)
         except metadata.PackageNotFoundError:
             versions[pkg] = None
     versions["python"] = platform.python_version()
-    manifest = {"experiment": exp.name, "config": exp.raw, "config_source": exp.source,
-                "config_hash": exp.unit_hash(), "versions": versions, "git_commit": _git_commit()}
+    manifest = {
+        "experiment": exp.name,
+        "config": exp.raw,
+        "config_source": exp.source,
+        "config_hash": exp.unit_hash(),
+        "versions": versions,
+        "git_commit": _git_commit(),
+    }
     if data_identity:
         manifest["data"] = dict(data_identity)
     return manifest
@@ -107,12 +130,24 @@ def run_history(previous: dict, manifest: dict, reps: int, stored: int, target: 
     versions are the latest run's)."""
     runs = list(previous.get("runs", []))
     if previous and not runs:  # a store from before run histories: keep what its manifest said
-        runs.append({"git_commit": previous.get("git_commit"), "versions": previous.get("versions"),
-                     "note": "recorded before run histories; this run's units may span several runs"})
-    runs.append({"started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                 "git_commit": manifest["git_commit"], "code_modified": _code_modified(),
-                 "versions": manifest["versions"], "reps": reps, "units_stored_before": stored,
-                 **({"target": target} if target else {})})
+        runs.append(
+            {
+                "git_commit": previous.get("git_commit"),
+                "versions": previous.get("versions"),
+                "note": "recorded before run histories; this run's units may span several runs",
+            }
+        )
+    runs.append(
+        {
+            "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "git_commit": manifest["git_commit"],
+            "code_modified": _code_modified(),
+            "versions": manifest["versions"],
+            "reps": reps,
+            "units_stored_before": stored,
+            **({"target": target} if target else {}),
+        }
+    )
     return runs
 
 
@@ -120,15 +155,25 @@ def run_target(exp: Experiment, jobs: int) -> dict:
     """What a run sets out to store (datasets x bases x repetitions 0..reps-1) and who runs it
     (host, process id, workers), recorded at its start so ``afr status`` can show its progress
     and an ETA while it runs."""
-    return {"datasets": list(exp.datasets), "bases": [b.id for b in exp.bases], "reps": exp.protocol.reps,
-            "units": len(exp.datasets) * len(exp.bases) * len(exp.protocol.axes()) * exp.protocol.reps,
-            "host": platform.node(),
-            "pid": os.getpid(), "workers": effective_n_jobs(jobs)}
+    return {
+        "datasets": list(exp.datasets),
+        "bases": [b.id for b in exp.bases],
+        "reps": exp.protocol.reps,
+        "units": len(exp.datasets) * len(exp.bases) * len(exp.protocol.axes()) * exp.protocol.reps,
+        "host": platform.node(),
+        "pid": os.getpid(),
+        "workers": effective_n_jobs(jobs),
+    }
 
 
-def prepare_store(exp: Experiment, fresh: bool, confirm: Callable[[str], bool] | None = None,
-                  jobs: int = 1, data_identity: dict[str, dict] | None = None, lock: StoreLock | None = None
-                  ) -> tuple[ResultsStore, list[tuple]]:
+def prepare_store(
+    exp: Experiment,
+    fresh: bool,
+    confirm: Callable[[str], bool] | None = None,
+    jobs: int = 1,
+    data_identity: dict[str, dict] | None = None,
+    lock: StoreLock | None = None,
+) -> tuple[ResultsStore, list[tuple]]:
     """Open the experiment's store and list its missing units (dataset, base index, (train fraction,
     noise level), rep); refuse
     a store made by a different config unless ``fresh``. A missing store is seeded from the
@@ -145,8 +190,9 @@ def prepare_store(exp: Experiment, fresh: bool, confirm: Callable[[str], bool] |
         store.check_writable()
         if lock is not None:
             lock.acquire()  # listed again under the lock; --fresh was confirmed already
-            fresh, previous, done, todo = _missing_units(exp, asked, (lambda question: True) if asked else confirm,
-                                                         data_identity)
+            fresh, previous, done, todo = _missing_units(
+                exp, asked, (lambda question: True) if asked else confirm, data_identity
+            )
     if todo:
         if fresh:
             store.delete()
@@ -163,14 +209,18 @@ def prepare_store(exp: Experiment, fresh: bool, confirm: Callable[[str], bool] |
 def _stored_point(point: tuple[float, ...], manifest: dict) -> tuple[float, ...]:
     """A config's axis point (train_fraction, noise_eta) as the store keys it: every declared axis
     in order, the ones the config does not vary at their defaults, rounded as keys are compared."""
-    return tuple(round(v, 9) for v in (*point, *axis_defaults(manifest)[len(point):]))
+    return tuple(round(v, 9) for v in (*point, *axis_defaults(manifest)[len(point) :]))
 
 
 def _holds_no_unit(held, manifest: dict, exp: Experiment) -> bool:
     """A store made by another config that holds no unit (a first run that failed): it is started
     afresh, since it must never block the corrected config's run."""
-    return (bool(manifest) and manifest.get("config_hash") != exp.unit_hash() and held.source == "store"
-            and not held.done_unit_keys())
+    return (
+        bool(manifest)
+        and manifest.get("config_hash") != exp.unit_hash()
+        and held.source == "store"
+        and not held.done_unit_keys()
+    )
 
 
 def missing_units(exp: Experiment, held, data_identity: dict[str, dict] | None = None) -> tuple[set, list[tuple]]:
@@ -185,17 +235,25 @@ def missing_units(exp: Experiment, held, data_identity: dict[str, dict] | None =
         if old != exp.unit_hash():
             raise AfrInputError(
                 f"{exp.source}: the store {held.path} was made by a different config (hash {old} != "
-                f"{exp.unit_hash()}); use --fresh --yes to discard it or --out DIR for a new store")
+                f"{exp.unit_hash()}); use --fresh --yes to discard it or --out DIR for a new store"
+            )
         _check_same_data(exp, held, manifest, data_identity or {})
-    done = {(d, b, *(round(v, 9) for v in point), r) for d, b, *point, r in held.done_unit_keys()} if manifest else set()
+    done = (
+        {(d, b, *(round(v, 9) for v in point), r) for d, b, *point, r in held.done_unit_keys()} if manifest else set()
+    )
     return done, _todo(exp, done, manifest)
 
 
 def _todo(exp: Experiment, done: set, manifest: dict) -> list[tuple]:
     """The experiment's units (dataset, base index, axis point, rep) whose key is not in ``done``."""
-    return [(d, b, a, r) for d in exp.datasets for b in range(len(exp.bases)) for a in exp.protocol.axes()
-            for r in range(exp.protocol.reps)
-            if (d, exp.bases[b].id, *_stored_point(a, manifest), r) not in done]
+    return [
+        (d, b, a, r)
+        for d in exp.datasets
+        for b in range(len(exp.bases))
+        for a in exp.protocol.axes()
+        for r in range(exp.protocol.reps)
+        if (d, exp.bases[b].id, *_stored_point(a, manifest), r) not in done
+    ]
 
 
 def _check_same_data(exp: Experiment, held, previous: dict, data_identity: dict[str, dict]) -> None:
@@ -213,11 +271,13 @@ def _check_same_data(exp: Experiment, held, previous: dict, data_identity: dict[
             raise AfrInputError(
                 f"{source.where}: dataset {name} changed since the store {held.path} was made ({key} {old} != "
                 f"{new}); restore the data and its entry, or use --fresh --yes to discard the store or --out DIR "
-                "for a new store")
+                "for a new store"
+            )
 
 
-def _missing_units(exp: Experiment, fresh: bool, confirm: Callable[[str], bool] | None,
-                   data_identity: dict[str, dict] | None) -> tuple[bool, dict, set, list[tuple]]:
+def _missing_units(
+    exp: Experiment, fresh: bool, confirm: Callable[[str], bool] | None, data_identity: dict[str, dict] | None
+) -> tuple[bool, dict, set, list[tuple]]:
     """(fresh, the held manifest, the stored unit keys, the missing units) of the experiment's store;
     a store holding no unit is started afresh whatever config made it."""
     held = _held(exp, fresh)
@@ -255,8 +315,10 @@ def _confirm_fresh(held, confirm: Callable[[str], bool] | None) -> None:
         count = f"{units} unit{'s' * (units != 1)} of results"
     question = f"{held.directory} holds {count}; delete them and start afresh?"
     if confirm is None:
-        raise AfrInputError(f"{held.directory}: holds {count}; --fresh would delete them; add --yes to "
-                            f"confirm, or use --out DIR for a new store")
+        raise AfrInputError(
+            f"{held.directory}: holds {count}; --fresh would delete them; add --yes to "
+            f"confirm, or use --out DIR for a new store"
+        )
     if not confirm(question):
         raise AfrInputError(f"{held.directory}: --fresh not confirmed; nothing was changed")
 
@@ -273,8 +335,13 @@ class _Running:
     exported: bool = False
 
 
-def _run_task(indices: list[int], experiments: list[Experiment], task: FusedTask,
-              data: list[tuple[np.ndarray, np.ndarray]], speedups: Speedups) -> list[tuple[int, UnitRecord]]:
+def _run_task(
+    indices: list[int],
+    experiments: list[Experiment],
+    task: FusedTask,
+    data: list[tuple[np.ndarray, np.ndarray]],
+    speedups: Speedups,
+) -> list[tuple[int, UnitRecord]]:
     """The units of one task (``afr_cli.engine.tasks``: units sharing a forest or solves run together,
     of one experiment or of several), as (``indices[i]``, record) for part experiment i.
 
@@ -346,8 +413,10 @@ def _announce(r: _Running, options: RunOptions, echo) -> None:
     """The experiment's units: stored, to run and where; a complete one says how to extend it."""
     exp, n_axes = r.exp, len(r.exp.protocol.axes())
     axes_text = f" x {n_axes} (train fraction, noise)" if n_axes > 1 else ""
-    echo(f"{exp.name}: {r.total} units ({len(exp.datasets)} datasets x {len(exp.bases)} bases{axes_text} x "
-         f"{exp.protocol.reps} reps), {r.total - len(r.todo)} already stored, {len(r.todo)} to run -> {r.store.path}")
+    echo(
+        f"{exp.name}: {r.total} units ({len(exp.datasets)} datasets x {len(exp.bases)} bases{axes_text} x "
+        f"{exp.protocol.reps} reps), {r.total - len(r.todo)} already stored, {len(r.todo)} to run -> {r.store.path}"
+    )
     if not r.todo and options.command:
         held = open_existing(exp.results)  # the store, or its committed export on a fresh clone
         echo(complete_message(exp, r.store.directory, held.done_units(), options.command))
@@ -367,8 +436,9 @@ def _run_locked(active: list[_Running], options: RunOptions, echo) -> None:
         short = [(r, stored) for r, stored in counts if stored < r.total]
         if short:
             r, stored = short[0]
-            stopped = RunInterrupted(interrupted_message(r.store.directory, stored, r.total,
-                                                         options.resume or options.command))
+            stopped = RunInterrupted(
+                interrupted_message(r.store.directory, stored, r.total, options.resume or options.command)
+            )
             if isinstance(stop, Terminated):
                 stopped.exit_code = Terminated.exit_code
             raise stopped from None
@@ -385,8 +455,11 @@ def _run_locked(active: list[_Running], options: RunOptions, echo) -> None:
 def _stored_of_target(r: _Running) -> int:
     """How many of the experiment's target units its store holds."""
     exp = r.exp
-    return sum(1 for d, b, *_, rep in r.store.done_unit_keys()
-               if d in exp.datasets and rep < exp.protocol.reps and b in {x.id for x in exp.bases})
+    return sum(
+        1
+        for d, b, *_, rep in r.store.done_unit_keys()
+        if d in exp.datasets and rep < exp.protocol.reps and b in {x.id for x in exp.bases}
+    )
 
 
 def _export_complete(active: list[_Running], options: RunOptions, echo) -> None:
@@ -489,5 +562,11 @@ class _DaskContext:
 
 
 def _progress(total: int, enabled: bool):
-    return tqdm(total=total, unit="unit", disable=not enabled, file=sys.stderr, dynamic_ncols=True,
-                bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} units [{elapsed}<{remaining}, {rate_fmt}]")
+    return tqdm(
+        total=total,
+        unit="unit",
+        disable=not enabled,
+        file=sys.stderr,
+        dynamic_ncols=True,
+        bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} units [{elapsed}<{remaining}, {rate_fmt}]",
+    )

@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from afr_cli.config.experiment import Base
+from afr_cli.engine.forest_cache import ForestCache
+from afr_cli.ensembles.leaf_statistics import LeafStatistics, RowTensors
 from afr_cli.ensembles.random_forests import forest_prefix
 from afr_cli.ensembles.tree_path import FAST, SKLEARN, check_tree_path, use_tree_path
-from afr_cli.ensembles.leaf_statistics import LeafStatistics, RowTensors
-from afr_cli.engine.forest_cache import ForestCache
 from afr_cli.solvers.memo import SolveMemo
 
 PREFIX_KINDS = ("rf", "ert")  # the kinds whose prefix property tests/test_shared_work.py proves

@@ -16,8 +16,8 @@ import numpy as np
 from sklearn.model_selection import KFold
 
 from afr_cli.config.experiment import Experiment
-from afr_cli.errors import AfrInputError
 from afr_cli.engine.protocol import UnitSeeds, needs_inner_cv
+from afr_cli.errors import AfrInputError
 
 SHOWN = 5  # splits named in the message; the count says how many there are in all
 
@@ -56,4 +56,5 @@ def check_split_targets(exp: Experiment, dataset: str, y: np.ndarray, where: str
     raise AfrInputError(
         f"{where}: the target is constant on the scored rows of {len(found)} of {splits} splits: {named}, so R² "
         f"is undefined there; allowed: a target that varies within every test split and inner fold (more rows, "
-        f"a larger test_fraction, fewer inner_folds, or another seed)")
+        f"a larger test_fraction, fewer inner_folds, or another seed)"
+    )

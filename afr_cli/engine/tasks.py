@@ -92,8 +92,15 @@ def _repeats_a_base(task: UnitTask) -> bool:
     return len(set(bases)) < len(bases)
 
 
-def run_task(exp: Experiment, task: UnitTask, X: np.ndarray, y: np.ndarray, speedups: Speedups = Speedups(),
-             on_unit=None, shared: SharedWork | None = None) -> list[UnitRecord]:
+def run_task(
+    exp: Experiment,
+    task: UnitTask,
+    X: np.ndarray,
+    y: np.ndarray,
+    speedups: Speedups = Speedups(),
+    on_unit=None,
+    shared: SharedWork | None = None,
+) -> list[UnitRecord]:
     """Every unit of the task, in order, sharing its work. ``on_unit(base index, axis)``, when
     given, is called before each unit (the runner names the unit a failure belongs to);
     ``shared``: the SharedWork to use (a fused task's, or one holding a cache), else the task's own."""
@@ -102,8 +109,7 @@ def run_task(exp: Experiment, task: UnitTask, X: np.ndarray, y: np.ndarray, spee
     for b, axis in task.members:
         if on_unit is not None:
             on_unit(b, axis)
-        records.append(run_unit(exp, task.dataset, exp.bases[b], task.rep, X, y, _fraction(exp, axis), axis[1],
-                                shared))
+        records.append(run_unit(exp, task.dataset, exp.bases[b], task.rep, X, y, _fraction(exp, axis), axis[1], shared))
     return records
 
 
@@ -140,13 +146,24 @@ def share_signature(exp: Experiment, task: UnitTask, speedups: Speedups = Speedu
     forest = forest_spec(base, family[1] if family[0] == "prefix" else None)
     train_noise = axis[1] if exp.protocol.noise_on in ("train", "both") else 0.0
     stages = [*range(exp.protocol.inner_folds), REFIT]
-    return (data_key(exp, task.dataset), task.rep, exp.protocol.seeding, seeds.split, seeds.folds,
-            seeds.test_fraction, exp.protocol.inner_folds, exp.scale, train_noise, forest,
-            tuple(seeds.forest(s) for s in stages))
+    return (
+        data_key(exp, task.dataset),
+        task.rep,
+        exp.protocol.seeding,
+        seeds.split,
+        seeds.folds,
+        seeds.test_fraction,
+        exp.protocol.inner_folds,
+        exp.scale,
+        train_noise,
+        forest,
+        tuple(seeds.forest(s) for s in stages),
+    )
 
 
-def fuse_tasks(experiments: list[Experiment], tasks: list[list[UnitTask]],
-               speedups: Speedups = Speedups()) -> list[FusedTask]:
+def fuse_tasks(
+    experiments: list[Experiment], tasks: list[list[UnitTask]], speedups: Speedups = Speedups()
+) -> list[FusedTask]:
     """Each experiment's tasks (``tasks[i]`` of ``experiments[i]``, from ``unit_tasks``) as fused
     tasks: those with equal ``share_signature`` together, in order of first appearance; with
     ``fuse`` off, each task alone."""
@@ -158,8 +175,9 @@ def fuse_tasks(experiments: list[Experiment], tasks: list[list[UnitTask]],
     return [FusedTask(tuple(parts)) for parts in groups.values()]
 
 
-def shared_work_fused(experiments: list[Experiment], task: FusedTask, speedups: Speedups = Speedups(),
-                      cache: ForestCache | None = None) -> SharedWork:
+def shared_work_fused(
+    experiments: list[Experiment], task: FusedTask, speedups: Speedups = Speedups(), cache: ForestCache | None = None
+) -> SharedWork:
     """One SharedWork for every part of a fused task: the largest tree count of each prefix family
     over all its units (when they differ: the others read prefixes, as within one experiment),
     training rows shared when there is more than one part (or a part shares them)."""
@@ -168,17 +186,24 @@ def shared_work_fused(experiments: list[Experiment], task: FusedTask, speedups: 
     return SharedWork(speedups, _largest_counts(bases, speedups), share_rows=share_rows, cache=cache)
 
 
-def run_fused_task(experiments: list[Experiment], task: FusedTask, data: list[tuple[np.ndarray, np.ndarray]],
-                   speedups: Speedups = Speedups(), on_unit=None,
-                   cache: ForestCache | None = None) -> list[tuple[int, UnitRecord]]:
+def run_fused_task(
+    experiments: list[Experiment],
+    task: FusedTask,
+    data: list[tuple[np.ndarray, np.ndarray]],
+    speedups: Speedups = Speedups(),
+    on_unit=None,
+    cache: ForestCache | None = None,
+) -> list[tuple[int, UnitRecord]]:
     """Every unit of every part, in order, on one SharedWork: (experiment index, record) each.
     ``data[i]``: experiment i's (X, y) of the task's dataset; ``on_unit(experiment index, base
     index, axis)`` is called before each unit."""
     shared = shared_work_fused(experiments, task, speedups, cache)
     out = []
     for i, part in task.parts:
+
         def starting(b, axis, i=i):
             if on_unit is not None:
                 on_unit(i, b, axis)
+
         out += [(i, record) for record in run_task(experiments[i], part, *data[i], speedups, starting, shared)]
     return out

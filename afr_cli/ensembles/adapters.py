@@ -32,8 +32,10 @@ def from_fitted(model) -> FittedEnsemble:
         return tree_ensemble(model)
     if isinstance(model, GradientBoostingRegressor):
         return _boosted(model)
-    raise AfrInputError(f"{type(model).__name__}: cannot put attention on it; allowed: a fitted "
-                        "RandomForestRegressor, ExtraTreesRegressor, GradientBoostingRegressor or regression tree")
+    raise AfrInputError(
+        f"{type(model).__name__}: cannot put attention on it; allowed: a fitted "
+        "RandomForestRegressor, ExtraTreesRegressor, GradientBoostingRegressor or regression tree"
+    )
 
 
 def _boosted(model: GradientBoostingRegressor) -> FittedEnsemble:
@@ -45,7 +47,9 @@ def _boosted(model: GradientBoostingRegressor) -> FittedEnsemble:
     elif hasattr(init, "constant_"):
         h0 = float(np.ravel(init.constant_)[0])
     else:
-        raise AfrInputError(f"GradientBoostingRegressor: init={type(init).__name__} gives a non-constant "
-                            "initial prediction; attention needs a constant one (the default, or 'zero')")
+        raise AfrInputError(
+            f"GradientBoostingRegressor: init={type(init).__name__} gives a non-constant "
+            "initial prediction; attention needs a constant one (the default, or 'zero')"
+        )
     trees = [stage[0] for stage in model.estimators_]
     return FittedEnsemble(trees, np.full(len(trees), float(model.learning_rate)), h0, OWN, BOOSTED)

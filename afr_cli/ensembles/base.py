@@ -17,14 +17,21 @@ Families declare which structures they can attend over.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar, Mapping
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 import numpy as np
 
-from afr_cli.ensembles.fast_trees import (forest_leaves, forest_predict, is_forest, rows_for_trees, stacked_leaves,
-                                          tree_predict)
-from afr_cli.errors import AfrInputError
 from afr_cli.core.params import Param
+from afr_cli.ensembles.fast_trees import (
+    forest_leaves,
+    forest_predict,
+    is_forest,
+    rows_for_trees,
+    stacked_leaves,
+    tree_predict,
+)
+from afr_cli.errors import AfrInputError
 
 TRAINING_MEAN, OWN = "training-mean", "own"
 AVERAGE, BOOSTED = "average", "boosted"
@@ -40,16 +47,24 @@ class FittedEnsemble:
     and layout scikit-learn's own calls give (``afr_cli.ensembles.fast_trees``), the same bytes.
     """
 
-    def __init__(self, trees: list, tree_weights: np.ndarray, intercept: float = 0.0,
-                 leaf_values: str = TRAINING_MEAN, structure: str = AVERAGE, model: Any = None,
-                 fast: bool = False):
+    def __init__(
+        self,
+        trees: list,
+        tree_weights: np.ndarray,
+        intercept: float = 0.0,
+        leaf_values: str = TRAINING_MEAN,
+        structure: str = AVERAGE,
+        model: Any = None,
+        fast: bool = False,
+    ):
         if leaf_values not in (TRAINING_MEAN, OWN):
             raise ValueError(f"leaf_values must be {TRAINING_MEAN!r} or {OWN!r}, got {leaf_values!r}")
         self.trees = list(trees)
         self.tree_weights = np.asarray(tree_weights, dtype=float)
         if self.tree_weights.shape != (len(self.trees),):
-            raise ValueError(f"{len(self.trees)} trees need {len(self.trees)} tree weights, "
-                             f"got shape {self.tree_weights.shape}")
+            raise ValueError(
+                f"{len(self.trees)} trees need {len(self.trees)} tree weights, got shape {self.tree_weights.shape}"
+            )
         self.intercept = float(intercept)
         self.leaf_values = leaf_values
         self.structure = structure
@@ -124,10 +139,12 @@ class Ensemble(ABC):
         names = cls.param_names()
         for key in params:
             if key not in names:
-                raise AfrInputError(f"{where}.{key}: unknown key; allowed for kind {cls.name}: "
-                                    f"{', '.join(('id', 'kind') + names)}")
-        return {p.name: p.check(params[p.name], f"{where}.{p.name}") if p.name in params else p.default
-                for p in cls.params}
+                raise AfrInputError(
+                    f"{where}.{key}: unknown key; allowed for kind {cls.name}: {', '.join(('id', 'kind') + names)}"
+                )
+        return {
+            p.name: p.check(params[p.name], f"{where}.{p.name}") if p.name in params else p.default for p in cls.params
+        }
 
     @classmethod
     def default_id(cls, params: Mapping[str, Any]) -> str:
@@ -135,6 +152,9 @@ class Ensemble(ABC):
         the default (RF, ERT, RF@400, DT, GBM-DT)."""
         label = cls.name.upper()
         defaults = {p.name: p.default for p in cls.params}
-        if "n_estimators" in defaults and params.get("n_estimators", defaults["n_estimators"]) != defaults["n_estimators"]:
+        if (
+            "n_estimators" in defaults
+            and params.get("n_estimators", defaults["n_estimators"]) != defaults["n_estimators"]
+        ):
             label += f"@{params['n_estimators']}"
         return label

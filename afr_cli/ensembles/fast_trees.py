@@ -42,8 +42,13 @@ FOREST_CLASSES = (RandomForestRegressor, ExtraTreesRegressor)
 def fits_fast(forest) -> bool:
     """Whether ``fit_forest`` reproduces this unfitted forest's own ``fit`` (a plain regression
     forest: no warm start, no out-of-bag score; anything else is left to scikit-learn)."""
-    return (type(forest) in FOREST_CLASSES and not forest.warm_start and not forest.oob_score
-            and forest.criterion != "poisson" and (forest.bootstrap or forest.max_samples is None))
+    return (
+        type(forest) in FOREST_CLASSES
+        and not forest.warm_start
+        and not forest.oob_score
+        and forest.criterion != "poisson"
+        and (forest.bootstrap or forest.max_samples is None)
+    )
 
 
 def fit_forest(forest, X: np.ndarray, y: np.ndarray):
@@ -52,14 +57,19 @@ def fit_forest(forest, X: np.ndarray, y: np.ndarray):
     if not fits_fast(forest) or hasattr(X, "tocsc"):
         return forest.fit(X, y)
     forest._validate_params()  # what its fit checks first (a bad parameter fails the same way)
-    X, y = validate_data(forest, X, y, multi_output=True, accept_sparse="csc", dtype=np.float32,
-                         ensure_all_finite=False)
+    X, y = validate_data(
+        forest, X, y, multi_output=True, accept_sparse="csc", dtype=np.float32, ensure_all_finite=False
+    )
     template = type(forest.estimator)(criterion=forest.criterion)
     missing = template._compute_missing_values_in_feature_mask(X, estimator_name=type(forest).__name__)
     y = np.atleast_1d(y)
     if y.ndim == 2 and y.shape[1] == 1:
-        warn("A column-vector y was passed when a 1d array was expected. Please change the shape of y to "
-             "(n_samples,), for example using ravel().", DataConversionWarning, stacklevel=2)
+        warn(
+            "A column-vector y was passed when a 1d array was expected. Please change the shape of y to "
+            "(n_samples,), for example using ravel().",
+            DataConversionWarning,
+            stacklevel=2,
+        )
     if y.ndim == 1:
         y = np.reshape(y, (-1, 1))  # as scikit-learn: a reshape keeps the data contiguous
     forest._n_samples, forest.n_outputs_ = y.shape
@@ -79,8 +89,9 @@ def fit_forest(forest, X: np.ndarray, y: np.ndarray):
     return forest
 
 
-def _fit_trees(trees: list, X: np.ndarray, y: np.ndarray, bootstrap: bool, n_bootstrap: int | None,
-               missing: np.ndarray | None) -> None:
+def _fit_trees(
+    trees: list, X: np.ndarray, y: np.ndarray, bootstrap: bool, n_bootstrap: int | None, missing: np.ndarray | None
+) -> None:
     """Each tree fitted on its bootstrap counts (or every row), drawing from its own seed."""
     n = X.shape[0]
     draws = np.random.RandomState(0)  # reseeded per use: what check_random_state(seed) would build anew

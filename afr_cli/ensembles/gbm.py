@@ -23,21 +23,30 @@ import numpy as np
 from sklearn.tree import DecisionTreeRegressor, ExtraTreeRegressor
 from sklearn.utils import check_array, check_random_state
 
+from afr_cli.core.params import ENSEMBLE, Param
 from afr_cli.ensembles.base import BOOSTED, OWN, Ensemble, FittedEnsemble
 from afr_cli.ensembles.fast_trees import tree_predict
-from afr_cli.ensembles.tree_path import fast_trees
 from afr_cli.ensembles.params import MAX_FEATURES, MAX_TREES, MIN_SAMPLES_LEAF
-from afr_cli.core.params import ENSEMBLE, Param
+from afr_cli.ensembles.tree_path import fast_trees
 
 ITERATIONS = Param("n_estimators", ENSEMBLE, 200, 1, MAX_TREES, integer=True, doc="boosting iterations T")
 LEARNING_RATE = Param("learning_rate", ENSEMBLE, 0.01, 0.0, None, low_open=True, doc="constant shrinkage")
-DEPTH = Param("max_depth", ENSEMBLE, 5, 1, None, integer=True, choices=(None,),
-              doc="depth of each learner (null = unlimited)")
+DEPTH = Param(
+    "max_depth", ENSEMBLE, 5, 1, None, integer=True, choices=(None,), doc="depth of each learner (null = unlimited)"
+)
 
 
-def boost(X: np.ndarray, y: np.ndarray, learner: type, seed: int | None, n_estimators: int,
-          learning_rate: float, max_depth: int | None, min_samples_leaf: int,
-          max_features: Any) -> FittedEnsemble:
+def boost(
+    X: np.ndarray,
+    y: np.ndarray,
+    learner: type,
+    seed: int | None,
+    n_estimators: int,
+    learning_rate: float,
+    max_depth: int | None,
+    min_samples_leaf: int,
+    max_features: Any,
+) -> FittedEnsemble:
     """The boosting loop; ``learner`` is a scikit-learn tree class, all drawing from one stream."""
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -48,8 +57,9 @@ def boost(X: np.ndarray, y: np.ndarray, learner: type, seed: int | None, n_estim
     fast = fast_trees() and learner in (DecisionTreeRegressor, ExtraTreeRegressor)  # not a subclass of one's own
     X32 = missing = None
     for _ in range(n_estimators):
-        tree = learner(max_depth=max_depth, min_samples_leaf=min_samples_leaf, max_features=max_features,
-                       random_state=stream)
+        tree = learner(
+            max_depth=max_depth, min_samples_leaf=min_samples_leaf, max_features=max_features, random_state=stream
+        )
         if not fast:
             tree.fit(X, y - fitted)
             fitted += learning_rate * tree.predict(X)

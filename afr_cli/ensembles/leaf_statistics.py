@@ -37,15 +37,15 @@ class LeafStatistics:
         n, T = self.train_leaves.shape
         rows = np.tile(np.arange(n), T)
         # membership[leaf, row] = 1 when training row `row` falls into global leaf `leaf`
-        self.membership = sp.csr_matrix(
-            (np.ones(n * T), (self.train_leaves.T.ravel(), rows)), shape=(self.n_nodes, n))
+        self.membership = sp.csr_matrix((np.ones(n * T), (self.train_leaves.T.ravel(), rows)), shape=(self.n_nodes, n))
         self.counts = np.asarray(self.membership.sum(axis=1)).ravel()
         safe = np.maximum(self.counts, 1)[:, None]
         self.mean_x = np.asarray(self.membership @ self.X) / safe
         self.mean_y = np.asarray(self.membership @ self.y[:, None]).ravel() / safe.ravel()
         # B of every global node: the training mean, or the ensemble's own scaled leaf value
-        self.leaf_value = (np.concatenate(self.ensemble.own_leaf_values())
-                           if self.ensemble.leaf_values == OWN else self.mean_y)
+        self.leaf_value = (
+            np.concatenate(self.ensemble.own_leaf_values()) if self.ensemble.leaf_values == OWN else self.mean_y
+        )
 
     @property
     def forest(self) -> FittedEnsemble:
@@ -64,9 +64,9 @@ class LeafStatistics:
     def members(self, leaf: int) -> np.ndarray:
         """Training rows in one global leaf."""
         m = self.membership
-        return m.indices[m.indptr[leaf]:m.indptr[leaf + 1]]
+        return m.indices[m.indptr[leaf] : m.indptr[leaf + 1]]
 
-    def rows(self, X: np.ndarray | None = None) -> "RowTensors":
+    def rows(self, X: np.ndarray | None = None) -> RowTensors:
         """Keys, values and distances for query rows X (None = the training rows)."""
         if X is None:
             return RowTensors(self, self.X, self.train_leaves, training=True)

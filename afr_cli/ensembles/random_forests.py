@@ -22,8 +22,7 @@ def forest_ensemble(forest, fast: bool = False) -> FittedEnsemble:
     """A fitted scikit-learn forest as a FittedEnsemble: weights 1/T, leaf values the training
     means; ``fast``: it applies and predicts on the fast tree path."""
     T = len(forest.estimators_)
-    return FittedEnsemble(forest.estimators_, np.full(T, 1.0 / T), 0.0, TRAINING_MEAN, AVERAGE, model=forest,
-                          fast=fast)
+    return FittedEnsemble(forest.estimators_, np.full(T, 1.0 / T), 0.0, TRAINING_MEAN, AVERAGE, model=forest, fast=fast)
 
 
 def forest_prefix(fitted: FittedEnsemble, n_trees: int) -> FittedEnsemble:
@@ -52,9 +51,14 @@ class _Forest(Ensemble):
 
     def fit(self, X: np.ndarray, y: np.ndarray, seed: int | None, **params: Any) -> FittedEnsemble:
         p = self.with_defaults(params)
-        forest = self.sklearn_class(n_estimators=p["n_estimators"], min_samples_leaf=p["min_samples_leaf"],
-                                    max_features=p["max_features"], max_depth=p["max_depth"],
-                                    random_state=seed, n_jobs=1)
+        forest = self.sklearn_class(
+            n_estimators=p["n_estimators"],
+            min_samples_leaf=p["min_samples_leaf"],
+            max_features=p["max_features"],
+            max_depth=p["max_depth"],
+            random_state=seed,
+            n_jobs=1,
+        )
         if fast_trees() and fits_fast(forest):  # scikit-learn's own classes (not a subclass of one's own)
             return forest_ensemble(fit_forest(forest, X, y), fast=True)
         return forest_ensemble(forest.fit(X, y))  # single-threaded: the runner parallelises units

@@ -30,6 +30,10 @@ class DecisionTree(Ensemble):
 
     def fit(self, X: np.ndarray, y: np.ndarray, seed: int | None, **params: Any) -> FittedEnsemble:
         p = self.with_defaults(params)
-        tree = DecisionTreeRegressor(min_samples_leaf=p["min_samples_leaf"], max_depth=p["max_depth"],
-                                     max_features=p["max_features"], random_state=seed)
+        tree = DecisionTreeRegressor(
+            min_samples_leaf=p["min_samples_leaf"],
+            max_depth=p["max_depth"],
+            max_features=p["max_features"],
+            random_state=seed,
+        )
         return tree_ensemble(tree.fit(X, y), fast=fast_trees())

@@ -11,17 +11,19 @@ applies and predicts on that path wherever it goes.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Iterator
 
 from afr_cli.errors import AfrInputError
 
 FAST, SKLEARN = "fast", "sklearn"
 TREE_PATHS = (FAST, SKLEARN)
 
-TREES_HELP = ("scikit-learn's trees: fast (its trees built and applied without its per-tree overhead, "
-              "the same bytes) or sklearn (its own fit/apply/predict, the reference)")
+TREES_HELP = (
+    "scikit-learn's trees: fast (its trees built and applied without its per-tree overhead, "
+    "the same bytes) or sklearn (its own fit/apply/predict, the reference)"
+)
 
 _PATH: ContextVar[str] = ContextVar("afr_tree_path", default=FAST)
 

@@ -32,8 +32,14 @@ class Curves:
     selection: str
 
 
-def curve_table(results: pd.DataFrame, dataset: str, models: list[str], metric: str = "rmse",
-                noise_eta: float = 0.0, base: str | None = None) -> Curves:
+def curve_table(
+    results: pd.DataFrame,
+    dataset: str,
+    models: list[str],
+    metric: str = "rmse",
+    noise_eta: float = 0.0,
+    base: str | None = None,
+) -> Curves:
     """Mean and std over reps of ``metric`` per model and training fraction; every problem is a
     one-line AfrInputError naming what is allowed."""
     if metric not in CURVE_METRICS:
@@ -48,15 +54,16 @@ def curve_table(results: pd.DataFrame, dataset: str, models: list[str], metric: 
     rows = rows[rows["base"] == base]
     etas = sorted(rows["noise_eta"].unique())
     if not any(abs(e - noise_eta) < 1e-9 for e in etas):
-        raise AfrInputError(f"--noise-eta: {noise_eta:g} is not in the store; allowed: {', '.join(f'{e:g}' for e in etas)}")
+        raise AfrInputError(
+            f"--noise-eta: {noise_eta:g} is not in the store; allowed: {', '.join(f'{e:g}' for e in etas)}"
+        )
     rows = rows[(rows["noise_eta"] - noise_eta).abs() < 1e-9]
     known = list(dict.fromkeys(rows["model"]))
     for m in models:
         if m not in known:
             raise AfrInputError(f"--model: {m!r} is not in the store for {dataset}; allowed: {', '.join(known)}")
     rows = rows[rows["model"].isin(models)]
-    table = (rows.groupby(["model", "train_fraction"])[metric]
-             .agg(mean="mean", std="std", reps="count").reset_index())
+    table = rows.groupby(["model", "train_fraction"])[metric].agg(mean="mean", std="std", reps="count").reset_index()
     selection = ", ".join(sorted(rows["selection"].unique())) if "selection" in rows else "stored"
     return Curves(table, dataset, base, metric, noise_eta, tuple(models), selection)
 
@@ -74,13 +81,17 @@ def curve_figure(curves: Curves):
         part = curves.table[curves.table["model"] == model].sort_values("train_fraction")
         x = 100 * part["train_fraction"]
         style = "-." if k == 0 else "-"
-        line, = ax.plot(x, part["mean"], style, marker="o", markersize=3, label=model)
-        ax.fill_between(x, part["mean"] - part["std"], part["mean"] + part["std"],
-                        color=line.get_color(), alpha=0.12, linewidth=0)
+        (line,) = ax.plot(x, part["mean"], style, marker="o", markersize=3, label=model)
+        ax.fill_between(
+            x, part["mean"] - part["std"], part["mean"] + part["std"], color=line.get_color(), alpha=0.12, linewidth=0
+        )
     reps = int(curves.table["reps"].min()) if len(curves.table) else 0
     noise = "no noise" if curves.noise_eta == 0 else f"test-feature noise eta = {curves.noise_eta:g}"
-    ax.set_title(f"{curves.dataset} ({curves.base}), {noise}\nmean over {reps} reps, "
-                 f"bands: ±1 std over reps; selection: {curves.selection}", fontsize=9)
+    ax.set_title(
+        f"{curves.dataset} ({curves.base}), {noise}\nmean over {reps} reps, "
+        f"bands: ±1 std over reps; selection: {curves.selection}",
+        fontsize=9,
+    )
     ax.set_xlabel("training fraction gamma (%)")
     ax.set_ylabel(_LABEL[curves.metric])
     ax.grid(alpha=0.3)

@@ -66,8 +66,16 @@ def choose_base(bases: list[str], base: str | None, what: str) -> str:
     return base
 
 
-def surface_table(grid: pd.DataFrame, dataset: str, model: str, x: str, y: str,
-                  metric: str = "r2", score: str = "test", base: str | None = None) -> Surface:
+def surface_table(
+    grid: pd.DataFrame,
+    dataset: str,
+    model: str,
+    x: str,
+    y: str,
+    metric: str = "r2",
+    score: str = "test",
+    base: str | None = None,
+) -> Surface:
     """The mean (over reps) ``{score}_{metric}`` of ``model`` as a function of params ``x`` and ``y``.
 
     Every problem is a one-line AfrInputError naming what is allowed: an unknown dataset, base,
@@ -110,12 +118,15 @@ def surface_table(grid: pd.DataFrame, dataset: str, model: str, x: str, y: str,
     if varying:
         what = "; ".join(f"{n} ({', '.join(_fmt(v) for v in vals)})" for n, vals in varying.items())
         swept = [n for n in params if points[n].nunique() > 1]
-        raise AfrInputError(f"--x {x} --y {y}: {model} also varies {what}; a surface cannot average over "
-                            f"it: choose --x and --y among its varying parameters {', '.join(swept)}")
+        raise AfrInputError(
+            f"--x {x} --y {y}: {model} also varies {what}; a surface cannot average over "
+            f"it: choose --x and --y among its varying parameters {', '.join(swept)}"
+        )
 
     column = f"{score}_{metric}"
-    frame = pd.DataFrame({"x": points[x].astype(float), "y": points[y].astype(float),
-                          "value": rows[column].astype(float)})
+    frame = pd.DataFrame(
+        {"x": points[x].astype(float), "y": points[y].astype(float), "value": rows[column].astype(float)}
+    )
     table = frame.groupby(["y", "x"])["value"].mean().unstack("x").sort_index().sort_index(axis=1)
     table.index.name, table.columns.name = y, x
     return Surface(table, dataset, model, base, x, y, metric, score, int(rows["rep"].nunique()), fixed)
@@ -123,9 +134,12 @@ def surface_table(grid: pd.DataFrame, dataset: str, model: str, x: str, y: str,
 
 def surface_title(s: Surface) -> str:
     fixed = ", ".join(f"{k} = {_fmt(v)}" for k, v in s.fixed.items())
-    return (f"{s.dataset}: {s.model} on {s.base}\n"
-            f"mean {_SCORE_LABEL[s.score]} {_METRIC_LABEL[s.metric]} over {s.reps} reps"
-            + (f" ({fixed})" if fixed else "") + "; red box: best")
+    return (
+        f"{s.dataset}: {s.model} on {s.base}\n"
+        f"mean {_SCORE_LABEL[s.score]} {_METRIC_LABEL[s.metric]} over {s.reps} reps"
+        + (f" ({fixed})" if fixed else "")
+        + "; red box: best"
+    )
 
 
 def surface_figure(*surfaces: Surface):
@@ -164,8 +178,15 @@ def _draw_panel(fig, ax, s: Surface) -> None:
             v = values[i, j]
             rel = 0.5 if high == low or not np.isfinite(v) else (v - low) / (high - low)
             bright = rel > 0.6 if s.metric == "r2" else rel < 0.4
-            ax.text(j, i, "n/a" if not np.isfinite(v) else f"{v:.3f}" if abs(v) < 100 else f"{v:.4g}",
-                    ha="center", va="center", fontsize=8, color="black" if bright else "white")
+            ax.text(
+                j,
+                i,
+                "n/a" if not np.isfinite(v) else f"{v:.3f}" if abs(v) < 100 else f"{v:.4g}",
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="black" if bright else "white",
+            )
     if finite.size:
         bx, by, _ = s.best()
         j, i = list(s.table.columns).index(bx), list(s.table.index).index(by)
@@ -184,20 +205,21 @@ class WeightCurves:
     sweep: str
     values: tuple[float, ...]
     fixed: dict[str, float]
-    weights: np.ndarray     # (len(values), T)
-    attention: np.ndarray   # (len(values), T)
+    weights: np.ndarray  # (len(values), T)
+    attention: np.ndarray  # (len(values), T)
 
 
-def weight_curves(exp, model_id: str, dataset: str, rep: int, sweep: str,
-                  fixed: dict[str, float], base_id: str | None = None) -> WeightCurves:
+def weight_curves(
+    exp, model_id: str, dataset: str, rep: int, sweep: str, fixed: dict[str, float], base_id: str | None = None
+) -> WeightCurves:
     """Refit one repetition as ``afr run`` does (split, scaling, ensemble seed) and train ``model_id``
     at every grid value of ``sweep`` with the other parameters at ``fixed`` (required where the
     model's grid has several values). The family must expose ``softmax_attention(feats)`` and a
     ``w_`` fitted attribute (e.g. agboost)."""
     from afr_cli.engine.experiment_data import load_one
+    from afr_cli.engine.protocol import refit_final_stage
     from afr_cli.ensembles.leaf_statistics import LeafStatistics
     from afr_cli.models import get_family
-    from afr_cli.engine.protocol import refit_final_stage
     from afr_cli.solvers.solve import solve
 
     models = {m.id: m for m in exp.models if not m.best_of}
@@ -208,8 +230,10 @@ def weight_curves(exp, model_id: str, dataset: str, rep: int, sweep: str,
     if not hasattr(family, "softmax_attention"):
         raise AfrInputError(f"--model: {model_id} ({family.name}) has no softmax attention over trees to plot")
     if sweep not in family.design_names():
-        raise AfrInputError(f"--sweep: {sweep!r} is not a design parameter of {family.name}; "
-                            f"allowed: {', '.join(family.design_names()) or 'none'}")
+        raise AfrInputError(
+            f"--sweep: {sweep!r} is not a design parameter of {family.name}; "
+            f"allowed: {', '.join(family.design_names()) or 'none'}"
+        )
     values = {}
     for name, grid in model.grid.items():
         if name == sweep:
@@ -219,8 +243,10 @@ def weight_curves(exp, model_id: str, dataset: str, rep: int, sweep: str,
         elif len(grid) == 1:
             values[name] = grid[0]
         else:
-            raise AfrInputError(f"--at: {model_id} has several values of {name} ({', '.join(_fmt(v) for v in grid)}); "
-                                f"choose one with --at {name}=VALUE")
+            raise AfrInputError(
+                f"--at: {model_id} has several values of {name} ({', '.join(_fmt(v) for v in grid)}); "
+                f"choose one with --at {name}=VALUE"
+            )
     unknown = sorted(set(fixed) - set(model.grid))
     if unknown:
         raise AfrInputError(f"--at: {unknown[0]!r} is not a parameter of {model_id}; allowed: {', '.join(model.grid)}")
@@ -246,8 +272,9 @@ def weight_curves(exp, model_id: str, dataset: str, rep: int, sweep: str,
         theta = None if problem is None else solve(problem, loss=model.loss, solver=model.solver).theta
         weights.append(family.fitted_attributes(feats, mixing, theta)["w_"])
         attention.append(family.softmax_attention(family.features(test_rows, design)).mean(axis=0))
-    return WeightCurves(dataset, model_id, base.id, rep, sweep, tuple(model.grid[sweep]), mixing,
-                        np.array(weights), np.array(attention))
+    return WeightCurves(
+        dataset, model_id, base.id, rep, sweep, tuple(model.grid[sweep]), mixing, np.array(weights), np.array(attention)
+    )
 
 
 def weights_figure(c: WeightCurves):
@@ -260,8 +287,9 @@ def weights_figure(c: WeightCurves):
     FigureCanvasAgg(fig)
     t = np.arange(1, c.weights.shape[1] + 1)
     fixed = ", ".join(f"{k} = {_fmt(v)}" for k, v in c.fixed.items())
-    for k, (data, label) in enumerate(((c.weights, "trained weight w_t"),
-                                       (c.attention, "mean softmax attention over the test rows"))):
+    for k, (data, label) in enumerate(
+        ((c.weights, "trained weight w_t"), (c.attention, "mean softmax attention over the test rows"))
+    ):
         ax = fig.add_subplot(1, 2, k + 1)
         for value, row in zip(c.values, data):
             ax.plot(t, row, label=f"{c.sweep} = {_fmt(value)}", linewidth=1.2)
@@ -269,6 +297,7 @@ def weights_figure(c: WeightCurves):
         ax.set_xlabel("iteration t")
         ax.set_ylabel(label)
         ax.legend(fontsize=8)
-    fig.suptitle(f"{c.dataset}: {c.model} on {c.base}, repetition {c.rep}" + (f" ({fixed})" if fixed else ""),
-                 fontsize=10)
+    fig.suptitle(
+        f"{c.dataset}: {c.model} on {c.base}, repetition {c.rep}" + (f" ({fixed})" if fixed else ""), fontsize=10
+    )
     return fig

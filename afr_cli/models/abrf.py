@@ -7,8 +7,8 @@ eps = 0 is the tables' "Softmax" model (w unused); eps = 1 a statically weighted
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 import numpy as np
 
@@ -27,9 +27,11 @@ class SoftmaxFeatures:
 
 def softmax_features(rows: RowTensors, tau: float) -> SoftmaxFeatures:
     """The softmax tree attention of every row, cached on the rows per tau."""
+
     def build() -> SoftmaxFeatures:
         s = softmax_neg(rows.key_sqdist, tau)
         return SoftmaxFeatures(rows.values, np.einsum("nt,nt->n", s, rows.values))
+
     return rows.memo(("softmax", float(tau)), build)
 
 
@@ -44,18 +46,17 @@ class EpsABRFFamily(Family):
         """The softmax tree attention of the rows at temperature tau (cached on the rows)."""
         return softmax_features(rows, design["tau"])
 
-    def training_problem(self, feats: SoftmaxFeatures, y: np.ndarray,
-                         mixing: Mapping[str, float]) -> LinearAttentionProblem | None:
+    def training_problem(
+        self, feats: SoftmaxFeatures, y: np.ndarray, mixing: Mapping[str, float]
+    ) -> LinearAttentionProblem | None:
         """y ~ (1 - eps) softmax sum + eps B w, w on the simplex; None at eps = 0 (nothing to train)."""
         eps = mixing["eps"]
         if eps == 0.0:
             return None
         T = feats.values.shape[1]
-        return LinearAttentionProblem(y, (1.0 - eps) * feats.softmax_sum, eps * feats.values,
-                                      simplex_constraints(T))
+        return LinearAttentionProblem(y, (1.0 - eps) * feats.softmax_sum, eps * feats.values, simplex_constraints(T))
 
-    def predict(self, feats: SoftmaxFeatures, mixing: Mapping[str, float],
-                theta: np.ndarray | None) -> np.ndarray:
+    def predict(self, feats: SoftmaxFeatures, mixing: Mapping[str, float], theta: np.ndarray | None) -> np.ndarray:
         """(1 - eps) softmax sum + eps B w, with w = theta (uniform when untrained)."""
         eps = mixing["eps"]
         w = self.weights(feats, theta)

@@ -16,14 +16,14 @@ is the same model with w = 1/T, untrained.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Mapping
 
 import numpy as np
 
 from afr_cli.ensembles import BOOSTED, from_fitted
-from afr_cli.errors import AfrInputError
 from afr_cli.ensembles.leaf_statistics import RowTensors, softmax_neg
+from afr_cli.errors import AfrInputError
 from afr_cli.models.abrf import EpsABRFFamily, SoftmaxFeatures
 from afr_cli.models.base import DESIGN, EPS, Param
 from afr_cli.models.estimator import AttentionForestRegressor
@@ -35,9 +35,11 @@ LEARNERS = ("dt", "ert")
 
 def discounted_attention(rows: RowTensors, delta: float) -> np.ndarray:
     """softmax_t(-0.5 ||x - A_t(x)||^2 delta^t), t = 1..T, (n, T), cached on the rows per delta."""
+
     def build() -> np.ndarray:
         discount = float(delta) ** np.arange(1, rows.leaves.shape[1] + 1)
         return softmax_neg(0.5 * rows.key_sqdist * discount, 1.0)
+
     return rows.memo(("agboost", "attention", float(delta)), build)
 
 
@@ -62,17 +64,21 @@ class AGBoostFamily(EpsABRFFamily):
     def features(self, rows: RowTensors, design: Mapping[str, float]) -> BoostedFeatures:
         def build() -> BoostedFeatures:
             attention = discounted_attention(rows, design["delta"])
-            return BoostedFeatures(SoftmaxFeatures(rows.values, np.einsum("nt,nt->n", attention, rows.values)),
-                                   rows.stats.intercept, attention)
+            return BoostedFeatures(
+                SoftmaxFeatures(rows.values, np.einsum("nt,nt->n", attention, rows.values)),
+                rows.stats.intercept,
+                attention,
+            )
+
         return rows.memo(("agboost", "features", float(design["delta"])), build)
 
-    def training_problem(self, feats: BoostedFeatures, y: np.ndarray,
-                         mixing: Mapping[str, float]) -> LinearAttentionProblem | None:
+    def training_problem(
+        self, feats: BoostedFeatures, y: np.ndarray, mixing: Mapping[str, float]
+    ) -> LinearAttentionProblem | None:
         problem = super().training_problem(feats.softmax, y, mixing)
         return None if problem is None else replace(problem, r=problem.r + feats.intercept)
 
-    def predict(self, feats: BoostedFeatures, mixing: Mapping[str, float],
-                theta: np.ndarray | None) -> np.ndarray:
+    def predict(self, feats: BoostedFeatures, mixing: Mapping[str, float], theta: np.ndarray | None) -> np.ndarray:
         return feats.intercept + super().predict(feats.softmax, mixing, theta)
 
     def fitted_attributes(self, feats: BoostedFeatures, mixing, theta):
@@ -102,9 +108,19 @@ class AGBoost(AttentionForestRegressor):
 
     family = AGBoostFamily()
 
-    def __init__(self, learner: str = "dt", n_estimators: int = 200, learning_rate: float = 0.01,
-                 max_depth: int = 5, min_samples_leaf: int = 10, eps: float = 0.5, delta: float = 0.9,
-                 loss: str = "l2", solver: str = DEFAULT_SOLVER, random_state=None):
+    def __init__(
+        self,
+        learner: str = "dt",
+        n_estimators: int = 200,
+        learning_rate: float = 0.01,
+        max_depth: int = 5,
+        min_samples_leaf: int = 10,
+        eps: float = 0.5,
+        delta: float = 0.9,
+        loss: str = "l2",
+        solver: str = DEFAULT_SOLVER,
+        random_state=None,
+    ):
         self.learner = learner
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
@@ -135,8 +151,9 @@ class AGBoostOnFitted(AttentionForestRegressor):
 
     family = AGBoostFamily()
 
-    def __init__(self, estimator=None, eps: float = 0.5, delta: float = 0.9, loss: str = "l2",
-                 solver: str = DEFAULT_SOLVER):
+    def __init__(
+        self, estimator=None, eps: float = 0.5, delta: float = 0.9, loss: str = "l2", solver: str = DEFAULT_SOLVER
+    ):
         self.estimator = estimator
         self.eps = eps
         self.delta = delta

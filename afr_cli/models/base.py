@@ -10,13 +10,14 @@ features across the mixing sweep; the scikit-learn estimators call the same thre
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar, Mapping
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 import numpy as np
 
+from afr_cli.core.params import DESIGN, MIXING, Param
 from afr_cli.ensembles import AVERAGE
 from afr_cli.ensembles.leaf_statistics import RowTensors
-from afr_cli.core.params import DESIGN, MIXING, Param
 from afr_cli.solvers.solve import LinearAttentionProblem
 
 EPS = Param("eps", MIXING, 0.5, 0.0, 1.0, doc="Huber contamination of the softmax tree attention")
@@ -55,16 +56,16 @@ class Family(ABC):
         """Everything the family needs from the rows for these design values (cache on rows)."""
 
     @abstractmethod
-    def training_problem(self, feats: Any, y: np.ndarray,
-                         mixing: Mapping[str, float]) -> LinearAttentionProblem | None:
+    def training_problem(self, feats: Any, y: np.ndarray, mixing: Mapping[str, float]) -> LinearAttentionProblem | None:
         """The problem whose solution is theta; None when nothing is trainable (e.g. eps = 0)."""
 
     @abstractmethod
     def predict(self, feats: Any, mixing: Mapping[str, float], theta: np.ndarray | None) -> np.ndarray:
         """Predictions for the rows behind ``feats`` with trained theta (None if untrained)."""
 
-    def fitted_attributes(self, feats: Any, mixing: Mapping[str, float],
-                          theta: np.ndarray | None) -> dict[str, np.ndarray]:
+    def fitted_attributes(
+        self, feats: Any, mixing: Mapping[str, float], theta: np.ndarray | None
+    ) -> dict[str, np.ndarray]:
         """Named views of theta for the estimator (``w_`` etc.)."""
         return {}
 

@@ -15,8 +15,8 @@ Training is linear in w: r = intercept + (1 - eps) mean_k c_k, Phi = eps c.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 import numpy as np
 
@@ -26,12 +26,19 @@ from afr_cli.ensembles.leaf_statistics import RowTensors
 from afr_cli.models.base import DESIGN, EPS, Family, Param, uniform
 from afr_cli.solvers.solve import LinearAttentionProblem, simplex_constraints
 
-SOFT_TAU = Param("tau", DESIGN, 0.1, 0.0, None, low_open=True,
-                 doc="soft-tree temperature: each split sends sigmoid(+-(x_f - t)/tau) of the mass left/right")
+SOFT_TAU = Param(
+    "tau",
+    DESIGN,
+    0.1,
+    0.0,
+    None,
+    low_open=True,
+    doc="soft-tree temperature: each split sends sigmoid(+-(x_f - t)/tau) of the mass left/right",
+)
 
 # One machine per fitted ensemble, shared by its training and query row sets (keyed on the
 # fold's leaf statistics, which live exactly as long as the fold).
-_MACHINES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_MACHINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
@@ -60,32 +67,38 @@ def ensemble_machine(rows: RowTensors) -> DecisionMachine:
 
 def soft_tree_features(rows: RowTensors, tau: float) -> SoftTreeFeatures:
     """Every tree's soft prediction at every row, cached on the rows per tau."""
+
     def build() -> SoftTreeFeatures:
         machine = ensemble_machine(rows)
         return SoftTreeFeatures(machine.tree_predictions_soft(rows.X, tau), machine.intercept)
+
     return rows.memo(("dm-soft", float(tau)), build)
 
 
 class DMSoftFamily(Family):
     name = "dm-soft"
-    summary = "a weighted forest of soft Decision-Machine trees (eqs 12-13): trained tree weights, not depending on x, eps-mixed with 1/T (an extension; not attention)"
+    summary = (
+        "a weighted forest of soft Decision-Machine trees (eqs 12-13): trained tree weights, not depending on x, "
+        "eps-mixed with 1/T (an extension; not attention)"
+    )
     params = (EPS, SOFT_TAU)
     structures = (AVERAGE, BOOSTED)  # c_k = T w_k tree_k: uniform attention gives back either kind
 
     def features(self, rows: RowTensors, design: Mapping[str, float]) -> SoftTreeFeatures:
         return soft_tree_features(rows, design["tau"])
 
-    def training_problem(self, feats: SoftTreeFeatures, y: np.ndarray,
-                         mixing: Mapping[str, float]) -> LinearAttentionProblem | None:
+    def training_problem(
+        self, feats: SoftTreeFeatures, y: np.ndarray, mixing: Mapping[str, float]
+    ) -> LinearAttentionProblem | None:
         eps = mixing["eps"]
         if eps == 0.0:
             return None
         T = feats.trees.shape[1]
-        return LinearAttentionProblem(y, feats.intercept + (1.0 - eps) * feats.mean, eps * feats.trees,
-                                      simplex_constraints(T))
+        return LinearAttentionProblem(
+            y, feats.intercept + (1.0 - eps) * feats.mean, eps * feats.trees, simplex_constraints(T)
+        )
 
-    def predict(self, feats: SoftTreeFeatures, mixing: Mapping[str, float],
-                theta: np.ndarray | None) -> np.ndarray:
+    def predict(self, feats: SoftTreeFeatures, mixing: Mapping[str, float], theta: np.ndarray | None) -> np.ndarray:
         eps = mixing["eps"]
         return feats.intercept + (1.0 - eps) * feats.mean + eps * (feats.trees @ self.weights(feats, theta))
 

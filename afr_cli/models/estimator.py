@@ -8,13 +8,13 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from afr_cli.ensembles import Ensemble, get_ensemble
-from afr_cli.errors import AfrInputError, InvalidParameterError
-from afr_cli.ensembles.leaf_statistics import LeafStatistics
-from afr_cli.models.base import Family
 from afr_cli.core.plugin_registry import checked_predictions
-from afr_cli.solvers.solve import DEFAULT_SOLVER, SolveResult, solve
+from afr_cli.ensembles import Ensemble, get_ensemble
+from afr_cli.ensembles.leaf_statistics import LeafStatistics
+from afr_cli.errors import AfrInputError, InvalidParameterError
+from afr_cli.models.base import Family
 from afr_cli.solvers.names import check_loss, check_solver
+from afr_cli.solvers.solve import DEFAULT_SOLVER, SolveResult, solve
 
 
 class AttentionForestRegressor(RegressorMixin, BaseEstimator):
@@ -52,14 +52,17 @@ class AttentionForestRegressor(RegressorMixin, BaseEstimator):
         X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
         self.forest_ = self._fit_ensemble(X, y)
         if self.forest_.structure not in self.family.structures:
-            raise AfrInputError(f"{type(self).__name__}: {self.family.name} cannot attend over a "
-                                f"{self.forest_.structure} ensemble; it takes {' or '.join(self.family.structures)} ones")
+            raise AfrInputError(
+                f"{type(self).__name__}: {self.family.name} cannot attend over a "
+                f"{self.forest_.structure} ensemble; it takes {' or '.join(self.family.structures)} ones"
+            )
         self.leaf_stats_ = LeafStatistics(self.forest_, X, y)
         design, mixing = self._values(self.family.design_names()), self._values(self.family.mixing_names())
         feats = self.family.features(self.leaf_stats_.rows(), design)
         problem = self.family.training_problem(feats, y, mixing)
         self.solve_result_: SolveResult | None = (
-            solve(problem, loss=loss, solver=solver) if problem is not None else None)
+            solve(problem, loss=loss, solver=solver) if problem is not None else None
+        )
         self.theta_ = None if self.solve_result_ is None else self.solve_result_.theta
         for name, value in self.family.fitted_attributes(feats, mixing, self.theta_).items():
             setattr(self, name, value)
@@ -85,5 +88,12 @@ class AttentionForestRegressor(RegressorMixin, BaseEstimator):
         return tags
 
 
-DEFAULTS = dict(base="rf", n_estimators=100, min_samples_leaf=10, max_features=1.0,
-                loss="l2", solver=DEFAULT_SOLVER, random_state=None)
+DEFAULTS = dict(
+    base="rf",
+    n_estimators=100,
+    min_samples_leaf=10,
+    max_features=1.0,
+    loss="l2",
+    solver=DEFAULT_SOLVER,
+    random_state=None,
+)

@@ -12,24 +12,46 @@ eq 17), eps-w- trains both (eqs 18-20), epsM-/epsM-w- the same with M heads (eqs
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar, Mapping
+from typing import ClassVar
 
 import numpy as np
 
-from afr_cli.errors import AfrInputError
 from afr_cli.ensembles.leaf_statistics import RowTensors, softmax_neg
+from afr_cli.errors import AfrInputError
 from afr_cli.models.base import DESIGN, EPS, MIXING, Family, Param, uniform
 from afr_cli.models.estimator import AttentionForestRegressor
 from afr_cli.models.larf_leaf import leaf_attention
 from afr_cli.solvers.solve import DEFAULT_SOLVER, ConstraintBuilder, LinearAttentionProblem, simplex_constraints
 
-TAU0 = Param("tau0", DESIGN, 1.0, 0.0, None, low_open=True,
-             doc="temperature of the leaf attention mu = softmax(-||x - x_j||^2 / tau0)")
-HEADS = Param("M", DESIGN, 1, 1.0, None, integer=True,
-              doc="number of contamination models, tau_j = 10^linspace(-(M-1)/2, (M-1)/2, M)")
-VARSIGMA = Param("varsigma", MIXING, 1e-3, 0.0, 1.0, low_open=True,
-                 doc="floor of the trained eps_j (paper's varsigma; fixed, not tuned)")
+TAU0 = Param(
+    "tau0",
+    DESIGN,
+    1.0,
+    0.0,
+    None,
+    low_open=True,
+    doc="temperature of the leaf attention mu = softmax(-||x - x_j||^2 / tau0)",
+)
+HEADS = Param(
+    "M",
+    DESIGN,
+    1,
+    1.0,
+    None,
+    integer=True,
+    doc="number of contamination models, tau_j = 10^linspace(-(M-1)/2, (M-1)/2, M)",
+)
+VARSIGMA = Param(
+    "varsigma",
+    MIXING,
+    1e-3,
+    0.0,
+    1.0,
+    low_open=True,
+    doc="floor of the trained eps_j (paper's varsigma; fixed, not tuned)",
+)
 TRAINS = ("w", "eps", "eps-w")
 
 
@@ -65,8 +87,10 @@ def mixture_features(rows: RowTensors, tau0: float | None, M: int, exclude_self:
         sqdist, values = level.key_sqdist, level.values
 
     def head(exponent: float) -> np.ndarray:
-        return rows.memo(("larf-head", tau0, exclude, exponent),
-                         lambda: np.einsum("nt,nt->n", softmax_neg(sqdist, 10.0 ** exponent), values))
+        return rows.memo(
+            ("larf-head", tau0, exclude, exponent),
+            lambda: np.einsum("nt,nt->n", softmax_neg(sqdist, 10.0**exponent), values),
+        )
 
     sums = np.column_stack([head(float(e)) for e in _exponents(M)])
     return MixtureFeatures(values, sums, head_taus(M))
@@ -96,33 +120,35 @@ class LARFFamily(Family):
         cls.params = tuple(p for p, on in used if on)
 
     def features(self, rows: RowTensors, design: Mapping[str, float]) -> MixtureFeatures:
-        return mixture_features(rows, design["tau0"] if self.leaf else None,
-                                int(design["M"]) if self.mixture else 1, self.leave_self_out)
+        return mixture_features(
+            rows, design["tau0"] if self.leaf else None, int(design["M"]) if self.mixture else 1, self.leave_self_out
+        )
 
-    def training_problem(self, feats: MixtureFeatures, y: np.ndarray,
-                         mixing: Mapping[str, float]) -> LinearAttentionProblem | None:
+    def training_problem(
+        self, feats: MixtureFeatures, y: np.ndarray, mixing: Mapping[str, float]
+    ) -> LinearAttentionProblem | None:
         B, S = feats.values, feats.head_sums
         T, M = B.shape[1], S.shape[1]
-        if self.trains == "w":                      # eq 16: r = (1-eps) C, Phi = eps D, w in simplex
+        if self.trains == "w":  # eq 16: r = (1-eps) C, Phi = eps D, w in simplex
             eps = mixing["eps"]
             if eps == 0.0:
                 return None
             return LinearAttentionProblem(y, (1.0 - eps) * S[:, 0], eps * B, simplex_constraints(T))
         floor = mixing["varsigma"] if self.eps_floor else 0.0
         r = S.mean(axis=1)
-        if self.trains == "eps":                    # eqs 17, 33 with w = 1/T
+        if self.trains == "eps":  # eqs 17, 33 with w = 1/T
             Phi = (B.mean(axis=1)[:, None] - S) / M
             return LinearAttentionProblem(y, r, Phi, ConstraintBuilder(M).bounds(slice(None), floor, 1.0).build())
         # eqs 18-20 / 33-35: every head's gamma^(j) meets the same column block B / M, so the
         # loss depends on gamma only through G = sum_j gamma^(j); any G >= 0 summing to
         # sum_j eps_j splits back as gamma^(j) = G eps_j / sum(eps), i.e. w_k eps_j.
         eps_block = slice(T, T + M)
-        cons = (ConstraintBuilder(T + M).linked_sum(slice(0, T), eps_block)
-                .bounds(eps_block, floor, 1.0).build())
+        cons = ConstraintBuilder(T + M).linked_sum(slice(0, T), eps_block).bounds(eps_block, floor, 1.0).build()
         return LinearAttentionProblem(y, r, np.hstack([B, -S]) / M, cons)
 
-    def parameters(self, feats: MixtureFeatures, mixing: Mapping[str, float],
-                   theta: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    def parameters(
+        self, feats: MixtureFeatures, mixing: Mapping[str, float], theta: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(eps_1..eps_M, w on the simplex) of the trained (or untrained, eps = 0) model."""
         T = feats.values.shape[1]
         if self.trains == "w":
@@ -132,13 +158,13 @@ class LARFFamily(Family):
         G = theta[:T]
         return theta[T:], G / G.sum()
 
-    def predict(self, feats: MixtureFeatures, mixing: Mapping[str, float],
-                theta: np.ndarray | None) -> np.ndarray:
+    def predict(self, feats: MixtureFeatures, mixing: Mapping[str, float], theta: np.ndarray | None) -> np.ndarray:
         eps, w = self.parameters(feats, mixing, theta)
         return feats.head_sums @ (1.0 - eps) / len(eps) + eps.mean() * (feats.values @ w)
 
-    def fitted_attributes(self, feats: MixtureFeatures, mixing: Mapping[str, float],
-                          theta: np.ndarray | None) -> dict[str, np.ndarray]:
+    def fitted_attributes(
+        self, feats: MixtureFeatures, mixing: Mapping[str, float], theta: np.ndarray | None
+    ) -> dict[str, np.ndarray]:
         eps, w = self.parameters(feats, mixing, theta)
         return {"taus_": feats.taus, "eps_": eps, "w_": w}
 
@@ -206,13 +232,26 @@ class EpsMLARFLeaveSelfOutFamily(LARFFamily, leaf=True, trains="eps", mixture=Tr
     summary = "epsM-LARF whose training rows do not attend to themselves in the leaf (ours, not the paper's)"
 
 
-LEAVE_SELF_OUT_FAMILIES: dict[str, LARFFamily] = {f.name: f for f in (
-    EpsMWLARFLeaveSelfOutFamily(), EpsMLARFLeaveSelfOutFamily())}
+LEAVE_SELF_OUT_FAMILIES: dict[str, LARFFamily] = {
+    f.name: f for f in (EpsMWLARFLeaveSelfOutFamily(), EpsMLARFLeaveSelfOutFamily())
+}
 
 
-LARF_FAMILIES: dict[str, LARFFamily] = {f.name: f for f in (
-    EpsARFFamily(), WARFFamily(), EpsWARFFamily(), EpsMARFFamily(), EpsMWARFFamily(),
-    EpsLARFFamily(), WLARFFamily(), EpsWLARFFamily(), EpsMLARFFamily(), EpsMWLARFFamily())}
+LARF_FAMILIES: dict[str, LARFFamily] = {
+    f.name: f
+    for f in (
+        EpsARFFamily(),
+        WARFFamily(),
+        EpsWARFFamily(),
+        EpsMARFFamily(),
+        EpsMWARFFamily(),
+        EpsLARFFamily(),
+        WLARFFamily(),
+        EpsWLARFFamily(),
+        EpsMLARFFamily(),
+        EpsMWLARFFamily(),
+    )
+}
 
 
 def larf_family(variant: str, where: str = "variant") -> LARFFamily:
@@ -220,8 +259,7 @@ def larf_family(variant: str, where: str = "variant") -> LARFFamily:
     try:
         return LARF_FAMILIES[variant]
     except (KeyError, TypeError):
-        raise AfrInputError(f"{where}: unknown LARF variant {variant!r}; "
-                            f"allowed: {', '.join(LARF_FAMILIES)}") from None
+        raise AfrInputError(f"{where}: unknown LARF variant {variant!r}; allowed: {', '.join(LARF_FAMILIES)}") from None
 
 
 class LARF(AttentionForestRegressor):
@@ -232,10 +270,21 @@ class LARF(AttentionForestRegressor):
     and ``w_`` with yhat = mean_j (1-eps_j) S_j + mean(eps_) sum_k w_k B_k for every variant.
     """
 
-    def __init__(self, variant: str = "em-w-larf", base: str = "rf", tau0: float = 1.0, M: int = 1,
-                 eps: float = 0.5, varsigma: float = 1e-3, loss: str = "l2", solver: str = DEFAULT_SOLVER,
-                 n_estimators: int = 100, min_samples_leaf: int = 10, max_features: float = 1.0,
-                 random_state=None):
+    def __init__(
+        self,
+        variant: str = "em-w-larf",
+        base: str = "rf",
+        tau0: float = 1.0,
+        M: int = 1,
+        eps: float = 0.5,
+        varsigma: float = 1e-3,
+        loss: str = "l2",
+        solver: str = DEFAULT_SOLVER,
+        n_estimators: int = 100,
+        min_samples_leaf: int = 10,
+        max_features: float = 1.0,
+        random_state=None,
+    ):
         self.variant = variant
         self.base = base
         self.tau0 = tau0

@@ -52,8 +52,9 @@ def leaf_distances(rows: RowTensors, exclude_self: bool = False) -> LeafDistance
     """Squared distances from each row to the training rows of its leaf in every tree (cached)."""
     exclude = bool(exclude_self and rows.training)
     if exclude:
-        return rows.memo(("larf-leaf-distances", True),
-                         lambda: _without_self(leaf_distances(rows), rows.leaves.shape[1]))
+        return rows.memo(
+            ("larf-leaf-distances", True), lambda: _without_self(leaf_distances(rows), rows.leaves.shape[1])
+        )
     return rows.memo(("larf-leaf-distances", False), lambda: _distances(rows))
 
 
@@ -73,15 +74,15 @@ def _without_self(dist: LeafDistances, T: int) -> LeafDistances:
 def _distances(rows: RowTensors) -> LeafDistances:
     stats, (n, T) = rows.stats, rows.leaves.shape
     member_ptr, member_rows = stats.membership.indptr, stats.membership.indices
-    leaves = rows.leaves.ravel()                                  # line i*T + k
-    lengths = stats.counts[leaves].astype(np.int64)               # >= 1: a leaf holds a fit row
+    leaves = rows.leaves.ravel()  # line i*T + k
+    lengths = stats.counts[leaves].astype(np.int64)  # >= 1: a leaf holds a fit row
     indptr = np.concatenate([[0], np.cumsum(lengths)])
     offset = np.repeat(member_ptr[leaves] - indptr[:-1], lengths)
     members = member_rows[np.arange(indptr[-1]) + offset]
     X_train = stats.X
     train_sq = np.einsum("jm,jm->j", X_train, X_train)
     query_sq = np.einsum("im,im->i", rows.X, rows.X)
-    query = np.repeat(np.arange(n), np.diff(indptr[::T]))       # query row of each entry
+    query = np.repeat(np.arange(n), np.diff(indptr[::T]))  # query row of each entry
     sqdist = np.empty(len(members))
     step = max(1, CHUNK_ELEMENTS // max(len(X_train), 1))
     for start in range(0, n, step):
@@ -97,7 +98,7 @@ def _attend(rows: RowTensors, tau0: float, exclude_self: bool) -> LeafAttention:
     dist, stats = leaf_distances(rows, exclude_self), rows.stats
     n, T = rows.leaves.shape
     starts, lengths = dist.indptr[:-1], np.diff(dist.indptr)
-    z = -dist.sqdist / tau0                                       # segment softmax per line
+    z = -dist.sqdist / tau0  # segment softmax per line
     z -= np.repeat(np.maximum.reduceat(z, starts), lengths)
     np.exp(z, out=z)
     z /= np.repeat(np.add.reduceat(z, starts), lengths)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 
-from afr_cli.ensembles.leaf_statistics import RowTensors
 from afr_cli.ensembles import AVERAGE, BOOSTED
+from afr_cli.ensembles.leaf_statistics import RowTensors
 from afr_cli.models.base import Family
 
 

@@ -23,12 +23,11 @@ leaf), so eps = 0 is scikit-learn's RF prediction; "train" uses all training row
 from __future__ import annotations
 
 import weakref
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats as sps
-
-from typing import Mapping
 
 from afr_cli.ensembles.leaf_statistics import LeafStatistics, RowTensors
 from afr_cli.models.base import DESIGN, EPS, MIXING, Family, Param, uniform
@@ -72,8 +71,8 @@ def bootstrap_nodes(stats: LeafStatistics) -> NodeTable:
 def train_nodes(stats: LeafStatistics) -> NodeTable:
     """All training rows the forest was fit on, per leaf: mean, sample std (ddof 1), count."""
     n = stats.counts.astype(float)
-    sum_sq = np.asarray(stats.membership @ (stats.y ** 2)[:, None]).ravel()
-    ss = np.maximum(sum_sq - n * stats.mean_y ** 2, 0.0)
+    sum_sq = np.asarray(stats.membership @ (stats.y**2)[:, None]).ravel()
+    ss = np.maximum(sum_sq - n * stats.mean_y**2, 0.0)
     var = np.where(n > 1, ss / np.maximum(n - 1.0, 1.0), 0.0)
     return NodeTable(stats.mean_y, np.sqrt(var), n)
 
@@ -81,7 +80,7 @@ def train_nodes(stats: LeafStatistics) -> NodeTable:
 NODE_TABLES = {"bootstrap": bootstrap_nodes, "train": train_nodes}
 
 
-_NODE_TABLES: "weakref.WeakKeyDictionary[LeafStatistics, dict]" = weakref.WeakKeyDictionary()
+_NODE_TABLES: weakref.WeakKeyDictionary[LeafStatistics, dict] = weakref.WeakKeyDictionary()
 
 
 def node_table(rows: RowTensors, leaf_stats: str) -> NodeTable:
@@ -158,8 +157,16 @@ def weights_problem(c: np.ndarray, eps: float, lam: float) -> QuadraticProblem |
     return LinearProblem(c, cons)
 
 
-ALPHA = Param("alpha", DESIGN, 0.05, 0.0, 1.0, low_open=True, high_open=True,
-              doc="leaf intervals at confidence 1 - alpha (t quantile 1 - alpha/2)")
+ALPHA = Param(
+    "alpha",
+    DESIGN,
+    0.05,
+    0.0,
+    1.0,
+    low_open=True,
+    high_open=True,
+    doc="leaf intervals at confidence 1 - alpha (t quantile 1 - alpha/2)",
+)
 LAM = Param("lam", MIXING, 0.0, 0.0, None, doc="ridge lambda ||w||^2 on the tree weights (0: an LP)")
 
 
@@ -188,19 +195,20 @@ class RobustRFFamily(Family):
             table = node_table(rows, self.leaf_stats)
             h = half_widths(table.sd[rows.leaves], table.count[rows.leaves], alpha)
             return IntervalFeatures(table.mean[rows.leaves], h)
+
         return rows.memo(("robust-rf", self.leaf_stats, alpha), build)
 
     def costs(self, feats: IntervalFeatures, y: np.ndarray) -> np.ndarray:
         return scaled_costs(y, feats.z, feats.h)
 
-    def training_problem(self, feats: IntervalFeatures, y: np.ndarray,
-                         mixing: Mapping[str, float]) -> QuadraticProblem | LinearProblem | None:
+    def training_problem(
+        self, feats: IntervalFeatures, y: np.ndarray, mixing: Mapping[str, float]
+    ) -> QuadraticProblem | LinearProblem | None:
         if mixing["eps"] == 0.0:
             return None  # W(0) = {1/T}: the plain forest
         return weights_problem(self.costs(feats, y), mixing["eps"], mixing["lam"])
 
-    def predict(self, feats: IntervalFeatures, mixing: Mapping[str, float],
-                theta: np.ndarray | None) -> np.ndarray:
+    def predict(self, feats: IntervalFeatures, mixing: Mapping[str, float], theta: np.ndarray | None) -> np.ndarray:
         return feats.z @ self.weights(feats, theta)
 
     def weights(self, feats: IntervalFeatures, theta: np.ndarray | None) -> np.ndarray:

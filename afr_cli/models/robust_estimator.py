@@ -22,9 +22,19 @@ class RobustRF(AttentionForestRegressor):
 
     loss = "l2"  # unused: the weights problem fixes its own form (LP at lam = 0, QP otherwise)
 
-    def __init__(self, alpha: float = 0.05, eps: float = 0.5, lam: float = 0.0, leaf_stats: str = "bootstrap",
-                 base: str = "rf", n_estimators: int = 100, min_samples_leaf: int = 1,
-                 max_features: float = 1.0, solver: str = DEFAULT_SOLVER, random_state=None):
+    def __init__(
+        self,
+        alpha: float = 0.05,
+        eps: float = 0.5,
+        lam: float = 0.0,
+        leaf_stats: str = "bootstrap",
+        base: str = "rf",
+        n_estimators: int = 100,
+        min_samples_leaf: int = 1,
+        max_features: float = 1.0,
+        solver: str = DEFAULT_SOLVER,
+        random_state=None,
+    ):
         self.alpha = alpha
         self.eps = eps
         self.lam = lam
@@ -39,15 +49,18 @@ class RobustRF(AttentionForestRegressor):
     @property
     def family(self) -> Family:
         if self.leaf_stats not in ROBUST_FAMILIES:
-            raise AfrInputError(f"RobustRF.leaf_stats: {self.leaf_stats!r} is not allowed; "
-                                f"allowed: {', '.join(LEAF_STATS)}")
+            raise AfrInputError(
+                f"RobustRF.leaf_stats: {self.leaf_stats!r} is not allowed; allowed: {', '.join(LEAF_STATS)}"
+            )
         return ROBUST_FAMILIES[self.leaf_stats]
 
     def fit(self, X, y):
         ensemble, _ = self._ensemble()
         if ensemble.structure not in self.family.structures:  # leaf values must be target means
-            raise AfrInputError(f"RobustRF.base: {self.base!r} is a {ensemble.structure} ensemble; the robust RF "
-                                f"weights the trees of {' or '.join(self.family.structures)} ensembles (rf, ert, dt)")
+            raise AfrInputError(
+                f"RobustRF.base: {self.base!r} is a {ensemble.structure} ensemble; the robust RF "
+                f"weights the trees of {' or '.join(self.family.structures)} ensembles (rf, ert, dt)"
+            )
         super().fit(X, y)
         X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64, reset=False)
         feats = self.family.features(self.leaf_stats_.rows(), self._values(self.family.design_names()))

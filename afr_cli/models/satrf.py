@@ -27,24 +27,23 @@ reported uniform. theta = the remaining blocks in the order (w, v_1, ..., v_t), 
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
-from typing import Mapping, Sequence
 
 import numpy as np
 
-from afr_cli.errors import AfrInputError
+from afr_cli.core.params import is_integer
 from afr_cli.ensembles.leaf_statistics import RowTensors, softmax_neg
+from afr_cli.errors import AfrInputError
 from afr_cli.models.base import DESIGN, EPS, MIXING, TAU, Family, Param, uniform
 from afr_cli.models.estimator import AttentionForestRegressor
-from afr_cli.core.params import is_integer
 from afr_cli.solvers.solve import DEFAULT_SOLVER, ConstraintBuilder, LinearAttentionProblem
 
 VARIANTS = ("y", "x", "yx")
 YX_FLOOR = 1e-12
 GAMMA = Param("gamma", MIXING, 0.5, 0.0, 1.0, doc="Huber contamination of the softmax self-attention")
-KAPPA = Param("kappa", DESIGN, 1.0, 0.0, None, low_open=True,
-              doc="self-attention temperature: softmax(-s / kappa)")
+KAPPA = Param("kappa", DESIGN, 1.0, 0.0, None, low_open=True, doc="self-attention temperature: softmax(-s / kappa)")
 
 
 def pair_dissimilarity(values: np.ndarray, keys: np.ndarray, variant: str) -> np.ndarray:
@@ -83,16 +82,21 @@ def attention_chain(rows: RowTensors, variant: str, kappas: tuple[float, ...]) -
     Each T x T tensor S_j is built vectorised over a block of rows from one dissimilarity tensor,
     used once and freed; only the (n, T) products are cached on the rows, per (variant, kappas).
     """
+
     def build() -> tuple[np.ndarray, ...]:
         starts = range(0, rows.n_rows, CHAIN_BLOCK_ROWS) if rows.n_rows else [0]
-        blocks = [_chain_block(rows.values[a:a + CHAIN_BLOCK_ROWS], rows.keys[a:a + CHAIN_BLOCK_ROWS],
-                               variant, kappas) for a in starts]
+        blocks = [
+            _chain_block(rows.values[a : a + CHAIN_BLOCK_ROWS], rows.keys[a : a + CHAIN_BLOCK_ROWS], variant, kappas)
+            for a in starts
+        ]
         return tuple(np.concatenate([b[j] for b in blocks]) for j in range(len(kappas)))
+
     return rows.memo(("sat-rf", "chain", variant, tuple(float(k) for k in kappas)), build)
 
 
-def _chain_block(values: np.ndarray, keys: np.ndarray, variant: str,
-                 kappas: tuple[float, ...]) -> tuple[np.ndarray, ...]:
+def _chain_block(
+    values: np.ndarray, keys: np.ndarray, variant: str, kappas: tuple[float, ...]
+) -> tuple[np.ndarray, ...]:
     s = pair_dissimilarity(values, keys, variant)
     z = values
     chain = []
@@ -189,8 +193,9 @@ class SATRFFamily(Family):
         tail = np.append(np.cumprod((1.0 - gammas)[::-1])[::-1], 1.0)  # c_0, ..., c_t
         return (1.0 - eps) * tail[0], np.concatenate([[eps * tail[0]], gammas * tail[1:]])
 
-    def training_problem(self, feats: SATFeatures, y: np.ndarray,
-                         mixing: Mapping[str, float]) -> LinearAttentionProblem | None:
+    def training_problem(
+        self, feats: SATFeatures, y: np.ndarray, mixing: Mapping[str, float]
+    ) -> LinearAttentionProblem | None:
         r_scale, scales = self.coefficients(mixing)
         active = np.flatnonzero(scales > 0.0)
         if not len(active):
@@ -203,18 +208,16 @@ class SATRFFamily(Family):
         r = r_scale * np.einsum("nt,nt->n", feats.attention, feats.chain[0])
         return LinearAttentionProblem(y, r, Phi, builder.build())
 
-    def blocks(self, feats: SATFeatures, mixing: Mapping[str, float],
-               theta: np.ndarray | None) -> list[np.ndarray]:
+    def blocks(self, feats: SATFeatures, mixing: Mapping[str, float], theta: np.ndarray | None) -> list[np.ndarray]:
         """(w, v_1, ..., v_t) from theta; blocks left out of training are uniform."""
         T = feats.attention.shape[1]
         scales = self.coefficients(mixing)[1]
         out = [uniform(T) for _ in scales]
         for b, j in enumerate(np.flatnonzero(scales > 0.0)):
-            out[j] = theta[b * T:(b + 1) * T]
+            out[j] = theta[b * T : (b + 1) * T]
         return out
 
-    def predict(self, feats: SATFeatures, mixing: Mapping[str, float],
-                theta: np.ndarray | None) -> np.ndarray:
+    def predict(self, feats: SATFeatures, mixing: Mapping[str, float], theta: np.ndarray | None) -> np.ndarray:
         r_scale, scales = self.coefficients(mixing)
         pred = r_scale * np.einsum("nt,nt->n", feats.attention, feats.chain[0])
         for scale, z, block in zip(scales, feats.chain, self.blocks(feats, mixing, theta)):
@@ -247,11 +250,15 @@ def _summary(variant: str, heads: int) -> str:
     """The ``afr models`` line of a variant: what its self-attention between trees compares, and
     how many self-attentions are stacked (paper Sections 4-5 define the variants, 6 the heads)."""
     if heads == 1:
-        return (f"SAT-RF-{variant}: eps-ABRF's tree attention, then self-attention between trees that "
-                f"compares {_COMPARES[variant]} (SAT-RF paper sec. 4-5)")
-    return (f"SAT-RF-{variant} with {heads} heads: eps-ABRF's tree attention, then {heads} stacked "
-            f"self-attentions between trees, each with its own gamma and kappa, that compare "
-            f"{_COMPARES[variant]} (SAT-RF paper sec. 6)")
+        return (
+            f"SAT-RF-{variant}: eps-ABRF's tree attention, then self-attention between trees that "
+            f"compares {_COMPARES[variant]} (SAT-RF paper sec. 4-5)"
+        )
+    return (
+        f"SAT-RF-{variant} with {heads} heads: eps-ABRF's tree attention, then {heads} stacked "
+        f"self-attentions between trees, each with its own gamma and kappa, that compare "
+        f"{_COMPARES[variant]} (SAT-RF paper sec. 6)"
+    )
 
 
 @cache
@@ -261,11 +268,18 @@ def _family(variant: str, heads: int) -> SATRFFamily:
     if heads == 1:
         head_params = (GAMMA, KAPPA)
     else:
-        head_params = tuple(replace(p, name=f"{p.name}{j}", doc=f"{p.doc} (head {j})")
-                            for p in (GAMMA, KAPPA) for j in range(1, heads + 1))
-    attrs = {"name": f"sat-rf-{variant}{suffix}", "variant": variant, "heads": heads,
-             "summary": _summary(variant, heads),
-             "params": (EPS, TAU) + head_params}
+        head_params = tuple(
+            replace(p, name=f"{p.name}{j}", doc=f"{p.doc} (head {j})")
+            for p in (GAMMA, KAPPA)
+            for j in range(1, heads + 1)
+        )
+    attrs = {
+        "name": f"sat-rf-{variant}{suffix}",
+        "variant": variant,
+        "heads": heads,
+        "summary": _summary(variant, heads),
+        "params": (EPS, TAU) + head_params,
+    }
     return type(f"SATRF{variant.upper()}{suffix}Family", (SATRFFamily,), attrs)()
 
 
@@ -278,11 +292,22 @@ class SATRF(AttentionForestRegressor):
     tables' "Softmax" model and trains nothing.
     """
 
-    def __init__(self, variant: str = "y", base: str = "rf", eps: float = 0.5,
-                 gamma: float | Sequence[float] = 0.5, tau: float = 1.0,
-                 kappa: float | Sequence[float] = 1.0, loss: str = "l2", solver: str = DEFAULT_SOLVER,
-                 n_estimators: int = 100, min_samples_leaf: int = 10, max_features: float = 1.0,
-                 random_state=None, heads: int = 1):
+    def __init__(
+        self,
+        variant: str = "y",
+        base: str = "rf",
+        eps: float = 0.5,
+        gamma: float | Sequence[float] = 0.5,
+        tau: float = 1.0,
+        kappa: float | Sequence[float] = 1.0,
+        loss: str = "l2",
+        solver: str = DEFAULT_SOLVER,
+        n_estimators: int = 100,
+        min_samples_leaf: int = 10,
+        max_features: float = 1.0,
+        random_state=None,
+        heads: int = 1,
+    ):
         self.variant = variant
         self.base = base
         self.eps = eps
@@ -312,6 +337,8 @@ class SATRF(AttentionForestRegressor):
         if self.heads == 1:
             return [(param, value)]
         if not isinstance(value, (list, tuple, np.ndarray)) or np.ndim(value) != 1 or len(value) != self.heads:
-            raise AfrInputError(f"SATRF.{param}: {value!r} is not allowed; with heads={self.heads} "
-                                f"give {self.heads} numbers, one per head")
+            raise AfrInputError(
+                f"SATRF.{param}: {value!r} is not allowed; with heads={self.heads} "
+                f"give {self.heads} numbers, one per head"
+            )
         return [(f"{param}[{j}]", v) for j, v in enumerate(value)]

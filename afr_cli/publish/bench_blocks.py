@@ -11,11 +11,11 @@ Every block ends with where its numbers come from: the records' commands, dates 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
-from afr_cli.store.bench_records import RECORDS_DIR, TRANSCRIBED, read_records
 from afr_cli.publish.markdown import short_exponent, table
+from afr_cli.store.bench_records import RECORDS_DIR, TRANSCRIBED, read_records
 
 
 def load_words(result: dict) -> str:
@@ -30,14 +30,27 @@ def interactive_block(records: list[dict]) -> str:
     for record in records:
         x = record["result"]
         ref = x["reference"]
-        rows = [[f"`{r['command']}`", f"{r['cpu_s']:.2f}", f"{r['wall_s']:.2f}", f"{r['ratio']:.2f}x",
-                 "yes" if r["within_target"] else "no"] for r in x["commands"]]
+        rows = [
+            [
+                f"`{r['command']}`",
+                f"{r['cpu_s']:.2f}",
+                f"{r['wall_s']:.2f}",
+                f"{r['ratio']:.2f}x",
+                "yes" if r["within_target"] else "no",
+            ]
+            for r in x["commands"]
+        ]
         rows.append([f"`{ref['command']}` (reference)", f"{ref['cpu_s']:.2f}", f"{ref['wall_s']:.2f}", "1.00x", ""])
-        parts.append(f"CPU seconds (user + system) of each whole process, median of {x['runs']} runs after "
-                     f"one warm-up, on the committed stores{load_words(x)}; the target is at most "
-                     f"{x['target_ratio']:g}x the reference:\n\n"
-                     + table(["command", "CPU s", "wall s", "x reference", f"within {x['target_ratio']:g}x"], rows,
-                             ["---", "---:", "---:", "---:", "---"]))
+        parts.append(
+            f"CPU seconds (user + system) of each whole process, median of {x['runs']} runs after "
+            f"one warm-up, on the committed stores{load_words(x)}; the target is at most "
+            f"{x['target_ratio']:g}x the reference:\n\n"
+            + table(
+                ["command", "CPU s", "wall s", "x reference", f"within {x['target_ratio']:g}x"],
+                rows,
+                ["---", "---:", "---:", "---:", "---"],
+            )
+        )
     return "\n\n".join(parts)
 
 
@@ -46,18 +59,25 @@ def provenance(records: list[dict], kind: str) -> str:
     lines, seen = [], set()
     for r in records:
         cores = r["machine"].get("cores")
-        what = "transcribed (measured before records existed; as the page quoted it)" \
-            if r["source"] == TRANSCRIBED else "measured"
+        what = (
+            "transcribed (measured before records existed; as the page quoted it)"
+            if r["source"] == TRANSCRIBED
+            else "measured"
+        )
         note = r.get("note") or ""
-        line = f"`{r['command']}`, {r['date']}, {cores} cores; {what}" + (f". {note[:1].upper()}{note[1:]}" if note else "")
+        line = f"`{r['command']}`, {r['date']}, {cores} cores; {what}" + (
+            f". {note[:1].upper()}{note[1:]}" if note else ""
+        )
         if line not in seen:
             seen.add(line)
             lines.append(f"- {line}")
     transcribed = {r["source"] == TRANSCRIBED for r in records}
-    how = {frozenset({False}): "rerun a command with `--record` to replace its record",
-           frozenset({True}): "numbers measured before records existed, as the pages quoted them",
-           frozenset({True, False}): "rerun a measured record's command with `--record` to replace it; the "
-                                     "transcribed ones were measured before records existed"}[frozenset(transcribed)]
+    how = {
+        frozenset({False}): "rerun a command with `--record` to replace its record",
+        frozenset({True}): "numbers measured before records existed, as the pages quoted them",
+        frozenset({True, False}): "rerun a measured record's command with `--record` to replace it; the "
+        "transcribed ones were measured before records existed",
+    }[frozenset(transcribed)]
     return f"From `results/{RECORDS_DIR}/{kind}/` ({how}):\n\n" + "\n".join(lines)
 
 
@@ -71,10 +91,21 @@ def floor_block(records: list[dict]) -> str:
     for r in records:
         x = r["result"]
         stem = Path(x["config"]).stem
-        rows.append([f"{stem}, {x['dataset']}", str(x["units"]), f"{x['today']['cpu_s']:.2f}", f"{x['new']['cpu_s']:.2f}",
-                     _ratio(x["ratio"]), "yes" if x["identical"] else f"no (largest move {short_exponent(x['largest_move'], '.1e')})"])
-    return table(["config, dataset", "units", "today CPU s", "shared CPU s", "ratio", "rows identical"], rows,
-                  ["---", "---:", "---:", "---:", "---:", "---"])
+        rows.append(
+            [
+                f"{stem}, {x['dataset']}",
+                str(x["units"]),
+                f"{x['today']['cpu_s']:.2f}",
+                f"{x['new']['cpu_s']:.2f}",
+                _ratio(x["ratio"]),
+                "yes" if x["identical"] else f"no (largest move {short_exponent(x['largest_move'], '.1e')})",
+            ]
+        )
+    return table(
+        ["config, dataset", "units", "today CPU s", "shared CPU s", "ratio", "rows identical"],
+        rows,
+        ["---", "---:", "---:", "---:", "---:", "---"],
+    )
 
 
 def unit_block(records: list[dict]) -> str:
@@ -88,11 +119,28 @@ def unit_block(records: list[dict]) -> str:
             continue
         old = next(s for s in x["solvers"] if s != "AUTO")
         store = x.get("max_abs_dr2_vs_store") or {}
-        rows.append([f"{Path(x['config']).stem} ({old})", f"{x['solvers'][old]['cpu_s']:.1f}",
-                     f"{x['solvers']['AUTO']['cpu_s']:.1f}", _ratio(x["ratio"]), short_exponent(x['max_abs_dr2_between'], ".1e"),
-                     short_exponent(max(store.values()), ".1e") if store else "—"])
-    return table(["config (old solver)", "old CPU s", "AUTO CPU s", "ratio", "largest \\|ΔR²\\| AUTO vs old",
-                   "vs committed store"], rows, ["---", "---:", "---:", "---:", "---:", "---:"])
+        rows.append(
+            [
+                f"{Path(x['config']).stem} ({old})",
+                f"{x['solvers'][old]['cpu_s']:.1f}",
+                f"{x['solvers']['AUTO']['cpu_s']:.1f}",
+                _ratio(x["ratio"]),
+                short_exponent(x["max_abs_dr2_between"], ".1e"),
+                short_exponent(max(store.values()), ".1e") if store else "—",
+            ]
+        )
+    return table(
+        [
+            "config (old solver)",
+            "old CPU s",
+            "AUTO CPU s",
+            "ratio",
+            "largest \\|ΔR²\\| AUTO vs old",
+            "vs committed store",
+        ],
+        rows,
+        ["---", "---:", "---:", "---:", "---:", "---:"],
+    )
 
 
 def _ms(entry: dict | None) -> str:
@@ -109,16 +157,20 @@ def qp_block(records: list[dict]) -> str:
     parts = []
     for r in records:
         x = r["result"]
-        solvers = list(dict.fromkeys(k for row in x["shapes"].values() for k in row if k not in ("reference", "weights")))
+        solvers = list(
+            dict.fromkeys(k for row in x["shapes"].values() for k in row if k not in ("reference", "weights"))
+        )
         rows = [[name] + [_ms(row.get(s)) for s in solvers] for name, row in x["shapes"].items()]
         nv, ws = x["naive"], x["warm_start"]
-        parts.append(table(["shape (weights)"] + solvers, rows) + "\n\n"
-                     f"ms (relative objective gap), median of {x['repeats']}, {x['dataset']}'s training split "
-                     f"(n = {x['n']:,}, T = {x['trees']}). The naive path (a fresh n-form cvxpy + ECOS problem per "
-                     f"solve) took {nv['fresh_ms']:,.0f} ms against AUTO's {nv['auto_ms']:.1f} ms on the first shape: "
-                     f"**ratio {nv['ratio']:,.0f}x**, objective gap {short_exponent(nv['objective_gap'])}. Warm starts along "
-                     f"{ws['shape']}'s {ws['points']}-point eps x gamma sweep: {ws['cold_ms']:.0f} ms cold, "
-                     f"{ws['warm_ms']:.0f} ms warm-started (ratio {ws['ratio']:.2f}).")
+        parts.append(
+            table(["shape (weights)"] + solvers, rows) + "\n\n"
+            f"ms (relative objective gap), median of {x['repeats']}, {x['dataset']}'s training split "
+            f"(n = {x['n']:,}, T = {x['trees']}). The naive path (a fresh n-form cvxpy + ECOS problem per "
+            f"solve) took {nv['fresh_ms']:,.0f} ms against AUTO's {nv['auto_ms']:.1f} ms on the first shape: "
+            f"**ratio {nv['ratio']:,.0f}x**, objective gap {short_exponent(nv['objective_gap'])}. Warm starts along "
+            f"{ws['shape']}'s {ws['points']}-point eps x gamma sweep: {ws['cold_ms']:.0f} ms cold, "
+            f"{ws['warm_ms']:.0f} ms warm-started (ratio {ws['ratio']:.2f})."
+        )
     return "\n\n".join(parts)
 
 
@@ -135,20 +187,39 @@ def dm_block(records: list[dict]) -> str:
             f"A RF of {x['T']} trees fit on {x['train']:,} Friedman 1 rows ({x['leaves']:,} leaves, "
             f"{x['internal_nodes']:,} internal nodes, {x['B_nonzeros']:,} nonzeros in B), predicting "
             f"n = {x['n']:,} rows; predictions identical on all three paths: {'yes' if x['agree'] else 'no'}.\n\n"
-            + table(["path", "s", "peak MB"],
-                     [["matrices, batch (one sparse product B h per chunk)", f"{x['matrix_ms'] / 1000:.1f}", _mb(mem['matrix'])],
-                      ["matrices, per-row loop", f"{x['naive_ms'] / 1000:.1f}", _mb(mem['naive_first_1000_rows'], " (first 1,000 rows)")],
-                      ["scikit-learn `predict`", f"{x['sklearn_ms'] / 1000:.1f}", _mb(mem['sklearn'])],
-                      [f"soft machine, tau = {x['soft_tau']}", f"{x['soft_ms'] / 1000:.1f}", _mb(mem['soft'])]])
+            + table(
+                ["path", "s", "peak MB"],
+                [
+                    [
+                        "matrices, batch (one sparse product B h per chunk)",
+                        f"{x['matrix_ms'] / 1000:.1f}",
+                        _mb(mem["matrix"]),
+                    ],
+                    [
+                        "matrices, per-row loop",
+                        f"{x['naive_ms'] / 1000:.1f}",
+                        _mb(mem["naive_first_1000_rows"], " (first 1,000 rows)"),
+                    ],
+                    ["scikit-learn `predict`", f"{x['sklearn_ms'] / 1000:.1f}", _mb(mem["sklearn"])],
+                    [f"soft machine, tau = {x['soft_tau']}", f"{x['soft_ms'] / 1000:.1f}", _mb(mem["soft"])],
+                ],
+            )
             + f"\n\nThe per-row loop is **{x['naive_over_matrix']:.1f}x** slower than the batch path, and the batch "
-            f"path **{x['matrix_over_sklearn']:.1f}x slower than scikit-learn**.")
+            f"path **{x['matrix_over_sklearn']:.1f}x slower than scikit-learn**."
+        )
     return "\n\n".join(parts)
 
 
 def time_block(records: list[dict]) -> str:
     """``afr bench time``: what each timed command took, wall and CPU."""
-    rows = [[f"`{r['command']}`", f"{r['result']['wall_s'] / 60:.1f}" if r["result"].get("wall_s") is not None else "—",
-             f"{r['result']['cpu_s'] / 60:.1f}" if r["result"].get("cpu_s") is not None else "—"] for r in records]
+    rows = [
+        [
+            f"`{r['command']}`",
+            f"{r['result']['wall_s'] / 60:.1f}" if r["result"].get("wall_s") is not None else "—",
+            f"{r['result']['cpu_s'] / 60:.1f}" if r["result"].get("cpu_s") is not None else "—",
+        ]
+        for r in records
+    ]
     return table(["command", "wall min", "CPU min"], rows, ["---", "---:", "---:"])
 
 
@@ -158,13 +229,32 @@ def trees_block(records: list[dict]) -> str:
     parts = []
     for r in records:
         x = r["result"]
-        rows = [[label, f"{e['sklearn']['fit']:.3f} / {e['fast']['fit']:.3f}", _ratio(e["fit_ratio"]),
-                 f"{e['sklearn']['apply']:.4f} / {e['fast']['apply']:.4f}", _ratio(e["apply_ratio"]),
-                 "yes" if e["identical"] else "no"] for label, e in x["ensembles"].items()]
-        parts.append(f"{x['dataset']}'s training split of repetition {x.get('rep', 0)} (n = {x['n_train']:,}), applied to "
-                     f"it and the {x['n_test']:,} test rows; CPU seconds summed over {x['repeats']} alternating rounds:\n\n"
-                     + table(["ensemble", "fit: sklearn / fast (CPU s)", "ratio", "apply: sklearn / fast (CPU s)",
-                               "ratio", "identical"], rows))
+        rows = [
+            [
+                label,
+                f"{e['sklearn']['fit']:.3f} / {e['fast']['fit']:.3f}",
+                _ratio(e["fit_ratio"]),
+                f"{e['sklearn']['apply']:.4f} / {e['fast']['apply']:.4f}",
+                _ratio(e["apply_ratio"]),
+                "yes" if e["identical"] else "no",
+            ]
+            for label, e in x["ensembles"].items()
+        ]
+        parts.append(
+            f"{x['dataset']}'s training split of repetition {x.get('rep', 0)} (n = {x['n_train']:,}), applied to "
+            f"it and the {x['n_test']:,} test rows; CPU seconds summed over {x['repeats']} alternating rounds:\n\n"
+            + table(
+                [
+                    "ensemble",
+                    "fit: sklearn / fast (CPU s)",
+                    "ratio",
+                    "apply: sklearn / fast (CPU s)",
+                    "ratio",
+                    "identical",
+                ],
+                rows,
+            )
+        )
     return "\n\n".join(parts)
 
 
@@ -176,15 +266,43 @@ def fusion_block(records: list[dict]) -> str:
         x = r["result"]
         label = ", ".join(x["datasets"])
         for row in x["rows"]:
-            rows.append([f"{label} ({row['units']})", row["path"], str(row["workers"]), str(row["tasks"]),
-                         f"{row['cpu_s']:.2f}", _ratio(row["ratio"]), str(row["fits"]), str(row["reuses"]),
-                         f"{row['hit_rate']:.0%}", f"{row['peak_rss_mib']:.0f}", "yes" if row["identical"] else "no"])
+            rows.append(
+                [
+                    f"{label} ({row['units']})",
+                    row["path"],
+                    str(row["workers"]),
+                    str(row["tasks"]),
+                    f"{row['cpu_s']:.2f}",
+                    _ratio(row["ratio"]),
+                    str(row["fits"]),
+                    str(row["reuses"]),
+                    f"{row['hit_rate']:.0%}",
+                    f"{row['peak_rss_mib']:.0f}",
+                    "yes" if row["identical"] else "no",
+                ]
+            )
     bounds = sorted({r["result"]["cache_mb"] for r in records})
-    return (table(["dataset (units)", "path", "workers", "tasks", "CPU s", "ratio", "forest fits", "reused",
-                    "hit rate", "peak RSS MiB", "rows identical"], rows,
-                   ["---", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---"])
-            + f"\n\nRatio = today's CPU / the path's at the same workers; the cache path's forest cache held at most "
-            f"{' or '.join(f'{b:,}' for b in bounds)} MiB per worker.")
+    return (
+        table(
+            [
+                "dataset (units)",
+                "path",
+                "workers",
+                "tasks",
+                "CPU s",
+                "ratio",
+                "forest fits",
+                "reused",
+                "hit rate",
+                "peak RSS MiB",
+                "rows identical",
+            ],
+            rows,
+            ["---", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---"],
+        )
+        + f"\n\nRatio = today's CPU / the path's at the same workers; the cache path's forest cache held at most "
+        f"{' or '.join(f'{b:,}' for b in bounds)} MiB per worker."
+    )
 
 
 def _cells(headers: list[str], keys: list[str], records: list[dict]) -> str:
@@ -195,16 +313,30 @@ def _cells(headers: list[str], keys: list[str], records: list[dict]) -> str:
 
 def trees_units_block(records: list[dict]) -> str:
     """``afr bench floor --trees fast|sklearn`` on whole units: each path's ratio against today's, as quoted."""
-    return _cells(["config", "ratio, fast trees", "ratio, scikit-learn's trees", "CPU s, today -> fast"],
-                  ["config", "fast", "sklearn", "cpu"], records)
+    return _cells(
+        ["config", "ratio, fast trees", "ratio, scikit-learn's trees", "CPU s, today -> fast"],
+        ["config", "fast", "sklearn", "cpu"],
+        records,
+    )
 
 
 def regen_block(records: list[dict]) -> str:
     """The stores regenerated under AUTO: per store the repetitions and compute, then and now, and how far
     ``afr diff OLD NEW`` found its cells moved on the repetitions both hold."""
-    return _cells(["store", "repetitions (before -> now)", "compute now", "compute before", "cells compared",
-                   "cells above 1e-4", "largest \\|ΔR²\\| (where)", "every other cell below"],
-                  ["store", "reps", "compute", "before", "cells", "above", "largest", "others"], records)
+    return _cells(
+        [
+            "store",
+            "repetitions (before -> now)",
+            "compute now",
+            "compute before",
+            "cells compared",
+            "cells above 1e-4",
+            "largest \\|ΔR²\\| (where)",
+            "every other cell below",
+        ],
+        ["store", "reps", "compute", "before", "cells", "above", "largest", "others"],
+        records,
+    )
 
 
 def grid_cell(moved: int, rows: int, flips: int) -> str:
@@ -220,20 +352,52 @@ def regenerated_block(records: list[dict]) -> str:
         x, threshold = r["result"], short_exponent(r["result"]["threshold"], "g")
         for s in x["stores"]:
             largest = "0" if not s["largest"] else f"{short_exponent(s['largest'], '.2g')} ({s['largest_where']})"
-            rows.append([s["store"], f"{s['units_common']} of {s['units_new']}", str(s["cells"]),
-                         str(s["cells_above"]), largest, str(s["params_changed"]), str(s["solver_status_changed"]),
-                         grid_cell(s["grid_moved"], s["grid_rows"], s.get("grid_rounding_flips", 0)),
-                         f"{s['cpu_min_new']:.1f}", f"{s['wall_min_old']:.1f}"])
-        rows.append([f"**all {len(x['stores'])} stores**", f"{sum(s['units_common'] for s in x['stores'])}",
-                     f"{sum(s['cells'] for s in x['stores'])}", f"**{x['cells_above']}**",
-                     "", f"{sum(s['params_changed'] for s in x['stores'])}",
-                     f"{sum(s['solver_status_changed'] for s in x['stores'])}",
-                     grid_cell(*(sum(s.get(k, 0) for s in x["stores"])
-                                  for k in ("grid_moved", "grid_rows", "grid_rounding_flips"))),
-                     f"**{x['cpu_min_new']:.1f}**", f"{sum(s['wall_min_old'] for s in x['stores']):.1f}"])
-    return table(["store", "units compared", "cells", f"cells moved above {threshold}", "largest change (where)",
-                  "other selections", "other solver outcomes", "grid points moved", "CPU-min now (recorded)",
-                  "min before (wall)"], rows, ["---", "---:", "---:", "---:", "---", "---:", "---:", "---:", "---:", "---:"])
+            rows.append(
+                [
+                    s["store"],
+                    f"{s['units_common']} of {s['units_new']}",
+                    str(s["cells"]),
+                    str(s["cells_above"]),
+                    largest,
+                    str(s["params_changed"]),
+                    str(s["solver_status_changed"]),
+                    grid_cell(s["grid_moved"], s["grid_rows"], s.get("grid_rounding_flips", 0)),
+                    f"{s['cpu_min_new']:.1f}",
+                    f"{s['wall_min_old']:.1f}",
+                ]
+            )
+        rows.append(
+            [
+                f"**all {len(x['stores'])} stores**",
+                f"{sum(s['units_common'] for s in x['stores'])}",
+                f"{sum(s['cells'] for s in x['stores'])}",
+                f"**{x['cells_above']}**",
+                "",
+                f"{sum(s['params_changed'] for s in x['stores'])}",
+                f"{sum(s['solver_status_changed'] for s in x['stores'])}",
+                grid_cell(
+                    *(sum(s.get(k, 0) for s in x["stores"]) for k in ("grid_moved", "grid_rows", "grid_rounding_flips"))
+                ),
+                f"**{x['cpu_min_new']:.1f}**",
+                f"{sum(s['wall_min_old'] for s in x['stores']):.1f}",
+            ]
+        )
+    return table(
+        [
+            "store",
+            "units compared",
+            "cells",
+            f"cells moved above {threshold}",
+            "largest change (where)",
+            "other selections",
+            "other solver outcomes",
+            "grid points moved",
+            "CPU-min now (recorded)",
+            "min before (wall)",
+        ],
+        rows,
+        ["---", "---:", "---:", "---:", "---", "---:", "---:", "---:", "---:", "---:"],
+    )
 
 
 KINDS = ("features", "problem", "solve", "predict")  # a model step's kinds (afr bench steps)
@@ -264,12 +428,27 @@ def steps_block(records: list[dict]) -> str:
         entries += [(f"family {name}", {**kinds, "total": sum(kinds.values())}) for name, kinds in families.items()]
         entries.sort(key=lambda e: -e[1]["total"])
         for name, v in entries:
-            rows.append([name, *(f"{v[k]:.1f}" if k in v else "" for k in KINDS), f"{v['total']:.1f}",
-                         f"{v['total'] / total:.0%}" if total else "—"])
-        rows.append([f"**all ({x['units']} units of repetitions 0..{x['reps'] - 1}, scaled)**",
-                     *(f"{sum(f[k] for f in families.values()):.1f}" for k in KINDS), f"**{total:.1f}**", "100%"])
-    return table(["step", "features", "problem", "solve", "predict", "CPU-min projected", "share"], rows,
-                 ["---", "---:", "---:", "---:", "---:", "---:", "---:"])
+            rows.append(
+                [
+                    name,
+                    *(f"{v[k]:.1f}" if k in v else "" for k in KINDS),
+                    f"{v['total']:.1f}",
+                    f"{v['total'] / total:.0%}" if total else "—",
+                ]
+            )
+        rows.append(
+            [
+                f"**all ({x['units']} units of repetitions 0..{x['reps'] - 1}, scaled)**",
+                *(f"{sum(f[k] for f in families.values()):.1f}" for k in KINDS),
+                f"**{total:.1f}**",
+                "100%",
+            ]
+        )
+    return table(
+        ["step", "features", "problem", "solve", "predict", "CPU-min projected", "share"],
+        rows,
+        ["---", "---:", "---:", "---:", "---:", "---:", "---:"],
+    )
 
 
 def rerun_block(records: list[dict]) -> str:
@@ -283,12 +462,22 @@ def profile_block(records: list[dict]) -> str:
     return _cells(["what was profiled", "total", "where the time goes"], ["what", "total", "parts"], records)
 
 
-RENDERERS: dict[str, Callable[[list[dict]], str]] = {"floor": floor_block, "unit": unit_block, "qp": qp_block,
-                                                      "dm": dm_block, "time": time_block,
-                                                      "trees": trees_block, "trees_units": trees_units_block,
-                                                      "fusion": fusion_block,
-                                                      "regen": regen_block, "regenerated": regenerated_block, "steps": steps_block, "profile": profile_block,
-                                                      "rerun": rerun_block, "interactive": interactive_block}
+RENDERERS: dict[str, Callable[[list[dict]], str]] = {
+    "floor": floor_block,
+    "unit": unit_block,
+    "qp": qp_block,
+    "dm": dm_block,
+    "time": time_block,
+    "trees": trees_block,
+    "trees_units": trees_units_block,
+    "fusion": fusion_block,
+    "regen": regen_block,
+    "regenerated": regenerated_block,
+    "steps": steps_block,
+    "profile": profile_block,
+    "rerun": rerun_block,
+    "interactive": interactive_block,
+}
 
 
 def bench_blocks(root: Path) -> dict[str, str]:

@@ -7,7 +7,8 @@ A file whose bytes would not change is not rewritten, and the command prints one
 
 Order: each store's summary and each report's files (afr_cli/publish/report_files.py), then, on
 every repetition and all reports, the claims ledgers (claims/ledger.py) and the pages' generated
-blocks (pages.py: claims, ledgers, agreement counts, studies, measurement records), then with ``html`` the site (site.py).
+blocks (pages.py: claims, ledgers, agreement counts, studies, measurement records), then with ``html`` the site
+(site.py).
 """
 
 from __future__ import annotations
@@ -19,16 +20,32 @@ from pathlib import Path
 
 from afr_cli.catalogue.knowledge import papers
 from afr_cli.publish.bench_blocks import bench_blocks
+from afr_cli.publish.claims.ledger import (
+    LEDGER,
+    agreement_block,
+    effect_block,
+    judge_paper,
+    ledger_table,
+    paper_reps_label,
+    render_ledger,
+    summary_block,
+)
 from afr_cli.publish.code_blocks import code_blocks
-from afr_cli.publish.claims.ledger import (LEDGER, agreement_block, effect_block, judge_paper, ledger_table,
-                                           paper_reps_label, render_ledger, summary_block)
 from afr_cli.publish.fidelity_blocks import fidelity_blocks
 from afr_cli.publish.format_blocks import format_blocks
 from afr_cli.publish.frames import chosen_reports, forget_loaded, report_by_name
 from afr_cli.publish.outfiles import write_if_changed
 from afr_cli.publish.page_words import shown_as, shown_root
-from afr_cli.publish.pages import (DOCS_DIR, blocks_in, committed_page, is_project_results, page_files, paper_page,
-                                   unbuilt_blocks, write_pages)
+from afr_cli.publish.pages import (
+    DOCS_DIR,
+    blocks_in,
+    committed_page,
+    is_project_results,
+    page_files,
+    paper_page,
+    unbuilt_blocks,
+    write_pages,
+)
 from afr_cli.publish.project_blocks import project_blocks
 from afr_cli.publish.report_files import write_report, write_summary
 from afr_cli.publish.site import SITE, write_site
@@ -68,8 +85,9 @@ def write_ledgers(root: Path, refresh_studies: bool = False) -> list[Path]:
     return written + caches + write_pages(root, blocks, shown)
 
 
-def write_all(root: Path, names: list[str] | None = None, reps: int | None = None,
-              html: bool = False, studies: bool = False) -> list[Path]:
+def write_all(
+    root: Path, names: list[str] | None = None, reps: int | None = None, html: bool = False, studies: bool = False
+) -> list[Path]:
     """Every store's summary and every report under ``root``, then (on every repetition, all
     reports) the claims ledgers and the pages' generated blocks (``studies``: rerun the expensive
     studies and rewrite their csv), and with ``html`` the site under ``results/site/``; returns the
@@ -149,7 +167,9 @@ def stale_outputs(root: Path) -> list[str]:
             shown = old.as_posix()
             if new.resolve() in pages and old.is_file():
                 before, after = blocks_in(old.read_text(encoding="utf-8")), blocks_in(new.read_text(encoding="utf-8"))
-                lines += [f"{shown}: generated block {name} is stale" for name in after if before.get(name) != after[name]]
+                lines += [
+                    f"{shown}: generated block {name} is stale" for name in after if before.get(name) != after[name]
+                ]
                 continue
             if not old.is_file():
                 lines.append(f"{shown}: missing (afr report writes it)")
@@ -157,6 +177,9 @@ def stale_outputs(root: Path) -> list[str]:
                 lines.append(f"{shown}: stale")
         site_now = _files(copy / SITE)
         if (root / SITE).is_dir():
-            lines += [f"{(root / SITE / rel).as_posix()}: not written by afr report any more"
-                      for rel in _files(root / SITE) if rel not in site_now]
+            lines += [
+                f"{(root / SITE / rel).as_posix()}: not written by afr report any more"
+                for rel in _files(root / SITE)
+                if rel not in site_now
+            ]
     return lines

@@ -1,5 +1,6 @@
 """Generated blocks of the code's own constants: the solver layer's size limit, ridges and
-acceptance tolerances, ``afr regress``'s tolerances (with its golden files' sizes) and the input limits, read from the modules
+acceptance tolerances, ``afr regress``'s tolerances (with its golden files' sizes) and the input limits, read from
+the modules
 that use them. The documentation names a constant and the block beside it shows its value, so a
 page can never quote a tolerance the code no longer has (``afr report --check`` fails when one
 changes and the page is not regenerated).
@@ -13,12 +14,11 @@ from pathlib import Path
 import pandas as pd
 
 from afr_cli.core import yaml_safe
-from afr_cli.solvers import solve
-from afr_cli.tables import regress
 from afr_cli.ensembles import params as ensemble_params
 from afr_cli.publish.markdown import short_exponent, table
-from afr_cli.solvers import checks, cvxpy_backend, dense_qp
+from afr_cli.solvers import checks, cvxpy_backend, dense_qp, solve
 from afr_cli.store import export, sizes
+from afr_cli.tables import regress
 
 SOLVER_BLOCK = "code:solver_constants"
 REGRESS_BLOCK = "code:regress_constants"
@@ -29,6 +29,7 @@ EXPORT_BLOCK = "code:export_constants"
 @dataclass(frozen=True)
 class Constant:
     """One module constant a page names: where it lives and what it is for."""
+
     module: object
     name: str
     meaning: str
@@ -53,8 +54,12 @@ LIMIT_CONSTANTS = (
 
 
 EXPORT_CONSTANTS = (
-    Constant(export, "GRID_DIGITS", "significant digits of the grid's per-point test scores in a first export (0 = exact)"),
-    Constant(sizes, "RESULTS_BUDGET_MB", "megabytes `results/` is held to (`afr export --sizes` prints it beside the total)"),
+    Constant(
+        export, "GRID_DIGITS", "significant digits of the grid's per-point test scores in a first export (0 = exact)"
+    ),
+    Constant(
+        sizes, "RESULTS_BUDGET_MB", "megabytes `results/` is held to (`afr export --sizes` prints it beside the total)"
+    ),
 )
 
 
@@ -67,8 +72,11 @@ def _show(value) -> str:
 
 
 def _table(constants: tuple[Constant, ...]) -> str:
-    return table(["constant", "value", "what it is"],
-                 [[f"`{c.module.__name__}.{c.name}`", _show(c.value), c.meaning] for c in constants], ["---", "---:", "---"])
+    return table(
+        ["constant", "value", "what it is"],
+        [[f"`{c.module.__name__}.{c.name}`", _show(c.value), c.meaning] for c in constants],
+        ["---", "---:", "---"],
+    )
 
 
 def solver_constants_block() -> str:
@@ -82,14 +90,27 @@ GOLDEN_FILES = ("regress/golden.csv", "regress/golden_agboost.csv")  # under the
 def regress_constants_block(root: Path) -> str:
     """``afr regress``'s golden files (how many values each holds) and its tolerances: per metric
     against the golden values, and against the papers."""
-    golden = [f"`results/{name}`: {len(pd.read_csv(Path(root) / name))} golden values"
-              for name in GOLDEN_FILES if (Path(root) / name).is_file()]
-    rows = [[f"{metric.upper().replace('R2', 'R²')} against `results/regress/golden.csv`",
-             _show(tol) if kind == "abs" else f"{tol * 100:g} %", "absolute" if kind == "abs" else "relative"]
-            for metric, (kind, tol) in regress.TOLERANCES.items()]
-    rows += [["baselines against the papers' published values (`BASELINE_TOLERANCE`)",
-              _show(regress.BASELINE_TOLERANCE), "absolute"],
-             ["an expected value, a documented gap (`EXPECTED_TOLERANCE`)", _show(regress.EXPECTED_TOLERANCE), "absolute"]]
+    golden = [
+        f"`results/{name}`: {len(pd.read_csv(Path(root) / name))} golden values"
+        for name in GOLDEN_FILES
+        if (Path(root) / name).is_file()
+    ]
+    rows = [
+        [
+            f"{metric.upper().replace('R2', 'R²')} against `results/regress/golden.csv`",
+            _show(tol) if kind == "abs" else f"{tol * 100:g} %",
+            "absolute" if kind == "abs" else "relative",
+        ]
+        for metric, (kind, tol) in regress.TOLERANCES.items()
+    ]
+    rows += [
+        [
+            "baselines against the papers' published values (`BASELINE_TOLERANCE`)",
+            _show(regress.BASELINE_TOLERANCE),
+            "absolute",
+        ],
+        ["an expected value, a documented gap (`EXPECTED_TOLERANCE`)", _show(regress.EXPECTED_TOLERANCE), "absolute"],
+    ]
     return "; ".join(golden) + ".\n\n" + table(["checked", "tolerance", "kind"], rows, ["---", "---:", "---"])
 
 
@@ -100,5 +121,9 @@ def input_limits_block() -> str:
 
 def code_blocks(root: Path) -> dict[str, str]:
     """The blocks of the code's constants, by name (the golden files are read under ``root``)."""
-    return {SOLVER_BLOCK: solver_constants_block(), REGRESS_BLOCK: regress_constants_block(root),
-            LIMITS_BLOCK: input_limits_block(), EXPORT_BLOCK: _table(EXPORT_CONSTANTS)}
+    return {
+        SOLVER_BLOCK: solver_constants_block(),
+        REGRESS_BLOCK: regress_constants_block(root),
+        LIMITS_BLOCK: input_limits_block(),
+        EXPORT_BLOCK: _table(EXPORT_CONSTANTS),
+    }

@@ -1,6 +1,7 @@
 """Generated blocks of docs/reproduction.md's fidelity checks. ``fidelity:rep_count``: one published
 baseline cell against our same recipe over 10 and over 100 repetitions (why the published baselines
-are 10-repetition means). ``fidelity:raw_features``: the re-runs under raw features (``preprocess.scale: none``): how far the
+are 10-repetition means). ``fidelity:raw_features``: the re-runs under raw features (``preprocess.scale: none``): how
+far the
 SAT-RF Softmax cells and three epsM-w-LARF cells move from the papers' numbers when the features
 are not standardised, against the same cells standardised (the reference default). It reads only
 committed files: the Softmax scaling study's reports (``results/satrf_softmax/<scaling>/``, written
@@ -23,7 +24,10 @@ RAW_FEATURES_BLOCK = "fidelity:raw_features"
 SOFTMAX_STUDY = Path("satrf_softmax")  # under the results root: one folder of reports per scaling
 SOFTMAX_TABLES = range(2, 8)  # the SAT-RF paper's Tables 2-7, each with a Softmax R² column
 SOFTMAX_SHOWN = (3, ("Regression", "Boston", "Concrete"))  # the cells quoted one by one
-REP_COUNT_STORE, REP_COUNT_CELL = Path("satrf_rf"), ("satrf", 2, "RF", "Friedman2", "rf")  # paper, table, base, dataset, model
+REP_COUNT_STORE, REP_COUNT_CELL = (
+    Path("satrf_rf"),
+    ("satrf", 2, "RF", "Friedman2", "rf"),
+)  # paper, table, base, dataset, model
 REP_COUNT_BLOCK = "fidelity:rep_count"
 LARF_RAW, LARF_STANDARD = Path("fidelity") / "larf_rf_none", Path("larf_rf")
 LARF_MODEL, LARF_TABLE, LARF_DATASETS = "em-w-larf", 3, ("Friedman3", "Sparse", "Airfoil")
@@ -36,8 +40,10 @@ def _name(dataset: str) -> str:
 
 def _softmax_r2(root: Path, scaling: str) -> pd.DataFrame:
     """The Softmax R² cells of Tables 2-7 in one scaling's committed reports (ours and the paper's)."""
-    frames = [pd.read_csv(Path(root) / SOFTMAX_STUDY / scaling / f"paper-satrf-{t}.csv").assign(table=t)
-              for t in SOFTMAX_TABLES]
+    frames = [
+        pd.read_csv(Path(root) / SOFTMAX_STUDY / scaling / f"paper-satrf-{t}.csv").assign(table=t)
+        for t in SOFTMAX_TABLES
+    ]
     cells = pd.concat(frames)
     return cells[(cells.model == "softmax") & (cells.metric == "r2")]
 
@@ -59,19 +65,28 @@ def rep_count_block(root: Path) -> str | None:
     rows = load_results(directory)
     rows = rows[(rows.base == base) & (rows.dataset == dataset) & (rows.model == model)]
     published = published_table(f"{paper}:{table}")
-    printed = published[(published.base == base) & (published.dataset == dataset)
-                        & (published.model == model) & (published.metric == "r2")]["value"].iloc[0]
-    return (f"With all {rows.rep.nunique()} stored repetitions (`results/{REP_COUNT_STORE.as_posix()}`) the same recipe "
-            f"gives e.g. {base} {rows.r2.mean():.3f} on {_name(dataset)}, against the printed {printed:.3f} and "
-            f"{rows[rows.rep < PAPER_REPS].r2.mean():.3f} over repetitions 0-{PAPER_REPS - 1}.")
+    printed = published[
+        (published.base == base)
+        & (published.dataset == dataset)
+        & (published.model == model)
+        & (published.metric == "r2")
+    ]["value"].iloc[0]
+    return (
+        f"With all {rows.rep.nunique()} stored repetitions (`results/{REP_COUNT_STORE.as_posix()}`) the same recipe "
+        f"gives e.g. {base} {rows.r2.mean():.3f} on {_name(dataset)}, against the printed {printed:.3f} and "
+        f"{rows[rows.rep < PAPER_REPS].r2.mean():.3f} over repetitions 0-{PAPER_REPS - 1}."
+    )
 
 
 def raw_features_block(root: Path) -> str | None:
     """Two bullets: the Softmax cells and the LARF cells under raw features, against the paper and
     against standardised features; None when a source is missing under ``root``."""
     root = Path(root)
-    if not (all((root / SOFTMAX_STUDY / s / "paper-satrf-2.csv").is_file() for s in ("none", "standard"))
-            and has_results(root / LARF_RAW) and has_results(root / LARF_STANDARD)):
+    if not (
+        all((root / SOFTMAX_STUDY / s / "paper-satrf-2.csv").is_file() for s in ("none", "standard"))
+        and has_results(root / LARF_RAW)
+        and has_results(root / LARF_STANDARD)
+    ):
         return None
     raw, standard = _softmax_r2(root, "none"), _softmax_r2(root, "standard")
     table, datasets = SOFTMAX_SHOWN
@@ -81,18 +96,23 @@ def raw_features_block(root: Path) -> str | None:
         return " / ".join(f"{v:.3f}" for v in picked)
 
     published = published_table(f"larf:{LARF_TABLE}")
-    published = published[(published.base == "RF") & (published.model == LARF_MODEL)
-                          & (published.metric == "r2")].set_index("dataset")["value"]
+    published = published[
+        (published.base == "RF") & (published.model == LARF_MODEL) & (published.metric == "r2")
+    ].set_index("dataset")["value"]
     larf_raw, larf_standard = _larf_means(root / LARF_RAW), _larf_means(root / LARF_STANDARD)
-    larf = ", ".join(f"{_name(d)} {larf_raw[d]:.3f} (paper {published[d]:.3f}, standardised {larf_standard[d]:.3f})"
-                     for d in LARF_DATASETS)
-    return (f"- SAT-RF Softmax (the committed `results/{SOFTMAX_STUDY.as_posix()}/none` store): Table {table} "
-            f"{' / '.join(datasets)} {shown(raw, 'ours')}, against the paper's {shown(raw, 'published')} and "
-            f"standardised {shown(standard, 'ours')}. Over all {len(raw)} Softmax R² cells of Tables "
-            f"{SOFTMAX_TABLES[0]}-{SOFTMAX_TABLES[-1]} the mean abs Δ is {raw['diff'].abs().mean():.3f}, against "
-            f"{standard['diff'].abs().mean():.3f} standardised.\n"
-            f"- LARF (`results/{LARF_RAW.as_posix()}`, RF, repetitions 0-{PAPER_REPS - 1}, full grid; standardised: "
-            f"`results/{LARF_STANDARD.as_posix()}` on the same repetitions, solved by AUTO): epsM-w-LARF {larf}.")
+    larf = ", ".join(
+        f"{_name(d)} {larf_raw[d]:.3f} (paper {published[d]:.3f}, standardised {larf_standard[d]:.3f})"
+        for d in LARF_DATASETS
+    )
+    return (
+        f"- SAT-RF Softmax (the committed `results/{SOFTMAX_STUDY.as_posix()}/none` store): Table {table} "
+        f"{' / '.join(datasets)} {shown(raw, 'ours')}, against the paper's {shown(raw, 'published')} and "
+        f"standardised {shown(standard, 'ours')}. Over all {len(raw)} Softmax R² cells of Tables "
+        f"{SOFTMAX_TABLES[0]}-{SOFTMAX_TABLES[-1]} the mean abs Δ is {raw['diff'].abs().mean():.3f}, against "
+        f"{standard['diff'].abs().mean():.3f} standardised.\n"
+        f"- LARF (`results/{LARF_RAW.as_posix()}`, RF, repetitions 0-{PAPER_REPS - 1}, full grid; standardised: "
+        f"`results/{LARF_STANDARD.as_posix()}` on the same repetitions, solved by AUTO): epsM-w-LARF {larf}."
+    )
 
 
 def fidelity_blocks(root: Path) -> dict[str, str]:

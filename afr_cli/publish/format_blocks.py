@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from afr_cli.store.bench_records import RECORDS_DIR, read_records
 from afr_cli.publish.markdown import table
+from afr_cli.store.bench_records import RECORDS_DIR, read_records
 
 FORMATS_KIND = "formats"
 FORMATS_BLOCK = "sizes:formats"
@@ -22,12 +22,15 @@ FORMATS_BLOCK = "sizes:formats"
 def formats_block(records: list[dict]) -> str:
     """One row per measured choice: what was compared, the size before and after, the change."""
     rows = [[cell or "—" for cell in row] for record in records for row in record["result"]["rows"]]
-    sources = [f"- `{r['command']}`, {r['date']}; {r['source']}" + (f": {r['note']}" if r.get("note") else "")
-               for r in records]
-    return (table(["export format choice", "before", "after", "change"], rows, ["---", "---:", "---:", "---"])
-            + f"\n\nFrom `results/{RECORDS_DIR}/{FORMATS_KIND}/`, one record per measurement "
-            "(the command that measured it, its date, and whether the record was measured or transcribed):\n\n"
-            + "\n".join(sources))
+    sources = [
+        f"- `{r['command']}`, {r['date']}; {r['source']}" + (f": {r['note']}" if r.get("note") else "") for r in records
+    ]
+    return (
+        table(["export format choice", "before", "after", "change"], rows, ["---", "---:", "---:", "---"])
+        + f"\n\nFrom `results/{RECORDS_DIR}/{FORMATS_KIND}/`, one record per measurement "
+        "(the command that measured it, its date, and whether the record was measured or transcribed):\n\n"
+        + "\n".join(sources)
+    )
 
 
 def format_blocks(root: Path) -> dict[str, str]:

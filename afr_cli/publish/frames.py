@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from afr_cli.errors import AfrInputError
 from afr_cli.catalogue.knowledge import Report, reports
+from afr_cli.errors import AfrInputError
 from afr_cli.store import has_results, load_grid, load_results, store_select_by
 from afr_cli.store.status import StoreStatus, store_status
 from afr_cli.tables import results_in_view
@@ -102,8 +102,9 @@ def reps_shortfall(frame: pd.DataFrame, reps: int | None, where: str) -> str:
         span = f"only {short.iloc[0]} repetitions are stored"
     else:
         fewest = short.groupby(level=["model", "base"]).min()
-        span = (f"{len(short)} of {len(held)} (dataset, base, model) hold fewer: "
-                + ", ".join(f"{m} ({b}) {n}" for (m, b), n in fewest.items()))
+        span = f"{len(short)} of {len(held)} (dataset, base, model) hold fewer: " + ", ".join(
+            f"{m} ({b}) {n}" for (m, b), n in fewest.items()
+        )
     return f"--reps {reps}: {span} in {where}; those are used"
 
 
@@ -112,15 +113,17 @@ def reps_suffix(reps: int | None) -> str:
     return "" if reps is None else f"reps{reps}"
 
 
-def report_frames(report: Report, root: Path, reps: int | None = None,
-                  selection: str = "stored") -> pd.DataFrame | None:
+def report_frames(
+    report: Report, root: Path, reps: int | None = None, selection: str = "stored"
+) -> pd.DataFrame | None:
     """The report's results over the stores that exist (repetitions 0..reps-1), None without any."""
     stores = [(root / s, load_store(root / s)) for s in report.stores]
     stores = [(d, f) for d, f in stores if f is not None]
     if not stores:
         return None
-    return pd.concat([results_in_view(f.results, f.grid, selection, reps, store_select_by(d)) for d, f in stores],
-                     ignore_index=True)
+    return pd.concat(
+        [results_in_view(f.results, f.grid, selection, reps, store_select_by(d)) for d, f in stores], ignore_index=True
+    )
 
 
 def report_by_name() -> dict[str, Report]:
@@ -129,8 +132,9 @@ def report_by_name() -> dict[str, Report]:
     return {r.name: r for r in reports()}
 
 
-def chosen_reports(names: list[str] | None, root: Path | None = None,
-                   echo=lambda line: sys.stderr.write(line + "\n")) -> list[Report]:
+def chosen_reports(
+    names: list[str] | None, root: Path | None = None, echo=lambda line: sys.stderr.write(line + "\n")
+) -> list[Report]:
     """The reports named (all when None), or a one-line error listing the known ones. With
     ``root``, only the reports whose every store ``root`` holds: a report missing a store is
     skipped, and ``echo`` says so in one line naming the stores it lacks, when it was named or
@@ -150,6 +154,8 @@ def chosen_reports(names: list[str] | None, root: Path | None = None,
         if not lacking:
             out.append(report)
         elif names or len(lacking) < len(report.stores):
-            echo(f"skipped report {report.name}: {root} lacks its store{'s' * (len(lacking) > 1)} "
-                 f"{', '.join(str(Path(root) / s) for s in lacking)}")
+            echo(
+                f"skipped report {report.name}: {root} lacks its store{'s' * (len(lacking) > 1)} "
+                f"{', '.join(str(Path(root) / s) for s in lacking)}"
+            )
     return out

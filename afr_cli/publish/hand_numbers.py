@@ -19,8 +19,9 @@ from afr_cli.publish.pages import BEGIN, END
 
 GENERATED_PAGES = ("config.md", "cli.md")  # docs pages generated whole (afr docs config / cli)
 
-_BLOCK = re.compile(re.escape(BEGIN).replace(r"\{name\}", r"(\S+)") + r".*?"
-                    + re.escape(END).replace(r"\{name\}", r"\1"), re.S)
+_BLOCK = re.compile(
+    re.escape(BEGIN).replace(r"\{name\}", r"(\S+)") + r".*?" + re.escape(END).replace(r"\{name\}", r"\1"), re.S
+)
 _FENCE = re.compile(r"^\s*```.*?^\s*```[^\n]*$", re.S | re.M)
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _CODE = re.compile(r"`[^`\n]*`")
@@ -32,14 +33,20 @@ _NUMBER = re.compile(r"(?<![\w.@/-])[-+−±~≈]?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+
 ALLOWED: tuple[tuple[str, str], ...] = (
     # References to the papers' and the project's own parts: a table, figure, section, equation or
     # issue number names a place, it measures nothing ("sec. 5" too, as the model table cites them).
-    (r"\b(?:Tables?|Figures?|Figs?\.|Sections?|[Ss]ec\.|eqs?\.?|equations?|Eqs?\.|issues?|Algorithms?|Steps?"
-     r"|Theorems?|Lemmas?|Appendix|Part|items?|Tests?)\s+[IVX\d]+(?:\s*(?:[-–,/]|and|or|=)\s*[IVX\d]+)*", "a reference"),
+    (
+        r"\b(?:Tables?|Figures?|Figs?\.|Sections?|[Ss]ec\.|eqs?\.?|equations?|Eqs?\.|issues?|Algorithms?|Steps?"
+        r"|Theorems?|Lemmas?|Appendix|Part|items?|Tests?)\s+[IVX\d]+(?:\s*(?:[-–,/]|and|or|=)\s*[IVX\d]+)*",
+        "a reference",
+    ),
     # Dataset names that hold a digit (the papers' Friedman 1-3).
     (r"\bFriedman\s*\d(?:\s*[-–,]\s*\d|\s+and\s+\d)*", "a dataset's name"),
     # The papers' stated protocol, quoted as the papers state it: 100 repetitions of an 80/20 split,
     # 3-fold inner CV, 100 trees, the 11 datasets, and their own repetitions 0-9 (10 repetitions).
-    (r"\b(?:100|10|20)\s+repetitions\b|\brepetitions?\s+0\s*[-–]\s*9\b|\b0\s*[-–]\s*9\b|\b80\s*/\s*20\b|\b3-fold\b"
-     r"|\b100\s+trees\b|\b11\s+datasets\b|\b100\s+reps\b", "the papers' stated protocol"),
+    (
+        r"\b(?:100|10|20)\s+repetitions\b|\brepetitions?\s+0\s*[-–]\s*9\b|\b0\s*[-–]\s*9\b|\b80\s*/\s*20\b|\b3-fold\b"
+        r"|\b100\s+trees\b|\b11\s+datasets\b|\b100\s+reps\b",
+        "the papers' stated protocol",
+    ),
     # Software versions and Python itself.
     (r"\b(?:Python|python|scikit-learn|numpy|pandas|cvxpy|version|v)\s*\d+(?:\.\d+)+\b", "a version"),
     # A cited paper's year, in brackets.
@@ -63,8 +70,10 @@ def pages(project: Path) -> list[Path]:
 def prose(text: str) -> str:
     """A page's text with everything that is not hand-written prose blanked out (generated blocks,
     code, comments, link targets, allowed numbers); line breaks are kept, so lines still count."""
+
     def blank(match: re.Match) -> str:
         return re.sub(r"[^\n]", " ", match.group(0))
+
     for pattern in (_BLOCK, _FENCE, _COMMENT, _CODE, _LINK_TARGET, _ALLOWED):
         text = pattern.sub(blank, text)
     return text

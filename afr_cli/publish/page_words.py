@@ -11,9 +11,9 @@ two-repetition scratch root.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Sequence
 
 from afr_cli.publish.pages import is_project_results
 

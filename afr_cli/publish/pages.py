@@ -7,24 +7,29 @@ the prose around a block is never touched. A block named in no page is not writt
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from afr_cli.catalogue.knowledge import PROJECT_DIR, Paper, papers
 
 BEGIN = "<!-- BEGIN GENERATED: {name} (afr report; do not edit by hand) -->"
 END = "<!-- END GENERATED: {name} -->"
 DOCS_DIR = "docs"  # beside the results root: the documentation pages (docs/*.md)
-_ANY_BLOCK = re.compile(r"<!-- BEGIN GENERATED: (\S+) \(afr report; do not edit by hand\) -->\n(.*?)\n<!-- END GENERATED: \1 -->",
-                        re.S)
+_ANY_BLOCK = re.compile(
+    r"<!-- BEGIN GENERATED: (\S+) \(afr report; do not edit by hand\) -->\n(.*?)\n<!-- END GENERATED: \1 -->", re.S
+)
 
 
 def page_files(root: Path, shown: Sequence[Paper] | None = None) -> list[Path]:
     """The pages that may hold generated blocks: the README and docs/*.md beside ``root``, its own
     README.md and each results/*/README.md, and the page of every paper of ``shown`` (default:
     every known paper; see ``paper_page``)."""
-    readmes = [root.parent / "README.md", *sorted((root.parent / DOCS_DIR).glob("*.md")), root / "README.md",
-               *sorted(root.glob("*/README.md"))]
+    readmes = [
+        root.parent / "README.md",
+        *sorted((root.parent / DOCS_DIR).glob("*.md")),
+        root / "README.md",
+        *sorted(root.glob("*/README.md")),
+    ]
     pages = [paper_page(p.page, p.id, root) for p in (papers() if shown is None else shown) if p.page is not None]
     return [p for p in [*readmes, *pages] if p.is_file()]
 
@@ -60,20 +65,26 @@ def result_block(name: str, paper_id: str) -> bool:
     """Whether a block of a paper's page states results from its stores: its claims, ledger,
     agreement counts and studies (not a measurement record such as ``bench:unit:...``)."""
     return name in (f"claims:{paper_id}", f"ledger:{paper_id}", f"agreement:{paper_id}") or name.startswith(
-        f"study:{paper_id}:")
+        f"study:{paper_id}:"
+    )
 
 
 def unbuilt_note(root_shown: str) -> str:
     """The one line that stands in a scratch page copy for a result block its root could not build."""
-    return (f"*Not built from `{root_shown}`: the stores under it lack what this block reads (a store, a dataset "
-            f"or a study's saved frame). The committed page shows it from the project's `results/`.*")
+    return (
+        f"*Not built from `{root_shown}`: the stores under it lack what this block reads (a store, a dataset "
+        f"or a study's saved frame). The committed page shows it from the project's `results/`.*"
+    )
 
 
 def unbuilt_blocks(page: Path, paper_id: str, built: dict[str, str], root_shown: str) -> dict[str, str]:
     """For a paper's page copy under a scratch root: each result block of the page that ``built``
     lacks, mapped to ``unbuilt_note``, so the copy never keeps a committed result its root does not hold."""
-    return {name: unbuilt_note(root_shown) for name in blocks_in(page.read_text(encoding="utf-8"))
-            if result_block(name, paper_id) and name not in built}
+    return {
+        name: unbuilt_note(root_shown)
+        for name in blocks_in(page.read_text(encoding="utf-8"))
+        if result_block(name, paper_id) and name not in built
+    }
 
 
 def blocks_in(text: str) -> dict[str, str]:
@@ -99,5 +110,6 @@ def replace_sections(path: Path, blocks: dict[str, str]) -> bool:
 
 
 def write_pages(root: Path, blocks: dict[str, str], shown: Sequence[Paper] | None = None) -> list[Path]:
-    """Every page's generated blocks (the papers' pages of ``shown``, see ``page_files``); returns the pages that changed."""
+    """Every page's generated blocks (the papers' pages of ``shown``, see ``page_files``); returns the
+    pages that changed."""
     return [page for page in page_files(root, shown) if replace_sections(page, blocks)]

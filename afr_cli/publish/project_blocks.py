@@ -18,14 +18,14 @@ import pandas as pd
 from scipy.stats import binomtest
 from tabulate import tabulate
 
+from afr_cli.catalogue.knowledge import papers
+from afr_cli.catalogue.printed_tests import disagreeing_quantities, recompute_published_ttests
 from afr_cli.core.durations import format_duration
 from afr_cli.errors import AfrInputError
-from afr_cli.catalogue.knowledge import papers
-from afr_cli.studies.preprocessing import SIGN_TEST_ALPHA, decide, discriminating_cells
-from afr_cli.catalogue.printed_tests import disagreeing_quantities, recompute_published_ttests
 from afr_cli.store.reader import has_results
 from afr_cli.store.sizes import export_sizes
 from afr_cli.store.status import store_status
+from afr_cli.studies.preprocessing import SIGN_TEST_ALPHA, decide, discriminating_cells
 
 TTESTS_BLOCK = "stats:published"
 SIZES_BLOCK = "sizes:exports"
@@ -49,17 +49,38 @@ def published_ttests_block() -> str:
     """Every t-test the papers print beside the same test recomputed from the table it is about,
     and how many reproduce to the printed precision."""
     tests = recompute_published_ttests()
-    rows = [(f"{r['paper']}:{r['table']}", r["comparison"], r["base"], r["published_mean"] or "—",
-             f"{r['recomputed_mean']:.4g}", r["published_p"] or "—", f"{r['recomputed_p']:.4g}",
-             _interval(r["published_ci_low"], r["published_ci_high"], printed=True),
-             _interval(r["recomputed_ci_low"], r["recomputed_ci_high"], printed=False),
-             "yes" if r["agrees"] else "no: " + ", ".join(disagreeing_quantities(r)))
-            for _, r in tests.iterrows()]
-    headers = ["table", "comparison (A − B, R²)", "base", "mean", "mean (ours)", "p", "p (ours)",
-               "95 % CI", "95 % CI (ours)", "reproduces"]
+    rows = [
+        (
+            f"{r['paper']}:{r['table']}",
+            r["comparison"],
+            r["base"],
+            r["published_mean"] or "—",
+            f"{r['recomputed_mean']:.4g}",
+            r["published_p"] or "—",
+            f"{r['recomputed_p']:.4g}",
+            _interval(r["published_ci_low"], r["published_ci_high"], printed=True),
+            _interval(r["recomputed_ci_low"], r["recomputed_ci_high"], printed=False),
+            "yes" if r["agrees"] else "no: " + ", ".join(disagreeing_quantities(r)),
+        )
+        for _, r in tests.iterrows()
+    ]
+    headers = [
+        "table",
+        "comparison (A − B, R²)",
+        "base",
+        "mean",
+        "mean (ours)",
+        "p",
+        "p (ours)",
+        "95 % CI",
+        "95 % CI (ours)",
+        "reproduces",
+    ]
     table = tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True)
-    return (f"{int(tests['agrees'].sum())} of {len(tests)} published t-tests reproduce to the printed "
-            f"precision (`afr stats published`):\n\n{table}")
+    return (
+        f"{int(tests['agrees'].sum())} of {len(tests)} published t-tests reproduce to the printed "
+        f"precision (`afr stats published`):\n\n{table}"
+    )
 
 
 def export_sizes_block(root: Path) -> str:
@@ -67,9 +88,16 @@ def export_sizes_block(root: Path) -> str:
     totals: the exports part of ``afr export --sizes``."""
     root = Path(root)
     sizes = export_sizes(root)
-    rows = [(s.directory.relative_to(root).as_posix(), f"{s.reps:g}", f"{(s.fixed_bytes + s.table_bytes) / 1e6:.2f}",
-             f"{s.table_bytes / s.reps / 1e3:.1f}" if s.reps else "—", f"{s.at(SIZES_AT) / 1e6:.2f}" if s.reps else "—")
-            for s in sizes]
+    rows = [
+        (
+            s.directory.relative_to(root).as_posix(),
+            f"{s.reps:g}",
+            f"{(s.fixed_bytes + s.table_bytes) / 1e6:.2f}",
+            f"{s.table_bytes / s.reps / 1e3:.1f}" if s.reps else "—",
+            f"{s.at(SIZES_AT) / 1e6:.2f}" if s.reps else "—",
+        )
+        for s in sizes
+    ]
     now = sum(s.fixed_bytes + s.table_bytes for s in sizes)
     later = sum(s.at(SIZES_AT) if s.reps else s.fixed_bytes + s.table_bytes for s in sizes)
     rows.append(("**all exports**", "", f"**{now / 1e6:.2f}**", "", f"**{later / 1e6:.2f}**"))
@@ -92,10 +120,12 @@ def preprocessing_block(root: Path) -> str | None:
         return None
     text = report.read_text(encoding="utf-8")
     verdict = _section(text, "Verdict")
-    tests = verdict[verdict.index("| leader"):]
-    return (f"From `results/{PREPROCESSING_REPORT.as_posix()}` (`afr fidelity preprocessing`), the printed baseline "
-            f"cells each candidate reproduces:\n\n{_section(text, 'Totals')}\n\n"
-            f"Sign tests on the distinct values exactly one of two candidates matches:\n\n{tests}")
+    tests = verdict[verdict.index("| leader") :]
+    return (
+        f"From `results/{PREPROCESSING_REPORT.as_posix()}` (`afr fidelity preprocessing`), the printed baseline "
+        f"cells each candidate reproduces:\n\n{_section(text, 'Totals')}\n\n"
+        f"Sign tests on the distinct values exactly one of two candidates matches:\n\n{tests}"
+    )
 
 
 def _matched_cells(path: Path) -> tuple[pd.DataFrame, list[str]]:
@@ -120,31 +150,44 @@ def preprocessing_notes_block(root: Path) -> str | None:
     verdict = decide(matched, order)
     split = discriminating_cells(matched, order)
     bases = sorted(set(split.our_base))
-    values = "; ".join(f"{r.dataset} {_METRIC.get(r.metric, r.metric)} {r.value_str} (raw {r[RAW].split()[0]}, "
-                       f"standardised {r[STANDARD].split()[0]})" for _, r in split.iterrows())
+    values = "; ".join(
+        f"{r.dataset} {_METRIC.get(r.metric, r.metric)} {r.value_str} (raw {r[RAW].split()[0]}, "
+        f"standardised {r[STANDARD].split()[0]})"
+        for _, r in split.iterrows()
+    )
     never_loses = bool((verdict.tests.only_other == 0).all())
     pairs = []
     tree_cells = _matched_cells(trees)
     for frame, cand in ((matched, order), tree_cells):
         tests = decide(frame, cand).tests.set_index("other")
-        pairs.append((int(tests.loc[STANDARD, "only_leader"]), int(tests.loc[STANDARD, "only_other"]),
-                      float(tests.loc[STANDARD, "p_sign_test"]), discriminating_cells(frame, cand)))
+        pairs.append(
+            (
+                int(tests.loc[STANDARD, "only_leader"]),
+                int(tests.loc[STANDARD, "only_other"]),
+                float(tests.loc[STANDARD, "p_sign_test"]),
+                discriminating_cells(frame, cand),
+            )
+        )
     wins, losses = sum(p[0] for p in pairs), sum(p[1] for p in pairs)
     pooled = float(binomtest(wins, wins + losses, 0.5).pvalue) if wins + losses else 1.0
     leader_wins = [c[(c[RAW].str.endswith("✓")) & ~c[STANDARD].str.endswith("✓")] for *_, c in pairs]
     concrete = sum(int((c.dataset == "Concrete").sum()) for c in leader_wins)
     (a, b, p, _), (a2, b2, p2, _) = pairs
     forests = ", ".join(dict.fromkeys(tree_cells[0].sort_values("our_base", key=lambda b: b.str.len()).our_base))
-    return (f"- **Raw features (`{RAW}`) lead"
-            + (" and never lose a value another candidate matches" if never_loses else "")
-            + f"**, but the lead rests on {len(split)} printed values, all {', '.join(bases)}: {values}. Scaling moves "
-            f"trees only at the float level, so the ERT and every synthetic set are unaffected.\n"
-            f"- By the rule fixed in advance (a sign test on the values where two candidates disagree, p < {SIGN_TEST_ALPHA:g} "
-            f"against every other candidate), **{'there is no clear winner' if verdict.winner is None else 'the winner is ' + verdict.winner}**: "
-            f"raw against standardised is {a}-{b}, p = {p:.2g}. LARF Table 8's larger forests ({forests}; "
-            f"`results/{PREPROCESSING_TREES.with_suffix('.md').as_posix()}`) add {a2}-{b2}, p = {p2:.2g}. Pooled after "
-            f"the fact that is {wins}-{losses}, p = {pooled:.2g}, but on nested forests, and {concrete} of the {wins} "
-            f"wins are on Concrete.")
+    return (
+        f"- **Raw features (`{RAW}`) lead"
+        + (" and never lose a value another candidate matches" if never_loses else "")
+        + f"**, but the lead rests on {len(split)} printed values, all {', '.join(bases)}: {values}. Scaling moves "
+        f"trees only at the float level, so the ERT and every synthetic set are unaffected.\n"
+        "- By the rule fixed in advance (a sign test on the values where two candidates disagree, p < "
+        f"{SIGN_TEST_ALPHA:g} "
+        "against every other candidate), "
+        f"**{'there is no clear winner' if verdict.winner is None else 'the winner is ' + verdict.winner}**: "
+        f"raw against standardised is {a}-{b}, p = {p:.2g}. LARF Table 8's larger forests ({forests}; "
+        f"`results/{PREPROCESSING_TREES.with_suffix('.md').as_posix()}`) add {a2}-{b2}, p = {p2:.2g}. Pooled after "
+        f"the fact that is {wins}-{losses}, p = {pooled:.2g}, but on nested forests, and {concrete} of the {wins} "
+        f"wins are on Concrete."
+    )
 
 
 def compute_block(root: Path) -> str:
@@ -167,20 +210,42 @@ def compute_block(root: Path) -> str:
             measured[source] += 1
             scaled = minutes * spec.reps / status.mean_reps if status.mean_reps else 0.0
             total += scaled
-            rows.append((paper.id, spec.label or spec.store(), spec.store(), f"{status.mean_reps:g}", str(spec.reps),
-                         f"{scaled:.1f}", source,
-                         format_duration(60 * scaled / WORKERS, "whole")))
+            rows.append(
+                (
+                    paper.id,
+                    spec.label or spec.store(),
+                    spec.store(),
+                    f"{status.mean_reps:g}",
+                    str(spec.reps),
+                    f"{scaled:.1f}",
+                    source,
+                    format_duration(60 * scaled / WORKERS, "whole"),
+                )
+            )
     mixed = " + ".join(f"{n} {k}" for k, n in measured.items() if n)
-    rows.append(("**all**", "", "", "", "", f"**{total:.1f}**", mixed,
-                 f"**{format_duration(60 * total / WORKERS, 'whole')}**"))
-    headers = ["paper", "experiment", "store", "reps stored", "reps run", "CPU-min", "from",
-               f"wall on {WORKERS} workers, at best"]
+    rows.append(
+        ("**all**", "", "", "", "", f"**{total:.1f}**", mixed, f"**{format_duration(60 * total / WORKERS, 'whole')}**")
+    )
+    headers = [
+        "paper",
+        "experiment",
+        "store",
+        "reps stored",
+        "reps run",
+        "CPU-min",
+        "from",
+        f"wall on {WORKERS} workers, at best",
+    ]
     return tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True)
 
 
 def project_blocks(root: Path) -> dict[str, str]:
     """The project-level blocks, by name (a block whose source is missing under ``root`` is left out)."""
-    blocks = {TTESTS_BLOCK: published_ttests_block(), SIZES_BLOCK: export_sizes_block(root),
-              PREPROCESSING_BLOCK: preprocessing_block(root), PREPROCESSING_NOTES_BLOCK: preprocessing_notes_block(root),
-              COMPUTE_BLOCK: compute_block(root)}
+    blocks = {
+        TTESTS_BLOCK: published_ttests_block(),
+        SIZES_BLOCK: export_sizes_block(root),
+        PREPROCESSING_BLOCK: preprocessing_block(root),
+        PREPROCESSING_NOTES_BLOCK: preprocessing_notes_block(root),
+        COMPUTE_BLOCK: compute_block(root),
+    }
     return {name: body for name, body in blocks.items() if body is not None}

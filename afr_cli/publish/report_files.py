@@ -21,9 +21,18 @@ from pathlib import Path
 from afr_cli.catalogue.knowledge import Report, paper
 from afr_cli.publish.frames import load_store, report_frames, reps_suffix
 from afr_cli.publish.outfiles import write_if_changed
-from afr_cli.tables import (METRIC_NAMES, compare_models, paper_comparison, render_comparison_overview,
-                            render_model_comparison, render_paper_comparison, render_summary, repetitions_note,
-                            results_in_view, selection_note)
+from afr_cli.tables import (
+    METRIC_NAMES,
+    compare_models,
+    paper_comparison,
+    render_comparison_overview,
+    render_model_comparison,
+    render_paper_comparison,
+    render_summary,
+    repetitions_note,
+    results_in_view,
+    selection_note,
+)
 from afr_cli.tables.compare_evidence import COMPARE_BURN_IN, COMPARE_SAMPLES, COMPARE_SEED, mc_text
 from afr_cli.tables.friedman import write_friedman
 
@@ -38,8 +47,11 @@ def write_summary(store_dir: Path, reps: int | None = None) -> list[Path]:
     stem = "-".join(filter(None, ("summary", reps_suffix(reps))))
     csv_path, md_path = store_dir / f"{stem}.csv", store_dir / f"{stem}.md"
     md = "\n\n".join(render_summary(results, m, "md", with_std=True) for m in ("r2", "mae")) + "\n"
-    return [path for path, text in ((csv_path, render_summary(results, None, "csv")), (md_path, md))
-            if write_if_changed(path, text)]
+    return [
+        path
+        for path, text in ((csv_path, render_summary(results, None, "csv")), (md_path, md))
+        if write_if_changed(path, text)
+    ]
 
 
 OVERVIEW_LEGEND = (
@@ -52,19 +64,31 @@ OVERVIEW_LEGEND = (
     "Machine Learning 2017), for the next dataset, with the ROPE {hier_rope}; a seeded Gibbs sampler, {samples} "
     "draws after {burn_in}, seed {seed} (Monte Carlo error of each probability {mc}). Each block below adds, per "
     "dataset, the Bayesian correlated t-test over the repetitions (ρ = n_test / n) and its corrected interval, and "
-    "intervals of the mean difference, d_z and r.")
+    "intervals of the mean difference, d_z and r."
+)
 
 
 def hierarchical_legend(comparisons: list, rope: float, metric: str) -> dict[str, str]:
     """The overview legend's words for the hierarchical column: its ROPE (relative on an error
     metric), the sampler's size and seed, and the largest Monte Carlo error of its probabilities."""
-    errors = [c.hierarchical.mc_error() for comparison in comparisons for c in comparison.bases
-              if c.hierarchical.result is not None]
+    errors = [
+        c.hierarchical.mc_error()
+        for comparison in comparisons
+        for c in comparison.bases
+        if c.hierarchical.result is not None
+    ]
     relative = comparisons[0].metric != "r2"
-    return {"hier_rope": (f"±{100 * rope:g} % of A's {metric}, on the log ratio of the errors per repetition"
-                          if relative else f"±{rope:g} {metric}"),
-            "samples": str(COMPARE_SAMPLES), "burn_in": str(COMPARE_BURN_IN), "seed": str(COMPARE_SEED),
-            "mc": mc_text(max(errors)) if errors else "n/a (no base where it applies)"}
+    return {
+        "hier_rope": (
+            f"±{100 * rope:g} % of A's {metric}, on the log ratio of the errors per repetition"
+            if relative
+            else f"±{rope:g} {metric}"
+        ),
+        "samples": str(COMPARE_SAMPLES),
+        "burn_in": str(COMPARE_BURN_IN),
+        "seed": str(COMPARE_SEED),
+        "mc": mc_text(max(errors)) if errors else "n/a (no base where it applies)",
+    }
 
 
 def write_report(report: Report, root: Path, reps: int | None = None) -> list[Path]:
@@ -78,26 +102,38 @@ def write_report(report: Report, root: Path, reps: int | None = None) -> list[Pa
     out.mkdir(parents=True, exist_ok=True)
     written = []
     published_reps = paper(report.paper).reps
-    counted = repetitions_note(results, reps, published_reps=published_reps,
-                               stated_reps=paper(report.paper).stated_reps)
+    counted = repetitions_note(
+        results, reps, published_reps=published_reps, stated_reps=paper(report.paper).stated_reps
+    )
     note = " ".join(n for n in (selection_note(results), counted) if n) or None
     for spec in report.papers:
         comparison = paper_comparison(results, spec)
         stem = out / f"paper-{spec.replace(':', '-')}"
         best_note = " ".join(n for n in (selection_note(optimistic), counted) if n) or None
         best = render_paper_comparison(paper_comparison(optimistic, spec), spec, "md", note=best_note)
-        files = ((f"{stem}.md", render_paper_comparison(comparison, spec, "md", note=note) + "\n"),
-                 (f"{stem}.csv", render_paper_comparison(comparison, spec, "csv")), (f"{stem}-best-test.md", best + "\n"))
+        files = (
+            (f"{stem}.md", render_paper_comparison(comparison, spec, "md", note=note) + "\n"),
+            (f"{stem}.csv", render_paper_comparison(comparison, spec, "csv")),
+            (f"{stem}-best-test.md", best + "\n"),
+        )
         written += [Path(name) for name, text in files if write_if_changed(Path(name), text)]
-    comparisons = [compare_models(results, a, b, report.compare_metric, report.compare_rope) for a, b in report.compare
-                   if {a.partition(":")[0], b.partition(":")[0]} <= set(results.model)]
+    comparisons = [
+        compare_models(results, a, b, report.compare_metric, report.compare_rope)
+        for a, b in report.compare
+        if {a.partition(":")[0], b.partition(":")[0]} <= set(results.model)
+    ]
     if comparisons:
         metric = METRIC_NAMES.get(comparisons[0].metric, comparisons[0].metric)
-        overview = (f"# Paired comparisons over the datasets ({metric}: mean of B − A, Demšar's t-test, "
-                    f"Wilcoxon, and on how many datasets B is better at the printed precision)\n\n"
-                    + render_comparison_overview(comparisons) + f"\n\n{repetitions_note(results, reps, pointer=False)}"
-                    + "\n\n" + OVERVIEW_LEGEND.format(rope=report.compare_rope, metric=metric,
-                                                       **hierarchical_legend(comparisons, report.compare_rope, metric)))
+        overview = (
+            f"# Paired comparisons over the datasets ({metric}: mean of B − A, Demšar's t-test, "
+            f"Wilcoxon, and on how many datasets B is better at the printed precision)\n\n"
+            + render_comparison_overview(comparisons)
+            + f"\n\n{repetitions_note(results, reps, pointer=False)}"
+            + "\n\n"
+            + OVERVIEW_LEGEND.format(
+                rope=report.compare_rope, metric=metric, **hierarchical_legend(comparisons, report.compare_rope, metric)
+            )
+        )
         blocks = [f"## {c.b} against {c.a}\n\n" + render_model_comparison(c, "md") for c in comparisons]
         if write_if_changed(out / "compare.md", "\n\n".join([overview, *blocks]) + "\n"):
             written.append(out / "compare.md")

@@ -26,12 +26,11 @@ from urllib.parse import unquote
 
 import pandas as pd
 
-from afr_cli.catalogue.knowledge import Paper, Report, param_rows, papers
+from afr_cli.catalogue.knowledge import Paper, Report, papers, param_rows
 from afr_cli.catalogue.knowledge import paper as paper_named  # a table's paper, by the id its spec names
 from afr_cli.publish.claims.judge import VERDICTS, describe_test
 from afr_cli.publish.claims.ledger import judge_paper, verdict_counts
 from afr_cli.publish.frames import report_frames
-from afr_cli.publish.markdown import to_html
 from afr_cli.publish.outfiles import write_if_changed
 from afr_cli.publish.site_docs import Documents
 from afr_cli.publish.site_page import STYLESHEET, copied, esc, page_html
@@ -42,9 +41,18 @@ from afr_cli.tables.paper_compare import paper_comparison, printed_cells
 SITE = "site"
 VERDICT_CLASS = {v: f"v{i}" for i, v in enumerate(VERDICTS)}
 AGREEMENT_CLASS = {"as printed": "printed", "within tol": "tol", "miss": "miss", "n/a": "na"}
-COLOUR = {"printed": "#5cb85c", "tol": "#f0c419", "miss": "#d9534f", "na": "#bbbbbb",
-          "v0": "#5cb85c", "v1": "#f0c419", "v2": "#d9534f", "v3": "#9b7fd1", "v4": "#bbbbbb",
-          "v5": "#7fb3d5"}
+COLOUR = {
+    "printed": "#5cb85c",
+    "tol": "#f0c419",
+    "miss": "#d9534f",
+    "na": "#bbbbbb",
+    "v0": "#5cb85c",
+    "v1": "#f0c419",
+    "v2": "#d9534f",
+    "v3": "#9b7fd1",
+    "v4": "#bbbbbb",
+    "v5": "#7fb3d5",
+}
 STYLE = """
 body { font-family: sans-serif; margin: 2em; max-width: 80em; color: #222; overflow-wrap: break-word; }
 nav.site { border-bottom: 1px solid #ccc; padding-bottom: 0.5em; margin-bottom: 1em; font-size: 0.9em; }
@@ -92,15 +100,19 @@ def _figure(src: str, caption: str, shown: set[str]) -> list[str]:
 
 
 def _ledger_html(verdicts) -> list[str]:
-    rows = ['<div class="scroll"><table>', "<tr><th>claim</th><th>quote</th><th>test</th><th>paper</th><th>ours (every repetition)</th>"
-            "<th>ours (paper's repetitions)</th><th>verdict</th></tr>"]
+    rows = [
+        '<div class="scroll"><table>',
+        "<tr><th>claim</th><th>quote</th><th>test</th><th>paper</th><th>ours (every repetition)</th>"
+        "<th>ours (paper's repetitions)</th><th>verdict</th></tr>",
+    ]
     for v in verdicts:
         rows.append(
             f'<tr id="claim-{_e(v.id)}"><td>{_e(v.id)}</td><td><blockquote>{_e(v.claim["quote"])}</blockquote></td>'
             f"<td>{_e(describe_test(v.claim))}</td><td>{_e(v.paper.text if v.paper else '')}</td>"
             f"<td>{_e(v.ours.text if v.ours else '')}{_e(f' [{v.reps} reps]' if v.reps else '')}</td>"
             f"<td>{_e(v.ours_paper_reps.text if v.ours_paper_reps else '')}</td>"
-            f'<td class="{VERDICT_CLASS[v.verdict]}">{_e(v.verdict)}</td></tr>')
+            f'<td class="{VERDICT_CLASS[v.verdict]}">{_e(v.verdict)}</td></tr>'
+        )
     return rows + ["</table></div>"]
 
 
@@ -121,8 +133,10 @@ def _table_html(results: pd.DataFrame, spec: str, kinds: Counter) -> list[str]:
         cells = {(r["dataset"], r["model"]): r for r in part.to_dict("records")}
         name = METRIC_NAMES.get(metric, metric)
         paper_id, _, number = spec.partition(":")  # the title above the table, as wide as the page
-        out.append(f'<p class="table-title">Table {_e(number)} of <i>{_e(paper_named(paper_id).title)}</i>, '
-                   f"{_e(name)}: ours / paper</p>")
+        out.append(
+            f'<p class="table-title">Table {_e(number)} of <i>{_e(paper_named(paper_id).title)}</i>, '
+            f"{_e(name)}: ours / paper</p>"
+        )
         out.append(f'<div class="scroll"><table class="paper-table" data-spec="{_e(spec)}" data-metric="{_e(metric)}">')
         out.append("<tr><th>dataset</th>" + "".join(f"<th>{_e(m)}</th>" for m in models) + "</tr>")
         for dataset in pd.unique(part["dataset"]):
@@ -136,16 +150,22 @@ def _table_html(results: pd.DataFrame, spec: str, kinds: Counter) -> list[str]:
                 is_param = metric in params
                 kind = agreement(cell["ours"], shown, metric, is_param=is_param)
                 kinds[kind] += 1
-                ours = ("n/a" if pd.isna(cell["ours"]) else
-                        format_param(cell["ours"]) if is_param else format_value(cell["ours"], metric))
+                ours = (
+                    "n/a"
+                    if pd.isna(cell["ours"])
+                    else format_param(cell["ours"])
+                    if is_param
+                    else format_value(cell["ours"], metric)
+                )
                 row.append(f'<td class="{AGREEMENT_CLASS[kind]}" title="{_e(kind)}">{_e(ours)} / {_e(shown)}</td>')
             out.append("<tr>" + "".join(row) + "</tr>")
         out.append("</table></div>")
     return out
 
 
-def _report_sections(report: Report, paper: Paper, root: Path, site: Path, kinds: Counter,
-                     docs: Documents, shown: set[str]) -> list[str]:
+def _report_sections(
+    report: Report, paper: Paper, root: Path, site: Path, kinds: Counter, docs: Documents, shown: set[str]
+) -> list[str]:
     results = report_frames(report, root, paper.reps)
     stores = ", ".join(f"<code>results/{_e(s)}</code>" for s in report.stores)
     out = [f"<h3>Report {_e(report.name)}</h3>"]
@@ -163,14 +183,16 @@ def _report_sections(report: Report, paper: Paper, root: Path, site: Path, kinds
     diagrams = sorted(folder.glob("cd-*.svg"))
     if diagrams:
         friedman = docs.page_of(folder / "friedman.md")
-        named = (f' (<a href="{_e(friedman)}">friedman.md</a>, every repetition)' if friedman else " (every repetition)")
+        named = f' (<a href="{_e(friedman)}">friedman.md</a>, every repetition)' if friedman else " (every repetition)"
         out.append(f"<h4>Friedman test and Nemenyi critical differences{named}</h4>")
         pairs: dict[str, list[Path]] = {}
         for d in diagrams:  # cd-<table>-ours.svg beside cd-<table>-paper.svg
             pairs.setdefault(re.sub(r"-(ours|paper)$", "", d.stem), []).append(d)
         for pair in pairs.values():
-            images = [f'<img class="cd" src="{_e(_copied(d, root, site))}" alt="{_e(d.stem)}">'
-                      for d in sorted(pair, key=lambda d: not d.stem.endswith("-ours"))]
+            images = [
+                f'<img class="cd" src="{_e(_copied(d, root, site))}" alt="{_e(d.stem)}">'
+                for d in sorted(pair, key=lambda d: not d.stem.endswith("-ours"))
+            ]
             out.append('<div class="cd-pair">' + "".join(images) + "</div>")
     return out
 
@@ -187,8 +209,9 @@ def _narrative(paper: Paper, docs: Documents, shown: set[str]) -> tuple[str, str
     return intro, (docs.render(paper.page, where, shown, "## " + rest) if sep else "")
 
 
-def paper_page(paper: Paper, verdicts, root: Path, site: Path, kinds: Counter | None = None,
-               docs: Documents | None = None) -> str:
+def paper_page(
+    paper: Paper, verdicts, root: Path, site: Path, kinds: Counter | None = None, docs: Documents | None = None
+) -> str:
     """One paper's HTML page: what the paper proposes (its narrative page's opening), the verdict
     summary, its tables with ours beside them, its figures (each once), the critical-difference
     diagrams, what ``afr reproduce`` drew, the rest of its narrative page and the claims ledger
@@ -201,9 +224,12 @@ def paper_page(paper: Paper, verdicts, root: Path, site: Path, kinds: Counter | 
     if verdicts:
         body.append(f'<p class="verdicts"><a href="#claims-ledger">Claims</a>: {_e(verdict_counts(verdicts))}.</p>')
     if any(report.papers for report in paper.reports):
-        body += ["<h2>The paper's tables, ours beside them</h2>",
-                 "<p>" + "".join(f'<span class="legend {c}">{_e(k)}</span>' for k, c in AGREEMENT_CLASS.items())
-                 + f"</p><p>{_e(RULE)}.</p>"]
+        body += [
+            "<h2>The paper's tables, ours beside them</h2>",
+            "<p>"
+            + "".join(f'<span class="legend {c}">{_e(k)}</span>' for k, c in AGREEMENT_CLASS.items())
+            + f"</p><p>{_e(RULE)}.</p>",
+        ]
         for report in paper.reports:
             body += _report_sections(report, paper, root, site, kinds, docs, shown)
     body += _output_sections(paper, root, site, docs, shown)
@@ -213,8 +239,10 @@ def paper_page(paper: Paper, verdicts, root: Path, site: Path, kinds: Counter | 
     if verdicts:
         body += [f"<p>{_e(verdict_counts(verdicts))}.</p>", *_ledger_html(verdicts)]
     else:
-        body.append(f"<p>None: the paper's data file (<code>{_e(paper.data_file)}</code>) records no claim "
-                    "about results of its own.</p>")
+        body.append(
+            f"<p>None: the paper's data file (<code>{_e(paper.data_file)}</code>) records no claim "
+            "about results of its own.</p>"
+        )
     return page_html(paper.title, body, f"{paper.id}.html")
 
 
@@ -257,8 +285,10 @@ def _bar(y: int, label: str, parts: list[tuple[str, int, str]], width: int = 420
         if not n:
             continue
         w = width * n / total
-        out.append(f'<rect x="{x:.1f}" y="{y}" width="{w:.1f}" height="18" fill="{COLOUR[css]}">'
-                   f"<title>{_e(f'{n} {name}')}</title></rect>")
+        out.append(
+            f'<rect x="{x:.1f}" y="{y}" width="{w:.1f}" height="18" fill="{COLOUR[css]}">'
+            f"<title>{_e(f'{n} {name}')}</title></rect>"
+        )
         if w >= 18:
             out.append(f'<text x="{x + w / 2:.1f}" y="{y + 13}" text-anchor="middle" class="bar-count">{n}</text>')
         x += w
@@ -269,8 +299,10 @@ def glance_chart(rows: list[tuple[Paper, Counter, Counter]]) -> str:
     """Inline SVG: per paper, a stacked bar of its table cells by agreement kind and one of its
     claims by verdict, each scaled to its own total (the counts are printed in the segments)."""
     height = 16 + 64 * len(rows) + 40
-    out = [f'<svg class="glance" xmlns="http://www.w3.org/2000/svg" width="760" height="{height}" '
-           f'viewBox="0 0 760 {height}" role="img" aria-label="agreement and claim verdicts per paper">']
+    out = [
+        f'<svg class="glance" xmlns="http://www.w3.org/2000/svg" width="760" height="{height}" '
+        f'viewBox="0 0 760 {height}" role="img" aria-label="agreement and claim verdicts per paper">'
+    ]
     y = 14
     for paper, kinds, verdicts in rows:
         out.append(f'<text x="0" y="{y}" class="paper">{_e(paper.title)}</text>')
@@ -282,32 +314,45 @@ def glance_chart(rows: list[tuple[Paper, Counter, Counter]]) -> str:
     for row, chunk in enumerate((legend[:3], legend[3:])):
         x = 0
         for name, css in chunk:
-            out.append(f'<rect x="{x}" y="{y + row * 18}" width="12" height="12" fill="{COLOUR[css]}"></rect>'
-                       f'<text x="{x + 16}" y="{y + row * 18 + 10}" class="bar-label">{_e(name)}</text>')
+            out.append(
+                f'<rect x="{x}" y="{y + row * 18}" width="12" height="12" fill="{COLOUR[css]}"></rect>'
+                f'<text x="{x + 16}" y="{y + row * 18 + 10}" class="bar-label">{_e(name)}</text>'
+            )
             x += 26 + int(5.6 * len(name))
     return "\n".join(out + ["</svg>"])
 
 
 def index_page(pages: list[tuple[Paper, str, Counter, Counter]]) -> str:
     """The site's landing page: the chart, then one row per paper with its counts."""
-    rows = [f'<tr><td><a href="{_e(href)}">{_e(p.title)}</a></td>'
-            + "".join(f"<td>{kinds[k]}</td>" for k in AGREEMENT_CLASS if k != "n/a")
-            + "".join(f"<td>{verdicts[v]}</td>" for v in VERDICTS) + "</tr>"
-            for p, href, kinds, verdicts in pages]
+    rows = [
+        f'<tr><td><a href="{_e(href)}">{_e(p.title)}</a></td>'
+        + "".join(f"<td>{kinds[k]}</td>" for k in AGREEMENT_CLASS if k != "n/a")
+        + "".join(f"<td>{verdicts[v]}</td>" for v in VERDICTS)
+        + "</tr>"
+        for p, href, kinds, verdicts in pages
+    ]
     heads = "".join(f'<th class="{c}">{_e(k)}</th>' for k, c in AGREEMENT_CLASS.items() if k != "n/a")
     heads += "".join(f'<th class="{VERDICT_CLASS[v]}">{_e(v)}</th>' for v in VERDICTS)
-    return page_html("afr: the papers reproduced", [
-        "<h1>afr: the papers reproduced</h1>",
-        "<p>One page per paper: its claims with computed verdicts, its tables with ours beside every "
-        "cell, the figures and the critical-difference diagrams. Written by <code>afr report --html</code>. "
-        'The documentation is in the same site: start at <a href="readme.html">the README</a> or '
-        '<a href="docs/README.html">the docs index</a>.</p>',
-        "<h2>At a glance</h2>",
-        f"<p>Table cells: ours against the printed number on the paper's own repetitions ({_e(RULE)}); "
-        "claims: the verdicts of the claims ledger.</p>",
-        '<div class="scroll">' + glance_chart([(p, kinds, verdicts) for p, _, kinds, verdicts in pages]) + "</div>",
-        '<div class="scroll"><table class="glance-counts"><tr><th rowspan="2">paper</th><th colspan="3">table cells</th>'
-        f'<th colspan="{len(VERDICTS)}">claims</th></tr>', f"<tr>{heads}</tr>", *rows, "</table></div>"])
+    return page_html(
+        "afr: the papers reproduced",
+        [
+            "<h1>afr: the papers reproduced</h1>",
+            "<p>One page per paper: its claims with computed verdicts, its tables with ours beside every "
+            "cell, the figures and the critical-difference diagrams. Written by <code>afr report --html</code>. "
+            'The documentation is in the same site: start at <a href="readme.html">the README</a> or '
+            '<a href="docs/README.html">the docs index</a>.</p>',
+            "<h2>At a glance</h2>",
+            f"<p>Table cells: ours against the printed number on the paper's own repetitions ({_e(RULE)}); "
+            "claims: the verdicts of the claims ledger.</p>",
+            '<div class="scroll">' + glance_chart([(p, kinds, verdicts) for p, _, kinds, verdicts in pages]) + "</div>",
+            '<div class="scroll"><table class="glance-counts"><tr><th rowspan="2">paper</th><th colspan="3">table '
+            "cells</th>"
+            f'<th colspan="{len(VERDICTS)}">claims</th></tr>',
+            f"<tr>{heads}</tr>",
+            *rows,
+            "</table></div>",
+        ],
+    )
 
 
 def _files(folder: Path) -> dict[Path, bytes]:
@@ -333,8 +378,14 @@ def write_site(root: Path) -> list[Path]:
         pages.append((paper, path.name, kinds, Counter(v.verdict for v in verdicts)))
     write_if_changed(site / "index.html", index_page(pages))
     docs.write_pages()
-    removed = _prune(site, [site / "index.html", *(site / name for _, name, _, _ in pages),
-                            *(site / where for where in docs.pages.values())])
+    removed = _prune(
+        site,
+        [
+            site / "index.html",
+            *(site / name for _, name, _, _ in pages),
+            *(site / where for where in docs.pages.values()),
+        ],
+    )
     return sorted([path for path, data in _files(site).items() if before.get(path) != data] + removed)
 
 

@@ -39,11 +39,18 @@ class Documents:
         self.pages: dict[Path, str] = {}
         for source in (f for f in found if f.is_file()):
             rel = source.relative_to(project)
-            self.pages[source] = ("readme.html" if rel == Path("README.md") else
-                                  f"docs/{rel.stem}.html" if rel.parent == Path("docs") else
-                                  "docs/" + rel.with_suffix(".html").as_posix().replace("/", "-"))
-        for source in [self.root / "README.md", *sorted(self.root.glob("*/README.md")),
-                       *sorted(self.root.glob("*/friedman.md"))]:
+            self.pages[source] = (
+                "readme.html"
+                if rel == Path("README.md")
+                else f"docs/{rel.stem}.html"
+                if rel.parent == Path("docs")
+                else "docs/" + rel.with_suffix(".html").as_posix().replace("/", "-")
+            )
+        for source in [
+            self.root / "README.md",
+            *sorted(self.root.glob("*/README.md")),
+            *sorted(self.root.glob("*/friedman.md")),
+        ]:
             if source.is_file():
                 self.pages[source] = "results/" + source.relative_to(self.root).with_suffix(".html").as_posix()
         for paper in papers():
@@ -69,6 +76,7 @@ class Documents:
     def linker(self, source: Path, where: str, shown: set[str]):
         """The ``href`` function ``to_html`` takes for Markdown read from ``source`` and shown on
         the page at ``where``; the images it lets through are added to ``shown``."""
+
         def href(target: str, image: bool) -> str | None:
             if EXTERNAL.match(target):
                 return None if image else target
@@ -78,7 +86,11 @@ class Documents:
             path = (Path(source).parent / unquote(path_part)).resolve()
             if self.results is not None and path.is_relative_to(self.results):
                 path = self.root / path.relative_to(self.results)
-            elif self.results is not None and not path.is_relative_to(self.root) and path.is_relative_to(self.root.parent):
+            elif (
+                self.results is not None
+                and not path.is_relative_to(self.root)
+                and path.is_relative_to(self.root.parent)
+            ):
                 path = PROJECT_DIR.resolve() / path.relative_to(self.root.parent)  # from the copy's README to the docs
             if image:
                 held = self.image(path)
@@ -90,6 +102,7 @@ class Documents:
             if page is None:
                 return None
             return relative(page, where) + (f"#{anchor}" if anchor else "")
+
         return href
 
     def render(self, source: Path, where: str, shown: set[str], text: str | None = None) -> str:
@@ -108,9 +121,14 @@ class Documents:
             text = source.read_text(encoding="utf-8")
             heading = re.search(r"^# (.+)$", text, re.M)
             title = heading.group(1).strip() if heading else source.name
-            html = page_html(title, [self.render(source, where, set(), text),
-                                     f'<p class="source">Rendered from <code>{_shown_path(source, self.root)}</code>.</p>'],
-                             where)
+            html = page_html(
+                title,
+                [
+                    self.render(source, where, set(), text),
+                    f'<p class="source">Rendered from <code>{_shown_path(source, self.root)}</code>.</p>',
+                ],
+                where,
+            )
             if write_if_changed(self.site / where, html):
                 written.append(self.site / where)
         return written

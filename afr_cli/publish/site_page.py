@@ -23,7 +23,8 @@ BROKEN_IMAGE_CHECK = (  # what a browser test reads back from the loaded page
     " while ((node = walker.nextNode())) { if (node.parentElement.closest('pre, code, script')) continue;"
     " var m = node.nodeValue.match(/\\*\\*|\\|\\s*:?-{3,}/); if (m) left.push(m[0]); }"
     " body.setAttribute('data-markdown-left', left.join(' ')); });"
-    "</script>")
+    "</script>"
+)
 SORTABLE_ROWS = 25  # a table with more body rows than this (more than a screen) sorts by a click on a heading
 SORT_TABLES = (  # a click on a heading sorts the rows by that column (numbers as numbers), again reverses
     "<script>(function () { function key(row, i) { var c = row.cells[i]; var t = c ? c.textContent.trim() : '';"
@@ -34,15 +35,24 @@ SORT_TABLES = (  # a click on a heading sorts the rows by that column (numbers a
     " var body = Array.prototype.slice.call(table.rows, 1); if (body.length <= " + str(SORTABLE_ROWS) + ") return;"
     " table.classList.add('sortable'); cells.forEach(function (th, i) { th.title = 'sort by this column';"
     " th.addEventListener('click', function () { var up = th.getAttribute('data-sorted') !== 'up';"
-    " cells.forEach(function (c) { c.removeAttribute('data-sorted'); }); th.setAttribute('data-sorted', up ? 'up' : 'down');"
+    " cells.forEach(function (c) { c.removeAttribute('data-sorted'); }); th.setAttribute('data-sorted', up ? 'up' : "
+    "'down');"
     " var rows = Array.prototype.slice.call(table.rows, 1); rows.sort(function (a, b) {"
     " var x = key(a, i), y = key(b, i); if (typeof x !== typeof y) { x = String(x); y = String(y); }"
     " return (x < y ? -1 : x > y ? 1 : 0) * (up ? 1 : -1); });"
-    " rows.forEach(function (r) { r.parentNode.appendChild(r); }); }); }); }); })();</script>")
+    " rows.forEach(function (r) { r.parentNode.appendChild(r); }); }); }); }); })();</script>"
+)
 # The navigation bar, in reading order: (label, page under site/)
-NAV = (("Papers", "index.html"), ("README", "readme.html"), ("Tutorial: your own family", "docs/tutorial-own-family.html"),
-       ("Datasets", "docs/datasets.html"), ("Config reference", "docs/config.html"), ("CLI reference", "docs/cli.html"),
-       ("Errors", "docs/errors.html"), ("All docs", "docs/README.html"))
+NAV = (
+    ("Papers", "index.html"),
+    ("README", "readme.html"),
+    ("Tutorial: your own family", "docs/tutorial-own-family.html"),
+    ("Datasets", "docs/datasets.html"),
+    ("Config reference", "docs/config.html"),
+    ("CLI reference", "docs/cli.html"),
+    ("Errors", "docs/errors.html"),
+    ("All docs", "docs/README.html"),
+)
 
 
 def esc(text) -> str:
@@ -64,13 +74,27 @@ def nav_html(where: str) -> str:
 def page_html(title: str, body: list[str], where: str = "index.html") -> str:
     """A whole page of the site at ``where`` (its path under ``site/``): the stylesheet and the
     navigation bar linked relative to it, then ``body``."""
-    return "\n".join([
-        "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{esc(title)}</title>", f'<link rel="stylesheet" href="{esc(relative(STYLESHEET, where))}">', "</head>",
-        '<body data-broken-images="unknown" data-styled="unknown" data-overflow="unknown" data-markdown-left="unknown">',
-        nav_html(where),
-        *body, BROKEN_IMAGE_CHECK, SORT_TABLES, "</body>", "</html>", ""])
+    return "\n".join(
+        [
+            "<!DOCTYPE html>",
+            '<html lang="en">',
+            "<head>",
+            '<meta charset="utf-8">',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            f"<title>{esc(title)}</title>",
+            f'<link rel="stylesheet" href="{esc(relative(STYLESHEET, where))}">',
+            "</head>",
+            '<body data-broken-images="unknown" data-styled="unknown" data-overflow="unknown" '
+            'data-markdown-left="unknown">',
+            nav_html(where),
+            *body,
+            BROKEN_IMAGE_CHECK,
+            SORT_TABLES,
+            "</body>",
+            "</html>",
+            "",
+        ]
+    )
 
 
 def copied(source: Path, base: Path, site: Path, under: str = "") -> str:

@@ -11,8 +11,8 @@ with ``holdings_text``; a store the root lacks is left out, and with none the st
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import pandas as pd
 
@@ -33,19 +33,31 @@ def holdings(root: Path, stores: Sequence[str]) -> pd.DataFrame:
             continue
         held = status.reps.to_numpy()
         held = held[held > 0]
-        rows.append({"store": shown_store(root, store), "fewest_reps": int(held.min()) if held.size else 0,
-                     "most_reps": int(held.max()) if held.size else 0, "datasets": len(status.reps.index),
-                     "bases": ", ".join(str(b) for b in status.reps.columns), "units": status.units,
-                     "axes": ", ".join(AXIS_WORDS.get(a, a) for a in status.axes), "solves": status.solved,
-                     "fallbacks": int(status.solves.get("fallbacks", 0)), "failed": int(status.solves.get("failed", 0))})
+        rows.append(
+            {
+                "store": shown_store(root, store),
+                "fewest_reps": int(held.min()) if held.size else 0,
+                "most_reps": int(held.max()) if held.size else 0,
+                "datasets": len(status.reps.index),
+                "bases": ", ".join(str(b) for b in status.reps.columns),
+                "units": status.units,
+                "axes": ", ".join(AXIS_WORDS.get(a, a) for a in status.axes),
+                "solves": status.solved,
+                "fallbacks": int(status.solves.get("fallbacks", 0)),
+                "failed": int(status.solves.get("failed", 0)),
+            }
+        )
     if not rows:
         raise StoreMissing(", ".join(str(Path(root) / s) for s in stores))
     return pd.DataFrame(rows)
 
 
 def _what(row: pd.Series) -> str:
-    reps = (f"{row['most_reps']} repetitions" if row["fewest_reps"] == row["most_reps"]
-            else f"{row['fewest_reps']} to {row['most_reps']} repetitions")
+    reps = (
+        f"{row['most_reps']} repetitions"
+        if row["fewest_reps"] == row["most_reps"]
+        else f"{row['fewest_reps']} to {row['most_reps']} repetitions"
+    )
     per = f" per ({row['axes']})" if row["axes"] else ""
     datasets = f"{row['datasets']} dataset" + ("" if row["datasets"] == 1 else "s")
     return f"{reps}{per} of {datasets} on {listing(row['bases'].split(', '))}"
@@ -65,7 +77,10 @@ def _solves_text(frame: pd.DataFrame) -> str:
     solves, fallbacks, failed = int(frame.solves.sum()), int(frame.fallbacks.sum()), int(frame.failed.sum())
     if not solves:
         return "They hold no QP solves."
-    fell = (f"{fallbacks:,} failed the first solver's answer check and fell back to another "
-            f"({listing([f'`{r.store}` {r.fallbacks:,}' for r in frame.itertuples() if r.fallbacks])})"
-            if fallbacks else "none failed the first solver's answer check")
+    fell = (
+        f"{fallbacks:,} failed the first solver's answer check and fell back to another "
+        f"({listing([f'`{r.store}` {r.fallbacks:,}' for r in frame.itertuples() if r.fallbacks])})"
+        if fallbacks
+        else "none failed the first solver's answer check"
+    )
     return f"Of their {solves:,} QP solves, {fell}; {f'{failed:,} failed' if failed else 'none failed'}."

@@ -8,7 +8,8 @@ A study with ``cache`` is expensive (it refits models): its frame is computed on
 
 How a frame is shown: a study's ``show`` function (cheap: a pivot, a ranking) may turn its frame
 into the one shown, or into Markdown text (a ``str``: a generated sentence or bullets that quote
-the frame's numbers, written into the block as it is); a frame is shown as a table, floats at the study's ``digits`` decimals, or by the format spec its
+the frame's numbers, written into the block as it is); a frame is shown as a table, floats at the study's ``digits``
+decimals, or by the format spec its
 ``formats`` gives the column (``+.3f`` for differences, ``.2g`` for p-values); missing values
 are "—"; everything else as text.
 """
@@ -23,8 +24,8 @@ from types import ModuleType
 
 import pandas as pd
 
-from afr_cli.errors import AfrInputError
 from afr_cli.catalogue.knowledge import Paper, Study
+from afr_cli.errors import AfrInputError
 from afr_cli.publish.frames import StoreMissing
 from afr_cli.publish.markdown import table
 from afr_cli.publish.pages import is_project_results
@@ -56,10 +57,14 @@ def study_function(paper: Paper, study: Study, name: str | None = None):
     module = studies_module(paper)
     fn = getattr(module, name or study.function, None)
     if not callable(fn):
-        known = sorted(n for n, v in vars(module).items() if callable(v) and not n.startswith("_")
-                       and getattr(v, "__module__", None) == module.__name__)
-        raise AfrInputError(f"{paper.studies_file}: {name or study.function}: no such function; "
-                            f"allowed: {', '.join(known)}")
+        known = sorted(
+            n
+            for n, v in vars(module).items()
+            if callable(v) and not n.startswith("_") and getattr(v, "__module__", None) == module.__name__
+        )
+        raise AfrInputError(
+            f"{paper.studies_file}: {name or study.function}: no such function; allowed: {', '.join(known)}"
+        )
     return fn
 
 
@@ -93,8 +98,13 @@ def _cell(value, spec: str) -> str:
 def render_frame(frame: pd.DataFrame, digits: int, formats: dict[str, str] | None = None) -> str:
     """A frame as a Markdown table (see the module's doc for the number format)."""
     formats = formats or {}
-    rows = [[_cell(v.item() if hasattr(v, "item") else v, formats.get(str(c), f".{digits}f"))
-             for c, v in zip(frame.columns, row)] for row in frame.itertuples(index=False)]
+    rows = [
+        [
+            _cell(v.item() if hasattr(v, "item") else v, formats.get(str(c), f".{digits}f"))
+            for c, v in zip(frame.columns, row)
+        ]
+        for row in frame.itertuples(index=False)
+    ]
     return table([_escaped(str(c)) for c in frame.columns], rows)
 
 
@@ -102,6 +112,7 @@ def own_papers(papers: tuple[Paper, ...], root: Path) -> list[Paper]:
     """The papers ``root`` is a results root of: those holding at least one of their experiments'
     stores there. Another paper's studies would read stores and files this root never had (a
     scratch root of a toy paper holds no LARF store)."""
+
     def holds(paper: Paper) -> bool:
         for spec in getattr(paper, "experiments", ()):
             try:
@@ -114,8 +125,9 @@ def own_papers(papers: tuple[Paper, ...], root: Path) -> list[Paper]:
     return [p for p in papers if holds(p)]
 
 
-def study_blocks(papers: tuple[Paper, ...], root: Path, refresh: bool = False,
-                 echo=lambda line: sys.stderr.write(line + "\n")) -> tuple[dict[str, str], list[Path]]:
+def study_blocks(
+    papers: tuple[Paper, ...], root: Path, refresh: bool = False, echo=lambda line: sys.stderr.write(line + "\n")
+) -> tuple[dict[str, str], list[Path]]:
     """Every declared study's block body by block name, and the cache files written (``refresh``);
     a study whose stores ``root`` does not hold is left out (its block stays as it is), and so is
     every study of a paper none of whose stores ``root`` holds (``own_papers``). Under a
@@ -134,8 +146,10 @@ def study_blocks(papers: tuple[Paper, ...], root: Path, refresh: bool = False,
             except (KeyError, ValueError, IndexError, FileNotFoundError) as err:  # a report not written there
                 if not scratch:
                     raise
-                echo(f"skipped study {paper.id}:{study.block}: the stores under {root} lack what it reads "
-                     f"({type(err).__name__}: {err})")
+                echo(
+                    f"skipped study {paper.id}:{study.block}: the stores under {root} lack what it reads "
+                    f"({type(err).__name__}: {err})"
+                )
                 continue
             if refresh and study.cache:
                 written.append(root / study.cache)

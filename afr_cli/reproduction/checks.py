@@ -18,9 +18,9 @@ import io
 import os
 from pathlib import Path
 
-from afr_cli.errors import AfrInputError
 from afr_cli.catalogue.knowledge import PAPERS_DIR, Paper, reports
 from afr_cli.core.path_rules import directory_error
+from afr_cli.errors import AfrInputError
 
 PUBLISHED_COLUMNS = ("paper", "table", "base", "dataset", "model", "metric", "value")
 
@@ -36,8 +36,10 @@ def check_root(value: str, writing: bool = True) -> Path:
     while not existing.exists() and existing != existing.parent:  # the nearest existing ancestor
         existing = existing.parent
     if not existing.is_dir():
-        raise AfrInputError(f"--root: {value}: {existing} is a file, so the directory cannot be made; "
-                            "allowed: a directory, or a path afr can create")
+        raise AfrInputError(
+            f"--root: {value}: {existing} is a file, so the directory cannot be made; "
+            "allowed: a directory, or a path afr can create"
+        )
     if writing and not os.access(existing, os.W_OK | os.X_OK):
         raise AfrInputError(f"--root: {value}: {existing} is not writable; allowed: a directory you can write")
     return root
@@ -54,12 +56,16 @@ def check_published(paper: Paper) -> None:
     path = published_file(paper)
     where = str(path)
     if not path.is_file():
-        raise AfrInputError(f"{paper.data_file}: published: {paper.published!r}: no such file in the paper's "
-                            f"folder; allowed: a CSV of the published cells ({','.join(PUBLISHED_COLUMNS)})")
+        raise AfrInputError(
+            f"{paper.data_file}: published: {paper.published!r}: no such file in the paper's "
+            f"folder; allowed: a CSV of the published cells ({','.join(PUBLISHED_COLUMNS)})"
+        )
     try:
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as err:
-        raise AfrInputError(f"{where}: not a UTF-8 text file (byte {err.start}: {err.reason}); allowed: UTF-8 CSV") from None
+        raise AfrInputError(
+            f"{where}: not a UTF-8 text file (byte {err.start}: {err.reason}); allowed: UTF-8 CSV"
+        ) from None
     except OSError as err:
         raise AfrInputError(f"{where}: cannot read the published cells ({err.strerror})") from None
     rows = [row for row in csv.reader(io.StringIO(text)) if row]  # blank lines are no rows
@@ -76,8 +82,10 @@ def check_published(paper: Paper) -> None:
             try:
                 float(row[i])
             except ValueError:
-                raise AfrInputError(f"{where}: line {line}: {header[i]}: {row[i]!r} is not a number; "
-                                    "allowed: the number as printed (e.g. 0.600)") from None
+                raise AfrInputError(
+                    f"{where}: line {line}: {header[i]}: {row[i]!r} is not a number; "
+                    "allowed: the number as printed (e.g. 0.600)"
+                ) from None
 
 
 def check_reports(paper: Paper) -> None:
@@ -103,14 +111,18 @@ def check_claims(paper: Paper) -> None:
         if claim.get("test") not in TESTS:
             raise AfrInputError(f"{where}: test: {claim.get('test')!r} is not allowed; allowed: {', '.join(TESTS)}")
         if "report" in claim and claim["report"] not in known:
-            raise AfrInputError(f"{where}: report: {claim['report']!r} is not a report; allowed: {', '.join(sorted(known))}")
+            raise AfrInputError(
+                f"{where}: report: {claim['report']!r} is not a report; allowed: {', '.join(sorted(known))}"
+            )
         try:
             judge(paper.id, claim, None, paper.reps)
         except AfrInputError as err:  # judge names the package's path; name the folder's file instead
             raise AfrInputError(str(err).replace(f"afr_cli/papers/{paper.id}/paper.yaml", paper.data_file)) from None
         except (KeyError, TypeError, ValueError, IndexError) as err:
-            raise AfrInputError(f"{where}: {type(err).__name__}: {err}; the claim's keys do not fit its test "
-                                f"{claim.get('test')!r} (afr_cli/papers/README.md)") from None
+            raise AfrInputError(
+                f"{where}: {type(err).__name__}: {err}; the claim's keys do not fit its test "
+                f"{claim.get('test')!r} (afr_cli/papers/README.md)"
+            ) from None
 
 
 def check_studies(paper: Paper) -> None:

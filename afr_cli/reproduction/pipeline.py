@@ -20,23 +20,23 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
+from afr_cli.catalogue.knowledge import ExperimentSpec, OutputSpec, Paper, add_paper_folder, paper, papers
 from afr_cli.config.experiment import Experiment, load_experiment
 from afr_cli.core.durations import format_duration
+from afr_cli.engine.runner import RunOptions, missing_units, run_experiments
+from afr_cli.engine.shared_work import Speedups
+from afr_cli.engine.tasks import fuse_tasks, unit_tasks
 from afr_cli.errors import AfrInputError
-from afr_cli.catalogue.knowledge import ExperimentSpec, OutputSpec, Paper, add_paper_folder, paper, papers
-from afr_cli.reproduction.plan_costs import Projection, committed_costs, family_costs, project, unit_costs
 from afr_cli.publish.build import write_all
 from afr_cli.publish.frames import chosen_reports
 from afr_cli.publish.markdown import table
 from afr_cli.reproduction.checks import check_paper
-from afr_cli.engine.runner import RunOptions, missing_units, run_experiments
-from afr_cli.engine.shared_work import Speedups
-from afr_cli.store.status import store_status
+from afr_cli.reproduction.plan_costs import Projection, committed_costs, family_costs, project, unit_costs
 from afr_cli.store import has_results, open_existing
-from afr_cli.engine.tasks import fuse_tasks, unit_tasks
+from afr_cli.store.status import store_status
 
 TIMES_BEGIN = "<!-- BEGIN GENERATED: reproduce-times (afr reproduce --all; do not edit by hand) -->"
 TIMES_END = "<!-- END GENERATED: reproduce-times -->"
@@ -94,8 +94,10 @@ def resolve_targets(names: list[str], every: bool) -> list[Target]:
                 found = paper(name)
             except AfrInputError:
                 known = ", ".join(p.id for p in papers())
-                raise AfrInputError(f"{name}: not a paper id, a paper folder or a config file; "
-                                    f"allowed: {known}, a folder holding paper.yaml, a config .yaml") from None
+                raise AfrInputError(
+                    f"{name}: not a paper id, a paper folder or a config file; "
+                    f"allowed: {known}, a folder holding paper.yaml, a config .yaml"
+                ) from None
         if not any(t.paper is not None and t.paper.id == found.id for t in targets):
             targets.append(Target(found, found.experiments))
     if not targets:
@@ -117,8 +119,9 @@ def _overrides(spec: ExperimentSpec, reps: int | None, datasets: list[str] | Non
     return out
 
 
-def plan_experiment(owner: str, spec: ExperimentSpec, root: Path, reps: int | None,
-                    datasets: list[str] | None) -> PlannedExperiment:
+def plan_experiment(
+    owner: str, spec: ExperimentSpec, root: Path, reps: int | None, datasets: list[str] | None
+) -> PlannedExperiment:
     """One experiment's entry of the plan: loaded as it will run (its store under ``root``), and
     what its store (or committed export) holds and lacks. Reads only."""
     store_dir = root / spec.store()
@@ -147,8 +150,9 @@ def plan_experiment(owner: str, spec: ExperimentSpec, root: Path, reps: int | No
     return planned
 
 
-def plan(targets: list[Target], root: Path, reps: int | None = None,
-         datasets: list[str] | None = None) -> list[PlannedExperiment]:
+def plan(
+    targets: list[Target], root: Path, reps: int | None = None, datasets: list[str] | None = None
+) -> list[PlannedExperiment]:
     """The plan of every target's experiments (each store once, in the targets' order)."""
     if datasets is not None:
         _check_datasets(targets, datasets)
@@ -171,8 +175,9 @@ def _check_datasets(targets: list[Target], datasets: list[str]) -> None:
             known.update(dict.fromkeys(load_experiment(spec.config, list(spec.sets)).datasets))
     unknown = [d for d in datasets if d not in known]
     if unknown:
-        raise AfrInputError(f"--datasets: {unknown[0]!r} is in none of the targets' experiments; "
-                            f"allowed: {', '.join(known)}")
+        raise AfrInputError(
+            f"--datasets: {unknown[0]!r} is in none of the targets' experiments; allowed: {', '.join(known)}"
+        )
 
 
 def _source(p: PlannedExperiment) -> str:
@@ -202,22 +207,39 @@ def render_plan(planned: list[PlannedExperiment], root: Path, workers: int) -> s
             rows.append([p.owner, label, str(root / p.spec.store()), "", "", "skipped: none of --datasets"])
             continue
         projected = p.projected_seconds
-        rows.append([p.owner, label, str(p.exp.results), p.stored, len(p.missing),
-                     "-" if not p.missing else ("unknown: nothing measured to time it" if projected is None
-                                                else f"{cpu_minutes(projected)} ({_source(p)})")])
+        rows.append(
+            [
+                p.owner,
+                label,
+                str(p.exp.results),
+                p.stored,
+                len(p.missing),
+                "-"
+                if not p.missing
+                else (
+                    "unknown: nothing measured to time it"
+                    if projected is None
+                    else f"{cpu_minutes(projected)} ({_source(p)})"
+                ),
+            ]
+        )
     missing = sum(len(p.missing) for p in planned)
     known = [p.projected_seconds for p in planned if p.projected_seconds is not None]
     unknown = sum(1 for p in planned if p.projected_seconds is None)
-    head = f"{len(planned)} experiment{'s' * (len(planned) != 1)}: {sum(p.stored for p in planned)} units stored, {missing} missing; "
+    stored = sum(p.stored for p in planned)
+    head = f"{len(planned)} experiment{'s' * (len(planned) != 1)}: {stored} units stored, {missing} missing; "
     if not missing:
         total = head + "nothing to compute"
     else:
-        total = (head + f"projected {cpu_minutes(sum(known))} "
-                 f"({format_duration(sum(known) / max(1, workers), 'seconds')} wall at best on "
-                 f"{workers} worker{'s' * (workers != 1)})"
-                 + (f", plus {unknown} experiment(s) with nothing measured to time" if unknown else ""))
-    listing = tabulate(rows, headers=["paper", "experiment", "store", "stored", "missing", "projected compute"],
-                       tablefmt="simple")
+        total = (
+            head + f"projected {cpu_minutes(sum(known))} "
+            f"({format_duration(sum(known) / max(1, workers), 'seconds')} wall at best on "
+            f"{workers} worker{'s' * (workers != 1)})"
+            + (f", plus {unknown} experiment(s) with nothing measured to time" if unknown else "")
+        )
+    listing = tabulate(
+        rows, headers=["paper", "experiment", "store", "stored", "missing", "projected compute"], tablefmt="simple"
+    )
     return "\n".join([listing, total, *render_sharing(shared_forests(planned))])
 
 
@@ -270,12 +292,16 @@ def render_sharing(groups: list[SharedForests]) -> list[str]:
     lines = []
     for g in groups:
         unknown = f" (+{g.unknown} units with nothing stored to time)" if g.unknown else ""
-        lines.append(f"shared forests: {' + '.join(g.stores)}: {g.tasks} fused task{'s' * (g.tasks != 1)}, "
-                     f"{g.readers} units read forests another experiment fits, saving about "
-                     f"{cpu_minutes(g.saved_seconds)}{unknown}")
+        lines.append(
+            f"shared forests: {' + '.join(g.stores)}: {g.tasks} fused task{'s' * (g.tasks != 1)}, "
+            f"{g.readers} units read forests another experiment fits, saving about "
+            f"{cpu_minutes(g.saved_seconds)}{unknown}"
+        )
     if groups:
-        lines.append("(saving: each reading unit's store's mean recorded forest-step seconds, i.e. fit, leaf "
-                     "statistics and row tensors; wall seconds, so an upper bound)")
+        lines.append(
+            "(saving: each reading unit's store's mean recorded forest-step seconds, i.e. fit, leaf "
+            "statistics and row tensors; wall seconds, so an upper bound)"
+        )
     return lines
 
 
@@ -289,15 +315,30 @@ def run_plan(planned: list[PlannedExperiment], options: RunOptions, echo=print) 
     total = sum(len(p.missing) for p in todo)
     times = []
     runs = [todo] if options.speedups.fuse and len(todo) > 1 else [[p] for p in todo]
-    with tqdm(total=total, unit="unit", disable=not options.progress or not total, file=sys.stderr,
-              dynamic_ncols=True,
-              bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} units [{elapsed}<{remaining}, {rate_fmt}]") as bar:
+    with tqdm(
+        total=total,
+        unit="unit",
+        disable=not options.progress or not total,
+        file=sys.stderr,
+        dynamic_ncols=True,
+        bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} units [{elapsed}<{remaining}, {rate_fmt}]",
+    ) as bar:
         for together in runs:
             started = time.perf_counter()
-            run_experiments([p.exp for p in together],
-                            RunOptions(options.jobs, options.backend, options.scheduler, progress=options.progress,
-                                       export=True, bar=bar, speedups=options.speedups, resume=options.resume),
-                            echo=bar.write if options.progress else echo)
+            run_experiments(
+                [p.exp for p in together],
+                RunOptions(
+                    options.jobs,
+                    options.backend,
+                    options.scheduler,
+                    progress=options.progress,
+                    export=True,
+                    bar=bar,
+                    speedups=options.speedups,
+                    resume=options.resume,
+                ),
+                echo=bar.write if options.progress else echo,
+            )
             names = "; ".join(f"{p.owner}: {_label(p)} ({p.exp.results})" for p in together)
             times.append((names if len(together) == 1 else f"fused: {names}", time.perf_counter() - started))
     return times
@@ -307,8 +348,9 @@ def _fill(text: str, root: Path, reps: int | None) -> str:
     return text.replace("{root}", str(root)).replace("{reps}", str(reps))
 
 
-def draw_outputs(targets: list[Target], root: Path, reps: int | None, echo=print,
-                 datasets: list[str] | None = None) -> list[str]:
+def draw_outputs(
+    targets: list[Target], root: Path, reps: int | None, echo=print, datasets: list[str] | None = None
+) -> list[str]:
     """Run every target paper's ``outputs`` (each an ``afr`` command in a process of its own);
     standard output goes whole to the entry's ``stdout`` file. Returns one line per failed entry
     (the others still run). With ``datasets`` (``--datasets``), an entry drawn for another dataset
@@ -324,22 +366,31 @@ def draw_outputs(targets: list[Target], root: Path, reps: int | None, echo=print
                 continue
             absent = [s for s in _stores_read(output, root, reps or output.reps) if not has_results(s)]
             if absent:  # a partial target made another of the paper's stores only
-                echo(f"skipped {where}: {root} lacks the store{'s' * (len(absent) > 1)} it reads, "
-                     f"{', '.join(map(str, absent))}")
+                echo(
+                    f"skipped {where}: {root} lacks the store{'s' * (len(absent) > 1)} it reads, "
+                    f"{', '.join(map(str, absent))}"
+                )
                 continue
             problem = _draw(output, root, reps or output.reps)
             if problem:
                 failed.append(f"{where}: {problem}")
                 echo(f"failed: {where}: {problem}")
             else:
-                echo(f"drew {where}" + (f" -> {_fill(output.stdout, root, reps or output.reps)}" if output.stdout else ""))
+                echo(
+                    f"drew {where}"
+                    + (f" -> {_fill(output.stdout, root, reps or output.reps)}" if output.stdout else "")
+                )
     return failed
 
 
 def _stores_read(output: OutputSpec, root: Path, reps: int | None) -> list[Path]:
     """The stores an output's commands read (``--results``), as filled in for ``root``."""
-    return [Path(_fill(command[i + 1], root, reps)) for command in output.commands
-            for i, arg in enumerate(command[:-1]) if arg == "--results"]
+    return [
+        Path(_fill(command[i + 1], root, reps))
+        for command in output.commands
+        for i, arg in enumerate(command[:-1])
+        if arg == "--results"
+    ]
 
 
 def _datasets_drawn(output: OutputSpec) -> list[str]:
@@ -383,9 +434,14 @@ def build_reports(root: Path, html: bool = True) -> list[Path]:
 
 def times_section(times: list[tuple[str, float]], workers: int, command: str) -> str:
     """The wall time of each step of this invocation (``command``), as a generated Markdown block."""
-    lines = [TIMES_BEGIN, "", f"`{command}`, {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC on "
-             f"{platform.node()} ({workers} worker{'s' * (workers != 1)}); wall time of this invocation (a "
-             "resumed experiment only runs what its store lacks):", ""]
+    lines = [
+        TIMES_BEGIN,
+        "",
+        f"`{command}`, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on "
+        f"{platform.node()} ({workers} worker{'s' * (workers != 1)}); wall time of this invocation (a "
+        "resumed experiment only runs what its store lacks):",
+        "",
+    ]
     rows = [[name, format_duration(seconds, "seconds")] for name, seconds in times]
     rows.append(["**total**", f"**{format_duration(sum(s for _, s in times), 'seconds')}**"])
     return "\n".join(lines + [table(["step", "wall time"], rows, ["---", "---:"]), "", TIMES_END])
@@ -399,8 +455,10 @@ def times_table(times: list[tuple[str, float]], workers: int) -> str:
     rows = [[name, format_duration(seconds, "seconds")] for name, seconds in times]
     rows.append(["total", format_duration(sum(s for _, s in times), "seconds")])
     listing = tabulate(rows, headers=["step", "wall time"], tablefmt="simple", colalign=("left", "right"))
-    return (f"wall time of this invocation on {workers} worker{'s' * (workers != 1)} (a resumed experiment "
-            f"only runs what its store lacks):\n{listing}")
+    return (
+        f"wall time of this invocation on {workers} worker{'s' * (workers != 1)} (a resumed experiment "
+        f"only runs what its store lacks):\n{listing}"
+    )
 
 
 def write_times(path: Path, section: str) -> None:

@@ -74,8 +74,13 @@ def unit_costs(directory: Path, where: str) -> UnitCosts | None:
         timed, column, measured = units, "seconds", "wall"
     per_cell = {(str(d), str(b)): float(s) for (d, b), s in timed.groupby(["dataset", "base"])[column].mean().items()}
     forest = units["forest_seconds"].dropna() if "forest_seconds" in units.columns else None
-    return UnitCosts(where, measured, per_cell, float(timed[column].mean()),
-                     float(forest.mean()) if forest is not None and len(forest) else None)
+    return UnitCosts(
+        where,
+        measured,
+        per_cell,
+        float(timed[column].mean()),
+        float(forest.mean()) if forest is not None and len(forest) else None,
+    )
 
 
 def committed_costs(store: str, own: Path) -> UnitCosts | None:
@@ -149,10 +154,15 @@ def family_costs(exp: Experiment) -> UnitCosts | None:
             rest = outside.get((dataset, base.id))
             parts = [per_point.get((family, dataset, base.id)) for family, _ in families]
             if rest and all(parts):
-                per_cell[(dataset, base.id)] = (sum(rest) / len(rest)
-                                                + sum(n * sum(p) / len(p) for (_, n), p in zip(families, parts)))
+                per_cell[(dataset, base.id)] = sum(rest) / len(rest) + sum(
+                    n * sum(p) / len(p) for (_, n), p in zip(families, parts)
+                )
     if not per_cell:
         return None
     names = ", ".join(dict.fromkeys(family for family, _ in families))
-    return UnitCosts(f"the committed stores' {names} on the same dataset and base, per grid point", "wall",
-                     per_cell, sum(per_cell.values()) / len(per_cell))
+    return UnitCosts(
+        f"the committed stores' {names} on the same dataset and base, per grid point",
+        "wall",
+        per_cell,
+        sum(per_cell.values()) / len(per_cell),
+    )

@@ -54,7 +54,8 @@ class _CompiledQP:
         self.upper_index = np.triu_indices(p)
         k = len(self.upper_index[0])
         placement = sp.csc_matrix(
-            (np.ones(k), (self.upper_index[0] * p + self.upper_index[1], np.arange(k))), shape=(p * p, k))
+            (np.ones(k), (self.upper_index[0] * p + self.upper_index[1], np.arange(k))), shape=(p * p, k)
+        )
         self.theta = cp.Variable(p)
         self.R_upper = cp.Parameter(k)
         self.z = cp.Parameter(p)
@@ -142,8 +143,11 @@ def _compiled_for(problem, kind: str, solver: str):
     key = (form, c.size, n, c.structure_key(), solver)
     compiled = _COMPILED.get(key)
     if compiled is None:
-        compiled = {"linear": lambda: _CompiledLinear(c), "qp": lambda: _CompiledQP(c),
-                    "l1": lambda: _CompiledL1(n, c)}[form]()
+        compiled = {
+            "linear": lambda: _CompiledLinear(c),
+            "qp": lambda: _CompiledQP(c),
+            "l1": lambda: _CompiledL1(n, c),
+        }[form]()
         _COMPILED[key] = compiled
     return compiled
 

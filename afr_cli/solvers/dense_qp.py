@@ -20,12 +20,22 @@ _DAQP_INF = 1e30
 _DAQP_EQUALITY = 5
 _DAQP_ACTIVE = 1
 # exitflag > 0 is a solution: 1 optimal, 2 soft-optimal; < 0 infeasible, cycling, iteration limit, ...
-_DAQP_STATUS = {1: "optimal", 2: "optimal (soft)", -1: "infeasible", -2: "cycling", -3: "unbounded",
-                -4: "iteration limit", -5: "nonconvex", -6: "initially infeasible", -7: "time limit"}
+_DAQP_STATUS = {
+    1: "optimal",
+    2: "optimal (soft)",
+    -1: "infeasible",
+    -2: "cycling",
+    -3: "unbounded",
+    -4: "iteration limit",
+    -5: "nonconvex",
+    -6: "initially infeasible",
+    -7: "time limit",
+}
 
 
-def solve_dense(name: str, H: np.ndarray, f: np.ndarray, cons: LinearConstraints,
-                warm: np.ndarray | None = None) -> tuple[str, np.ndarray | None]:
+def solve_dense(
+    name: str, H: np.ndarray, f: np.ndarray, cons: LinearConstraints, warm: np.ndarray | None = None
+) -> tuple[str, np.ndarray | None]:
     """Run one dense QP backend; (status, theta or None when it reports no solution)."""
     return {"DAQP": _daqp, "PIQP": _piqp, "PROXQP": _proxqp}[name](H, f, cons, warm)
 
@@ -42,8 +52,17 @@ def _daqp(H, f, cons: LinearConstraints, warm):
         sense[:p][(warm <= cons.lower) | (warm >= cons.upper)] = _DAQP_ACTIVE
     A = np.ascontiguousarray(cons.eq_matrix if m else np.zeros((0, p)))
     H = np.ascontiguousarray(H + DAQP_RIDGE * np.eye(p))
-    x, _, flag, _ = daqp.solve(H, np.ascontiguousarray(f), A, upper, lower, sense,
-                               primal_tol=1e-10, eps_prox=0.0, iter_limit=20 * (p + m) + 1000)
+    x, _, flag, _ = daqp.solve(
+        H,
+        np.ascontiguousarray(f),
+        A,
+        upper,
+        lower,
+        sense,
+        primal_tol=1e-10,
+        eps_prox=0.0,
+        iter_limit=20 * (p + m) + 1000,
+    )
     status = _DAQP_STATUS.get(int(flag), f"exitflag {int(flag)}")
     return status, (np.asarray(x, dtype=float) if flag > 0 else None)
 
@@ -55,8 +74,17 @@ def _piqp(H, f, cons: LinearConstraints, warm):
     solver.settings.eps_abs = solver.settings.eps_rel = 1e-10
     solver.settings.max_iter = 500
     m = len(cons.eq_rhs)
-    solver.setup(np.asfortranarray(H), f, np.asfortranarray(cons.eq_matrix) if m else None,
-                 cons.eq_rhs if m else None, None, None, None, cons.lower, cons.upper)
+    solver.setup(
+        np.asfortranarray(H),
+        f,
+        np.asfortranarray(cons.eq_matrix) if m else None,
+        cons.eq_rhs if m else None,
+        None,
+        None,
+        None,
+        cons.lower,
+        cons.upper,
+    )
     status = solver.solve()
     name = str(status).split(".")[-1].removeprefix("PIQP_").lower()
     return name, (np.array(solver.result.x, dtype=float) if status == piqp.PIQP_SOLVED else None)
@@ -66,9 +94,17 @@ def _proxqp(H, f, cons: LinearConstraints, warm):
     from proxsuite import proxqp
 
     m = len(cons.eq_rhs)
-    res = proxqp.dense.solve(H, f, A=cons.eq_matrix if m else None, b=cons.eq_rhs if m else None,
-                             l_box=cons.lower, u_box=np.minimum(cons.upper, 1e20),
-                             eps_abs=1e-10, eps_rel=0.0, max_iter=10000)
+    res = proxqp.dense.solve(
+        H,
+        f,
+        A=cons.eq_matrix if m else None,
+        b=cons.eq_rhs if m else None,
+        l_box=cons.lower,
+        u_box=np.minimum(cons.upper, 1e20),
+        eps_abs=1e-10,
+        eps_rel=0.0,
+        max_iter=10000,
+    )
     status = str(res.info.status).split(".")[-1].removeprefix("PROXQP_").lower()
     ok = res.info.status == proxqp.QPSolverOutput.PROXQP_SOLVED
     return status, (np.array(res.x, dtype=float) if ok else None)

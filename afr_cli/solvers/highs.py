@@ -30,16 +30,28 @@ def solve_lp(problem: LinearAttentionProblem | LinearProblem) -> tuple[str, np.n
         t = problem.y - problem.r
         scale = max(np.abs(problem.Phi).max(initial=0.0), np.abs(t).max(initial=0.0), 1e-12)
         eye = sp.identity(n, format="csr")
-        A_eq = sp.vstack([sp.hstack([sp.csr_matrix(problem.Phi / scale), eye, -eye]),
-                          sp.hstack([sp.csr_matrix(cons.eq_matrix), sp.csr_matrix((len(cons.eq_rhs), 2 * n))])])
+        A_eq = sp.vstack(
+            [
+                sp.hstack([sp.csr_matrix(problem.Phi / scale), eye, -eye]),
+                sp.hstack([sp.csr_matrix(cons.eq_matrix), sp.csr_matrix((len(cons.eq_rhs), 2 * n))]),
+            ]
+        )
         b_eq = np.concatenate([t / scale, cons.eq_rhs])
         c = np.concatenate([np.zeros(p), np.ones(2 * n)])
         bounds = _bounds(cons) + [(0.0, None)] * (2 * n)
-    res = linprog(c, A_eq=A_eq if len(b_eq) else None, b_eq=b_eq if len(b_eq) else None,
-                  bounds=bounds, method="highs-ipm", options=_OPTIONS)
+    res = linprog(
+        c,
+        A_eq=A_eq if len(b_eq) else None,
+        b_eq=b_eq if len(b_eq) else None,
+        bounds=bounds,
+        method="highs-ipm",
+        options=_OPTIONS,
+    )
     status = _STATUS.get(res.status, f"status {res.status}")
     return status, (np.asarray(res.x[:p], dtype=float) if res.status == 0 else None)
 
 
 def _bounds(cons: LinearConstraints) -> list[tuple[float, float | None]]:
-    return [(lo if np.isfinite(lo) else None, hi if np.isfinite(hi) else None) for lo, hi in zip(cons.lower, cons.upper)]
+    return [
+        (lo if np.isfinite(lo) else None, hi if np.isfinite(hi) else None) for lo, hi in zip(cons.lower, cons.upper)
+    ]

@@ -16,8 +16,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from afr_cli.solvers.solve import DEFAULT_SOLVER, SolveResult, solve
 from afr_cli.solvers.problems import LinearAttentionProblem, LinearProblem, Problem, QuadraticProblem, gram
+from afr_cli.solvers.solve import DEFAULT_SOLVER, SolveResult, solve
 
 # The Grams a memo keeps: a grid's points sharing a Phi are solved close together (the mixing
 # parameters vary inside each design point's features), so a few suffice; LARF's many distinct
@@ -91,6 +91,7 @@ class SolveMemo:
             while self._gram_bytes > GRAM_CACHE_BYTES and len(self._grams) > 1:
                 self._gram_bytes -= self._grams.pop(next(iter(self._grams))).nbytes  # the least recently used
             return H
+
         return build
 
     def solve(self, problem: Problem, loss: str = "l2", solver: str = DEFAULT_SOLVER) -> tuple[SolveResult, bool]:

@@ -81,7 +81,7 @@ class ConstraintBuilder:
         self._rows: list[np.ndarray] = []
         self._rhs: list[float] = []
 
-    def simplex(self, block: slice | np.ndarray, total: float = 1.0) -> "ConstraintBuilder":
+    def simplex(self, block: slice | np.ndarray, total: float = 1.0) -> ConstraintBuilder:
         """theta[block] >= 0 and sums to ``total``."""
         row = np.zeros(self.size)
         row[block] = 1.0
@@ -89,7 +89,7 @@ class ConstraintBuilder:
         self._rhs.append(float(total))
         return self
 
-    def linked_sum(self, block: slice | np.ndarray, target: int) -> "ConstraintBuilder":
+    def linked_sum(self, block: slice | np.ndarray, target: int) -> ConstraintBuilder:
         """sum(theta[block]) == theta[target] (e.g. sum_k gamma_k^(j) = eps_j)."""
         row = np.zeros(self.size)
         row[block] = 1.0
@@ -98,7 +98,7 @@ class ConstraintBuilder:
         self._rhs.append(0.0)
         return self
 
-    def bounds(self, index: int | slice | np.ndarray, lower: float, upper: float) -> "ConstraintBuilder":
+    def bounds(self, index: int | slice | np.ndarray, lower: float, upper: float) -> ConstraintBuilder:
         """lower <= theta[index] <= upper."""
         self.lower[index] = lower
         self.upper[index] = upper
@@ -190,8 +190,7 @@ def gram(Phi: np.ndarray) -> np.ndarray:
     return 2.0 * (Phi.T @ Phi)
 
 
-def as_quadratic(problem: LinearAttentionProblem | QuadraticProblem,
-                 H: np.ndarray | None = None) -> QuadraticProblem:
+def as_quadratic(problem: LinearAttentionProblem | QuadraticProblem, H: np.ndarray | None = None) -> QuadraticProblem:
     """The quadratic form of a squared-loss problem: H = 2 Phi'Phi, f = -2 Phi'(y - r).
 
     ``H``: ``gram(problem.Phi)`` computed before, for a Phi of the same bytes and layout (grid points

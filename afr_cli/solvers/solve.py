@@ -19,17 +19,47 @@ import numpy as np
 
 from afr_cli.errors import SolverError
 from afr_cli.solvers.checks import FEASIBILITY_TOL, KKT_TOL, kkt_residual
-from afr_cli.solvers.cvxpy_backend import (CVXPY_SOLVERS, GRAM_JITTER, clear_compiled_cache, gram_factor,
-                                           hessian_factor, solve_cvxpy)
+from afr_cli.solvers.cvxpy_backend import (
+    CVXPY_SOLVERS,
+    GRAM_JITTER,
+    clear_compiled_cache,
+    gram_factor,
+    hessian_factor,
+    solve_cvxpy,
+)
 from afr_cli.solvers.dense_qp import DENSE_QP_SOLVERS, solve_dense
 from afr_cli.solvers.highs import solve_lp
-from afr_cli.solvers.problems import (LOSSES, ConstraintBuilder, LinearAttentionProblem, LinearConstraints,
-                                      LinearProblem, Problem, QuadraticProblem, as_quadratic, kind_of,
-                                      simplex_constraints)
+from afr_cli.solvers.problems import (
+    LOSSES,
+    ConstraintBuilder,
+    LinearAttentionProblem,
+    LinearConstraints,
+    LinearProblem,
+    Problem,
+    QuadraticProblem,
+    as_quadratic,
+    kind_of,
+    simplex_constraints,
+)
 
-__all__ = ["AUTO", "DEFAULT_SOLVER", "SOLVERS", "LOSSES", "ConstraintBuilder", "LinearAttentionProblem",
-           "LinearConstraints", "LinearProblem", "QuadraticProblem", "SolveResult", "solve", "gram_factor",
-           "hessian_factor", "simplex_constraints", "clear_compiled_cache", "GRAM_JITTER"]
+__all__ = [
+    "AUTO",
+    "DEFAULT_SOLVER",
+    "SOLVERS",
+    "LOSSES",
+    "ConstraintBuilder",
+    "LinearAttentionProblem",
+    "LinearConstraints",
+    "LinearProblem",
+    "QuadraticProblem",
+    "SolveResult",
+    "solve",
+    "gram_factor",
+    "hessian_factor",
+    "simplex_constraints",
+    "clear_compiled_cache",
+    "GRAM_JITTER",
+]
 
 AUTO = "AUTO"
 DEFAULT_SOLVER = AUTO
@@ -69,9 +99,14 @@ class SolveResult:
         return len(self.attempts) > 1
 
 
-def solve(problem: Problem, loss: str = "l2", solver: str = DEFAULT_SOLVER,
-          fallbacks: tuple[str, ...] = _FALLBACKS, warm: np.ndarray | None = None,
-          gram_of: Callable[[], np.ndarray] | None = None) -> SolveResult:
+def solve(
+    problem: Problem,
+    loss: str = "l2",
+    solver: str = DEFAULT_SOLVER,
+    fallbacks: tuple[str, ...] = _FALLBACKS,
+    warm: np.ndarray | None = None,
+    gram_of: Callable[[], np.ndarray] | None = None,
+) -> SolveResult:
     """Solve ``problem``; on failure try the fallbacks in order and record each attempt.
 
     ``loss`` applies to a LinearAttentionProblem (the direct forms carry their objective).
@@ -97,14 +132,16 @@ def solve(problem: Problem, loss: str = "l2", solver: str = DEFAULT_SOLVER,
         status, theta = _attempt(problem, kind, backend, warm, gram_of)
         attempts.append({"solver": backend, "status": status, "seconds": time.perf_counter() - t0})
         if theta is not None:
-            return SolveResult(theta, backend, status, problem.objective(theta, loss),
-                               time.perf_counter() - start, attempts)
+            return SolveResult(
+                theta, backend, status, problem.objective(theta, loss), time.perf_counter() - start, attempts
+            )
     tried = ", ".join(f"{a['solver']}: {a['status']}" for a in attempts)
     raise SolverError(f"no solver could fit the attention weights ({tried})")
 
 
-def _attempt(problem: Problem, kind: str, backend: str, warm: np.ndarray | None,
-             gram_of: Callable[[], np.ndarray] | None = None) -> tuple[str, np.ndarray | None]:
+def _attempt(
+    problem: Problem, kind: str, backend: str, warm: np.ndarray | None, gram_of: Callable[[], np.ndarray] | None = None
+) -> tuple[str, np.ndarray | None]:
     """One backend's (status, theta): theta cleaned onto the constraints and checked, else None."""
     cons = problem.constraints
     quad = None

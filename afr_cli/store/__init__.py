@@ -9,11 +9,34 @@
 are the ones the rest of afr imports from ``afr_cli.store``.
 """
 
-from afr_cli.store.reader import (ResultsReader, find_stores, has_results, load_grid, load_results, open_existing,
-                                  store_select_by)
+from afr_cli.store.reader import (
+    ResultsReader,
+    find_stores,
+    has_results,
+    load_grid,
+    load_results,
+    open_existing,
+    store_select_by,
+)
 from afr_cli.store.schema import AXES, KEYS, STORE_FILE, TABLES, Axis, axis_defaults, axis_names, varying_axes
 from afr_cli.store.writer import ResultsStore, UnitRecord
 
-__all__ = ["AXES", "Axis", "KEYS", "ResultsReader", "ResultsStore", "STORE_FILE", "TABLES", "UnitRecord", "axis_defaults",
-           "axis_names", "find_stores", "has_results", "load_grid", "load_results", "open_existing", "store_select_by",
-           "varying_axes"]
+__all__ = [
+    "AXES",
+    "Axis",
+    "KEYS",
+    "ResultsReader",
+    "ResultsStore",
+    "STORE_FILE",
+    "TABLES",
+    "UnitRecord",
+    "axis_defaults",
+    "axis_names",
+    "find_stores",
+    "has_results",
+    "load_grid",
+    "load_results",
+    "open_existing",
+    "store_select_by",
+    "varying_axes",
+]

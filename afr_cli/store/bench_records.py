@@ -20,7 +20,7 @@ import json
 import os
 import platform
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 RECORDS_DIR = "bench"  # under the results root: results/bench/<kind>/<key>.json
@@ -44,15 +44,31 @@ def record_path(root: Path, kind: str, key: str) -> Path:
     return Path(root) / RECORDS_DIR / kind / f"{key}.json"
 
 
-def write_record(root: Path, kind: str, key: str, command: str, result: dict, *, date: str | None = None,
-                 source: str = MEASURED, host: dict | None = None, note: str | None = None) -> Path:
+def write_record(
+    root: Path,
+    kind: str,
+    key: str,
+    command: str,
+    result: dict,
+    *,
+    date: str | None = None,
+    source: str = MEASURED,
+    host: dict | None = None,
+    note: str | None = None,
+) -> Path:
     """Write (or replace) one measurement's record; returns its path. ``date`` defaults to now (UTC,
     to the minute) and ``host`` to this machine; a ``transcribed`` record gives both as they were."""
     # Keys keep their order (a result's shapes and solvers are listed as measured), so the file is
     # the same bytes for the same record.
-    record = {"kind": kind, "key": key, "command": command,
-              "date": date or datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-              "machine": host if host is not None else machine(), "source": source, "result": result}
+    record = {
+        "kind": kind,
+        "key": key,
+        "command": command,
+        "date": date or datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": host if host is not None else machine(),
+        "source": source,
+        "result": result,
+    }
     if note:
         record["note"] = note
     path = record_path(root, kind, key)

@@ -32,8 +32,9 @@ import os
 import pickle
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import TypeVar
 
 from afr_cli.core.paths import PROJECT_ROOT
 
@@ -91,9 +92,12 @@ def read_entry(kind: str, key: str) -> bytes | None:
     except OSError:
         return None
     head = len(_MAGIC)
-    digest, payload = data[head:head + _DIGEST], data[head + _DIGEST + 1:]
-    if (not data.startswith(_MAGIC) or data[head + _DIGEST:head + _DIGEST + 1] != b"\n"
-            or hashlib.sha256(payload).hexdigest().encode() != digest):
+    digest, payload = data[head : head + _DIGEST], data[head + _DIGEST + 1 :]
+    if (
+        not data.startswith(_MAGIC)
+        or data[head + _DIGEST : head + _DIGEST + 1] != b"\n"
+        or hashlib.sha256(payload).hexdigest().encode() != digest
+    ):
         _remove(path)
         return None
     try:

@@ -49,12 +49,18 @@ def diff_stores(old: str | Path, new: str | Path, metric: str = "r2") -> StoreDi
     """Compare the selected rows (``results``) of two stores or exports on their common units."""
     if metric not in METRICS:
         raise AfrInputError(f"--metric: {metric!r} is not allowed; allowed: {', '.join(METRICS)}")
-    return diff_frames(open_existing(old).frame("results"), open_existing(new).frame("results"), metric,
-                       old_name=str(old), new_name=str(new))
+    return diff_frames(
+        open_existing(old).frame("results"),
+        open_existing(new).frame("results"),
+        metric,
+        old_name=str(old),
+        new_name=str(new),
+    )
 
 
-def diff_frames(a: pd.DataFrame, b: pd.DataFrame, metric: str = "r2", old_name: str = "the first",
-                new_name: str = "the second") -> StoreDiff:
+def diff_frames(
+    a: pd.DataFrame, b: pd.DataFrame, metric: str = "r2", old_name: str = "the first", new_name: str = "the second"
+) -> StoreDiff:
     """:func:`diff_stores` on two ``results`` frames already read (each with the cell columns, ``rep``,
     the metric and ``params``; a kept copy of a store's selected rows serves as well as the store)."""
     axes = [c for c in axis_names() if c in a.columns and c in b.columns]
@@ -64,15 +70,23 @@ def diff_frames(a: pd.DataFrame, b: pd.DataFrame, metric: str = "r2", old_name: 
         raise AfrInputError(f"{new_name}: no (dataset, base, model, repetition) in common with {old_name}")
     axes = varying_axes(merged)
     delta = changes(merged[f"{metric}_old"].to_numpy(float), merged[f"{metric}_new"].to_numpy(float))
-    merged = merged.assign(delta=delta, abs_delta=np.abs(delta),
-                           changed=[p != q for p, q in zip(merged["params_old"], merged["params_new"])])
-    cells = (merged.groupby(CELL + axes, sort=True)
-             .agg(reps=("rep", "nunique"), max_abs=("abs_delta", "max"), mean=("delta", "mean"),
-                  params_changed=("changed", "sum"))
-             .reset_index()
-             .sort_values(["max_abs"] + CELL + axes, ascending=[False] + [True] * (len(CELL) + len(axes)),
-                          kind="mergesort")
-             .reset_index(drop=True))
+    merged = merged.assign(
+        delta=delta,
+        abs_delta=np.abs(delta),
+        changed=[p != q for p, q in zip(merged["params_old"], merged["params_new"])],
+    )
+    cells = (
+        merged.groupby(CELL + axes, sort=True)
+        .agg(
+            reps=("rep", "nunique"),
+            max_abs=("abs_delta", "max"),
+            mean=("delta", "mean"),
+            params_changed=("changed", "sum"),
+        )
+        .reset_index()
+        .sort_values(["max_abs"] + CELL + axes, ascending=[False] + [True] * (len(CELL) + len(axes)), kind="mergesort")
+        .reset_index(drop=True)
+    )
     units_a, units_b = _units(a, axes), _units(b, axes)
     return StoreDiff(cells, metric, len(units_a & units_b), len(units_a - units_b), len(units_b - units_a))
 
@@ -85,11 +99,19 @@ def render_diff(d: StoreDiff, threshold: float = 1e-4, top: int | None = 20, fmt
     above = int((d.cells["max_abs"] > threshold).sum())
     worst = d.cells.iloc[0]
     where = " / ".join(str(worst[c]) for c in CELL)
-    head = (f"{len(d.cells)} cells over {d.common_units} common units (only in the first: {d.only_old}, "
-            f"only in the second: {d.only_new}); largest |Δ{d.metric}| {worst['max_abs']:.3g} ({where}); "
-            f"{above} cell(s) above {threshold:g}")
-    shown = cells.assign(max_abs=cells["max_abs"].map(lambda v: f"{v:.3g}"),
-                         mean=cells["mean"].map(lambda v: f"{v:+.3g}"))
-    shown = shown.rename(columns={"max_abs": f"max |Δ{d.metric}|", "mean": f"mean Δ{d.metric}",
-                                  "params_changed": "reps with other params"})
+    head = (
+        f"{len(d.cells)} cells over {d.common_units} common units (only in the first: {d.only_old}, "
+        f"only in the second: {d.only_new}); largest |Δ{d.metric}| {worst['max_abs']:.3g} ({where}); "
+        f"{above} cell(s) above {threshold:g}"
+    )
+    shown = cells.assign(
+        max_abs=cells["max_abs"].map(lambda v: f"{v:.3g}"), mean=cells["mean"].map(lambda v: f"{v:+.3g}")
+    )
+    shown = shown.rename(
+        columns={
+            "max_abs": f"max |Δ{d.metric}|",
+            "mean": f"mean Δ{d.metric}",
+            "params_changed": "reps with other params",
+        }
+    )
     return head + "\n\n" + tabulate(shown, headers="keys", tablefmt="github", showindex=False, disable_numparse=True)

@@ -39,16 +39,22 @@ def stores_for_compare(a: str, b: str, root: Path = RESULTS_ROOT) -> list[Path]:
     is meant is then the user's choice, with --results)."""
     holdings = store_holdings(root)
     across = ":" in a or ":" in b
-    chosen = [d for d, pairs in holdings.items()
-              if (_holds(pairs, a) or _holds(pairs, b) if across else _holds(pairs, a) and _holds(pairs, b))]
+    chosen = [
+        d
+        for d, pairs in holdings.items()
+        if (_holds(pairs, a) or _holds(pairs, b) if across else _holds(pairs, a) and _holds(pairs, b))
+    ]
     covered = all(any(_holds(holdings[d], side) for d in chosen) for side in (a, b))
     if not chosen or not covered:
+
         def holding(side: str) -> str:
             return ", ".join(str(d) for d, p in holdings.items() if _holds(p, side)) or "none"
 
         both = "holds both" if not across else "holds each side"
-        raise AfrInputError(f"--compare {a} {b}: no store under {root}/ {both}; stores holding {a}: "
-                            f"{holding(a)}; holding {b}: {holding(b)}; name stores with --results DIR")
+        raise AfrInputError(
+            f"--compare {a} {b}: no store under {root}/ {both}; stores holding {a}: "
+            f"{holding(a)}; holding {b}: {holding(b)}; name stores with --results DIR"
+        )
     models = {side.partition(":")[0] for side in (a, b)}
     owner: dict[tuple[str, str], Path] = {}
     for d in chosen:
@@ -57,6 +63,7 @@ def stores_for_compare(a: str, b: str, root: Path = RESULTS_ROOT) -> list[Path]:
                 if (model, base) in owner:
                     raise AfrInputError(
                         f"--compare {a} {b}: {model} on {base} is in several stores under {root}/ "
-                        f"({owner[(model, base)]}, {d}); name the ones to use with --results DIR")
+                        f"({owner[(model, base)]}, {d}); name the ones to use with --results DIR"
+                    )
                 owner[(model, base)] = d
     return chosen

@@ -7,7 +7,8 @@ float), parameters one column each (``params.eps``, ``point.tau``) instead of JS
 xz format holds no time stamp or file name, so exporting unchanged data gives the same bytes, and
 store -> export -> store gives the same rows (the grid's test scores to ``grid_digits``, below).
 (xz, not gzip: the grid scores are near-random
-digits, and xz's larger window makes the LARF grids 22 % smaller; README, "The results store".) Columns the code does not know
+digits, and xz's larger window makes the LARF grids 22 % smaller; README, "The results store".) Columns the code does
+not know
 (added by a later schema) are carried by their declared SQLite type.
 
 The grid's test scores (``test_r2``, ``test_mae``, ``test_rmse``; one row per grid point, read
@@ -41,8 +42,16 @@ import pandas as pd
 
 from afr_cli.errors import AfrInputError
 from afr_cli.store.cache import cached, content_key, source_of
-from afr_cli.store.schema import (JSON_COLUMNS, OPTIONAL_COLUMNS, STORE_FILE, TABLES, axis_defaults, axis_names,
-                                    create_tables_sql, with_optional_columns)
+from afr_cli.store.schema import (
+    JSON_COLUMNS,
+    OPTIONAL_COLUMNS,
+    STORE_FILE,
+    TABLES,
+    axis_defaults,
+    axis_names,
+    create_tables_sql,
+    with_optional_columns,
+)
 from afr_cli.store.writer import ResultsStore
 
 EXPORT_DIR = "export"
@@ -60,8 +69,10 @@ TABLE_SUFFIX = ".csv.xz"
 def decoder_fingerprint() -> bytes:
     """The source of the modules a decoded frame depends on (and the versions of the libraries
     that build and pickle it): part of its cache key, so other code never reads an old entry."""
-    return source_of("afr_cli.store.export", "afr_cli.store.schema", "afr_cli.store.cache") + \
-        f"\0pandas {pd.__version__}\0numpy {np.__version__}".encode()
+    return (
+        source_of("afr_cli.store.export", "afr_cli.store.schema", "afr_cli.store.cache")
+        + f"\0pandas {pd.__version__}\0numpy {np.__version__}".encode()
+    )
 
 
 def has_export(directory: str | Path) -> bool:
@@ -141,7 +152,9 @@ def _export_table(store: ResultsStore, table: str, kept: dict[str, bool], grid_d
     """One table's compressed CSV bytes and its description for manifest.json."""
     columns = store.columns(table)
     rounded = set(GRID_ROUNDED) if table == "grid" else set()
-    left_out = {c for option, cols in GRID_OPTIONAL.items() if not kept[option] for c in cols} if table == "grid" else set()
+    left_out = (
+        {c for option, cols in GRID_OPTIONAL.items() if not kept[option] for c in cols} if table == "grid" else set()
+    )
     rows = store.rows(table)
     left_out |= _empty_optional(table, columns, rows)
     keep = [i for i, (name, _) in enumerate(columns) if name not in left_out]
@@ -176,12 +189,12 @@ def _empty_optional(table: str, columns: list[tuple[str, str]], rows: list[tuple
     """The table's optional columns (``schema.OPTIONAL_COLUMNS``) no row holds a value in: left
     out, so a store from before them (its rows NULL there) exports the same bytes as before."""
     optional = {name for name, _ in OPTIONAL_COLUMNS[table]}
-    return {name for i, (name, _) in enumerate(columns)
-            if name in optional and all(row[i] is None for row in rows)}
+    return {name for i, (name, _) in enumerate(columns) if name in optional and all(row[i] is None for row in rows)}
 
 
-def export_store(directory: str | Path, grid_cv: bool | None = None, grid_solves: bool | None = None,
-                 grid_digits: int | None = None) -> list[Path]:
+def export_store(
+    directory: str | Path, grid_cv: bool | None = None, grid_solves: bool | None = None, grid_digits: int | None = None
+) -> list[Path]:
     """Write (or refresh) ``directory/export/`` from the store; returns the files whose bytes
     changed (none when the data did not). ``grid_cv``/``grid_solves`` None keep the existing
     export's choice (no, for a first export); ``grid_digits`` None likewise (GRID_DIGITS)."""
@@ -190,12 +203,16 @@ def export_store(directory: str | Path, grid_cv: bool | None = None, grid_solves
     if not store.exists():
         raise AfrInputError(f"{directory}: no results store here (expected {STORE_FILE}) to export")
     previous = ExportedStore(directory).meta() if has_export(directory) else {}
-    kept = {option: bool(previous.get(option)) if asked is None else asked
-            for option, asked in (("grid_cv", grid_cv), ("grid_solves", grid_solves))}
+    kept = {
+        option: bool(previous.get(option)) if asked is None else asked
+        for option, asked in (("grid_cv", grid_cv), ("grid_solves", grid_solves))
+    }
     if grid_digits is None:
         grid_digits = int(previous.get("grid_digits", GRID_DIGITS))
     if not 0 <= grid_digits <= 17:
-        raise AfrInputError(f"grid_digits: {grid_digits} is not allowed; allowed: 1-17 significant digits, or 0 (exact)")
+        raise AfrInputError(
+            f"grid_digits: {grid_digits} is not allowed; allowed: 1-17 significant digits, or 0 (exact)"
+        )
     files, tables = {}, {}
     for table in TABLES:
         files[f"{table}{TABLE_SUFFIX}"], tables[table] = _export_table(store, table, kept, grid_digits)
@@ -322,8 +339,10 @@ class ExportedStore:
         names = [c[0] for c in self.columns("units")]
         defaults = axis_defaults(self.manifest())
         at = [names.index(a) if a in names else None for a in axis_names()]
-        return {(r[0], r[1], *(r[i] if i is not None else d for i, d in zip(at, defaults)), r[2])
-                for r in self.rows("units")}
+        return {
+            (r[0], r[1], *(r[i] if i is not None else d for i, d in zip(at, defaults)), r[2])
+            for r in self.rows("units")
+        }
 
     def frame(self, table: str) -> pd.DataFrame:
         """One table as a DataFrame, JSON columns decoded: the same frame a store gives. Decoded
@@ -354,8 +373,10 @@ def seed_store(directory: str | Path) -> ResultsStore:
     try:
         with closing(sqlite3.connect(tmp)) as conn, conn:
             conn.executescript(create_tables_sql())
-            conn.executemany("INSERT INTO manifest VALUES (?, ?)",
-                             [(k, json.dumps(v, default=str)) for k, v in export.manifest().items()])
+            conn.executemany(
+                "INSERT INTO manifest VALUES (?, ?)",
+                [(k, json.dumps(v, default=str)) for k, v in export.manifest().items()],
+            )
             for table in TABLES:
                 columns = export.columns(table)
                 present = {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
@@ -364,11 +385,18 @@ def seed_store(directory: str | Path) -> ResultsStore:
                         conn.execute(f'ALTER TABLE {table} ADD COLUMN "{name}" {declared}')
                 dict_col = PARAM_COLUMNS.get(table)
                 # an export from before the protocol axes: its units at its config's axis values
-                extra = [(a, v) for a, v in zip(axis_names(), axis_defaults(export.manifest()))
-                         if a not in {name for name, _ in columns}]
-                rows = [tuple(json.dumps(v, sort_keys=True) if name == dict_col else v
-                              for (name, _), v in zip(columns, row)) + tuple(v for _, v in extra)
-                        for row in export.rows(table)]
+                extra = [
+                    (a, v)
+                    for a, v in zip(axis_names(), axis_defaults(export.manifest()))
+                    if a not in {name for name, _ in columns}
+                ]
+                rows = [
+                    tuple(
+                        json.dumps(v, sort_keys=True) if name == dict_col else v for (name, _), v in zip(columns, row)
+                    )
+                    + tuple(v for _, v in extra)
+                    for row in export.rows(table)
+                ]
                 names = ", ".join(f'"{name}"' for name in [n for n, _ in columns] + [a for a, _ in extra])
                 marks = ", ".join("?" * (len(columns) + len(extra)))
                 conn.executemany(f"INSERT INTO {table} ({names}) VALUES ({marks})", rows)
@@ -379,4 +407,3 @@ def seed_store(directory: str | Path) -> ResultsStore:
     finally:
         tmp.unlink(missing_ok=True)
     return store
-

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import errno
 import sqlite3
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from afr_cli.errors import RunFailed
 from afr_cli.store.schema import TABLES, required_columns
@@ -20,8 +20,10 @@ from afr_cli.store.schema import TABLES, required_columns
 # The columns a results store's tables must have to be read and extended (``schema.required_columns``:
 # the declared columns without those later versions added, which opening a store for a run adds).
 # tests/test_fault_corpus.py checks this against a store afr creates.
-REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {"manifest": ("key", "value"),
-                                                **{table: required_columns(table) for table in TABLES}}
+REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {
+    "manifest": ("key", "value"),
+    **{table: required_columns(table) for table in TABLES},
+}
 
 _CAUSES = (  # (text in SQLite's message or errno, the cause in words)
     ("disk is full", "the disk is full"),
@@ -35,9 +37,13 @@ _CAUSES = (  # (text in SQLite's message or errno, the cause in words)
     ("no column named", "the store's schema lacks a column"),
     ("locked", "the store is locked by another process"),
 )
-_ERRNO_CAUSES = {errno.ENOSPC: "the disk is full", errno.EFBIG: "the file-size limit was reached",
-                 errno.EROFS: "the file system is read-only", errno.EACCES: "permission denied",
-                 errno.EDQUOT: "the disk quota is exceeded"}
+_ERRNO_CAUSES = {
+    errno.ENOSPC: "the disk is full",
+    errno.EFBIG: "the file-size limit was reached",
+    errno.EROFS: "the file system is read-only",
+    errno.EACCES: "permission denied",
+    errno.EDQUOT: "the disk quota is exceeded",
+}
 
 
 def cause_of(err: BaseException) -> str:
@@ -59,8 +65,10 @@ def storage_faults(path: str | Path, doing: str) -> Iterator[None]:
         yield
     except (sqlite3.Error, OSError) as err:
         where = getattr(err, "filename", None) or path
-        raise RunFailed(f"{where}: cannot {doing}: {cause_of(err)}; the units stored so far are whole, "
-                        f"and rerunning the same command resumes after the fault is fixed") from None
+        raise RunFailed(
+            f"{where}: cannot {doing}: {cause_of(err)}; the units stored so far are whole, "
+            f"and rerunning the same command resumes after the fault is fixed"
+        ) from None
 
 
 def missing_column(columns_of) -> tuple[str, str] | None:

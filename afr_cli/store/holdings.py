@@ -38,9 +38,11 @@ class Holdings:
 
 def _from_results(results) -> Holdings:
     """The holdings of a results frame (``load_results``)."""
-    return Holdings(frozenset(zip(results["model"], results["base"])),
-                    tuple(sorted({str(d) for d in results["dataset"]})),
-                    tuple(sorted({int(r) for r in results["rep"]})))
+    return Holdings(
+        frozenset(zip(results["model"], results["base"])),
+        tuple(sorted({str(d) for d in results["dataset"]})),
+        tuple(sorted({int(r) for r in results["rep"]})),
+    )
 
 
 @lru_cache(maxsize=1)

@@ -44,8 +44,10 @@ class StoreLock:
             if err.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                 raise AfrInputError(f"{self.path}: cannot lock the results store ({err.strerror})") from None
             who = f"PID {holder}" if holder else "another process"
-            raise AfrInputError(f"{self.path}: another afr run ({who}) is writing this store; wait for it to "
-                                f"end, or use --out DIR for a store of your own") from None
+            raise AfrInputError(
+                f"{self.path}: another afr run ({who}) is writing this store; wait for it to "
+                f"end, or use --out DIR for a store of your own"
+            ) from None
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         self._fd = fd
@@ -56,7 +58,7 @@ class StoreLock:
             os.close(self._fd)
             self._fd = None
 
-    def __enter__(self) -> "StoreLock":
+    def __enter__(self) -> StoreLock:
         return self
 
     def __exit__(self, *exc) -> None:

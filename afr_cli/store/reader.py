@@ -15,8 +15,8 @@ from typing import Literal, Protocol, runtime_checkable
 import pandas as pd
 
 from afr_cli.errors import AfrInputError
-from afr_cli.store.faults import missing_column
 from afr_cli.store.export import EXPORT_DIR, EXPORT_MANIFEST, ExportedStore, has_export
+from afr_cli.store.faults import missing_column
 from afr_cli.store.schema import STORE_FILE
 from afr_cli.store.writer import ResultsStore
 
@@ -70,15 +70,18 @@ def open_existing(directory: str | Path) -> ResultsReader:
     committed export; a one-line error if neither."""
     store = ResultsStore(directory)
     if store.path.exists() or store.path.is_symlink():  # a directory or a damaged file is an error,
-        lacking = missing_column(store.columns)          # never a silent fall back to the export
+        lacking = missing_column(store.columns)  # never a silent fall back to the export
         if lacking:
-            raise AfrInputError(f"{store.path}: not a complete afr results store: table {lacking[0]} lacks "
-                                f"the column {lacking[1]}; delete it or use --out DIR")
+            raise AfrInputError(
+                f"{store.path}: not a complete afr results store: table {lacking[0]} lacks "
+                f"the column {lacking[1]}; delete it or use --out DIR"
+            )
         return store
     if has_export(directory):
         return ExportedStore(directory)
-    raise AfrInputError(f"{directory}: no results store here (expected {STORE_FILE} or its export); "
-                        f"run `afr run CONFIG` first")
+    raise AfrInputError(
+        f"{directory}: no results store here (expected {STORE_FILE} or its export); run `afr run CONFIG` first"
+    )
 
 
 def load_results(results_dir: str | Path) -> pd.DataFrame:

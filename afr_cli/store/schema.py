@@ -13,8 +13,9 @@ such a store adds the column filled with that default (``missing_axis_columns``)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import pandas as pd
 
@@ -24,16 +25,44 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 
 # Each table's columns other than the axes (name, declared SQL type), in table order.
 COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
-    "units": (("dataset", "TEXT NOT NULL"), ("base", "TEXT NOT NULL"), ("rep", "INTEGER NOT NULL"),
-              ("split_seed", "INTEGER NOT NULL"), ("n_train", "INTEGER NOT NULL"), ("n_test", "INTEGER NOT NULL"),
-              ("forest_seconds", "REAL NOT NULL"), ("seconds", "REAL NOT NULL"), ("finished_at", "TEXT NOT NULL")),
-    "results": (("dataset", "TEXT NOT NULL"), ("base", "TEXT NOT NULL"), ("model", "TEXT NOT NULL"),
-                ("rep", "INTEGER NOT NULL"), ("r2", "REAL"), ("mae", "REAL"), ("rmse", "REAL"),
-                ("params", "TEXT NOT NULL"), ("selection", "TEXT NOT NULL"), ("cv_score", "REAL"),
-                ("solver_status", "TEXT NOT NULL"), ("seconds", "REAL NOT NULL")),
-    "grid": (("dataset", "TEXT NOT NULL"), ("base", "TEXT NOT NULL"), ("model", "TEXT NOT NULL"),
-             ("rep", "INTEGER NOT NULL"), ("point", "TEXT NOT NULL"), ("cv_r2", "REAL"), ("cv_mae", "REAL"),
-             ("test_r2", "REAL"), ("test_mae", "REAL"), ("test_rmse", "REAL"), ("solves", "TEXT")),
+    "units": (
+        ("dataset", "TEXT NOT NULL"),
+        ("base", "TEXT NOT NULL"),
+        ("rep", "INTEGER NOT NULL"),
+        ("split_seed", "INTEGER NOT NULL"),
+        ("n_train", "INTEGER NOT NULL"),
+        ("n_test", "INTEGER NOT NULL"),
+        ("forest_seconds", "REAL NOT NULL"),
+        ("seconds", "REAL NOT NULL"),
+        ("finished_at", "TEXT NOT NULL"),
+    ),
+    "results": (
+        ("dataset", "TEXT NOT NULL"),
+        ("base", "TEXT NOT NULL"),
+        ("model", "TEXT NOT NULL"),
+        ("rep", "INTEGER NOT NULL"),
+        ("r2", "REAL"),
+        ("mae", "REAL"),
+        ("rmse", "REAL"),
+        ("params", "TEXT NOT NULL"),
+        ("selection", "TEXT NOT NULL"),
+        ("cv_score", "REAL"),
+        ("solver_status", "TEXT NOT NULL"),
+        ("seconds", "REAL NOT NULL"),
+    ),
+    "grid": (
+        ("dataset", "TEXT NOT NULL"),
+        ("base", "TEXT NOT NULL"),
+        ("model", "TEXT NOT NULL"),
+        ("rep", "INTEGER NOT NULL"),
+        ("point", "TEXT NOT NULL"),
+        ("cv_r2", "REAL"),
+        ("cv_mae", "REAL"),
+        ("test_r2", "REAL"),
+        ("test_mae", "REAL"),
+        ("test_rmse", "REAL"),
+        ("solves", "TEXT"),
+    ),
 }
 # Columns of ``COLUMNS`` a store made before them lacks (a run that extends such a store adds them,
 # empty, before any axis it lacks too): reading a store does not require them. ``solves``: the
@@ -52,8 +81,11 @@ OPTIONAL_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
 }
 # Each table's key without the axes (the export's sort order; the axes go in before ``rep``) and
 # its JSON columns (decoded into dicts on reading).
-KEYS = {"units": ("dataset", "base", "rep"), "results": ("dataset", "base", "model", "rep"),
-        "grid": ("dataset", "base", "model", "rep", "point")}
+KEYS = {
+    "units": ("dataset", "base", "rep"),
+    "results": ("dataset", "base", "model", "rep"),
+    "grid": ("dataset", "base", "model", "rep", "point"),
+}
 JSON_COLUMNS = ("params", "solver_status", "point", "solves")
 
 
@@ -79,8 +111,12 @@ def _train_fraction_before_axes(protocol: dict) -> float:
 # The declared axes, in key order. Stores and exports made before an axis hold a single point of
 # it (before these two: one split of 1 - test_fraction, no noise) and read as that point.
 AXES: list[Axis] = [
-    Axis("train_fraction", "REAL", _train_fraction_before_axes,
-         "fraction of the rows in the training split (protocol.train_fractions; else 1 - test_fraction)"),
+    Axis(
+        "train_fraction",
+        "REAL",
+        _train_fraction_before_axes,
+        "fraction of the rows in the training split (protocol.train_fractions; else 1 - test_fraction)",
+    ),
     Axis("noise_eta", "REAL", lambda protocol: 0.0, "noise level of the unit (protocol.noise_eta)"),
 ]
 
@@ -119,8 +155,11 @@ def create_tables_sql() -> str:
         columns = [f"{name} {declared}" for name, declared in COLUMNS[table]]
         columns += [f"{axis.name} {axis.sql_type} NOT NULL" for axis in AXES]
         columns += [f"{name} {declared}" for name, declared in OPTIONAL_COLUMNS[table]]
-        statements.append(f"CREATE TABLE IF NOT EXISTS {table} (\n    " + ", ".join(columns)
-                          + f",\n    PRIMARY KEY ({', '.join(key_columns(table))}));")
+        statements.append(
+            f"CREATE TABLE IF NOT EXISTS {table} (\n    "
+            + ", ".join(columns)
+            + f",\n    PRIMARY KEY ({', '.join(key_columns(table))}));"
+        )
     return "\n".join(statements) + "\n"
 
 
@@ -135,22 +174,31 @@ def missing_later_columns(table: str, present: set[str]) -> list[str]:
     """``ALTER TABLE`` statements giving a table from before some ``LATER_COLUMNS`` their columns
     (empty: NULL in every stored row)."""
     declared = dict(COLUMNS[table])
-    return [f"ALTER TABLE {table} ADD COLUMN {name} {declared[name]}"
-            for name in LATER_COLUMNS[table] if name not in present]
+    return [
+        f"ALTER TABLE {table} ADD COLUMN {name} {declared[name]}"
+        for name in LATER_COLUMNS[table]
+        if name not in present
+    ]
 
 
 def missing_axis_columns(table: str, present: set[str], defaults: tuple) -> list[str]:
     """``ALTER TABLE`` statements giving a table from before some axes their columns, filled with
     ``defaults`` (its key stays as it was, still unique: such a store holds one point of them)."""
-    return [f"ALTER TABLE {table} ADD COLUMN {axis.name} {axis.sql_type} NOT NULL DEFAULT {value!r}"
-            for axis, value in zip(AXES, defaults) if axis.name not in present]
+    return [
+        f"ALTER TABLE {table} ADD COLUMN {axis.name} {axis.sql_type} NOT NULL DEFAULT {value!r}"
+        for axis, value in zip(AXES, defaults)
+        if axis.name not in present
+    ]
 
 
 def missing_optional_columns(table: str, present: set[str]) -> list[str]:
     """``ALTER TABLE`` statements giving a table from before some optional columns their columns
     (empty: NULL in every stored row)."""
-    return [f"ALTER TABLE {table} ADD COLUMN {name} {declared}"
-            for name, declared in OPTIONAL_COLUMNS[table] if name not in present]
+    return [
+        f"ALTER TABLE {table} ADD COLUMN {name} {declared}"
+        for name, declared in OPTIONAL_COLUMNS[table]
+        if name not in present
+    ]
 
 
 def with_optional_columns(table: str, frame: pd.DataFrame) -> pd.DataFrame:

@@ -44,8 +44,11 @@ def export_sizes(root: Path) -> list[ExportSize]:
 def other_bytes(root: Path) -> int:
     """Everything under ``root`` git would commit besides the exports (reports, figures): the
     part that does not grow with repetitions. Stores (git-ignored) are not counted."""
-    return sum(p.stat().st_size for p in Path(root).rglob("*")
-               if p.is_file() and EXPORT_DIR not in p.relative_to(root).parts and not p.name.startswith("store.sqlite"))
+    return sum(
+        p.stat().st_size
+        for p in Path(root).rglob("*")
+        if p.is_file() and EXPORT_DIR not in p.relative_to(root).parts and not p.name.startswith("store.sqlite")
+    )
 
 
 def render_sizes(root: Path, reps: int = 100, as_stored: list[Path] | None = None) -> str:
@@ -62,15 +65,24 @@ def render_sizes(root: Path, reps: int = 100, as_stored: list[Path] | None = Non
     def projected(s: ExportSize) -> float:
         return s.fixed_bytes + s.table_bytes if as_is[s.directory] else s.at(reps)
 
-    rows = [[str(s.directory), f"{s.reps:g}", f"{(s.fixed_bytes + s.table_bytes) / 1e6:.2f}",
-             f"{s.table_bytes / s.reps / 1e3:.1f}" if s.reps else "-",
-             (f"{projected(s) / 1e6:.2f}" + (" (as stored)" if as_is[s.directory] else "")) if s.reps else "-"]
-            for s in sizes]
+    rows = [
+        [
+            str(s.directory),
+            f"{s.reps:g}",
+            f"{(s.fixed_bytes + s.table_bytes) / 1e6:.2f}",
+            f"{s.table_bytes / s.reps / 1e3:.1f}" if s.reps else "-",
+            (f"{projected(s) / 1e6:.2f}" + (" (as stored)" if as_is[s.directory] else "")) if s.reps else "-",
+        ]
+        for s in sizes
+    ]
     now = sum(s.fixed_bytes + s.table_bytes for s in sizes)
     later = sum(projected(s) for s in sizes if s.reps)
     rows.append(["all exports", "", f"{now / 1e6:.2f}", "", f"{later / 1e6:.2f}"])
     other = other_bytes(root)
     table = tabulate(rows, headers=["export", "reps", "MB now", "kB per rep", f"MB at {reps} reps"], tablefmt="simple")
-    return (f"{table}\n\nother committed files under {root} (reports, figures): {other / 1e6:.2f} MB\n"
-            f"{root}/ now: {(now + other) / 1e6:.2f} MB; at {reps} repetitions "
-            f"{f'(but {len(kept)} export(s) as stored)' if kept else 'everywhere'}: {(later + other) / 1e6:.2f} MB (budget {RESULTS_BUDGET_MB} MB)")
+    return (
+        f"{table}\n\nother committed files under {root} (reports, figures): {other / 1e6:.2f} MB\n"
+        f"{root}/ now: {(now + other) / 1e6:.2f} MB; at {reps} repetitions "
+        f"{f'(but {len(kept)} export(s) as stored)' if kept else 'everywhere'}: {(later + other) / 1e6:.2f} MB "
+        f"(budget {RESULTS_BUDGET_MB} MB)"
+    )

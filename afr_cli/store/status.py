@@ -8,7 +8,7 @@ import os
 import platform
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
 
@@ -18,7 +18,7 @@ from tabulate import tabulate
 from afr_cli.core.durations import format_duration
 from afr_cli.store.cache import cached, content_key, source_of
 from afr_cli.store.export import ExportedStore, decoder_fingerprint
-from afr_cli.store.reader import ResultsReader, find_stores, open_existing
+from afr_cli.store.reader import ResultsReader, open_existing
 from afr_cli.store.schema import varying_axes
 
 
@@ -79,8 +79,9 @@ def store_status(directory: str | Path) -> StoreStatus:
     if not isinstance(store, ExportedStore):
         return _derived_status(store, directory)
     store.meta()  # a damaged manifest is the error it always was, before any table is read
-    key = content_key("status", store.meta_bytes(), store.table_bytes("units"), store.table_bytes("results"),
-                      _status_code())
+    key = content_key(
+        "status", store.meta_bytes(), store.table_bytes("units"), store.table_bytes("results"), _status_code()
+    )
     status = cached("status", key, lambda: _derived_status(store, "."))
     progress = status.progress
     if status.progress_pending:  # the latest run stopped short of its target: say where it stands now
@@ -102,8 +103,7 @@ def _derived_status(store: ResultsReader, directory: str | Path) -> StoreStatus:
     cell = ["dataset", "base", *axes]
     per_point = units.groupby(cell).size() if len(units) else pd.Series(dtype=int)
     # repetitions per (dataset, base): the fewest any of its axis points holds
-    reps = (per_point.groupby(["dataset", "base"]).min().unstack("base", fill_value=0)
-            if len(units) else pd.DataFrame())
+    reps = per_point.groupby(["dataset", "base"]).min().unstack("base", fill_value=0) if len(units) else pd.DataFrame()
     points = int(per_point.groupby(["dataset", "base"]).size().max()) if len(units) else 1
     gaps = []
     for key, stored in units.groupby(cell)["rep"]:
@@ -120,12 +120,23 @@ def _derived_status(store: ResultsReader, directory: str | Path) -> StoreStatus:
     manifest = store.manifest()
     cpu = units["cpu_seconds"].dropna() if "cpu_seconds" in units else pd.Series(dtype=float)
     progress = run_progress(manifest, units)
-    return StoreStatus(Path(directory), manifest, reps, gaps,
-                       float(units["seconds"].sum()) / 60 if len(units) else 0.0, solves,
-                       store.source, progress, len(units), tuple(axes), points,
-                       float(cpu.sum()) / 60, len(cpu),
-                       float(units["forest_seconds"].mean()) if len(units) else None,
-                       progress is not None)
+    return StoreStatus(
+        Path(directory),
+        manifest,
+        reps,
+        gaps,
+        float(units["seconds"].sum()) / 60 if len(units) else 0.0,
+        solves,
+        store.source,
+        progress,
+        len(units),
+        tuple(axes),
+        points,
+        float(cpu.sum()) / 60,
+        len(cpu),
+        float(units["forest_seconds"].mean()) if len(units) else None,
+        progress is not None,
+    )
 
 
 def run_progress(manifest: dict, units: pd.DataFrame, now: datetime | None = None) -> str | None:
@@ -137,16 +148,25 @@ def run_progress(manifest: dict, units: pd.DataFrame, now: datetime | None = Non
     target = runs[-1].get("target") if runs else None
     if not target:
         return None
-    mine = units[units["dataset"].isin(target["datasets"]) & units["base"].isin(target["bases"])
-                 & (units["rep"] < target["reps"])] if len(units) else units
+    mine = (
+        units[
+            units["dataset"].isin(target["datasets"])
+            & units["base"].isin(target["bases"])
+            & (units["rep"] < target["reps"])
+        ]
+        if len(units)
+        else units
+    )
     done, total = len(mine), int(target["units"])
     if done >= total:
         return None
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     started = datetime.fromisoformat(runs[-1]["started_at"])
     state = _process_state(target)
-    line = (f"  latest run (started {started:%Y-%m-%d %H:%M} UTC, {target['workers']} workers, {state}): "
-            f"{done} of {total} units ({100 * done / total:.0f} %)")
+    line = (
+        f"  latest run (started {started:%Y-%m-%d %H:%M} UTC, {target['workers']} workers, {state}): "
+        f"{done} of {total} units ({100 * done / total:.0f} %)"
+    )
     left = total - done
     finished = pd.to_datetime(units["finished_at"], utc=True) if len(units) else pd.Series(dtype=object)
     this_run = int((finished >= pd.Timestamp(started)).sum())
@@ -193,14 +213,18 @@ def render_status(status: StoreStatus, detail: bool = False) -> str:
     m = status.manifest
     commit = str(m.get("git_commit") or "unknown")[:7]
     where = f"{status.directory}" + (" (export)" if status.source == "export" else "")
-    lines = [f"{where}: experiment {m.get('experiment', '?')} ({m.get('config_source', '?')}, "
-             f"config {m.get('config_hash', '?')}, code {commit})"]
+    lines = [
+        f"{where}: experiment {m.get('experiment', '?')} ({m.get('config_source', '?')}, "
+        f"config {m.get('config_hash', '?')}, code {commit})"
+    ]
     runs = m.get("runs", [])
     if len(runs) > 1:
         commits = list(dict.fromkeys(str(r.get("git_commit") or "unknown")[:7] for r in runs))
         modified = sum(bool(r.get("code_modified")) for r in runs)
-        lines.append(f"  {len(runs)} runs, code {', '.join(commits)}"
-                     + (f"; {modified} with uncommitted changes to afr_cli" if modified else ""))
+        lines.append(
+            f"  {len(runs)} runs, code {', '.join(commits)}"
+            + (f"; {modified} with uncommitted changes to afr_cli" if modified else "")
+        )
     if status.progress:
         lines.append(status.progress)
     if not status.units:
@@ -208,15 +232,23 @@ def render_status(status: StoreStatus, detail: bool = False) -> str:
     counts = status.reps.to_numpy()
     low, high = int(counts.min()), int(counts.max())
     same = "every" if low == high else "uneven:"
-    span = f"{low} repetitions on {same} (dataset, base)" if low == high else \
-        f"{same} {low} to {high} repetitions per (dataset, base)"
+    span = (
+        f"{low} repetitions on {same} (dataset, base)"
+        if low == high
+        else f"{same} {low} to {high} repetitions per (dataset, base)"
+    )
     if status.axes:
         span += f" at each of {status.axis_points} ({', '.join(status.axes)}) points"
     n_data, n_bases = len(status.reps.index), len(status.reps.columns)
-    lines.append(f"  {status.units} units: {n_data} dataset{'s' * (n_data != 1)} x {n_bases} base{'s' * (n_bases != 1)}, "
-                 f"{span}; {status.compute_minutes:.1f} min of compute"
-                 + (f" (wall); {status.cpu_minutes:.1f} CPU-min recorded on {status.cpu_units} of them"
-                    if status.cpu_units else ""))
+    lines.append(
+        f"  {status.units} units: {n_data} dataset{'s' * (n_data != 1)} x {n_bases} base{'s' * (n_bases != 1)}, "
+        f"{span}; {status.compute_minutes:.1f} min of compute"
+        + (
+            f" (wall); {status.cpu_minutes:.1f} CPU-min recorded on {status.cpu_units} of them"
+            if status.cpu_units
+            else ""
+        )
+    )
     if status.solves:
         by_solver = ", ".join(f"{k} {n}" for k, n in sorted(status.solves.items()) if ":" in k)
         fell_back, failed = status.solves.get("fallbacks", 0), status.solves.get("failed", 0)
@@ -225,8 +257,9 @@ def render_status(status: StoreStatus, detail: bool = False) -> str:
     lines += [f"  gap: {g}" for g in status.gaps]
     if detail or low != high or status.gaps:
         table = status.reps.reset_index()
-        lines.append("  " + tabulate(table.values.tolist(), headers=list(table.columns),
-                                     tablefmt="simple").replace("\n", "\n  "))
+        lines.append(
+            "  " + tabulate(table.values.tolist(), headers=list(table.columns), tablefmt="simple").replace("\n", "\n  ")
+        )
     return "\n".join(lines)
 
 
@@ -236,12 +269,16 @@ def render_totals(statuses: list[StoreStatus], workers: int, at: int | None = No
     in proportion to repetitions: each unit is one repetition's forest and solves)."""
     units = sum(s.units for s in statuses)
     minutes = sum(s.compute_minutes for s in statuses)
-    lines = [f"all {len(statuses)} stores: {units} units, {minutes:.1f} min of compute "
-             f"({format_duration(60 * minutes / workers)} wall at best on {workers} workers)"]
+    lines = [
+        f"all {len(statuses)} stores: {units} units, {minutes:.1f} min of compute "
+        f"({format_duration(60 * minutes / workers)} wall at best on {workers} workers)"
+    ]
     if at is not None:
         scaled = sum(s.compute_minutes * at / s.mean_reps for s in statuses if s.mean_reps)
-        lines.append(f"at {at} repetitions each: {scaled:.1f} min of compute "
-                     f"({format_duration(60 * scaled / workers)} wall at best on {workers} workers)")
+        lines.append(
+            f"at {at} repetitions each: {scaled:.1f} min of compute "
+            f"({format_duration(60 * scaled / workers)} wall at best on {workers} workers)"
+        )
     if any(s.cpu_units for s in statuses):
         lines.append(_cpu_totals(statuses, workers, at))
     return "\n".join(lines)
@@ -258,5 +295,7 @@ def _cpu_totals(statuses: list[StoreStatus], workers: int, at: int | None) -> st
         by_cpu += measured == "CPU"
         minutes += recorded * (at / s.mean_reps if at is not None else 1)
     scope = f"at {at} repetitions each" if at is not None else "as stored"
-    return (f"CPU {scope}: {minutes:.1f} CPU-min ({format_duration(60 * minutes / workers)} wall at best on {workers} "
-            f"workers), from recorded CPU for {by_cpu} store(s), from wall time for {len(statuses) - by_cpu}")
+    return (
+        f"CPU {scope}: {minutes:.1f} CPU-min ({format_duration(60 * minutes / workers)} wall at best on {workers} "
+        f"workers), from recorded CPU for {by_cpu} store(s), from wall time for {len(statuses) - by_cpu}"
+    )

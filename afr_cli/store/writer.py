@@ -7,7 +7,8 @@ leaves only complete units; the next run skips them and computes the rest.
 
 The SQLite file is the *working* store (git-ignored); its committed form is the export beside it
 (``export/``, see ``afr_cli.store.export``). Readers go through ``afr_cli.store.reader``, which
-reads the store when there is one and the export otherwise (both satisfy ``ResultsReader``). A store is opened read-only wherever only
+reads the store when there is one and the export otherwise (both satisfy ``ResultsReader``). A store is opened
+read-only wherever only
 reading is needed, and a file that is not a readable store is a one-line ``AfrInputError``.
 The journal is SQLite's rollback journal, not WAL: a read-only reader then creates no files at all
 (WAL readers leave ``-wal``/``-shm`` files behind), and a reader during a run waits for the unit
@@ -21,16 +22,27 @@ import os
 import sqlite3
 from contextlib import closing
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
 
 import pandas as pd
 
 from afr_cli.errors import AfrInputError
-from afr_cli.store.schema import (JSON_COLUMNS, SQLITE_HEADER, STORE_FILE, TABLES, axis_defaults, axis_names,
-                                    create_tables_sql, key_columns, missing_axis_columns, missing_later_columns,
-                                    missing_optional_columns, with_optional_columns)
+from afr_cli.store.schema import (
+    JSON_COLUMNS,
+    SQLITE_HEADER,
+    STORE_FILE,
+    TABLES,
+    axis_defaults,
+    axis_names,
+    create_tables_sql,
+    key_columns,
+    missing_axis_columns,
+    missing_later_columns,
+    missing_optional_columns,
+    with_optional_columns,
+)
 
 
 @dataclass
@@ -82,8 +94,9 @@ class ResultsStore:
         while not target.exists():
             target = target.parent
         if not os.access(target, os.W_OK) or (target == self.path and not os.access(self.directory, os.W_OK)):
-            raise AfrInputError(f"{target}: cannot write the results store here (read-only); "
-                                f"use --out DIR for a writable directory")
+            raise AfrInputError(
+                f"{target}: cannot write the results store here (read-only); use --out DIR for a writable directory"
+            )
 
     def create(self, manifest: dict) -> None:
         """Create the store (or reset it when ``manifest`` differs and the caller allowed it); a
@@ -95,12 +108,16 @@ class ResultsStore:
             defaults = axis_defaults(manifest)
             for table in TABLES:
                 present = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
-                for statement in (missing_later_columns(table, present)  # the oldest first
-                                  + missing_axis_columns(table, present, defaults)
-                                  + missing_optional_columns(table, present)):
+                for statement in (
+                    missing_later_columns(table, present)  # the oldest first
+                    + missing_axis_columns(table, present, defaults)
+                    + missing_optional_columns(table, present)
+                ):
                     conn.execute(statement)
-            conn.executemany("INSERT OR REPLACE INTO manifest VALUES (?, ?)",
-                             [(k, json.dumps(v, default=str)) for k, v in manifest.items()])
+            conn.executemany(
+                "INSERT OR REPLACE INTO manifest VALUES (?, ?)",
+                [(k, json.dumps(v, default=str)) for k, v in manifest.items()],
+            )
 
     def delete(self) -> None:
         """Remove the store's files (``--fresh``)."""
@@ -117,23 +134,74 @@ class ResultsStore:
             defaults = dict(zip(names, axis_defaults(self._manifest(conn)))) if set(unit.axes) != set(names) else {}
             axes = tuple(unit.axes[a] if a in unit.axes else defaults[a] for a in names)
             cur = conn.execute(
-                _insert("units", "dataset, base, rep, split_seed, n_train, n_test, forest_seconds, seconds, "
-                                 "finished_at, cpu_seconds", "INSERT OR IGNORE"),
-                (unit.dataset, unit.base, unit.rep, unit.split_seed, unit.n_train, unit.n_test,
-                 unit.forest_seconds, unit.seconds, datetime.now(timezone.utc).isoformat(), unit.cpu_seconds, *axes))
+                _insert(
+                    "units",
+                    "dataset, base, rep, split_seed, n_train, n_test, forest_seconds, seconds, "
+                    "finished_at, cpu_seconds",
+                    "INSERT OR IGNORE",
+                ),
+                (
+                    unit.dataset,
+                    unit.base,
+                    unit.rep,
+                    unit.split_seed,
+                    unit.n_train,
+                    unit.n_test,
+                    unit.forest_seconds,
+                    unit.seconds,
+                    datetime.now(UTC).isoformat(),
+                    unit.cpu_seconds,
+                    *axes,
+                ),
+            )
             if cur.rowcount == 0:
                 return
             conn.executemany(
-                _insert("results", "dataset, base, model, rep, r2, mae, rmse, params, selection, cv_score, "
-                                   "solver_status, seconds"),
-                [(unit.dataset, unit.base, r["model"], unit.rep, r["r2"], r["mae"], r["rmse"],
-                  json.dumps(r["params"], sort_keys=True), r["selection"], r["cv_score"],
-                  json.dumps(r["solver_status"], sort_keys=True), r["seconds"], *axes) for r in unit.results])
+                _insert(
+                    "results",
+                    "dataset, base, model, rep, r2, mae, rmse, params, selection, cv_score, solver_status, seconds",
+                ),
+                [
+                    (
+                        unit.dataset,
+                        unit.base,
+                        r["model"],
+                        unit.rep,
+                        r["r2"],
+                        r["mae"],
+                        r["rmse"],
+                        json.dumps(r["params"], sort_keys=True),
+                        r["selection"],
+                        r["cv_score"],
+                        json.dumps(r["solver_status"], sort_keys=True),
+                        r["seconds"],
+                        *axes,
+                    )
+                    for r in unit.results
+                ],
+            )
             conn.executemany(
-                _insert("grid", "dataset, base, model, rep, point, cv_r2, cv_mae, test_r2, test_mae, test_rmse, solves"),
-                [(unit.dataset, unit.base, g["model"], unit.rep, json.dumps(g["point"], sort_keys=True),
-                  g["cv_r2"], g["cv_mae"], g["test_r2"], g["test_mae"], g["test_rmse"],
-                  json.dumps(g.get("solves", []), separators=(",", ":")), *axes) for g in unit.grid])
+                _insert(
+                    "grid", "dataset, base, model, rep, point, cv_r2, cv_mae, test_r2, test_mae, test_rmse, solves"
+                ),
+                [
+                    (
+                        unit.dataset,
+                        unit.base,
+                        g["model"],
+                        unit.rep,
+                        json.dumps(g["point"], sort_keys=True),
+                        g["cv_r2"],
+                        g["cv_mae"],
+                        g["test_r2"],
+                        g["test_mae"],
+                        g["test_rmse"],
+                        json.dumps(g.get("solves", []), separators=(",", ":")),
+                        *axes,
+                    )
+                    for g in unit.grid
+                ],
+            )
 
     # -- reading (read-only) ------------------------------------------------------------------
     def read_connection(self) -> sqlite3.Connection:
@@ -188,21 +256,25 @@ class ResultsStore:
         if size == 0:
             raise AfrInputError(f"{self.path}: empty file, not a results store; delete it or use --out DIR")
         if not header.startswith(SQLITE_HEADER) or len(header) < 100:
-            raise AfrInputError(f"{self.path}: not an SQLite database (damaged or not a results store); "
-                                f"delete it or use --out DIR")
+            raise AfrInputError(
+                f"{self.path}: not an SQLite database (damaged or not a results store); delete it or use --out DIR"
+            )
         page_size = int.from_bytes(header[16:18], "big")
         page_size = 65536 if page_size == 1 else page_size
-        pages, counter, valid_for = (int.from_bytes(header[i:i + 4], "big") for i in (28, 24, 92))
+        pages, counter, valid_for = (int.from_bytes(header[i : i + 4], "big") for i in (28, 24, 92))
         wal = Path(f"{self.path}-wal")
         if pages and counter == valid_for and not (wal.exists() and wal.stat().st_size) and size < pages * page_size:
-            raise AfrInputError(f"{self.path}: truncated results store ({size} bytes, its header says "
-                                f"{pages * page_size}); delete it or use --out DIR")
+            raise AfrInputError(
+                f"{self.path}: truncated results store ({size} bytes, its header says "
+                f"{pages * page_size}); delete it or use --out DIR"
+            )
 
     def _unreadable(self, err: Exception) -> AfrInputError:
         if "no such table" in str(err) or "no such column" in str(err):
             return AfrInputError(f"{self.path}: not an afr results store ({err})")
-        return AfrInputError(f"{self.path}: unreadable results store ({err}: truncated or damaged); "
-                             f"delete it or use --out DIR")
+        return AfrInputError(
+            f"{self.path}: unreadable results store ({err}: truncated or damaged); delete it or use --out DIR"
+        )
 
     def _query(self, sql: str) -> list[tuple]:
         with closing(self.read_connection()) as conn:

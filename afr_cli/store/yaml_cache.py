@@ -15,8 +15,8 @@ from typing import Any
 
 import yaml
 
-from afr_cli.store.cache import cached, content_key, source_of
 from afr_cli.core.yaml_safe import load_yaml
+from afr_cli.store.cache import cached, content_key, source_of
 
 KIND = "yaml"  # the cache's folder for these entries
 

@@ -19,13 +19,13 @@ import pandas as pd
 from joblib import Parallel, delayed
 from scipy.stats import binomtest
 
-from afr_cli.config.experiment import SCALES, Base, Experiment, load_experiment, read_yaml_file
-from afr_cli.engine.experiment_data import load_experiment_data
-from afr_cli.errors import AfrInputError
-from afr_cli.catalogue.published import load_published
-from afr_cli.core.params import is_integer
-from afr_cli.engine.protocol import SCALERS, run_unit
 from afr_cli.analysis.stats import matches_printed
+from afr_cli.catalogue.published import load_published
+from afr_cli.config.experiment import SCALES, Base, Experiment, load_experiment, read_yaml_file
+from afr_cli.core.params import is_integer
+from afr_cli.engine.experiment_data import load_experiment_data
+from afr_cli.engine.protocol import SCALERS, run_unit
+from afr_cli.errors import AfrInputError
 
 FIT_ON = ("train", "whole")  # a scaler fitted on each training part, or on the whole dataset first
 METRICS = ("r2", "mae")
@@ -81,12 +81,13 @@ def load_study(path: str | Path) -> Study:
     reps = raw.get("reps", experiment.protocol.reps)
     if not is_integer(reps) or reps < 1:
         raise AfrInputError(f"{src}: reps: {reps!r} is not a positive integer")
-    study = Study(experiment, reps, _candidates(raw["candidates"], src),
-                  _cell_selections(raw["cells"], src), src)
+    study = Study(experiment, reps, _candidates(raw["candidates"], src), _cell_selections(raw["cells"], src), src)
     if published_cells(study).empty:
         bases = ", ".join(b.id for b in experiment.bases)
-        raise AfrInputError(f"{src}: cells: no selected cell is on a dataset and base of the experiment "
-                            f"(bases {bases}); map a paper model to a base id, e.g. {{rf@400: RF@400}}")
+        raise AfrInputError(
+            f"{src}: cells: no selected cell is on a dataset and base of the experiment "
+            f"(bases {bases}); map a paper model to a base id, e.g. {{rf@400: RF@400}}"
+        )
     return study
 
 
@@ -142,8 +143,10 @@ def _cell_selections(node, src: str) -> tuple[CellSelection, ...]:
             known = set(published[column])
             bad = [v for v in values if v not in known] or ([] if values else ["(none)"])
             if bad:
-                raise AfrInputError(f"{src}: {where}.{key}: {bad[0]!r} is not in the paper's tables; "
-                                    f"allowed: {', '.join(sorted(known))}")
+                raise AfrInputError(
+                    f"{src}: {where}.{key}: {bad[0]!r} is not in the paper's tables; "
+                    f"allowed: {', '.join(sorted(known))}"
+                )
         out.append(CellSelection(str(item["paper"]), tables, models))
     return tuple(out)
 
@@ -165,8 +168,9 @@ def published_cells(study: Study) -> pd.DataFrame:
     return cells[keep].reset_index(drop=True)
 
 
-def _candidate_unit(exp: Experiment, cand: Candidate, dataset: str, base: Base, reps: int,
-                    X: np.ndarray, y: np.ndarray) -> list[dict]:
+def _candidate_unit(
+    exp: Experiment, cand: Candidate, dataset: str, base: Base, reps: int, X: np.ndarray, y: np.ndarray
+) -> list[dict]:
     """The plain forest's test metrics on repetitions 0..reps-1 under one candidate."""
     if cand.fit_on == "whole" and cand.scale != "none":
         X = SCALERS[cand.scale]().fit_transform(X)
@@ -177,8 +181,15 @@ def _candidate_unit(exp: Experiment, cand: Candidate, dataset: str, base: Base, 
     for rep in range(reps):
         record = run_unit(run_exp, dataset, base, rep, X, y)
         row = next(r for r in record.results if r["model"] == forest_id)
-        rows.append({"candidate": cand.name, "dataset": dataset, "base": base.id, "rep": rep,
-                     **{m: row[m] for m in (*METRICS, "rmse")}})
+        rows.append(
+            {
+                "candidate": cand.name,
+                "dataset": dataset,
+                "base": base.id,
+                "rep": rep,
+                **{m: row[m] for m in (*METRICS, "rmse")},
+            }
+        )
     return rows
 
 
@@ -186,8 +197,12 @@ def forest_scores(study: Study, jobs: int = -1) -> pd.DataFrame:
     """Per (candidate, dataset, base, rep): the plain forest's R2, MAE and RMSE on the test part."""
     exp = study.experiment
     data = load_experiment_data(exp)[0]
-    tasks = [delayed(_candidate_unit)(exp, cand, d, base, study.reps, *data[d])
-             for cand in study.candidates for d in exp.datasets for base in exp.bases]
+    tasks = [
+        delayed(_candidate_unit)(exp, cand, d, base, study.reps, *data[d])
+        for cand in study.candidates
+        for d in exp.datasets
+        for base in exp.bases
+    ]
     chunks = Parallel(n_jobs=jobs)(tasks)
     return pd.DataFrame([row for chunk in chunks for row in chunk])
 
@@ -197,7 +212,8 @@ def match_cells(scores: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
     it equals the printed string once rounded to the printed precision (stats.matches_printed)."""
     means = scores.groupby(["candidate", "base", "dataset"])[list(METRICS)].mean().reset_index()
     long = means.rename(columns={"base": "our_base"}).melt(
-        id_vars=["candidate", "our_base", "dataset"], var_name="metric", value_name="ours")
+        id_vars=["candidate", "our_base", "dataset"], var_name="metric", value_name="ours"
+    )
     merged = cells.merge(long, on=["our_base", "dataset", "metric"], how="inner")
     merged["diff"] = merged["ours"] - merged["value"]
     merged["matched"] = [matches_printed(p, o) for p, o in zip(merged["value_str"], merged["ours"])]
@@ -215,8 +231,9 @@ def distinct_cells(matched: pd.DataFrame) -> pd.DataFrame:
 def counts_by_table(matched: pd.DataFrame, order: list[str]) -> pd.DataFrame:
     """Cells matched as printed, per (paper, table, metric) and candidate, with totals."""
     label = matched["paper"] + ":" + matched["table"].astype(str) + " " + matched["metric"]
-    counts = matched.assign(where=label).pivot_table(index="where", columns="candidate", values="matched",
-                                                     aggfunc="sum", sort=False)
+    counts = matched.assign(where=label).pivot_table(
+        index="where", columns="candidate", values="matched", aggfunc="sum", sort=False
+    )
     size = matched.assign(where=label).groupby("where", sort=False)["matched"].size() // len(order)
     counts = counts[order].astype(int)
     counts.insert(0, "cells", size)
@@ -230,23 +247,29 @@ def summary_rows(matched: pd.DataFrame, order: list[str]) -> pd.DataFrame:
     for cand in order:
         m, d = matched[matched.candidate == cand], distinct[distinct.candidate == cand]
         r2, mae = m[m.metric == "r2"], m[m.metric == "mae"]
-        rows.append({
-            "candidate": cand,
-            "r2_matched": int(r2.matched.sum()), "r2_cells": len(r2),
-            "mae_matched": int(mae.matched.sum()), "mae_cells": len(mae),
-            "all_matched": int(m.matched.sum()), "all_cells": len(m),
-            "distinct_matched": int(d.matched.sum()), "distinct_cells": len(d),
-            "r2_mean_abs_diff": float(r2["diff"].abs().mean()),
-            "mae_mean_abs_rel_diff": float((mae["diff"].abs() / mae["value"].abs()).mean()),
-        })
+        rows.append(
+            {
+                "candidate": cand,
+                "r2_matched": int(r2.matched.sum()),
+                "r2_cells": len(r2),
+                "mae_matched": int(mae.matched.sum()),
+                "mae_cells": len(mae),
+                "all_matched": int(m.matched.sum()),
+                "all_cells": len(m),
+                "distinct_matched": int(d.matched.sum()),
+                "distinct_cells": len(d),
+                "r2_mean_abs_diff": float(r2["diff"].abs().mean()),
+                "mae_mean_abs_rel_diff": float((mae["diff"].abs() / mae["value"].abs()).mean()),
+            }
+        )
     return pd.DataFrame(rows)
 
 
 @dataclass(frozen=True)
 class Verdict:
-    winner: str | None            # the clear winner, or None
-    leader: str                   # most distinct cells matched (ties: first in the study's order)
-    tests: pd.DataFrame           # leader vs each other candidate: discordant cells and sign-test p
+    winner: str | None  # the clear winner, or None
+    leader: str  # most distinct cells matched (ties: first in the study's order)
+    tests: pd.DataFrame  # leader vs each other candidate: discordant cells and sign-test p
     text: str
 
 
@@ -255,8 +278,9 @@ def decide(matched: pd.DataFrame, order: list[str]) -> Verdict:
     two-sided sign test on the distinct cells where it and another candidate disagree (one
     matches, the other not) rejects equality at SIGN_TEST_ALPHA against every other candidate."""
     distinct = distinct_cells(matched)
-    wide = distinct.pivot_table(index=["our_base", "dataset", "metric", "value_str"], columns="candidate",
-                                values="matched", aggfunc="first")
+    wide = distinct.pivot_table(
+        index=["our_base", "dataset", "metric", "value_str"], columns="candidate", values="matched", aggfunc="first"
+    )
     totals = {c: int(wide[c].sum()) for c in order}
     leader = max(order, key=lambda c: (totals[c], -order.index(c)))
     rows = []
@@ -267,41 +291,57 @@ def decide(matched: pd.DataFrame, order: list[str]) -> Verdict:
         only_other = int((~wide[leader] & wide[other]).sum())
         n = only_leader + only_other
         p = float(binomtest(only_leader, n, 0.5).pvalue) if n else 1.0
-        rows.append({"leader": leader, "other": other, "only_leader": only_leader,
-                     "only_other": only_other, "p_sign_test": p})
+        rows.append(
+            {"leader": leader, "other": other, "only_leader": only_leader, "only_other": only_other, "p_sign_test": p}
+        )
     tests = pd.DataFrame(rows)
-    clear = bool(len(tests)) and bool((tests.p_sign_test < SIGN_TEST_ALPHA).all()) and \
-        bool((tests.only_leader > tests.only_other).all())
+    clear = (
+        bool(len(tests))
+        and bool((tests.p_sign_test < SIGN_TEST_ALPHA).all())
+        and bool((tests.only_leader > tests.only_other).all())
+    )
     if clear:
-        text = (f"clear winner: {leader} ({totals[leader]} of {len(wide)} distinct printed cells; "
-                f"sign test p < {SIGN_TEST_ALPHA} against every other candidate)")
+        text = (
+            f"clear winner: {leader} ({totals[leader]} of {len(wide)} distinct printed cells; "
+            f"sign test p < {SIGN_TEST_ALPHA} against every other candidate)"
+        )
     else:
         weakest = tests.sort_values("p_sign_test", ascending=False).iloc[0] if len(tests) else None
-        vs = (f"; against {weakest.other}: {weakest.only_leader} cells only {leader} matches, "
-              f"{weakest.only_other} only {weakest.other}, sign test p = {weakest.p_sign_test:.3g}"
-              if weakest is not None else "")
+        vs = (
+            f"; against {weakest.other}: {weakest.only_leader} cells only {leader} matches, "
+            f"{weakest.only_other} only {weakest.other}, sign test p = {weakest.p_sign_test:.3g}"
+            if weakest is not None
+            else ""
+        )
         text = f"no clear winner: {leader} leads with {totals[leader]} of {len(wide)} distinct printed cells{vs}"
     if len(tests) and (tests.only_other == 0).all():
-        text += (f"; {leader} matches every printed value that any other candidate matches "
-                 f"(and {int(tests.only_leader.min())}-{int(tests.only_leader.max())} more)")
+        text += (
+            f"; {leader} matches every printed value that any other candidate matches "
+            f"(and {int(tests.only_leader.min())}-{int(tests.only_leader.max())} more)"
+        )
     return Verdict(leader if clear else None, leader, tests, text)
 
 
 def discriminating_cells(matched: pd.DataFrame, order: list[str]) -> pd.DataFrame:
     """Distinct printed cells on which the candidates do not all agree (matched or not)."""
     distinct = distinct_cells(matched)
-    ours = distinct.pivot_table(index=["our_base", "dataset", "metric", "value_str"], columns="candidate",
-                                values="ours", aggfunc="first")[order]
-    hit = distinct.pivot_table(index=["our_base", "dataset", "metric", "value_str"], columns="candidate",
-                               values="matched", aggfunc="first")[order]
+    ours = distinct.pivot_table(
+        index=["our_base", "dataset", "metric", "value_str"], columns="candidate", values="ours", aggfunc="first"
+    )[order]
+    hit = distinct.pivot_table(
+        index=["our_base", "dataset", "metric", "value_str"], columns="candidate", values="matched", aggfunc="first"
+    )[order]
     split = hit.any(axis=1) & ~hit.all(axis=1)
     where = _tables_of(matched)
     out = ours[split].copy()
     for c in order:
         out[c] = [f"{v:.6f}" + (" ✓" if h else "") for v, h in zip(ours[split][c], hit[split][c])]
     out = out.reset_index()
-    out.insert(4, "tables", [where.get((b, d, m, v), "") for b, d, m, v in
-                             zip(out.our_base, out.dataset, out.metric, out.value_str)])
+    out.insert(
+        4,
+        "tables",
+        [where.get((b, d, m, v), "") for b, d, m, v in zip(out.our_base, out.dataset, out.metric, out.value_str)],
+    )
     return out
 
 
@@ -330,19 +370,27 @@ def write_report(study: Study, scores: pd.DataFrame, out_dir: Path, name: str, c
     totals = summary_rows(matched, order)
     verdict = decide(matched, order)
     split = discriminating_cells(matched, order)
-    fits = {c.name: (c.scale if c.scale == "none" else f"{c.scale}, fitted on the {c.fit_on}"
-                     + (" part" if c.fit_on == "train" else " dataset before splitting"))
-            for c in study.candidates}
-    shown_totals = pd.DataFrame({
-        "candidate": totals.candidate,
-        "preprocessing": totals.candidate.map(fits),
-        "R2 as printed": [f"{a} / {b}" for a, b in zip(totals.r2_matched, totals.r2_cells)],
-        "MAE as printed": [f"{a} / {b}" for a, b in zip(totals.mae_matched, totals.mae_cells)],
-        "all printed cells": [f"{a} / {b}" for a, b in zip(totals.all_matched, totals.all_cells)],
-        "distinct printed values": [f"{a} / {b}" for a, b in zip(totals.distinct_matched, totals.distinct_cells)],
-        "mean abs diff R2": totals.r2_mean_abs_diff.map(lambda v: f"{v:.5f}"),
-        "mean rel abs diff MAE": totals.mae_mean_abs_rel_diff.map(lambda v: f"{100 * v:.3f} %"),
-    })
+    fits = {
+        c.name: (
+            c.scale
+            if c.scale == "none"
+            else f"{c.scale}, fitted on the {c.fit_on}"
+            + (" part" if c.fit_on == "train" else " dataset before splitting")
+        )
+        for c in study.candidates
+    }
+    shown_totals = pd.DataFrame(
+        {
+            "candidate": totals.candidate,
+            "preprocessing": totals.candidate.map(fits),
+            "R2 as printed": [f"{a} / {b}" for a, b in zip(totals.r2_matched, totals.r2_cells)],
+            "MAE as printed": [f"{a} / {b}" for a, b in zip(totals.mae_matched, totals.mae_cells)],
+            "all printed cells": [f"{a} / {b}" for a, b in zip(totals.all_matched, totals.all_cells)],
+            "distinct printed values": [f"{a} / {b}" for a, b in zip(totals.distinct_matched, totals.distinct_cells)],
+            "mean abs diff R2": totals.r2_mean_abs_diff.map(lambda v: f"{v:.5f}"),
+            "mean rel abs diff MAE": totals.mae_mean_abs_rel_diff.map(lambda v: f"{100 * v:.3f} %"),
+        }
+    )
     tests = verdict.tests.assign(p_sign_test=verdict.tests.p_sign_test.map(lambda v: f"{v:.3g}"))
     exp = study.experiment
     lines = [
@@ -387,8 +435,20 @@ def write_report(study: Study, scores: pd.DataFrame, out_dir: Path, name: str, c
     out_dir.mkdir(parents=True, exist_ok=True)
     md, cells_csv, scores_csv = out_dir / f"{name}.md", out_dir / f"{name}.csv", out_dir / f"{name}_scores.csv"
     md.write_text("\n".join(lines), encoding="utf-8")
-    cols = ["candidate", "paper", "table", "base", "our_base", "dataset", "model", "metric", "value_str",
-            "ours", "diff", "matched"]
+    cols = [
+        "candidate",
+        "paper",
+        "table",
+        "base",
+        "our_base",
+        "dataset",
+        "model",
+        "metric",
+        "value_str",
+        "ours",
+        "diff",
+        "matched",
+    ]
     matched[cols].to_csv(cells_csv, index=False, float_format="%.6f")
     scores.to_csv(scores_csv, index=False, float_format="%.9f")
     return [md, cells_csv, scores_csv]

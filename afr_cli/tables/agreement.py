@@ -17,9 +17,11 @@ from afr_cli.errors import AfrInputError
 R2_TOL = 0.02
 ERROR_REL_TOL = 0.05
 AS_PRINTED, WITHIN_TOL, MISS, NO_VALUE = "as printed", "within tol", "miss", "n/a"
-RULE = ("as printed: ours rounded half-up to the paper's printed decimals equals the printed number; "
-        f"within tol: |ours − paper| on the raw difference <= {R2_TOL:g} on R², <= {ERROR_REL_TOL:.0%} of "
-        "the paper's value on MAE/RMSE (parameters: equal)")
+RULE = (
+    "as printed: ours rounded half-up to the paper's printed decimals equals the printed number; "
+    f"within tol: |ours − paper| on the raw difference <= {R2_TOL:g} on R², <= {ERROR_REL_TOL:.0%} of "
+    "the paper's value on MAE/RMSE (parameters: equal)"
+)
 
 
 def as_printed(ours: float, printed: str) -> bool:
@@ -50,8 +52,9 @@ def tolerance(metric: str, published: float, tol: float | None = None) -> float:
     return R2_TOL if metric == "r2" else ERROR_REL_TOL * abs(published)
 
 
-def within_tolerance(metric: str, diff: float, published: float, tol: float | None = None,
-                     is_param: bool = False) -> bool:
+def within_tolerance(
+    metric: str, diff: float, published: float, tol: float | None = None, is_param: bool = False
+) -> bool:
     """Whether a raw difference to the paper is within the agreement rule's tolerance for ``metric``
     (``tol`` overrides it; a hyperparameter row must be equal)."""
     if is_param:
@@ -73,6 +76,9 @@ def agreement(ours: float, printed: str, metric: str, tol: float | None = None, 
 
 def tolerance_legend(tol: float | None) -> str:
     """The one-line legend under a comparison table: what Δ and * mean at this tolerance."""
-    rule = (f"|Δ| > {tol:g}" if tol is not None else
-            f"|Δ| > {R2_TOL:g} for R², > {ERROR_REL_TOL:.0%} of the paper's value for MAE/RMSE")
+    rule = (
+        f"|Δ| > {tol:g}"
+        if tol is not None
+        else f"|Δ| > {R2_TOL:g} for R², > {ERROR_REL_TOL:.0%} of the paper's value for MAE/RMSE"
+    )
     return f"Δ = ours − paper; * outside tolerance ({rule}; parameters must be equal); n/a: no result of ours"

@@ -14,15 +14,35 @@ from functools import cached_property
 import pandas as pd
 
 from afr_cli.analysis.bayesian import (
-    DEFAULT_ROPE, CorrelatedTTestResult, SignedRankResult, correlated_ttest, signed_rank_test)
-from afr_cli.errors import AfrInputError
+    DEFAULT_ROPE,
+    CorrelatedTTestResult,
+    SignedRankResult,
+    correlated_ttest,
+    signed_rank_test,
+)
 from afr_cli.analysis.stats import EffectSizes, TTestResult, effect_sizes, holm_adjust, paired_ttest, wilcoxon_test
-from afr_cli.tables.compare_evidence import (
-    Hierarchical, Intervals, direction, hierarchical_for_base, intervals_for_base, mc_text)
-from afr_cli.tables.format import (
-    CSV_FLOAT, METRIC_NAMES, base_key, check_format, dataset_key, document, format_diff, format_value, grid,
-    model_key)
+from afr_cli.errors import AfrInputError
 from afr_cli.store import varying_axes
+from afr_cli.tables.compare_evidence import (
+    Hierarchical,
+    Intervals,
+    direction,
+    hierarchical_for_base,
+    intervals_for_base,
+    mc_text,
+)
+from afr_cli.tables.format import (
+    CSV_FLOAT,
+    METRIC_NAMES,
+    base_key,
+    check_format,
+    dataset_key,
+    document,
+    format_diff,
+    format_value,
+    grid,
+    model_key,
+)
 from afr_cli.tables.pairing import Dropped, paired_repetitions
 from afr_cli.tables.stores import check_same_splits
 from afr_cli.tables.summary import summary_long, with_axes_in_dataset
@@ -32,9 +52,28 @@ from afr_cli.tables.summary import summary_long, with_axes_in_dataset
 SHARED_SPLIT_AXES = ("noise_eta",)
 
 TEST_COLUMNS = [
-    "base", "metric", "a", "b", "n", "mean_diff", "t", "p", "p_holm", "ci_low", "ci_high", "cohen_dz",
-    "wilcoxon_stat", "wilcoxon_p", "rank_biserial", "wins", "ties", "losses",
-    "rope", "p_a_better", "p_equivalent", "p_b_better",
+    "base",
+    "metric",
+    "a",
+    "b",
+    "n",
+    "mean_diff",
+    "t",
+    "p",
+    "p_holm",
+    "ci_low",
+    "ci_high",
+    "cohen_dz",
+    "wilcoxon_stat",
+    "wilcoxon_p",
+    "rank_biserial",
+    "wins",
+    "ties",
+    "losses",
+    "rope",
+    "p_a_better",
+    "p_equivalent",
+    "p_b_better",
 ]
 
 FEW_DATASETS = 5  # below this an across-dataset test has little power (the per-dataset view then)
@@ -48,7 +87,7 @@ class BaseComparison:
     per_dataset: pd.DataFrame  # dataset, <a>, <b>, "<b> − <a>"
     ttest: TTestResult
     wilcoxon: tuple[float, float]
-    record: "WinRecord"
+    record: WinRecord
     reps: tuple[int, int]  # fewest and most repetitions behind a dataset's pair of means
     effects: EffectSizes  # of B − A over the datasets
     signed_rank: SignedRankResult  # on "B better" orientation: right = B better
@@ -84,8 +123,11 @@ class BaseComparison:
     def reps_text(self, a: str = "A", b: str = "B", metric: str = "r2") -> str:
         """How many repetitions each dataset's means are over, what was dropped, how cells were pooled."""
         dropped = self.dropped.sentence(a, b, METRIC_NAMES.get(metric, metric))
-        return (f"each dataset's means over the {self.reps_span()} repetitions (splits) both models hold"
-                + (f"; {dropped}" if dropped else "") + (f"; {self.pooled}" if self.pooled else ""))
+        return (
+            f"each dataset's means over the {self.reps_span()} repetitions (splits) both models hold"
+            + (f"; {dropped}" if dropped else "")
+            + (f"; {self.pooled}" if self.pooled else "")
+        )
 
 
 @dataclass(frozen=True)
@@ -98,7 +140,7 @@ class WinRecord:
     losses: tuple[str, ...]
 
     @classmethod
-    def count(cls, table: pd.DataFrame, a: str, b: str, metric: str) -> "WinRecord":
+    def count(cls, table: pd.DataFrame, a: str, b: str, metric: str) -> WinRecord:
         sign = 1 if metric == "r2" else -1
         outcome = {"win": [], "tie": [], "loss": []}
         for row in table.dropna(subset=[a, b]).to_dict("records"):
@@ -108,11 +150,14 @@ class WinRecord:
         return cls(tuple(outcome["win"]), tuple(outcome["tie"]), tuple(outcome["loss"]))
 
     def describe(self, a: str, b: str) -> str:
-        where = "; ".join(f"{label} on {', '.join(names)}" for label, names in
-                          (("ties", self.ties), ("loses", self.losses)) if names)
-        return (f"{b} better than {a} on {len(self.wins)} of {len(self.wins) + len(self.ties) + len(self.losses)}"
-                f" datasets at the printed precision ({len(self.ties)} ties, {len(self.losses)} losses)"
-                + (f": {where}" if where else ""))
+        where = "; ".join(
+            f"{label} on {', '.join(names)}" for label, names in (("ties", self.ties), ("loses", self.losses)) if names
+        )
+        return (
+            f"{b} better than {a} on {len(self.wins)} of {len(self.wins) + len(self.ties) + len(self.losses)}"
+            f" datasets at the printed precision ({len(self.ties)} ties, {len(self.losses)} losses)"
+            + (f": {where}" if where else "")
+        )
 
 
 @dataclass(frozen=True)
@@ -137,14 +182,32 @@ class ModelComparison:
         rows = []
         for c, p_holm in zip(self.bases, holm):
             probs = c.signed_rank.probabilities
-            rows.append({"base": c.base, "metric": self.metric, "a": self.a, "b": self.b,
-                         "n": c.ttest.n, "mean_diff": c.ttest.mean_diff, "t": c.ttest.t, "p": c.ttest.p,
-                         "p_holm": p_holm, "ci_low": c.ttest.ci_low, "ci_high": c.ttest.ci_high,
-                         "cohen_dz": c.effects.cohen_dz, "wilcoxon_stat": c.wilcoxon[0],
-                         "wilcoxon_p": c.wilcoxon[1], "rank_biserial": c.effects.rank_biserial,
-                         "wins": len(c.record.wins), "ties": len(c.record.ties), "losses": len(c.record.losses),
-                         "rope": self.rope, "p_a_better": probs.left, "p_equivalent": probs.rope,
-                         "p_b_better": probs.right})
+            rows.append(
+                {
+                    "base": c.base,
+                    "metric": self.metric,
+                    "a": self.a,
+                    "b": self.b,
+                    "n": c.ttest.n,
+                    "mean_diff": c.ttest.mean_diff,
+                    "t": c.ttest.t,
+                    "p": c.ttest.p,
+                    "p_holm": p_holm,
+                    "ci_low": c.ttest.ci_low,
+                    "ci_high": c.ttest.ci_high,
+                    "cohen_dz": c.effects.cohen_dz,
+                    "wilcoxon_stat": c.wilcoxon[0],
+                    "wilcoxon_p": c.wilcoxon[1],
+                    "rank_biserial": c.effects.rank_biserial,
+                    "wins": len(c.record.wins),
+                    "ties": len(c.record.ties),
+                    "losses": len(c.record.losses),
+                    "rope": self.rope,
+                    "p_a_better": probs.left,
+                    "p_equivalent": probs.rope,
+                    "p_b_better": probs.right,
+                }
+            )
         return pd.DataFrame(rows, columns=TEST_COLUMNS)
 
     def as_dict(self) -> dict:
@@ -161,34 +224,60 @@ class ModelComparison:
             datasets = []
             for row in c.per_dataset.to_dict("records"):
                 bayes = c.per_dataset_bayes.get(row["dataset"])
-                datasets.append({"dataset": row["dataset"], "a": row[self.a], "b": row[self.b],
-                                 "b_minus_a": row[f"{self.b} − {self.a}"],
-                                 "correlated_ttest": None if bayes is None else _bayes_dict(bayes, self.metric)})
+                datasets.append(
+                    {
+                        "dataset": row["dataset"],
+                        "a": row[self.a],
+                        "b": row[self.b],
+                        "b_minus_a": row[f"{self.b} − {self.a}"],
+                        "correlated_ttest": None if bayes is None else _bayes_dict(bayes, self.metric),
+                    }
+                )
             dropped = {"dropped": c.dropped.as_dict()} if c.dropped.total else {}
-            bases.append({
-                "base": c.base, "reps": list(c.reps), "datasets": datasets,
-                "ttest": {**asdict(c.ttest), "p_holm": p_holm, "holm_family": len(self.bases)},
-                "effect_sizes": asdict(c.effects),
-                "wilcoxon": {"statistic": c.wilcoxon[0], "p": c.wilcoxon[1]},
-                "record": {"wins": list(c.record.wins), "ties": list(c.record.ties),
-                           "losses": list(c.record.losses)},
-                "signed_rank": {"n": c.signed_rank.n, "rope": c.signed_rank.rope_width,
-                                "samples": c.signed_rank.samples, "seed": c.signed_rank.seed,
-                                "p_a_better": c.signed_rank.probabilities.left,
-                                "p_equivalent": c.signed_rank.probabilities.rope,
-                                "p_b_better": c.signed_rank.probabilities.right},
-                "low_power": c.ttest.n < FEW_DATASETS,
-                "hierarchical": c.hierarchical.as_dict(METRIC_NAMES.get(self.metric, self.metric)),
-                "effect_intervals": c.intervals.as_dict(),
-                **dropped,
-            })
+            bases.append(
+                {
+                    "base": c.base,
+                    "reps": list(c.reps),
+                    "datasets": datasets,
+                    "ttest": {**asdict(c.ttest), "p_holm": p_holm, "holm_family": len(self.bases)},
+                    "effect_sizes": asdict(c.effects),
+                    "wilcoxon": {"statistic": c.wilcoxon[0], "p": c.wilcoxon[1]},
+                    "record": {
+                        "wins": list(c.record.wins),
+                        "ties": list(c.record.ties),
+                        "losses": list(c.record.losses),
+                    },
+                    "signed_rank": {
+                        "n": c.signed_rank.n,
+                        "rope": c.signed_rank.rope_width,
+                        "samples": c.signed_rank.samples,
+                        "seed": c.signed_rank.seed,
+                        "p_a_better": c.signed_rank.probabilities.left,
+                        "p_equivalent": c.signed_rank.probabilities.rope,
+                        "p_b_better": c.signed_rank.probabilities.right,
+                    },
+                    "low_power": c.ttest.n < FEW_DATASETS,
+                    "hierarchical": c.hierarchical.as_dict(METRIC_NAMES.get(self.metric, self.metric)),
+                    "effect_intervals": c.intervals.as_dict(),
+                    **dropped,
+                }
+            )
         from afr_cli.tables.compare_answer import answer_sentence, not_applicable
 
         for base, c in zip(bases, self.bases):
             base["not_applicable"] = not_applicable(c)
-        return _json_numbers({"answer": answer_sentence(self), "a": self.a, "b": self.b, "metric": self.metric,
-                              "direction": direction(self.metric), "rope": self.rope,
-                              "difference": "b - a", "bases": bases})
+        return _json_numbers(
+            {
+                "answer": answer_sentence(self),
+                "a": self.a,
+                "b": self.b,
+                "metric": self.metric,
+                "direction": direction(self.metric),
+                "rope": self.rope,
+                "difference": "b - a",
+                "bases": bases,
+            }
+        )
 
 
 def _bayes_dict(r: CorrelatedTTestResult, metric: str) -> dict:
@@ -198,9 +287,19 @@ def _bayes_dict(r: CorrelatedTTestResult, metric: str) -> dict:
     mean, low, high = r.mean, r.ci_low, r.ci_high
     if metric != "r2":
         mean, low, high = -mean, -high, -low
-    out = {"n": r.n, "rho": r.rho, "mean": mean, "scale": r.scale, "df": r.df,
-           "rope": r.rope_width, "p_a_better": r.probabilities.left, "p_equivalent": r.probabilities.rope,
-           "p_b_better": r.probabilities.right, "ci_low": low, "ci_high": high}
+    out = {
+        "n": r.n,
+        "rho": r.rho,
+        "mean": mean,
+        "scale": r.scale,
+        "df": r.df,
+        "rope": r.rope_width,
+        "p_a_better": r.probabilities.left,
+        "p_equivalent": r.probabilities.rope,
+        "p_b_better": r.probabilities.right,
+        "ci_low": low,
+        "ci_high": high,
+    }
     if math.isnan(r.probabilities.rope):
         out["reason"] = "the correlated t-test over repetitions needs at least 2 repetitions"
     return out
@@ -222,8 +321,9 @@ def _json_numbers(value):
     return value
 
 
-def compare_models(results: pd.DataFrame, a: str, b: str, metric: str = "r2",
-                   rope: float = DEFAULT_ROPE) -> ModelComparison:
+def compare_models(
+    results: pd.DataFrame, a: str, b: str, metric: str = "r2", rope: float = DEFAULT_ROPE
+) -> ModelComparison:
     """Per base holding both models: the per-dataset means of A and B and B − A, with the paired
     t-test, Wilcoxon, effect sizes and the Bayesian signed-rank test (ROPE ±``rope`` in the
     metric's unit) of B − A over the datasets both have, and per dataset the Bayesian correlated
@@ -247,8 +347,7 @@ def compare_models(results: pd.DataFrame, a: str, b: str, metric: str = "r2",
     long = summary_long(paired)
     long = long[long["metric"] == metric]
     better = 1.0 if metric == "r2" else -1.0  # orient B − A so that "right" is B better
-    shared = sorted(set(long.loc[long["model"] == a, "base"]) & set(long.loc[long["model"] == b, "base"]),
-                    key=base_key)
+    shared = sorted(set(long.loc[long["model"] == a, "base"]) & set(long.loc[long["model"] == b, "base"]), key=base_key)
     if not shared:
         raise AfrInputError(_nothing_shared(results, a, b))
     bases = []
@@ -260,19 +359,29 @@ def compare_models(results: pd.DataFrame, a: str, b: str, metric: str = "r2",
         both, pooled = _test_units(table.dropna(), paired, a, b)
         counts = long.loc[(long["base"] == base) & (long["model"] == a), "n_reps"]
         on_paired = paired[paired["base"] == base]
-        bases.append(BaseComparison(base, table, paired_ttest(both[b], both[a]),
-                                    wilcoxon_test(both[b], both[a]), WinRecord.count(table, a, b, metric),
-                                    (int(counts.min()), int(counts.max())),
-                                    effect_sizes(both[b], both[a]),
-                                    signed_rank_test(better * (both[b] - both[a]).to_numpy(), rope),
-                                    _per_dataset_bayes(on_paired, a, b, metric, rope),
-                                    pooled, dropped.get(base, Dropped()), (on_paired, both, a, b, metric, rope)))
+        bases.append(
+            BaseComparison(
+                base,
+                table,
+                paired_ttest(both[b], both[a]),
+                wilcoxon_test(both[b], both[a]),
+                WinRecord.count(table, a, b, metric),
+                (int(counts.min()), int(counts.max())),
+                effect_sizes(both[b], both[a]),
+                signed_rank_test(better * (both[b] - both[a]).to_numpy(), rope),
+                _per_dataset_bayes(on_paired, a, b, metric, rope),
+                pooled,
+                dropped.get(base, Dropped()),
+                (on_paired, both, a, b, metric, rope),
+            )
+        )
     return ModelComparison(a, b, metric, bases, rope)
 
 
 def _nothing_shared(results: pd.DataFrame, a: str, b: str) -> str:
     """Why no base compares A and B: no base holds both, or the bases holding both share no
     dataset, or no repetition of a dataset both hold (each said as it is)."""
+
     def held(model: str, column: str, base: str | None = None) -> set[str]:
         rows = results[results["model"] == model]
         return set((rows if base is None else rows[rows["base"] == base])[column].astype(str))
@@ -280,13 +389,20 @@ def _nothing_shared(results: pd.DataFrame, a: str, b: str) -> str:
     common = sorted(held(a, "base") & held(b, "base"), key=base_key)
     if not common:
         return f"--compare: models {a!r} and {b!r} share no base in the results"
-    where = "; ".join(f"{base}: {a} on {', '.join(sorted(held(a, 'dataset', base), key=dataset_key))}, "
-                      f"{b} on {', '.join(sorted(held(b, 'dataset', base), key=dataset_key))}" for base in common)
+    where = "; ".join(
+        f"{base}: {a} on {', '.join(sorted(held(a, 'dataset', base), key=dataset_key))}, "
+        f"{b} on {', '.join(sorted(held(b, 'dataset', base), key=dataset_key))}"
+        for base in common
+    )
     if not any(held(a, "dataset", base) & held(b, "dataset", base) for base in common):
-        return (f"--compare: models {a!r} and {b!r} share base {', '.join(common)} but no dataset on it ({where}); "
-                f"allowed: two models with a dataset in common")
-    return (f"--compare: models {a!r} and {b!r} share no repetition with a defined score on any dataset of base "
-            f"{', '.join(common)}; allowed: two models with a repetition in common")
+        return (
+            f"--compare: models {a!r} and {b!r} share base {', '.join(common)} but no dataset on it ({where}); "
+            f"allowed: two models with a dataset in common"
+        )
+    return (
+        f"--compare: models {a!r} and {b!r} share no repetition with a defined score on any dataset of base "
+        f"{', '.join(common)}; allowed: two models with a repetition in common"
+    )
 
 
 def _with_split_units(results: pd.DataFrame) -> pd.DataFrame:
@@ -307,14 +423,17 @@ def _test_units(both: pd.DataFrame, paired: pd.DataFrame, a: str, b: str) -> tup
         return both, ""
     unit_of = paired.drop_duplicates("dataset").set_index("dataset")["split_unit"]
     units = both.assign(unit=both["dataset"].map(unit_of)).groupby("unit", sort=False)[[a, b]].mean()
-    text = (f"the tests pool the {len(both)} cells into {len(units)} units: cells that differ only in "
-            f"{', '.join(SHARED_SPLIT_AXES)} "
-            f"share their split and forest, so they are not independent (each unit is their mean)")
+    text = (
+        f"the tests pool the {len(both)} cells into {len(units)} units: cells that differ only in "
+        f"{', '.join(SHARED_SPLIT_AXES)} "
+        f"share their split and forest, so they are not independent (each unit is their mean)"
+    )
     return units.reset_index(), text
 
 
-def _per_dataset_bayes(rows: pd.DataFrame, a: str, b: str, metric: str,
-                       rope: float) -> dict[str, CorrelatedTTestResult]:
+def _per_dataset_bayes(
+    rows: pd.DataFrame, a: str, b: str, metric: str, rope: float
+) -> dict[str, CorrelatedTTestResult]:
     """Per dataset: the Bayesian correlated t-test of B − A over the repetitions both models hold
     (oriented so that "right" is B better), ρ = the split's test fraction (0.2 when unrecorded)."""
     better = 1.0 if metric == "r2" else -1.0
@@ -323,8 +442,7 @@ def _per_dataset_bayes(rows: pd.DataFrame, a: str, b: str, metric: str,
     # one pivot for every dataset (a pivot per dataset was most of a 198-cell comparison's time)
     wide = rows.pivot_table(index=["dataset", "rep"], columns="model", values=metric)[[a, b]].dropna()
     by_dataset = dict(iter(wide.groupby(level="dataset", sort=False)))
-    rho_of = (rows.drop_duplicates("dataset").set_index("dataset")["test_fraction"]
-              if "test_fraction" in rows else None)
+    rho_of = rows.drop_duplicates("dataset").set_index("dataset")["test_fraction"] if "test_fraction" in rows else None
     out = {}
     for dataset in rows["dataset"].drop_duplicates():
         pair = by_dataset.get(dataset)
@@ -345,7 +463,9 @@ def _across_bases(results: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
             raise AfrInputError(f"--compare: {spec!r}: give both sides as MODEL:BASE (e.g. larf:RF larf:ERT)")
         bases = sorted(results["base"].unique(), key=base_key)
         if base not in bases:
-            raise AfrInputError(f"--compare: unknown base {base!r} in {spec!r}; bases in the results: {', '.join(bases)}")
+            raise AfrInputError(
+                f"--compare: unknown base {base!r} in {spec!r}; bases in the results: {', '.join(bases)}"
+            )
         sides.append(results[(results["model"] == model) & (results["base"] == base)].assign(model=spec))
     label = f"{a.partition(':')[2]} vs {b.partition(':')[2]}"
     return pd.concat(sides, ignore_index=True).assign(base=label)
@@ -365,9 +485,11 @@ def power_note(comparison: ModelComparison) -> str | None:
     if not few:
         return None
     where = ", ".join(f"{c.base} (n = {c.ttest.n})" for c in few)
-    return (f"note: fewer than {FEW_DATASETS} datasets on {where}: an across-dataset test has little power "
-            f"there; judge each dataset by its own correlated t-test over the repetitions (the per-dataset "
-            f"columns P(A) / P(=) / P(B) and the corrected interval)")
+    return (
+        f"note: fewer than {FEW_DATASETS} datasets on {where}: an across-dataset test has little power "
+        f"there; judge each dataset by its own correlated t-test over the repetitions (the per-dataset "
+        f"columns P(A) / P(=) / P(B) and the corrected interval)"
+    )
 
 
 def _hier_cell(c: BaseComparison) -> str:
@@ -384,22 +506,50 @@ def render_comparison_lead(comparison: ModelComparison) -> str:
 
     a, b = comparison.a, comparison.b
     frame = comparison.tests_frame()
-    rows = [[r["base"], str(int(r["n"])), f"{r['mean_diff']:+.4f}", _p(r["p"]), _p(r["p_holm"]),
-             f"{r['cohen_dz']:+.2f}", _p(r["wilcoxon_p"]), f"{r['rank_biserial']:+.2f}",
-             f"{r['p_a_better']:.3f} / {r['p_equivalent']:.3f} / {r['p_b_better']:.3f}", _hier_cell(c)]
-            for r, c in zip(frame.to_dict("records"), comparison.bases) if not not_applicable(c)]
-    headers = ["base", "n", f"mean {b} − {a}", "p (t-test)", "p (Holm)", "d_z", "p (Wilcoxon)", "r (rank-biserial)",
-               f"P({a}) / P(=) / P({b})", "hierarchical P"]
+    rows = [
+        [
+            r["base"],
+            str(int(r["n"])),
+            f"{r['mean_diff']:+.4f}",
+            _p(r["p"]),
+            _p(r["p_holm"]),
+            f"{r['cohen_dz']:+.2f}",
+            _p(r["wilcoxon_p"]),
+            f"{r['rank_biserial']:+.2f}",
+            f"{r['p_a_better']:.3f} / {r['p_equivalent']:.3f} / {r['p_b_better']:.3f}",
+            _hier_cell(c),
+        ]
+        for r, c in zip(frame.to_dict("records"), comparison.bases)
+        if not not_applicable(c)
+    ]
+    headers = [
+        "base",
+        "n",
+        f"mean {b} − {a}",
+        "p (t-test)",
+        "p (Holm)",
+        "d_z",
+        "p (Wilcoxon)",
+        "r (rank-biserial)",
+        f"P({a}) / P(=) / P({b})",
+        "hierarchical P",
+    ]
     metric = METRIC_NAMES.get(comparison.metric, comparison.metric)
-    lines = [answer_sentence(comparison), "",
-             f"{b} against {a} on {metric} ({direction(comparison.metric)}), over the datasets (per base below)", ""]
+    lines = [
+        answer_sentence(comparison),
+        "",
+        f"{b} against {a} on {metric} ({direction(comparison.metric)}), over the datasets (per base below)",
+        "",
+    ]
     if rows:
         lines += [grid(headers, rows, "md"), "", _legend(comparison)]
     for c in comparison.bases:
         why = not_applicable(c)
         if why:
-            lines += [f"base {c.base}: {why['ttest']} (no t-test, Wilcoxon, signed-rank or effect size there): "
-                      f"its answer is the per-dataset Bayesian correlated t-test below"]
+            lines += [
+                f"base {c.base}: {why['ttest']} (no t-test, Wilcoxon, signed-rank or effect size there): "
+                f"its answer is the per-dataset Bayesian correlated t-test below"
+            ]
     for note in [power_note(comparison), *dropped_notes(comparison), *evidence_notes(comparison)]:
         if note:
             lines += ["", note]
@@ -429,29 +579,42 @@ def _hier_legend(comparison: ModelComparison) -> str:
     metric = METRIC_NAMES.get(comparison.metric, comparison.metric)
     done = [c.hierarchical for c in comparison.bases if c.hierarchical.result is not None]
     mc = f" (Monte Carlo error of each probability {mc_text(max(h.mc_error() for h in done))})" if done else ""
-    rope = (f"ROPE ±{100 * comparison.rope:g} % of A's {metric}, on the log ratio of the errors per repetition"
-            if comparison.metric != "r2" else f"ROPE ±{comparison.rope:g} {metric}")
-    return (f"Hierarchical P: the Bayesian hierarchical test over datasets × repetitions (Corani et al. 2017, "
-            f"ρ = n_test / n), P({comparison.a}) / P(=) / P({comparison.b}) for the next dataset, {rope}; "
-            f"seeded Gibbs sampler, {COMPARE_SAMPLES} draws after {COMPARE_BURN_IN}, seed {COMPARE_SEED}{mc}.")
+    rope = (
+        f"ROPE ±{100 * comparison.rope:g} % of A's {metric}, on the log ratio of the errors per repetition"
+        if comparison.metric != "r2"
+        else f"ROPE ±{comparison.rope:g} {metric}"
+    )
+    return (
+        f"Hierarchical P: the Bayesian hierarchical test over datasets × repetitions (Corani et al. 2017, "
+        f"ρ = n_test / n), P({comparison.a}) / P(=) / P({comparison.b}) for the next dataset, {rope}; "
+        f"seeded Gibbs sampler, {COMPARE_SAMPLES} draws after {COMPARE_BURN_IN}, seed {COMPARE_SEED}{mc}."
+    )
 
 
 def dropped_notes(comparison: ModelComparison) -> list[str]:
     """One note per base where repetitions were dropped because a model's score is undefined."""
     metric = METRIC_NAMES.get(comparison.metric, comparison.metric)
-    return [f"note: base {c.base}: {c.dropped.sentence(comparison.a, comparison.b, metric)}"
-            for c in comparison.bases if c.dropped.total]
+    return [
+        f"note: base {c.base}: {c.dropped.sentence(comparison.a, comparison.b, metric)}"
+        for c in comparison.bases
+        if c.dropped.total
+    ]
 
 
 def _legend(comparison: ModelComparison) -> str:
     family = len(comparison.bases)
-    holm = (f"Holm's step-down adjustment over the {family} bases compared" if family > 1
-            else "Holm over one test is the raw p")
-    return (f"Demšar's paired t-test is the papers' own test (the headline); {holm}. Effect sizes: d_z = mean / sd "
-            f"of the per-dataset differences, r = matched-pairs rank-biserial correlation of the Wilcoxon test. "
-            f"P({comparison.a}) / P(=) / P({comparison.b}): Bayesian signed-rank test (Benavoli et al. 2017), "
-            f"ROPE ±{comparison.rope:g} {METRIC_NAMES.get(comparison.metric, comparison.metric)}, prior 0.5 at 0, "
-            f"seeded Monte Carlo. " + _hier_legend(comparison))
+    holm = (
+        f"Holm's step-down adjustment over the {family} bases compared"
+        if family > 1
+        else "Holm over one test is the raw p"
+    )
+    return (
+        f"Demšar's paired t-test is the papers' own test (the headline); {holm}. Effect sizes: d_z = mean / sd "
+        f"of the per-dataset differences, r = matched-pairs rank-biserial correlation of the Wilcoxon test. "
+        f"P({comparison.a}) / P(=) / P({comparison.b}): Bayesian signed-rank test (Benavoli et al. 2017), "
+        f"ROPE ±{comparison.rope:g} {METRIC_NAMES.get(comparison.metric, comparison.metric)}, prior 0.5 at 0, "
+        f"seeded Monte Carlo. " + _hier_legend(comparison)
+    )
 
 
 def render_model_comparison(comparison: ModelComparison, fmt: str = "md") -> str:
@@ -471,14 +634,30 @@ def render_model_comparison(comparison: ModelComparison, fmt: str = "md") -> str
             if bayes is not None and math.isnan(bayes.probabilities.rope):  # one repetition: no test
                 bayes_cells = ["n/a: 1 repetition", "n/a"]
             else:
-                bayes_cells = (["", ""] if bayes is None else
-                               [_probs(bayes.probabilities), f"[{bayes.ci_low:+.4f}, {bayes.ci_high:+.4f}]"
-                                if metric == "r2" else f"[{bayes.ci_low:+.4g}, {bayes.ci_high:+.4g}]"])
-            rows.append([row["dataset"], format_value(row[a], metric), format_value(row[b], metric),
-                         format_diff(row[f"{b} − {a}"], row[b], metric), *bayes_cells])
-        notes = [*_tests_notes(comparison, c, p_holm),
+                bayes_cells = (
+                    ["", ""]
+                    if bayes is None
+                    else [
+                        _probs(bayes.probabilities),
+                        f"[{bayes.ci_low:+.4f}, {bayes.ci_high:+.4f}]"
+                        if metric == "r2"
+                        else f"[{bayes.ci_low:+.4g}, {bayes.ci_high:+.4g}]",
+                    ]
+                )
+            rows.append(
+                [
+                    row["dataset"],
+                    format_value(row[a], metric),
+                    format_value(row[b], metric),
+                    format_diff(row[f"{b} − {a}"], row[b], metric),
+                    *bayes_cells,
+                ]
+            )
+        notes = [
+            *_tests_notes(comparison, c, p_holm),
             c.record.describe(a, b),
-            c.reps_text(a, b, metric) + "; per dataset, the Bayesian correlated t-test of B − A over them (ρ = n_test / n,"
+            c.reps_text(a, b, metric)
+            + "; per dataset, the Bayesian correlated t-test of B − A over them (ρ = n_test / n,"
             f" Nadeau-Bengio): P({a}) / P(=) / P({b}) with ROPE ±{comparison.rope:g} and the corrected 95 % interval"
             + ("" if metric == "r2" else " (oriented so that the interval's sign is B better: A − B on errors)"),
         ]
@@ -501,7 +680,8 @@ def _tests_notes(comparison: ModelComparison, c: BaseComparison, p_holm: float) 
     t, sr, eff = c.ttest, c.signed_rank, c.effects
     holm = f" (Holm-adjusted over {len(comparison.bases)} bases: p = {p_holm:.4g})" if len(comparison.bases) > 1 else ""
     return [
-        f"paired t-test (Demšar) of {b} − {a} over n = {t.n} {'units' if c.pooled else 'datasets'}: mean {t.mean_diff:.4g},"
+        f"paired t-test (Demšar) of {b} − {a} over n = {t.n} {'units' if c.pooled else 'datasets'}: mean "
+        f"{t.mean_diff:.4g},"
         f" t = {t.t:.4g}, p = {t.p:.4g}{holm}, 95 % CI [{t.ci_low:.4g}, {t.ci_high:.4g}];"
         f" effect size d_z = {eff.cohen_dz:.3g}",
         f"Wilcoxon signed-rank: statistic {c.wilcoxon[0]:.4g}, p = {c.wilcoxon[1]:.4g};"
@@ -509,7 +689,9 @@ def _tests_notes(comparison: ModelComparison, c: BaseComparison, p_holm: float) 
         f"Bayesian signed-rank (ROPE ±{sr.rope_width:g}, {sr.samples} samples, seed {sr.seed}):"
         f" P({a} better) = {sr.probabilities.left:.3f}, P(equivalent) = {sr.probabilities.rope:.3f},"
         f" P({b} better) = {sr.probabilities.right:.3f}",
-        _intervals_note(comparison, c), hier]
+        _intervals_note(comparison, c),
+        hier,
+    ]
 
 
 def _fmt(value: float, metric: str) -> str:
@@ -524,16 +706,20 @@ def _intervals_note(comparison: ModelComparison, c: BaseComparison) -> str:
         return f"effect intervals: not applicable, {iv.reason}"
     e, m = iv.effects, comparison.metric
     md, dz, r = e.mean_diff, e.cohen_dz, e.rank_biserial
-    text = (f"intervals (95 %): mean {comparison.b} − {comparison.a} {_fmt(md.estimate, m)} "
-            f"[{_fmt(md.low, m)}, {_fmt(md.high, m)}] ({md.method}); "
-            f"d_z {_dz(dz.interval)}, {dz.label} (Cohen 1988 for d); "
-            f"r {_signed(r.interval.estimate)} [{_signed(r.interval.low)}, {_signed(r.interval.high)}], "
-            f"{r.label} (Cohen 1988 for r; {r.interval.method})")
+    text = (
+        f"intervals (95 %): mean {comparison.b} − {comparison.a} {_fmt(md.estimate, m)} "
+        f"[{_fmt(md.low, m)}, {_fmt(md.high, m)}] ({md.method}); "
+        f"d_z {_dz(dz.interval)}, {dz.label} (Cohen 1988 for d); "
+        f"r {_signed(r.interval.estimate)} [{_signed(r.interval.low)}, {_signed(r.interval.high)}], "
+        f"{r.label} (Cohen 1988 for r; {r.interval.method})"
+    )
     if iv.log_ratio is not None:
         lr = iv.log_ratio
-        text += (f"; relative, ln({comparison.b}/{comparison.a}) per dataset: {lr.estimate:+.4f} "
-                 f"[{lr.low:+.4f}, {lr.high:+.4f}] (ratio {math.exp(lr.estimate):.3f} "
-                 f"[{math.exp(lr.low):.3f}, {math.exp(lr.high):.3f}])")
+        text += (
+            f"; relative, ln({comparison.b}/{comparison.a}) per dataset: {lr.estimate:+.4f} "
+            f"[{lr.low:+.4f}, {lr.high:+.4f}] (ratio {math.exp(lr.estimate):.3f} "
+            f"[{math.exp(lr.low):.3f}, {math.exp(lr.high):.3f}])"
+        )
     return text
 
 
@@ -564,13 +750,17 @@ def _hier_note(comparison: ModelComparison, c: BaseComparison) -> str:
     if h.relative:
         mean = f"mean ln({b}/{a}) of the population {-r.mean:+.4f} [{-r.ci_high:+.4f}, {-r.ci_low:+.4f}]"
     else:
-        mean = f"mean {b} − {a} of the population {_fmt(r.mean, comparison.metric)} " \
-               f"[{_fmt(r.ci_low, comparison.metric)}, {_fmt(r.ci_high, comparison.metric)}]"
+        mean = (
+            f"mean {b} − {a} of the population {_fmt(r.mean, comparison.metric)} "
+            f"[{_fmt(r.ci_low, comparison.metric)}, {_fmt(r.ci_high, comparison.metric)}]"
+        )
     left = f"; left out (fewer than 2 repetitions): {', '.join(h.left_out)}" if h.left_out else ""
-    return (f"hierarchical Bayesian test (Corani et al. 2017) over {r.n_datasets} {'units' if c.pooled else 'datasets'}"
-            f" × {span} repetitions, ROPE {h.rope_text(metric)}, {r.samples} draws after {r.burn_in} burn-in, "
-            f"seed {r.seed}: P({a} better) = {r.probabilities.left:.3f}, P(equivalent) = {r.probabilities.rope:.3f}, "
-            f"P({b} better) = {r.probabilities.right:.3f} (Monte Carlo error {mc_text(h.mc_error())}); {mean}{left}")
+    return (
+        f"hierarchical Bayesian test (Corani et al. 2017) over {r.n_datasets} {'units' if c.pooled else 'datasets'}"
+        f" × {span} repetitions, ROPE {h.rope_text(metric)}, {r.samples} draws after {r.burn_in} burn-in, "
+        f"seed {r.seed}: P({a} better) = {r.probabilities.left:.3f}, P(equivalent) = {r.probabilities.rope:.3f}, "
+        f"P({b} better) = {r.probabilities.right:.3f} (Monte Carlo error {mc_text(h.mc_error())}); {mean}{left}"
+    )
 
 
 def render_comparison_overview(comparisons: list[ModelComparison]) -> str:
@@ -585,11 +775,36 @@ def render_comparison_overview(comparisons: list[ModelComparison]) -> str:
     for comparison in comparisons:
         for c in comparison.bases:
             t, r, eff, sr = c.ttest, c.record, c.effects, c.signed_rank.probabilities
-            rows.append([f"{comparison.b} − {comparison.a}", c.base, f"{t.mean_diff:+.4f}", f"{t.p:.3g}",
-                         _p(holm[next(position)]), f"[{t.ci_low:+.4f}, {t.ci_high:+.4f}]", f"{eff.cohen_dz:+.2f}",
-                         f"{c.wilcoxon[1]:.3g}", f"{eff.rank_biserial:+.2f}", _probs(sr), _hier_cell(c),
-                         f"{len(r.wins)}/{len(r.ties)}/{len(r.losses)}",
-                         c.reps_span("–")])
-    headers = ["B − A", "base", "mean", "p (t-test)", f"p (Holm, {len(family)} tests)", "95 % CI", "d_z",
-               "p (Wilcoxon)", "r", "P(A) / P(=) / P(B)", "hierarchical P(A) / P(=) / P(B)", "better/tie/worse", "reps"]
+            rows.append(
+                [
+                    f"{comparison.b} − {comparison.a}",
+                    c.base,
+                    f"{t.mean_diff:+.4f}",
+                    f"{t.p:.3g}",
+                    _p(holm[next(position)]),
+                    f"[{t.ci_low:+.4f}, {t.ci_high:+.4f}]",
+                    f"{eff.cohen_dz:+.2f}",
+                    f"{c.wilcoxon[1]:.3g}",
+                    f"{eff.rank_biserial:+.2f}",
+                    _probs(sr),
+                    _hier_cell(c),
+                    f"{len(r.wins)}/{len(r.ties)}/{len(r.losses)}",
+                    c.reps_span("–"),
+                ]
+            )
+    headers = [
+        "B − A",
+        "base",
+        "mean",
+        "p (t-test)",
+        f"p (Holm, {len(family)} tests)",
+        "95 % CI",
+        "d_z",
+        "p (Wilcoxon)",
+        "r",
+        "P(A) / P(=) / P(B)",
+        "hierarchical P(A) / P(=) / P(B)",
+        "better/tie/worse",
+        "reps",
+    ]
     return grid(headers, rows, "md")

@@ -38,13 +38,32 @@ def render_side_by_side(comparisons: list[ModelComparison]) -> str:
             m = comparison.metric
             shared = c.per_dataset.dropna()
             p = "n/a (1 dataset)" if not_applicable(c) else f"{c.ttest.p:.3g}"
-            rows.append([base, METRIC_NAMES.get(m, m), direction(m), format_value(shared[a].mean(), m),
-                         format_value(shared[b].mean(), m),
-                         f"{c.ttest.mean_diff:+.4f}" if m == "r2" else f"{c.ttest.mean_diff:+.4g}",
-                         _relative(comparison, c), p, _hier_cell(c),
-                         f"{len(c.record.wins)}/{len(c.record.ties)}/{len(c.record.losses)}"])
-    headers = ["base", "metric", "direction", f"mean {a}", f"mean {b}", f"{b} − {a}", "relative", "p (t-test)",
-               f"hierarchical P({a}) / P(=) / P({b})", f"{b} better/tie/worse"]
+            rows.append(
+                [
+                    base,
+                    METRIC_NAMES.get(m, m),
+                    direction(m),
+                    format_value(shared[a].mean(), m),
+                    format_value(shared[b].mean(), m),
+                    f"{c.ttest.mean_diff:+.4f}" if m == "r2" else f"{c.ttest.mean_diff:+.4g}",
+                    _relative(comparison, c),
+                    p,
+                    _hier_cell(c),
+                    f"{len(c.record.wins)}/{len(c.record.ties)}/{len(c.record.losses)}",
+                ]
+            )
+    headers = [
+        "base",
+        "metric",
+        "direction",
+        f"mean {a}",
+        f"mean {b}",
+        f"{b} − {a}",
+        "relative",
+        "p (t-test)",
+        f"hierarchical P({a}) / P(=) / P({b})",
+        f"{b} better/tie/worse",
+    ]
     return grid(headers, rows, "md")
 
 
@@ -53,20 +72,32 @@ def render_all(comparisons: list[ModelComparison], fmt: str) -> str:
     table, then each metric's evidence; json holds each metric's numbers under "metrics"; csv the
     tests of every metric, one row per (base, metric)."""
     if fmt == "json":
-        data = {"a": comparisons[0].a, "b": comparisons[0].b,
-                "answers": {c.metric: answer_sentence(c) for c in comparisons},
-                "directions": {c.metric: direction(c.metric) for c in comparisons},
-                "metrics": {c.metric: c.as_dict() for c in comparisons}}
+        data = {
+            "a": comparisons[0].a,
+            "b": comparisons[0].b,
+            "answers": {c.metric: answer_sentence(c) for c in comparisons},
+            "directions": {c.metric: direction(c.metric) for c in comparisons},
+            "metrics": {c.metric: c.as_dict() for c in comparisons},
+        }
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     if fmt == "csv":
         return pd.concat([c.tests_frame() for c in comparisons], ignore_index=True).to_csv(
-            index=False, float_format=CSV_FLOAT)
+            index=False, float_format=CSV_FLOAT
+        )
     a, b = comparisons[0].a, comparisons[0].b
-    lines = [f"{METRIC_NAMES.get(c.metric, c.metric)} ({direction(c.metric)}): {answer_sentence(c)}"
-             for c in comparisons]
-    parts = ["\n".join(lines), f"{b} against {a} on every metric, side by side (B − A; relative: the "
-             f"geometric-mean ratio of the errors over the datasets)\n\n" + render_side_by_side(comparisons)]
+    lines = [
+        f"{METRIC_NAMES.get(c.metric, c.metric)} ({direction(c.metric)}): {answer_sentence(c)}" for c in comparisons
+    ]
+    parts = [
+        "\n".join(lines),
+        f"{b} against {a} on every metric, side by side (B − A; relative: the "
+        f"geometric-mean ratio of the errors over the datasets)\n\n" + render_side_by_side(comparisons),
+    ]
     for c in comparisons:
-        parts.append(f"## {METRIC_NAMES.get(c.metric, c.metric)}\n\n" + render_comparison_lead(c).split("\n\n", 1)[1]
-                     + "\n" + render_model_comparison(c, fmt))
+        parts.append(
+            f"## {METRIC_NAMES.get(c.metric, c.metric)}\n\n"
+            + render_comparison_lead(c).split("\n\n", 1)[1]
+            + "\n"
+            + render_model_comparison(c, fmt)
+        )
     return "\n\n".join(parts)

@@ -11,6 +11,7 @@ reason it does not apply is said instead (:func:`not_applicable`).
 from __future__ import annotations
 
 import math
+
 from afr_cli.tables.format import METRIC_NAMES
 
 # The annotations name afr_cli.tables.compare's classes as strings: that module imports this one.
@@ -22,7 +23,7 @@ ACROSS = "tests over datasets need at least 2 datasets"
 REPS_NEEDED = "at least 2 repetitions"
 
 
-def not_applicable(c: "BaseComparison") -> dict[str, str]:
+def not_applicable(c: BaseComparison) -> dict[str, str]:
     """The tests over datasets that do not apply on this base, each with the reason."""
     n = c.ttest.n
     if n >= 2:
@@ -31,7 +32,7 @@ def not_applicable(c: "BaseComparison") -> dict[str, str]:
     return {name: why for name in ("ttest", "wilcoxon", "signed_rank", "effect_sizes")}
 
 
-def _counts(c: "BaseComparison", datasets: int) -> str:
+def _counts(c: BaseComparison, datasets: int) -> str:
     low, high = c.reps
     reps = f"{low}" if low == high else f"{low} to {high}"
     few_d = "only " if datasets < FEW_DATASETS else ""
@@ -56,7 +57,7 @@ def _verdict(a: str, b: str, probs, metric_name: str, rope_text: str) -> tuple[s
     return f"{a} and {b} {verb} practically equivalent on {metric_name} (within {rope_text})", best
 
 
-def _by_how_much(c: "BaseComparison", a: str, b: str, metric: str) -> str:
+def _by_how_much(c: BaseComparison, a: str, b: str, metric: str) -> str:
     diff = c.ttest.mean_diff
     if math.isnan(diff):
         return ""
@@ -79,7 +80,7 @@ def _population_mean(hier, metric: str) -> str:
     return f"{hier.result.mean:+.4f}" if metric == "r2" else f"{hier.result.mean:+.4g}"
 
 
-def _clause(comparison: "ModelComparison", c: "BaseComparison") -> str:
+def _clause(comparison: ModelComparison, c: BaseComparison) -> str:
     a, b, metric = comparison.a, comparison.b, comparison.metric
     metric_name = METRIC_NAMES.get(metric, metric)
     datasets = int(c.ttest.n) if c.ttest.n else len(c.per_dataset.dropna())
@@ -88,22 +89,28 @@ def _clause(comparison: "ModelComparison", c: "BaseComparison") -> str:
     hier = c.hierarchical
     if hier.result is not None:
         verdict, p = _verdict(a, b, hier.result.probabilities, metric_name, hier.rope_text(metric_name))
-        return (f"{verdict}, {how_much} (P = {p:.3f} by the hierarchical Bayesian test over {counts}, "
-                f"whose population mean is {_population_mean(hier, metric)})")
+        return (
+            f"{verdict}, {how_much} (P = {p:.3f} by the hierarchical Bayesian test over {counts}, "
+            f"whose population mean is {_population_mean(hier, metric)})"
+        )
     rope = f"±{comparison.rope:g} {metric_name}"
     if not not_applicable(c):  # two datasets or more: the signed-rank test over them still applies
         verdict, p = _verdict(a, b, c.signed_rank.probabilities, metric_name, rope)
-        return (f"{verdict}, {how_much} (P = {p:.3f} by the Bayesian signed-rank test over {counts}; "
-                f"the hierarchical test does not apply: {hier.reason})")
+        return (
+            f"{verdict}, {how_much} (P = {p:.3f} by the Bayesian signed-rank test over {counts}; "
+            f"the hierarchical test does not apply: {hier.reason})"
+        )
     bayes = next(iter(c.per_dataset_bayes.values()), None)
     if bayes is not None and not math.isnan(bayes.probabilities.rope):
         verdict, p = _verdict(a, b, bayes.probabilities, metric_name, rope)
         return f"{verdict}, {how_much} (P = {p:.3f} by the Bayesian correlated t-test over {counts}; {ACROSS})"
-    return (f"no test decides between {a} and {b} on {metric_name}: {how_much or 'no shared score'} over {counts}; "
-            f"{ACROSS} and the correlated t-test over repetitions needs {REPS_NEEDED}")
+    return (
+        f"no test decides between {a} and {b} on {metric_name}: {how_much or 'no shared score'} over {counts}; "
+        f"{ACROSS} and the correlated t-test over repetitions needs {REPS_NEEDED}"
+    )
 
 
-def answer_sentence(comparison: "ModelComparison") -> str:
+def answer_sentence(comparison: ModelComparison) -> str:
     """One sentence answering "is B better than A?", per base when there are several."""
     clauses = [_clause(comparison, c) for c in comparison.bases]
     if len(clauses) == 1:

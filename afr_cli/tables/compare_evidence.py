@@ -71,22 +71,39 @@ class Hierarchical:
         return max(se.left, se.rope, se.right)
 
     def as_dict(self, metric_name: str) -> dict:
-        out = {"applicable": self.result is not None, "rope": self.rope, "rope_relative": self.relative,
-               "rope_text": self.rope_text(metric_name),
-               "scale": "ln(a / b) per repetition (b better is right)" if self.relative else "b - a per repetition",
-               "left_out": list(self.left_out)}
+        out = {
+            "applicable": self.result is not None,
+            "rope": self.rope,
+            "rope_relative": self.relative,
+            "rope_text": self.rope_text(metric_name),
+            "scale": "ln(a / b) per repetition (b better is right)" if self.relative else "b - a per repetition",
+            "left_out": list(self.left_out),
+        }
         if self.result is None:
             return {**out, "reason": self.reason}
         r = self.result
         mean, low, high = (-r.mean, -r.ci_high, -r.ci_low) if self.relative else (r.mean, r.ci_low, r.ci_high)
-        return {**out, "model": "Corani et al. 2017 (baycomp's hierarchical-t-test.stan), seeded Gibbs sampler",
-                "n_datasets": r.n_datasets, "repetitions": list(r.repetitions),
-                "samples": r.samples, "burn_in": r.burn_in, "seed": r.seed,
-                "p_a_better": r.probabilities.left, "p_equivalent": r.probabilities.rope,
-                "p_b_better": r.probabilities.right,
-                "mc_se": {"p_a_better": r.mc_se.left, "p_equivalent": r.mc_se.rope, "p_b_better": r.mc_se.right},
-                "mean_difference": {"of": "ln(b / a)" if self.relative else "b - a", "mean": mean,
-                                    "mc_se": r.mean_mc_se, "ci_low": low, "ci_high": high, "level": r.level}}
+        return {
+            **out,
+            "model": "Corani et al. 2017 (baycomp's hierarchical-t-test.stan), seeded Gibbs sampler",
+            "n_datasets": r.n_datasets,
+            "repetitions": list(r.repetitions),
+            "samples": r.samples,
+            "burn_in": r.burn_in,
+            "seed": r.seed,
+            "p_a_better": r.probabilities.left,
+            "p_equivalent": r.probabilities.rope,
+            "p_b_better": r.probabilities.right,
+            "mc_se": {"p_a_better": r.mc_se.left, "p_equivalent": r.mc_se.rope, "p_b_better": r.mc_se.right},
+            "mean_difference": {
+                "of": "ln(b / a)" if self.relative else "b - a",
+                "mean": mean,
+                "mc_se": r.mean_mc_se,
+                "ci_low": low,
+                "ci_high": high,
+                "level": r.level,
+            },
+        }
 
 
 def hierarchical_for_base(rows: pd.DataFrame, a: str, b: str, metric: str, rope: float) -> Hierarchical:
@@ -99,8 +116,9 @@ def hierarchical_for_base(rows: pd.DataFrame, a: str, b: str, metric: str, rope:
     wide = rows.pivot_table(index=keys, columns="model", values=metric)[[a, b]].dropna().reset_index()
     if relative:
         if (wide[[a, b]] <= 0).to_numpy().any():
-            return Hierarchical(None, f"an error of 0 has no log ratio (the relative form needs {metric} > 0)",
-                                relative, rope)
+            return Hierarchical(
+                None, f"an error of 0 has no log ratio (the relative form needs {metric} > 0)", relative, rope
+            )
         wide["x"] = np.log(wide[a] / wide[b])  # > 0: B's error is lower, B better
     else:
         wide["x"] = wide[b] - wide[a]
@@ -108,8 +126,9 @@ def hierarchical_for_base(rows: pd.DataFrame, a: str, b: str, metric: str, rope:
     unit_of = firsts["split_unit"] if "split_unit" in rows else None
     rho_of = firsts["test_fraction"] if "test_fraction" in rows else None
     if unit_of is not None:
-        wide = wide.assign(rho=wide["dataset"].map(rho_of) if rho_of is not None else DEFAULT_RHO,
-                           dataset=wide["dataset"].map(unit_of))
+        wide = wide.assign(
+            rho=wide["dataset"].map(rho_of) if rho_of is not None else DEFAULT_RHO, dataset=wide["dataset"].map(unit_of)
+        )
         wide = wide.groupby(keys, sort=False)[["x", "rho"]].mean().reset_index()
     else:
         wide["rho"] = wide["dataset"].map(rho_of).astype(float) if rho_of is not None else DEFAULT_RHO
@@ -118,13 +137,18 @@ def hierarchical_for_base(rows: pd.DataFrame, a: str, b: str, metric: str, rope:
     left_out = tuple(d for d, g in groups if len(g) < 2)
     kept = [(d, g) for d, g in groups if len(g) >= 2]
     if len(kept) < 2:
-        why = ("it needs at least 2 datasets, each with at least 2 repetitions both models hold; "
-               f"here {len(kept)}")
+        why = f"it needs at least 2 datasets, each with at least 2 repetitions both models hold; here {len(kept)}"
         return Hierarchical(None, why, relative, rope, left_out)
     rope_scale = math.log1p(rope) if relative else rope
     try:
-        result = hierarchical_test([g["x"].to_numpy() for _, g in kept], [float(g["rho"].iloc[0]) for _, g in kept],
-                                   rope_scale, COMPARE_SAMPLES, COMPARE_BURN_IN, COMPARE_SEED)
+        result = hierarchical_test(
+            [g["x"].to_numpy() for _, g in kept],
+            [float(g["rho"].iloc[0]) for _, g in kept],
+            rope_scale,
+            COMPARE_SAMPLES,
+            COMPARE_BURN_IN,
+            COMPARE_SEED,
+        )
     except ValueError as exc:
         return Hierarchical(None, str(exc), relative, rope, left_out)
     return Hierarchical(result, "", relative, rope, left_out)
@@ -145,15 +169,30 @@ class Intervals:
         if self.effects is None:
             return {"applicable": False, "reason": self.reason}
         e = self.effects
-        out = {"applicable": True, "of": "b - a", "n": e.n, "mean_diff": _interval_dict(e.mean_diff),
-               "cohen_dz": {**_interval_dict(e.cohen_dz.interval), "label": e.cohen_dz.label,
-                            "label_source": e.cohen_dz.label_source},
-               "rank_biserial": {**_interval_dict(e.rank_biserial.interval), "label": e.rank_biserial.label,
-                                 "label_source": e.rank_biserial.label_source}}
+        out = {
+            "applicable": True,
+            "of": "b - a",
+            "n": e.n,
+            "mean_diff": _interval_dict(e.mean_diff),
+            "cohen_dz": {
+                **_interval_dict(e.cohen_dz.interval),
+                "label": e.cohen_dz.label,
+                "label_source": e.cohen_dz.label_source,
+            },
+            "rank_biserial": {
+                **_interval_dict(e.rank_biserial.interval),
+                "label": e.rank_biserial.label,
+                "label_source": e.rank_biserial.label_source,
+            },
+        }
         if self.log_ratio is not None:
-            out["relative"] = {"of": "ln(b / a) per dataset", **_interval_dict(self.log_ratio),
-                               "ratio": math.exp(self.log_ratio.estimate),
-                               "ratio_low": math.exp(self.log_ratio.low), "ratio_high": math.exp(self.log_ratio.high)}
+            out["relative"] = {
+                "of": "ln(b / a) per dataset",
+                **_interval_dict(self.log_ratio),
+                "ratio": math.exp(self.log_ratio.estimate),
+                "ratio_low": math.exp(self.log_ratio.low),
+                "ratio_high": math.exp(self.log_ratio.high),
+            }
             out["dominated_by"] = list(self.dominant)
         return out
 
@@ -172,7 +211,7 @@ def intervals_for_base(both: pd.DataFrame, a: str, b: str, metric: str) -> Inter
     if metric not in ERROR_METRICS:
         return Intervals(effects, "")
     values = both[[a, b]].to_numpy(dtype=float)
-    log_ratio = (mean_diff_interval(np.log(values[:, 1]), np.log(values[:, 0])) if (values > 0).all() else None)
+    log_ratio = mean_diff_interval(np.log(values[:, 1]), np.log(values[:, 0])) if (values > 0).all() else None
     names = both["dataset" if "dataset" in both else "unit"].astype(str).tolist()
     return Intervals(effects, "", log_ratio, dominant_datasets(names, values[:, 1] - values[:, 0]))
 
@@ -194,15 +233,21 @@ def dominant_datasets(names: list[str], diffs: np.ndarray) -> tuple[str, ...]:
     return tuple(picked) if len(picked) <= DOMINANT_FEW * len(names) else ()
 
 
-def dominance_warning(a: str, b: str, metric_name: str, base: str, intervals: Intervals,
-                      per_dataset: pd.DataFrame) -> str | None:
+def dominance_warning(
+    a: str, b: str, metric_name: str, base: str, intervals: Intervals, per_dataset: pd.DataFrame
+) -> str | None:
     """The one-line warning of an error metric's raw mean difference dominated by a few datasets."""
     if not intervals.dominant:
         return None
     diffs = per_dataset.set_index("dataset")[f"{b} − {a}"]
     where = ", ".join(f"{d} ({diffs[d]:+.4g})" if d in diffs.index else d for d in intervals.dominant)
     rel = intervals.log_ratio
-    tail = (f"; the relative form, ln({b}/{a}) per dataset, is {rel.estimate:+.4f} "
-            f"(ratio {math.exp(rel.estimate):.3f})" if rel is not None else "")
-    return (f"warning: base {base}: the mean {b} − {a} {metric_name} over datasets of different scales is dominated "
-            f"by {where}{tail}")
+    tail = (
+        f"; the relative form, ln({b}/{a}) per dataset, is {rel.estimate:+.4f} (ratio {math.exp(rel.estimate):.3f})"
+        if rel is not None
+        else ""
+    )
+    return (
+        f"warning: base {base}: the mean {b} − {a} {metric_name} over datasets of different scales is dominated "
+        f"by {where}{tail}"
+    )

@@ -11,9 +11,9 @@ import math
 import pandas as pd
 from tabulate import tabulate
 
+from afr_cli.catalogue.knowledge import base_order, model_order
 from afr_cli.data.registry import DATASETS
 from afr_cli.errors import AfrInputError
-from afr_cli.catalogue.knowledge import base_order, model_order
 
 DATASET_ORDER = tuple(DATASETS)
 MODEL_ORDER = model_order()
@@ -45,6 +45,7 @@ SORT_KEYS = {"dataset": dataset_key, "base": base_key, "model": model_key, "metr
 
 def sorted_frame(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     """``frame`` sorted by the known orders of its dataset/base/model/metric columns (others by value)."""
+
     def rank(col: pd.Series) -> pd.Series:
         order = sorted(col.unique(), key=SORT_KEYS.get(col.name, lambda v: (0, 0, v)))
         return col.map({value: i for i, value in enumerate(order)})
@@ -92,8 +93,18 @@ def tex(text: str) -> str:
         if ch in "&%$#_{}":
             out.append("\\" + ch)
         else:
-            out.append({"\\": r"\textbackslash{}", "~": r"\textasciitilde{}", "^": r"\^{}",
-                        "±": r"$\pm$", "š": r"\v{s}", "Δ": r"$\Delta$", "−": r"$-$", "²": r"$^2$"}.get(ch, ch))
+            out.append(
+                {
+                    "\\": r"\textbackslash{}",
+                    "~": r"\textasciitilde{}",
+                    "^": r"\^{}",
+                    "±": r"$\pm$",
+                    "š": r"\v{s}",
+                    "Δ": r"$\Delta$",
+                    "−": r"$-$",
+                    "²": r"$^2$",
+                }.get(ch, ch)
+            )
     return "".join(out)
 
 

@@ -22,15 +22,17 @@ from pathlib import Path
 
 import pandas as pd
 
-from afr_cli.catalogue.knowledge import param_rows
 from afr_cli.analysis.posthoc import PairwiseTests, wilcoxon_holm
 from afr_cli.analysis.stats import FriedmanResult, friedman_nemenyi
+from afr_cli.catalogue.knowledge import param_rows
 from afr_cli.tables.format import METRIC_NAMES, METRICS, grid
 from afr_cli.tables.paper_compare import base_group, paper_comparison, printed_cells
 
 ALPHA = 0.05
-TIE_RULE = ("ties: every score, ours and the paper's, rounded half-up to the decimals the paper prints on "
-            "that dataset's row before ranking; equal scores share their mean rank, χ² corrected for ties")
+TIE_RULE = (
+    "ties: every score, ours and the paper's, rounded half-up to the decimals the paper prints on "
+    "that dataset's row before ranking; equal scores share their mean rank, χ² corrected for ties"
+)
 
 
 @dataclass(frozen=True)
@@ -120,13 +122,20 @@ def friedman_blocks(results: pd.DataFrame, spec: str, alpha: float = ALPHA) -> l
         paper = paper.loc[ours.index]
         decimals = row_decimals(spec, ours.index, columns, metric)
         higher = metric == "r2"
-        out.append(FriedmanBlock(group, metric, _side(at_printed_precision(ours, decimals), higher, alpha),
-                                 _side(at_printed_precision(paper, decimals), higher, alpha)))
+        out.append(
+            FriedmanBlock(
+                group,
+                metric,
+                _side(at_printed_precision(ours, decimals), higher, alpha),
+                _side(at_printed_precision(paper, decimals), higher, alpha),
+            )
+        )
     return out
 
 
-def friedman_tables(results: pd.DataFrame, spec: str, alpha: float = ALPHA
-                    ) -> list[tuple[str, str, FriedmanResult, FriedmanResult]]:
+def friedman_tables(
+    results: pd.DataFrame, spec: str, alpha: float = ALPHA
+) -> list[tuple[str, str, FriedmanResult, FriedmanResult]]:
     """(group, metric, ours, paper) Friedman results of ``friedman_blocks``."""
     return [(b.group, b.metric, b.ours.friedman, b.paper.friedman) for b in friedman_blocks(results, spec, alpha)]
 
@@ -145,8 +154,7 @@ def cd_figure(side: RankedSide, title: str):
     k = len(result.models)
     order = sorted(range(k), key=lambda i: result.mean_ranks[i])
     half = (k + 1) // 2
-    bars = ([(c, NEMENYI_COLOUR) for c in result.cliques()]
-            + [(c, WILCOXON_COLOUR) for c in side.pairwise.cliques()])
+    bars = [(c, NEMENYI_COLOUR) for c in result.cliques()] + [(c, WILCOXON_COLOUR) for c in side.pairwise.cliques()]
     below = 0.3 + 0.22 * len(bars)  # the names hang below the clique bars
     fig = Figure(figsize=(7.0, 1.9 + 0.3 * half + 0.12 * len(bars)))
     FigureCanvasAgg(fig)
@@ -160,8 +168,14 @@ def cd_figure(side: RankedSide, title: str):
         ax.text(r, 0.4, str(r), ha="center", va="bottom", fontsize=8)
     ax.hlines(1.4, 1, 1 + result.cd, color="black", linewidth=1.5)
     ax.vlines([1, 1 + result.cd], 1.3, 1.5, color="black", linewidth=1.5)
-    ax.text(1 + result.cd / 2, 1.55, f"CD = {result.cd:.2f} (Nemenyi, α = {result.alpha:g})",
-            ha="center", va="bottom", fontsize=8)
+    ax.text(
+        1 + result.cd / 2,
+        1.55,
+        f"CD = {result.cd:.2f} (Nemenyi, α = {result.alpha:g})",
+        ha="center",
+        va="bottom",
+        fontsize=8,
+    )
     ax.text(k + 0.5, 1.55, "cliques: red Nemenyi, blue Wilcoxon–Holm", ha="right", va="bottom", fontsize=7)
     for slot, i in enumerate(order):
         rank = result.mean_ranks[i]
@@ -169,8 +183,14 @@ def cd_figure(side: RankedSide, title: str):
         depth = -below - (slot if left else k - 1 - slot)
         end = 0.5 if left else k + 0.5
         ax.plot([rank, rank, end], [0, depth, depth], color="black", linewidth=0.8)
-        ax.text(end + (0.05 if left else -0.05), depth, f"{result.models[i]} ({rank:.2f})",
-                ha="left" if left else "right", va="bottom", fontsize=8)
+        ax.text(
+            end + (0.05 if left else -0.05),
+            depth,
+            f"{result.models[i]} ({rank:.2f})",
+            ha="left" if left else "right",
+            va="bottom",
+            fontsize=8,
+        )
     for level, (clique, colour) in enumerate(bars):
         ranks = [result.mean_ranks[result.models.index(m)] for m in clique]
         ax.hlines(-0.3 - 0.22 * level, min(ranks) - 0.03, max(ranks) + 0.03, color=colour, linewidth=2.5)
@@ -200,8 +220,10 @@ def _write_if_changed(path: Path, data: bytes) -> bool:
 
 
 def _describe(r: FriedmanResult) -> str:
-    return (f"χ² = {r.chi2:.2f}, p = {r.p:.3g}; Iman-Davenport F = {r.iman_davenport_f:.2f}, "
-            f"p = {r.iman_davenport_p:.3g}; CD = {r.cd:.2f}")
+    return (
+        f"χ² = {r.chi2:.2f}, p = {r.p:.3g}; Iman-Davenport F = {r.iman_davenport_f:.2f}, "
+        f"p = {r.iman_davenport_p:.3g}; CD = {r.cd:.2f}"
+    )
 
 
 def _groups(cliques: list[tuple[str, ...]]) -> str:
@@ -217,11 +239,15 @@ def friedman_notes(block: FriedmanBlock) -> list[str]:
     """The lines under a block's rank table: both tests, the tie rule beside them, both post-hoc groupings."""
     ours, paper = block.ours, block.paper
     alpha = ours.friedman.alpha
-    return [f"ours: {_describe(ours.friedman)}", f"paper: {_describe(paper.friedman)}", TIE_RULE,
-            f"groups within one CD (no significant difference, Nemenyi, α = {alpha:g}): ours "
-            f"{_groups(ours.friedman.cliques())} | paper {_groups(paper.friedman.cliques())}",
-            f"groups no two of which differ (Wilcoxon signed-rank per pair, Holm-adjusted, α = {alpha:g}): ours "
-            f"{_groups(ours.pairwise.cliques())} | paper {_groups(paper.pairwise.cliques())}"]
+    return [
+        f"ours: {_describe(ours.friedman)}",
+        f"paper: {_describe(paper.friedman)}",
+        TIE_RULE,
+        f"groups within one CD (no significant difference, Nemenyi, α = {alpha:g}): ours "
+        f"{_groups(ours.friedman.cliques())} | paper {_groups(paper.friedman.cliques())}",
+        f"groups no two of which differ (Wilcoxon signed-rank per pair, Holm-adjusted, α = {alpha:g}): ours "
+        f"{_groups(ours.pairwise.cliques())} | paper {_groups(paper.pairwise.cliques())}",
+    ]
 
 
 def write_friedman(results: pd.DataFrame, specs, out: Path, alpha: float = ALPHA) -> list[Path]:
@@ -232,26 +258,37 @@ def write_friedman(results: pd.DataFrame, specs, out: Path, alpha: float = ALPHA
         for block in friedman_blocks(results, spec, alpha):
             ours, paper = block.ours.friedman, block.paper.friedman
             where = f"{spec}{f', {block.group}' if block.group else ''}, {METRIC_NAMES.get(block.metric, block.metric)}"
-            rows = [[m, f"{ours.mean_ranks[i]:.2f}", f"{paper.mean_ranks[paper.models.index(m)]:.2f}"]
-                    for i, m in sorted(enumerate(ours.models), key=lambda t: ours.mean_ranks[t[0]])]
+            rows = [
+                [m, f"{ours.mean_ranks[i]:.2f}", f"{paper.mean_ranks[paper.models.index(m)]:.2f}"]
+                for i, m in sorted(enumerate(ours.models), key=lambda t: ours.mean_ranks[t[0]])
+            ]
             images = []
             for side, ranked in (("ours", block.ours), ("paper", block.paper)):
                 path = out / cd_name(spec, block.group, side)
                 if save_svg(cd_figure(ranked, f"{where}: {side}, {ranked.friedman.n} datasets"), path):
                     written.append(path)
                 images.append(f"![{side}]({path.name})")
-            blocks.append("\n\n".join([f"## {where} ({ours.n} datasets)",
-                                       grid(["model", "mean rank (ours)", "mean rank (paper)"], rows, "md"),
-                                       *friedman_notes(block), " ".join(images)]))
+            blocks.append(
+                "\n\n".join(
+                    [
+                        f"## {where} ({ours.n} datasets)",
+                        grid(["model", "mean rank (ours)", "mean rank (paper)"], rows, "md"),
+                        *friedman_notes(block),
+                        " ".join(images),
+                    ]
+                )
+            )
     if not blocks:
         return written
-    head = ("# Friedman test, Nemenyi critical differences and Wilcoxon–Holm cliques (Demšar 2006) over each "
-            "table's models\n\n"
-            "Mean rank over the datasets (1 = best); the Friedman test asks whether the models differ at all; "
-            f"the post-hoc tests which pairs do (α = {alpha:g}): Nemenyi's critical difference on the mean ranks, "
-            "and the Wilcoxon signed-rank test of each pair over the datasets, Holm-adjusted over the pairs. "
-            "The diagrams draw the CD as a bar above the axis and each group of models no two of which differ as "
-            "a bar under it (red: Nemenyi, blue: Wilcoxon–Holm).")
+    head = (
+        "# Friedman test, Nemenyi critical differences and Wilcoxon–Holm cliques (Demšar 2006) over each "
+        "table's models\n\n"
+        "Mean rank over the datasets (1 = best); the Friedman test asks whether the models differ at all; "
+        f"the post-hoc tests which pairs do (α = {alpha:g}): Nemenyi's critical difference on the mean ranks, "
+        "and the Wilcoxon signed-rank test of each pair over the datasets, Holm-adjusted over the pairs. "
+        "The diagrams draw the CD as a bar above the axis and each group of models no two of which differ as "
+        "a bar under it (red: Nemenyi, blue: Wilcoxon–Holm)."
+    )
     path = out / "friedman.md"
     changed = _write_if_changed(path, ("\n\n".join([head, *blocks]) + "\n").encode("utf-8"))
     return [path, *written] if changed else written

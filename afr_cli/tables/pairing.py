@@ -30,19 +30,20 @@ class Dropped:
             return ""
         where = ", ".join(f"{d} {n}" for d, n in self.by_dataset.items())
         plural = "repetition" if self.total == 1 else "repetitions"
-        text = (f"{self.total} {plural} where {a}'s or {b}'s {metric} is undefined (NaN) dropped for both "
-                f"models ({where})")
+        text = (
+            f"{self.total} {plural} where {a}'s or {b}'s {metric} is undefined (NaN) dropped for both models ({where})"
+        )
         if self.left_out:
-            text += (f"; left out of the tests, no repetition with both scores defined: "
-                     f"{', '.join(self.left_out)}")
+            text += f"; left out of the tests, no repetition with both scores defined: {', '.join(self.left_out)}"
         return text
 
     def as_dict(self) -> dict:
         return {"repetitions": self.total, "by_dataset": dict(self.by_dataset), "left_out": list(self.left_out)}
 
 
-def paired_repetitions(results: pd.DataFrame, a: str, b: str, metric: str,
-                       order=None) -> tuple[pd.DataFrame, dict[str, Dropped]]:
+def paired_repetitions(
+    results: pd.DataFrame, a: str, b: str, metric: str, order=None
+) -> tuple[pd.DataFrame, dict[str, Dropped]]:
     """(rows of A and B on the (base, dataset, repetition) both hold with a defined ``metric``,
     per base what was dropped). Each dataset's two means are then over the same splits, even when
     one store has been extended further than the other or one score is NaN. ``order`` sorts the
@@ -61,6 +62,7 @@ def paired_repetitions(results: pd.DataFrame, a: str, b: str, metric: str,
         counts = rows.groupby("dataset", sort=False)["rep"].nunique()
         names = sorted(counts.index, key=order) if order else list(counts.index)
         remaining = set(kept.loc[kept["base"] == base, "dataset"])
-        dropped[str(base)] = Dropped({str(d): int(counts[d]) for d in names},
-                                     tuple(str(d) for d in names if d not in remaining))
+        dropped[str(base)] = Dropped(
+            {str(d): int(counts[d]) for d in names}, tuple(str(d) for d in names if d not in remaining)
+        )
     return kept, dropped

@@ -7,12 +7,21 @@ import math
 
 import pandas as pd
 
+from afr_cli.catalogue.knowledge import paper_reps, param_rows, table_info, unit_axes
 from afr_cli.catalogue.published import published_table
-from afr_cli.catalogue.knowledge import param_rows, paper_reps, table_info, unit_axes
-from afr_cli.tables.agreement import (RULE, as_printed, check_tolerance, tolerance_legend, within_tolerance)
+from afr_cli.tables.agreement import RULE, as_printed, check_tolerance, tolerance_legend, within_tolerance
 from afr_cli.tables.format import (
-    CSV_FLOAT, METRIC_NAMES, METRICS, check_format, decimals, document, format_param, format_value, grid,
-    sorted_frame)
+    CSV_FLOAT,
+    METRIC_NAMES,
+    METRICS,
+    check_format,
+    decimals,
+    document,
+    format_param,
+    format_value,
+    grid,
+    sorted_frame,
+)
 from afr_cli.tables.summary import cell_lookup, param_modes
 
 COMPARISON_COLUMNS = ["dataset", "model", "metric", "ours", "published", "diff", "within_tol"]
@@ -78,8 +87,9 @@ def paper_comparison(results: pd.DataFrame, spec: str, tol: float | None = None)
     extras = [k for k in scales if k in published.columns]
     matched = [k for k in extras if k in results.columns]
     keys = ["dataset", "base", "model", *matched]
-    melted = results.melt(id_vars=keys, value_vars=[m for m in METRICS if m in results.columns],
-                          var_name="metric", value_name="value")
+    melted = results.melt(
+        id_vars=keys, value_vars=[m for m in METRICS if m in results.columns], var_name="metric", value_name="value"
+    )
     for axis in matched:
         melted[axis] = melted[axis].astype(float).round(10)
     means = melted.groupby([*keys, "metric"])["value"].mean().to_dict()
@@ -97,19 +107,27 @@ def paper_comparison(results: pd.DataFrame, spec: str, tol: float | None = None)
             ours = means.get((cell["dataset"], base, model, *extra_key, cell["metric"]), math.nan)
         ours = float(ours)
         diff = ours - cell["value"]
-        rows.append({
-            "dataset": dataset_label, "model": model_label, "metric": cell["metric"], "ours": ours,
-            "published": cell["value"], "diff": diff,
-            "within_tol": None if math.isnan(ours) else within_tolerance(cell["metric"], diff, cell["value"],
-                                                                         tol, is_param),
-        })
+        rows.append(
+            {
+                "dataset": dataset_label,
+                "model": model_label,
+                "metric": cell["metric"],
+                "ours": ours,
+                "published": cell["value"],
+                "diff": diff,
+                "within_tol": None
+                if math.isnan(ours)
+                else within_tolerance(cell["metric"], diff, cell["value"], tol, is_param),
+            }
+        )
     frame = pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
     frame["within_tol"] = frame["within_tol"].astype(object)
     return frame
 
 
-def render_paper_comparison(comparison: pd.DataFrame, spec: str, fmt: str = "md",
-                            tol: float | None = None, note: str | None = None) -> str:
+def render_paper_comparison(
+    comparison: pd.DataFrame, spec: str, fmt: str = "md", tol: float | None = None, note: str | None = None
+) -> str:
     """csv: the 7 comparison columns; md/latex: one wide table per metric, datasets as rows and
     'ours | paper | Δ' per model, out-of-tolerance Δ marked with '*'."""
     check_format(fmt)
@@ -134,20 +152,32 @@ def render_paper_comparison(comparison: pd.DataFrame, spec: str, fmt: str = "md"
         parts.append(document(title, grid(headers, rows, fmt), notes, fmt))
         agreement = agreement_summary(part, printed)
         if len(agreement):
-            parts.append(document(f"{spec}, {METRIC_NAMES.get(metric, metric)}: agreement per column",
-                                  grid(list(agreement.columns), agreement.astype(str).values.tolist(), fmt),
-                                  [AGREEMENT_LEGEND], fmt))
+            parts.append(
+                document(
+                    f"{spec}, {METRIC_NAMES.get(metric, metric)}: agreement per column",
+                    grid(list(agreement.columns), agreement.astype(str).values.tolist(), fmt),
+                    [AGREEMENT_LEGEND],
+                    fmt,
+                )
+            )
         best = best_counts(part)
         if len(best):
-            parts.append(document(f"{spec}, {METRIC_NAMES.get(metric, metric)}: best model per dataset",
-                                  grid(list(best.columns), best.astype(str).values.tolist(), fmt),
-                                  [BEST_LEGEND], fmt))
+            parts.append(
+                document(
+                    f"{spec}, {METRIC_NAMES.get(metric, metric)}: best model per dataset",
+                    grid(list(best.columns), best.astype(str).values.tolist(), fmt),
+                    [BEST_LEGEND],
+                    fmt,
+                )
+            )
     return "\n".join(parts)
 
 
-BEST_LEGEND = ("on how many datasets each column is the best of its base's columns (highest R², lowest "
-               "MAE/RMSE) at the printed precision, in the paper and in ours; a tie counts for every "
-               "model in it, and only datasets where every column has a value of ours are counted")
+BEST_LEGEND = (
+    "on how many datasets each column is the best of its base's columns (highest R², lowest "
+    "MAE/RMSE) at the printed precision, in the paper and in ours; a tie counts for every "
+    "model in it, and only datasets where every column has a value of ours are counted"
+)
 
 
 def base_group(model_label: str) -> str:
@@ -169,7 +199,9 @@ def best_counts(part: pd.DataFrame) -> pd.DataFrame:
     for _, cells in part.groupby(["group", "dataset"], sort=False):
         if len(cells) < 2 or cells["ours"].isna().any():
             continue
-        for side, values in enumerate((cells["published"], cells["ours"].map(lambda v: float(format_value(v, metric))))):
+        for side, values in enumerate(
+            (cells["published"], cells["ours"].map(lambda v: float(format_value(v, metric))))
+        ):
             top = better(values)
             for model in cells.loc[values == top, "model"]:
                 counts[model][side] += 1
@@ -189,11 +221,18 @@ def agreement_summary(part: pd.DataFrame, printed: dict) -> pd.DataFrame:
         cells = cells[cells["ours"].notna()]
         if not len(cells):
             continue
-        same = sum(as_printed(c["ours"], printed.get((c["dataset"], model, c["metric"]), ""))
-                   for c in cells.to_dict("records"))
-        rows.append({"model": model, "cells": len(cells), "as printed": same,
-                     "within tol": int(cells["within_tol"].astype(bool).sum()),
-                     "mean Δ": f"{cells['diff'].mean():+.4f}"})
+        same = sum(
+            as_printed(c["ours"], printed.get((c["dataset"], model, c["metric"]), "")) for c in cells.to_dict("records")
+        )
+        rows.append(
+            {
+                "model": model,
+                "cells": len(cells),
+                "as printed": same,
+                "within tol": int(cells["within_tol"].astype(bool).sum()),
+                "mean Δ": f"{cells['diff'].mean():+.4f}",
+            }
+        )
     return pd.DataFrame(rows, columns=["model", "cells", "as printed", "within tol", "mean Δ"])
 
 
@@ -210,24 +249,36 @@ def _comparison_cells(cell: dict | None, published: str) -> list[str]:
     return [ours, published, diff + ("" if cell["within_tol"] else "*")]
 
 
-def repetitions_note(results: pd.DataFrame, reps: int | None, pointer: bool = True,
-                     published_reps: int = 10, stated_reps: int | None = None) -> str:
+def repetitions_note(
+    results: pd.DataFrame,
+    reps: int | None,
+    pointer: bool = True,
+    published_reps: int = 10,
+    stated_reps: int | None = None,
+) -> str:
     """Which repetitions a table averages and, for a paper comparison over more than the papers'
     count (``pointer``), where their splits are; ``stated_reps``: the count the paper's text
     states when it differs from the protocol identified from its numbers (``published_reps``)."""
     count = int(results["rep"].max()) + 1
     per_cell = results.groupby(["dataset", "base"])["rep"].nunique()
-    used = (f"Repetitions 0-{count - 1} of each dataset ({count})" if per_cell.min() == count else
-            f"Uneven: {per_cell.min()} to {per_cell.max()} repetitions per dataset and base")
+    used = (
+        f"Repetitions 0-{count - 1} of each dataset ({count})"
+        if per_cell.min() == count
+        else f"Uneven: {per_cell.min()} to {per_cell.max()} repetitions per dataset and base"
+    )
     if not pointer or reps is not None or count <= published_reps:
         return used + "."
     if stated_reps and stated_reps != published_reps:
-        return (f"{used}; the paper states {stated_reps} repetitions; the protocol identified from the papers' "
-                f"numbers is {published_reps} splits, our repetitions 0-{published_reps - 1} under rep-index "
-                f"seeding: --reps {published_reps} compares on those (inferred).")
-    return (f"{used}; the papers' cells are means over their "
-            f"{published_reps} splits, which are our repetitions 0-{published_reps - 1} under rep-index seeding: "
-            f"--reps {published_reps} compares on those.")
+        return (
+            f"{used}; the paper states {stated_reps} repetitions; the protocol identified from the papers' "
+            f"numbers is {published_reps} splits, our repetitions 0-{published_reps - 1} under rep-index "
+            f"seeding: --reps {published_reps} compares on those (inferred)."
+        )
+    return (
+        f"{used}; the papers' cells are means over their "
+        f"{published_reps} splits, which are our repetitions 0-{published_reps - 1} under rep-index seeding: "
+        f"--reps {published_reps} compares on those."
+    )
 
 
 def published_reps_of(spec: str) -> int:

@@ -48,8 +48,7 @@ def _worse_by(metric: str, ours: float, reference: float) -> float:
 
 def golden_rows(summary: pd.DataFrame, golden: pd.DataFrame) -> list[dict]:
     """Compare a run's long summary with the golden one, cell by cell."""
-    merged = golden.merge(summary, on=["dataset", "base", "model", "metric"], how="left",
-                          suffixes=("_golden", ""))
+    merged = golden.merge(summary, on=["dataset", "base", "model", "metric"], how="left", suffixes=("_golden", ""))
     rows = []
     for r in merged.itertuples():
         kind, tol = TOLERANCES[r.metric]
@@ -58,18 +57,28 @@ def golden_rows(summary: pd.DataFrame, golden: pd.DataFrame) -> list[dict]:
         else:
             worse = _worse_by(r.metric, r.mean, r.mean_golden)
             status = "REGRESSED" if worse > tol + 1e-12 else ("MOVED UP" if worse < -tol - 1e-12 else "ok")
-        rows.append({"check": "golden", "dataset": r.dataset, "base": r.base, "model": r.model,
-                     "metric": r.metric, "reference": r.mean_golden, "ours": r.mean,
-                     "diff": r.mean - r.mean_golden, "tolerance": f"{tol:g}{' rel' if kind == 'rel' else ''}",
-                     "status": status})
+        rows.append(
+            {
+                "check": "golden",
+                "dataset": r.dataset,
+                "base": r.base,
+                "model": r.model,
+                "metric": r.metric,
+                "reference": r.mean_golden,
+                "ours": r.mean,
+                "diff": r.mean - r.mean_golden,
+                "tolerance": f"{tol:g}{' rel' if kind == 'rel' else ''}",
+                "status": status,
+            }
+        )
     return rows
 
 
 def baseline_rows(summary: pd.DataFrame, forest_model: str, base_kinds: dict[str, str]) -> list[dict]:
     """Plain-forest R^2 against the papers' baseline columns (every dataset they report), or
     against the expected value where the papers' data file documents a known gap."""
-    from afr_cli.catalogue.published import published_table
     from afr_cli.catalogue.knowledge import baseline_sources, expected_baselines
+    from afr_cli.catalogue.published import published_table
 
     sources, expected = baseline_sources(), expected_baselines()
     rows = []
@@ -89,9 +98,20 @@ def baseline_rows(summary: pd.DataFrame, forest_model: str, base_kinds: dict[str
             check, ref, tol = f"published {spec}", float(hit.value.iloc[0]), BASELINE_TOLERANCE
         diff = r.mean - ref
         status = "ok" if abs(diff) <= tol + 1e-12 else ("REGRESSED" if diff < 0 else "MOVED UP")
-        rows.append({"check": check, "dataset": r.dataset, "base": r.base, "model": r.model,
-                     "metric": "r2", "reference": ref, "ours": r.mean, "diff": diff,
-                     "tolerance": f"{tol:g}", "status": status})
+        rows.append(
+            {
+                "check": check,
+                "dataset": r.dataset,
+                "base": r.base,
+                "model": r.model,
+                "metric": "r2",
+                "reference": ref,
+                "ours": r.mean,
+                "diff": diff,
+                "tolerance": f"{tol:g}",
+                "status": status,
+            }
+        )
     return rows
 
 
@@ -106,8 +126,9 @@ def read_golden(path: Path) -> pd.DataFrame:
     return golden[GOLDEN_COLUMNS]
 
 
-def compare(summary: pd.DataFrame, golden: pd.DataFrame, forest_model: str,
-            base_kinds: dict[str, str]) -> RegressReport:
+def compare(
+    summary: pd.DataFrame, golden: pd.DataFrame, forest_model: str, base_kinds: dict[str, str]
+) -> RegressReport:
     """Every golden value and every plain-model baseline checked against this run's summary;
     ``base_kinds`` maps each base id to its ensemble kind (which published column applies)."""
     rows = golden_rows(summary, golden) + baseline_rows(summary, forest_model, base_kinds)

@@ -15,8 +15,10 @@ import pandas as pd
 from afr_cli.catalogue.knowledge import unit_axes
 
 BEST_TEST = "best-test"
-BEST_TEST_NOTE = ("selection: best-test (optimistic; per dataset, base and model the grid point with the "
-                  "best mean test score over the repetitions shown)")
+BEST_TEST_NOTE = (
+    "selection: best-test (optimistic; per dataset, base and model the grid point with the "
+    "best mean test score over the repetitions shown)"
+)
 BEST_TEST_COLUMNS = ["dataset", "base", "model", "rep", "r2", "mae", "rmse", "params", "selection"]
 
 
@@ -44,17 +46,31 @@ def best_test_results(grid: pd.DataFrame, select_by: str = "r2") -> pd.DataFrame
     best = means.sort_values(keys + [score], ascending=[True] * len(keys) + [ascending], kind="stable")
     best = best.groupby(keys, as_index=False).first()[keys + ["point_key"]]
     chosen = grid.merge(best, on=keys + ["point_key"])
-    out = pd.DataFrame({
-        "dataset": chosen["dataset"], "base": chosen["base"], "model": chosen["model"], "rep": chosen["rep"],
-        "r2": chosen["test_r2"], "mae": chosen["test_mae"], "rmse": chosen["test_rmse"],
-        "params": chosen["point"], "selection": BEST_TEST})
+    out = pd.DataFrame(
+        {
+            "dataset": chosen["dataset"],
+            "base": chosen["base"],
+            "model": chosen["model"],
+            "rep": chosen["rep"],
+            "r2": chosen["test_r2"],
+            "mae": chosen["test_mae"],
+            "rmse": chosen["test_rmse"],
+            "params": chosen["point"],
+            "selection": BEST_TEST,
+        }
+    )
     for axis in axes:
         out[axis] = chosen[axis]
     return out
 
 
-def results_in_view(results: pd.DataFrame, grid: pd.DataFrame | None, selection: str = "stored",
-                    reps: int | None = None, select_by: str = "r2") -> pd.DataFrame:
+def results_in_view(
+    results: pd.DataFrame,
+    grid: pd.DataFrame | None,
+    selection: str = "stored",
+    reps: int | None = None,
+    select_by: str = "r2",
+) -> pd.DataFrame:
     """The rows a table shows: repetitions 0..reps-1; with ``selection == "best-test"`` every
     model re-selected by ``best_test_results`` on those repetitions. Rows a run stored under
     the protocol's ``selection: best-test`` are re-selected the same way, so best-test has one

@@ -47,10 +47,13 @@ def split_identities(directory: str | Path) -> pd.DataFrame:
     seeding = (config.get("protocol") or {}).get("seeding", "derived")
     units = reader.frame("units")
     keys = ["dataset", "base", *[a for a in axis_names() if a in units.columns], "rep"]
-    identity = [f"{seeding} seeding, split seed {seed}, {n_train}/{n_test} rows"
-                + (f", {extra}" if (extra := _data_identity(dataset, config, data)) else "")
-                for dataset, seed, n_train, n_test in
-                units[["dataset", "split_seed", "n_train", "n_test"]].itertuples(index=False)]
+    identity = [
+        f"{seeding} seeding, split seed {seed}, {n_train}/{n_test} rows"
+        + (f", {extra}" if (extra := _data_identity(dataset, config, data)) else "")
+        for dataset, seed, n_train, n_test in units[["dataset", "split_seed", "n_train", "n_test"]].itertuples(
+            index=False
+        )
+    ]
     return units[keys].assign(**{SPLIT: identity})
 
 
@@ -77,7 +80,8 @@ def check_one_store_per_model(results: pd.DataFrame, models: set[str] | None = N
     raise AfrInputError(
         f"--results: model {model!r} (base {base}, {dataset}) is in {' and '.join(held)}; a table keeps each "
         f"store's rows apart and would pool the two; allowed: each model in one of the stores given "
-        f"(drop one --results)")
+        f"(drop one --results)"
+    )
 
 
 def check_same_splits(results: pd.DataFrame, a: str, b: str) -> None:
@@ -86,8 +90,10 @@ def check_same_splits(results: pd.DataFrame, a: str, b: str) -> None:
     if SPLIT not in results.columns:
         return
     keys = ["base", "dataset", "rep"]
-    sides = [results.loc[results["model"] == m, [*keys, STORE, SPLIT]].fillna({SPLIT: ""}).drop_duplicates(keys)
-             for m in (a, b)]
+    sides = [
+        results.loc[results["model"] == m, [*keys, STORE, SPLIT]].fillna({SPLIT: ""}).drop_duplicates(keys)
+        for m in (a, b)
+    ]
     pairs = sides[0].merge(sides[1], on=keys, suffixes=("_a", "_b"))
     differ = pairs[pairs[f"{SPLIT}_a"] != pairs[f"{SPLIT}_b"]]
     if differ.empty:
@@ -97,4 +103,5 @@ def check_same_splits(results: pd.DataFrame, a: str, b: str) -> None:
         f"--compare: {a} ({first[f'{STORE}_a']}) and {b} ({first[f'{STORE}_b']}) were not run on the same "
         f"splits ({first['dataset']}, repetition {first['rep']}: {first[f'{SPLIT}_a']} against "
         f"{first[f'{SPLIT}_b']}); allowed: two models of one store, or of stores with the same seed, seeding, "
-        f"test fraction and data")
+        f"test fraction and data"
+    )

@@ -11,8 +11,23 @@ import pandas as pd
 
 from afr_cli.store import varying_axes
 from afr_cli.tables.format import (
-    CSV_FLOAT, METRIC_NAMES, METRICS, base_key, bold, check_format, dataset_key, decimals, document,
-    format_param, format_value, grid, is_missing, model_key, sorted_frame, tex)
+    CSV_FLOAT,
+    METRIC_NAMES,
+    METRICS,
+    base_key,
+    bold,
+    check_format,
+    dataset_key,
+    decimals,
+    document,
+    format_param,
+    format_value,
+    grid,
+    is_missing,
+    model_key,
+    sorted_frame,
+    tex,
+)
 from afr_cli.tables.selection import selection_note
 
 # The key the protocol adds to a best_of composite's params: which component won; not a hyperparameter.
@@ -25,8 +40,10 @@ def with_axes_in_dataset(results: pd.DataFrame) -> pd.DataFrame:
     axes = varying_axes(results)
     if not axes:
         return results
-    labels = [f"{d} [{', '.join(f'{a}={v:g}' for a, v in zip(axes, vals))}]"
-              for d, *vals in results[["dataset", *axes]].itertuples(index=False)]
+    labels = [
+        f"{d} [{', '.join(f'{a}={v:g}' for a, v in zip(axes, vals))}]"
+        for d, *vals in results[["dataset", *axes]].itertuples(index=False)
+    ]
     return results.drop(columns=axes).assign(dataset=labels)
 
 
@@ -72,8 +89,9 @@ def param_modes(results: pd.DataFrame, params: tuple[str, ...] | None = None) ->
         for param in params:
             values = [p[param] for p in chosen if p.get(param) is not None]
             if values:
-                rows.append({"dataset": dataset, "base": base, "model": model,
-                             "param": param, "value": mode_value(values)})
+                rows.append(
+                    {"dataset": dataset, "base": base, "model": model, "param": param, "value": mode_value(values)}
+                )
     return pd.DataFrame(rows, columns=["dataset", "base", "model", "param", "value"])
 
 
@@ -123,8 +141,9 @@ def cell_lookup(frame: pd.DataFrame, value: str) -> dict:
     return {tuple(k): v for k, v in zip(frame[keys].itertuples(index=False), frame[value])}
 
 
-def summary_wide(results: pd.DataFrame, metric: str, with_std: bool = False,
-                 params: tuple[str, ...] | None = None) -> pd.DataFrame:
+def summary_wide(
+    results: pd.DataFrame, metric: str, with_std: bool = False, params: tuple[str, ...] | None = None
+) -> pd.DataFrame:
     """Datasets as rows, one column per model (grouped by base), then ``<param>_opt (<model>)``
     columns with the mode of the selected values. Cells are mean floats, or 'mean ± std' strings."""
     results = with_axes_in_dataset(results)
@@ -139,8 +158,10 @@ def summary_wide(results: pd.DataFrame, metric: str, with_std: bool = False,
         if col.param is not None:
             out[col.label] = [chosen.get((d, col.base, col.model, col.param)) for d in datasets]
         elif with_std:
-            out[col.label] = [_mean_std(means.get((d, col.base, col.model)),
-                                        stds.get((d, col.base, col.model)), metric) for d in datasets]
+            out[col.label] = [
+                _mean_std(means.get((d, col.base, col.model)), stds.get((d, col.base, col.model)), metric)
+                for d in datasets
+            ]
         else:
             out[col.label] = [means.get((d, col.base, col.model), math.nan) for d in datasets]
     return out
@@ -154,8 +175,13 @@ def _mean_std(mean, std, metric: str) -> str:
     return f"{format_value(mean, metric)} ± {std:.{decimals(mean, metric)}f}"
 
 
-def render_summary(results: pd.DataFrame, metric: str | None = "r2", fmt: str = "md",
-                   with_std: bool = False, params: tuple[str, ...] | None = None) -> str:
+def render_summary(
+    results: pd.DataFrame,
+    metric: str | None = "r2",
+    fmt: str = "md",
+    with_std: bool = False,
+    params: tuple[str, ...] | None = None,
+) -> str:
     """The summary table: csv is the long form (all metrics when ``metric`` is None); md/latex
     the wide form of one metric (R² when None) with the best model per row and base in bold."""
     check_format(fmt)
@@ -175,11 +201,11 @@ def render_summary(results: pd.DataFrame, metric: str | None = "r2", fmt: str = 
         best = _best_per_base(numeric.iloc[i], columns, metric)
         for col in columns:
             value = shown[col.label][i]
-            text = format_param(value) if col.param else (
-                value if isinstance(value, str) else format_value(value, metric))
+            text = (
+                format_param(value) if col.param else (value if isinstance(value, str) else format_value(value, metric))
+            )
             text = tex(text) if fmt == "latex" else text
-            is_best = (col.param is None and
-                       format_value(numeric[col.label][i], metric) == best.get(col.base))
+            is_best = col.param is None and format_value(numeric[col.label][i], metric) == best.get(col.base)
             cells.append(bold(text, fmt) if is_best and text else text)
         rows.append(cells)
     headers = ["dataset"] + [c.label for c in columns]
@@ -188,8 +214,10 @@ def render_summary(results: pd.DataFrame, metric: str | None = "r2", fmt: str = 
     long = summary_long(results)
     n_reps = long.loc[long["metric"] == metric, "n_reps"]  # the shown metric's: an undefined R² is not a repetition
     reps = f"{n_reps.min()}" if n_reps.min() == n_reps.max() else f"{n_reps.min()}–{n_reps.max()}"
-    title = (f"{METRIC_NAMES.get(metric, metric)}: mean{' ± std' if with_std else ''} over {reps} reps;"
-             f" best per dataset and base in bold")
+    title = (
+        f"{METRIC_NAMES.get(metric, metric)}: mean{' ± std' if with_std else ''} over {reps} reps;"
+        f" best per dataset and base in bold"
+    )
     note = selection_note(results)
     return document(title, grid(headers, rows, fmt, escaped=True), [note] if note else [], fmt)
 

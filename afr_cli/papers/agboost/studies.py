@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from afr_cli.config.experiment import load_experiment
+from afr_cli.analysis.stats import matches_printed
 from afr_cli.catalogue.published import published_table
+from afr_cli.config.experiment import load_experiment
 from afr_cli.core.paths import PROJECT_ROOT
 from afr_cli.publish.frames import stored
 from afr_cli.publish.store_words import holdings, holdings_text  # noqa: F401 (a show)
-from afr_cli.analysis.stats import matches_printed
 
 CONFIG = PROJECT_ROOT / "configs" / "agboost_gbm_baselines.yaml"
 STORE = "agboost_gbm_baselines"
@@ -40,8 +40,10 @@ def _means(root: Path, scaling: str) -> pd.DataFrame:
 
 
 def _setting(params: dict) -> str:
-    return (f"{params['n_estimators']} iterations, lr {params['learning_rate']:g}, depth {params['max_depth']}, "
-            f"{params['min_samples_leaf']} rows per leaf")
+    return (
+        f"{params['n_estimators']} iterations, lr {params['learning_rate']:g}, depth {params['max_depth']}, "
+        f"{params['min_samples_leaf']} rows per leaf"
+    )
 
 
 def gbm_cells(root: Path) -> pd.DataFrame:
@@ -54,9 +56,20 @@ def gbm_cells(root: Path) -> pd.DataFrame:
             table, column = TABLE_OF[base.kind]
             for cell in _printed(table, column).itertuples():
                 ours = float(means.loc[(base.id, cell.dataset), cell.metric])
-                rows.append({"candidate": base.id, "learners": column, "setting": _setting(base.params),
-                             "table": table, "scaling": scaling, "dataset": cell.dataset, "metric": cell.metric,
-                             "printed": cell.value_str, "ours": ours, "as_printed": matches_printed(cell.value_str, ours)})
+                rows.append(
+                    {
+                        "candidate": base.id,
+                        "learners": column,
+                        "setting": _setting(base.params),
+                        "table": table,
+                        "scaling": scaling,
+                        "dataset": cell.dataset,
+                        "metric": cell.metric,
+                        "printed": cell.value_str,
+                        "ours": ours,
+                        "as_printed": matches_printed(cell.value_str, ours),
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -64,7 +77,7 @@ def settings_table(cells: pd.DataFrame) -> pd.DataFrame:
     """Per candidate: the printed cells its column reproduces under each scaling, and its R² distance
     to the paper's (raw features; mean and largest over the datasets)."""
     rows = []
-    for candidate, c in cells.groupby("candidate", sort=False):
+    for _candidate, c in cells.groupby("candidate", sort=False):
         first = c.iloc[0]
         row = {"GBM setting": f"{first.setting} ({first.learners} learners; Table {first.table})"}
         for scaling, label in SCALINGS:
@@ -88,8 +101,9 @@ def best_dt(root: Path) -> pd.DataFrame:
     raw, std = (stored(root / STORE / s).results for s, _ in SCALINGS)
     both = raw.merge(std, on=["dataset", "base", "model", "rep"], suffixes=("_raw", "_std"))
     same = int((both.r2_raw == both.r2_std).sum())
-    out = dt[dt.candidate == best].assign(units_same=same, units=len(both),
-                                          largest_unit_move=float((both.r2_raw - both.r2_std).abs().max()))
+    out = dt[dt.candidate == best].assign(
+        units_same=same, units=len(both), largest_unit_move=float((both.r2_raw - both.r2_std).abs().max())
+    )
     return out.reset_index(drop=True)
 
 
@@ -108,13 +122,19 @@ def best_dt_text(cells: pd.DataFrame) -> str:
     only_raw = raw.merge(std, on=["dataset", "metric"], suffixes=("", "_std"))
     only_raw = only_raw[only_raw.as_printed & ~only_raw.as_printed_std]
     extra = ", ".join(f"{r.dataset}'s {'MAE' if r.metric == 'mae' else 'R²'}" for r in only_raw.itertuples())
-    return (f"With {first.setting}, {', '.join(both)} match both metrics"
-            + (f" and {', '.join(r2_only)} its R²" if r2_only else "")
-            + f"; the other datasets stay within {others:.3f} R², {worst.dataset} excepted "
-            f"({abs(worst.gap):.3f} {'low' if worst.gap < 0 else 'high'}). Raw and standardised features give "
-            f"the same trees except for float thresholds ({first.units_same} of {first.units} units identical; the "
-            f"rest differ by at most {first.largest_unit_move:.3f} R²)"
-            + (f"; raw ones match {len(only_raw)} cell{'s' if len(only_raw) > 1 else ''} more ({extra})." if len(only_raw) else "."))
+    return (
+        f"With {first.setting}, {', '.join(both)} match both metrics"
+        + (f" and {', '.join(r2_only)} its R²" if r2_only else "")
+        + f"; the other datasets stay within {others:.3f} R², {worst.dataset} excepted "
+        f"({abs(worst.gap):.3f} {'low' if worst.gap < 0 else 'high'}). Raw and standardised features give "
+        f"the same trees except for float thresholds ({first.units_same} of {first.units} units identical; the "
+        f"rest differ by at most {first.largest_unit_move:.3f} R²)"
+        + (
+            f"; raw ones match {len(only_raw)} cell{'s' if len(only_raw) > 1 else ''} more ({extra})."
+            if len(only_raw)
+            else "."
+        )
+    )
 
 
 ERT_CONFIG = PROJECT_ROOT / "configs" / "agboost_ert.yaml"  # the AGBoost (ERT) run: which GBM depth it uses
@@ -137,15 +157,18 @@ def ert_depths_text(cells: pd.DataFrame) -> str:
     for scaling, label in SCALINGS:
         s = cells[cells.scaling == scaling]
         hits = s.groupby("depth").as_printed.sum()
-        per_scaling.append(f"at most {int(hits.max())} of the {int(s.groupby('depth').size().max())} cells "
-                           f"with {label} features")
+        per_scaling.append(
+            f"at most {int(hits.max())} of the {int(s.groupby('depth').size().max())} cells with {label} features"
+        )
     r2 = cells[(cells.scaling == SCALINGS[0][0]) & (cells.metric == "r2")]
     gap = (r2.ours - r2.printed.astype(float)).abs().groupby(r2.depth).mean()
     best, used = int(gap.idxmin()), int(cells.config_depth.iloc[0])
-    uses = ("uses it" if used == best else f"uses depth {used} (mean |ΔR²| {gap.get(used, float('nan')):.3f})")
-    return (f"With ERT learners the depths {', '.join(str(int(d)) for d in sorted(gap.index))} match Table III's GBM (ERT) "
-            f"column as printed on {' and '.join(per_scaling)}. Depth {best} has the smallest mean |ΔR²| "
-            f"({gap[best]:.3f}, raw features); `configs/agboost_ert.yaml` {uses}.")
+    uses = "uses it" if used == best else f"uses depth {used} (mean |ΔR²| {gap.get(used, float('nan')):.3f})"
+    return (
+        f"With ERT learners the depths {', '.join(str(int(d)) for d in sorted(gap.index))} match Table III's GBM (ERT) "
+        f"column as printed on {' and '.join(per_scaling)}. Depth {best} has the smallest mean |ΔR²| "
+        f"({gap[best]:.3f}, raw features); `configs/agboost_ert.yaml` {uses}."
+    )
 
 
 DIABETES_STORE = "agboost_dt"  # Table II (DT learners), the 100 committed repetitions
@@ -160,10 +183,20 @@ def diabetes_gap(root: Path) -> pd.DataFrame:
     pub = published_table("agboost:II")
     pub = pub[pub.dataset == "Diabetes"].set_index(["model", "metric"]).value_str
     means = d.groupby("model").r2.mean()
-    return pd.DataFrame([{"reps": int(d.rep.nunique()), "agboost": float(means["agboost"]), "gbm": float(means["gbm"]),
-                          "eps_mode": float(eps.mode().iloc[0]), "eps_mode_reps": int((eps == eps.mode().iloc[0]).sum()),
-                          "paper_agboost": pub["agboost", "r2"], "paper_gbm": pub["gbm", "r2"],
-                          "paper_eps": pub["agboost", "eps_opt"]}])
+    return pd.DataFrame(
+        [
+            {
+                "reps": int(d.rep.nunique()),
+                "agboost": float(means["agboost"]),
+                "gbm": float(means["gbm"]),
+                "eps_mode": float(eps.mode().iloc[0]),
+                "eps_mode_reps": int((eps == eps.mode().iloc[0]).sum()),
+                "paper_agboost": pub["agboost", "r2"],
+                "paper_gbm": pub["gbm", "r2"],
+                "paper_eps": pub["agboost", "eps_opt"],
+            }
+        ]
+    )
 
 
 def _beats(diff: float) -> str:
@@ -175,14 +208,21 @@ def diabetes_gap_text(frame: pd.DataFrame) -> str:
     paper (from the signs of the differences it prints), and the eps its inner CV selects."""
     f = frame.iloc[0]
     ours, paper = f.agboost - f.gbm, float(f.paper_agboost) - float(f.paper_gbm)
-    return (f"On Diabetes (DT learners) our AGBoost {_beats(ours)} its GBM, and the paper's {_beats(paper)} its own. "
-            f"AGBoost's inner CV selects eps = {f.eps_mode:g} most often ({f.eps_mode_reps} "
-            f"of {f.reps} repetitions; the paper's eps_opt there: {f.paper_eps}), and AGBoost's R² is {f.agboost:.3f} "
-            f"against the GBM's {f.gbm:.3f} over our {f.reps} repetitions ({ours:+.3f}), where the paper prints "
-            f"{f.paper_agboost} against {f.paper_gbm} ({paper:+.3f}).")
+    return (
+        f"On Diabetes (DT learners) our AGBoost {_beats(ours)} its GBM, and the paper's {_beats(paper)} its own. "
+        f"AGBoost's inner CV selects eps = {f.eps_mode:g} most often ({f.eps_mode_reps} "
+        f"of {f.reps} repetitions; the paper's eps_opt there: {f.paper_eps}), and AGBoost's R² is {f.agboost:.3f} "
+        f"against the GBM's {f.gbm:.3f} over our {f.reps} repetitions ({ours:+.3f}), where the paper prints "
+        f"{f.paper_agboost} against {f.paper_gbm} ({paper:+.3f})."
+    )
 
 
-HELD = ('agboost_dt', 'agboost_ert', 'agboost_gbm_baselines/none', 'agboost_gbm_baselines/standard')  # the stores this page describes
+HELD = (
+    "agboost_dt",
+    "agboost_ert",
+    "agboost_gbm_baselines/none",
+    "agboost_gbm_baselines/standard",
+)  # the stores this page describes
 
 
 def stores_held(root: Path) -> pd.DataFrame:

@@ -18,8 +18,15 @@ from pathlib import Path
 import pandas as pd
 
 from afr_cli.publish.frames import compute_words, stored, stored_status
-from afr_cli.publish.page_words import (ALPHA, how_many, in_brackets, listing, repetitions_label,
-                                        significance_words, shown_store)
+from afr_cli.publish.page_words import (
+    ALPHA,
+    how_many,
+    in_brackets,
+    listing,
+    repetitions_label,
+    shown_store,
+    significance_words,
+)
 from afr_cli.tables.compare import compare_models
 
 STORE = "dm_soft"
@@ -36,12 +43,22 @@ def _comparison_rows(results: pd.DataFrame, reps_label: str, store: str) -> list
         for c in compare_models(results, model, MODEL).bases:
             record = c.record
             worse = f" (worse on {', '.join(record.losses)})" if record.losses else ""
-            rows.append({"dm-soft against": label, "base": c.base, "repetitions": reps_label,
-                         "mean ΔR² over the datasets": c.ttest.mean_diff, "p (Demšar's t-test)": c.ttest.p,
-                         "95 % CI": f"[{c.ttest.ci_low:+.3f}, {c.ttest.ci_high:+.3f}]",
-                         "better / tied / worse": f"{len(record.wins)} / {len(record.ties)} / {len(record.losses)}{worse}",
-                         "wins": len(record.wins), "ties": len(record.ties), "losses": len(record.losses),
-                         "datasets": len(record.wins) + len(record.ties) + len(record.losses), "store": store})
+            rows.append(
+                {
+                    "dm-soft against": label,
+                    "base": c.base,
+                    "repetitions": reps_label,
+                    "mean ΔR² over the datasets": c.ttest.mean_diff,
+                    "p (Demšar's t-test)": c.ttest.p,
+                    "95 % CI": f"[{c.ttest.ci_low:+.3f}, {c.ttest.ci_high:+.3f}]",
+                    "better / tied / worse": f"{len(record.wins)} / {len(record.ties)} / {len(record.losses)}{worse}",
+                    "wins": len(record.wins),
+                    "ties": len(record.ties),
+                    "losses": len(record.losses),
+                    "datasets": len(record.wins) + len(record.ties) + len(record.losses),
+                    "store": store,
+                }
+            )
     return rows
 
 
@@ -69,9 +86,11 @@ def _direction(mean: float) -> str:
 def _row_words(row: pd.Series) -> str:
     """One comparison in words: its direction, its significance at ALPHA and its datasets."""
     p = row["p (Demšar's t-test)"]
-    return (f"{_direction(row['mean ΔR² over the datasets'])} {row['dm-soft against']} with the {row['base']} "
-            f"({significance_words(p)}, p = {p:{P_SPEC}}; better on {how_many(int(row['wins']), int(row['datasets']))} "
-            f"datasets)")
+    return (
+        f"{_direction(row['mean ΔR² over the datasets'])} {row['dm-soft against']} with the {row['base']} "
+        f"({significance_words(p)}, p = {p:{P_SPEC}}; better on {how_many(int(row['wins']), int(row['datasets']))} "
+        f"datasets)"
+    )
 
 
 def _verdict(row: pd.Series) -> tuple[str, bool]:
@@ -87,21 +106,32 @@ def comparisons_text(frame: pd.DataFrame) -> str:
     groups = list(dict.fromkeys(frame["repetitions"]))
     every = frame[frame["repetitions"] == groups[0]]
     reps = groups[0].removeprefix("all ")
-    lines = [f"So on the {reps} stored repetitions dm-soft is "
-             + listing([_row_words(r) for _, r in every.iterrows()]) + f", at the {ALPHA:g} level."]
+    lines = [
+        f"So on the {reps} stored repetitions dm-soft is "
+        + listing([_row_words(r) for _, r in every.iterrows()])
+        + f", at the {ALPHA:g} level."
+    ]
     for group in groups[1:]:
         rows = frame[frame["repetitions"] == group]
         changed = [r for (_, r), (_, e) in zip(rows.iterrows(), every.iterrows()) if _verdict(r) != _verdict(e)]
         if not changed:
-            lines.append(f"On the papers' repetitions {group} alone every row gives the same direction and "
-                         f"significance, on fewer splits.")
+            lines.append(
+                f"On the papers' repetitions {group} alone every row gives the same direction and "
+                f"significance, on fewer splits."
+            )
         else:
             rest = "; the other rows give the same direction and significance" if len(changed) < len(rows) else ""
-            lines.append(f"On the papers' repetitions {group} alone dm-soft is "
-                         + listing([_row_words(r) for r in changed]) + rest + ".")
-    lines.append(f"The commands: `afr table --results {store} --compare forest dm-soft`, and `--compare eps-abrf "
-                 f"dm-soft`; `afr reproduce dm` writes both into `{store}/compare.md` and the per-dataset means "
-                 f"± std with the selected eps and tau into `{store}/summary.md`.")
+            lines.append(
+                f"On the papers' repetitions {group} alone dm-soft is "
+                + listing([_row_words(r) for r in changed])
+                + rest
+                + "."
+            )
+    lines.append(
+        f"The commands: `afr table --results {store} --compare forest dm-soft`, and `--compare eps-abrf "
+        f"dm-soft`; `afr reproduce dm` writes both into `{store}/compare.md` and the per-dataset means "
+        f"± std with the selected eps and tau into `{store}/summary.md`."
+    )
     return "\n".join(lines)
 
 
@@ -110,27 +140,47 @@ def store_solves(root: Path) -> pd.DataFrame:
     status = stored_status(root / STORE)
     solves = {key: n for key, n in status.solves.items() if ":" in key}
     held = status.reps.to_numpy()
-    return pd.DataFrame([{"store": shown_store(root, STORE), "units": status.units, "datasets": len(status.reps.index),
-                          "fewest_reps": int(held[held > 0].min()), "repetitions": int(held.max()),
-                          **dict(zip(("compute_minutes", "measured"), status.recorded_compute())), "qps": status.solved,
-                          "daqp": sum(n for k, n in solves.items() if k.startswith("DAQP:")),
-                          "fallbacks": status.solves.get("fallbacks", 0), "failed": status.solves.get("failed", 0),
-                          "fallback_to": ", ".join(f"{n} to {k.split(':')[0]}" for k, n in sorted(solves.items())
-                                                   if not k.startswith("DAQP:"))}])
+    return pd.DataFrame(
+        [
+            {
+                "store": shown_store(root, STORE),
+                "units": status.units,
+                "datasets": len(status.reps.index),
+                "fewest_reps": int(held[held > 0].min()),
+                "repetitions": int(held.max()),
+                **dict(zip(("compute_minutes", "measured"), status.recorded_compute())),
+                "qps": status.solved,
+                "daqp": sum(n for k, n in solves.items() if k.startswith("DAQP:")),
+                "fallbacks": status.solves.get("fallbacks", 0),
+                "failed": status.solves.get("failed", 0),
+                "fallback_to": ", ".join(
+                    f"{n} to {k.split(':')[0]}" for k, n in sorted(solves.items()) if not k.startswith("DAQP:")
+                ),
+            }
+        ]
+    )
 
 
 def store_solves_text(frame: pd.DataFrame) -> str:
     """The page's sentence on the store: its path, size and compute, and how its QPs were solved."""
     r = frame.iloc[0]
-    reps = (f"{r['repetitions']} repetitions" if r["fewest_reps"] == r["repetitions"]
-            else f"{r['fewest_reps']} to {r['repetitions']} repetitions")
-    fell_back = (f"{r['fallbacks']} failed DAQP's answer check and fell back"
-                 f"{in_brackets(r['fallback_to'].split(', ') if r['fallback_to'] else [])}"
-                 if r["fallbacks"] else "none failed DAQP's answer check")
+    reps = (
+        f"{r['repetitions']} repetitions"
+        if r["fewest_reps"] == r["repetitions"]
+        else f"{r['fewest_reps']} to {r['repetitions']} repetitions"
+    )
+    fell_back = (
+        f"{r['fallbacks']} failed DAQP's answer check and fell back"
+        f"{in_brackets(r['fallback_to'].split(', ') if r['fallback_to'] else [])}"
+        if r["fallbacks"]
+        else "none failed DAQP's answer check"
+    )
     failed = f"{r['failed']} failed outright" if r["failed"] else "no solve failed"
-    return (f"`{r['store']}` holds {reps} of {r['datasets']} datasets: {r['units']:,} units, "
-            f"{compute_words(r['compute_minutes'], r['measured'])} (`afr status {r['store']}`). "
-            f"{r['daqp']:,} of its {r['qps']:,} QPs were solved by DAQP; {fell_back}, {failed}.")
+    return (
+        f"`{r['store']}` holds {reps} of {r['datasets']} datasets: {r['units']:,} units, "
+        f"{compute_words(r['compute_minutes'], r['measured'])} (`afr status {r['store']}`). "
+        f"{r['daqp']:,} of its {r['qps']:,} QPs were solved by DAQP; {fell_back}, {failed}."
+    )
 
 
 def tau_choices(root: Path) -> pd.DataFrame:
@@ -139,12 +189,18 @@ def tau_choices(root: Path) -> pd.DataFrame:
     results = stored(root / STORE).results
     taus = results[results.model == MODEL].params.map(lambda p: float(p["tau"]))
     counts = taus.value_counts()
-    return pd.DataFrame([{"store": shown_store(root, STORE), "tau": float(t), "units": int(n), "of": int(taus.size)}
-                         for t, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))])
+    return pd.DataFrame(
+        [
+            {"store": shown_store(root, STORE), "tau": float(t), "units": int(n), "of": int(taus.size)}
+            for t, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        ]
+    )
 
 
 def tau_choices_text(frame: pd.DataFrame) -> str:
     """The page's sentence on the tau grid: how many units chose each tau (counted, not typed)."""
     n, store = int(frame["of"].iloc[0]), frame["store"].iloc[0]
     parts = [f"tau = {r.tau:g} on {r.units:,}" for r in frame.itertuples()]
-    return f"Of the {n:,} dm-soft units (dataset, forest, repetition) in `{store}`, the inner CV chose {listing(parts)}."
+    return (
+        f"Of the {n:,} dm-soft units (dataset, forest, repetition) in `{store}`, the inner CV chose {listing(parts)}."
+    )

@@ -19,18 +19,18 @@ import pandas as pd
 from sklearn.metrics import r2_score
 from sklearn.preprocessing import StandardScaler
 
+from afr_cli.analysis.stats import friedman_from_ranks, paired_ttest
+from afr_cli.catalogue.printed_tests import recompute_published_ttests
 from afr_cli.config.experiment import load_experiment
-from afr_cli.data import load_dataset
-from afr_cli.models import LARF
 from afr_cli.core.paths import PROJECT_ROOT
+from afr_cli.data import load_dataset
 from afr_cli.engine.protocol import UnitSeeds
+from afr_cli.models import LARF
 from afr_cli.publish.claims.columns import ColumnRef, published_column
 from afr_cli.publish.frames import StoreMissing, compute_words, report_table, stored, stored_status
 from afr_cli.publish.page_words import how_many, listing, shown_store
-from afr_cli.publish.studies import render_frame
 from afr_cli.publish.store_words import holdings, holdings_text  # noqa: F401 (a show)
-from afr_cli.analysis.stats import friedman_from_ranks, paired_ttest
-from afr_cli.catalogue.printed_tests import recompute_published_ttests
+from afr_cli.publish.studies import render_frame
 from afr_cli.tables.agreement import R2_TOL
 from afr_cli.tables.friedman import friedman_tables
 
@@ -61,11 +61,27 @@ def ert_excess(root: Path) -> pd.DataFrame:
     11 datasets of ours − paper."""
     ours, paper = _mean(root, "larf_ert", "em-w-arf", PAPER_REPS), _paper("larf:5", "ERT", "em-w-arf")
     ert, abrf = _paper("larf:5", "ERT", "ert"), _mean(root, "larf_ert", "eps-abrf", PAPER_REPS)
-    rows = [{"dataset": d, "ours": ours[d], "paper": paper[d], "ours − paper": ours[d] - paper[d],
-             "paper's plain ERT": ert[d], "our eps-ABRF": abrf[d]}
-            for d in ("Friedman1", "Friedman2", "Friedman3", "Airfoil")]
-    rows.append({"dataset": "mean over the 11 datasets", "ours": None, "paper": None,
-                 "ours − paper": float((ours - paper).mean()), "paper's plain ERT": None, "our eps-ABRF": None})
+    rows = [
+        {
+            "dataset": d,
+            "ours": ours[d],
+            "paper": paper[d],
+            "ours − paper": ours[d] - paper[d],
+            "paper's plain ERT": ert[d],
+            "our eps-ABRF": abrf[d],
+        }
+        for d in ("Friedman1", "Friedman2", "Friedman3", "Airfoil")
+    ]
+    rows.append(
+        {
+            "dataset": "mean over the 11 datasets",
+            "ours": None,
+            "paper": None,
+            "ours − paper": float((ours - paper).mean()),
+            "paper's plain ERT": None,
+            "our eps-ABRF": None,
+        }
+    )
     return pd.DataFrame(rows)
 
 
@@ -83,8 +99,10 @@ def larger_sets_shown(frame: pd.DataFrame) -> str:
     tolerance of the paper's R² (a gap is ours − the paper's)."""
     near = [r.dataset for r in frame.itertuples() if abs(r.ours - r.paper) <= R2_TOL]
     far = [r.dataset for r in frame.itertuples() if r.dataset not in near]
-    return (render_frame(frame, 3) + f"\n\nOurs is within {R2_TOL:g} of the paper's R² (the agreement tolerance) on "
-            f"{how_many(len(near), len(frame))} of these datasets" + (f"; not on {listing(far)}" if far else "") + ".")
+    return (
+        render_frame(frame, 3) + f"\n\nOurs is within {R2_TOL:g} of the paper's R² (the agreement tolerance) on "
+        f"{how_many(len(near), len(frame))} of these datasets" + (f"; not on {listing(far)}" if far else "") + "."
+    )
 
 
 SMALL_FORMATS = {"gap 0-9": "+.3f", "gap, all": "+.3f"}
@@ -96,9 +114,12 @@ def small_sets_shown(frame: pd.DataFrame) -> str:
     below = [d for d, gap in zip(frame.dataset, frame["gap, all"]) if gap < 0]
     reps = sorted(set(int(r) for r in frame.reps))
     held = f"{reps[0]}" if len(reps) == 1 else f"{reps[0]} to {reps[-1]}"
-    return (render_frame(frame, 3, SMALL_FORMATS) + f"\n\nOver every stored repetition ({held} per set) our mean stays "
-            f"below the paper's number on {how_many(len(below), len(frame))} sets (the \"gap, all\" column)"
-            + (f": {listing(below)}" if 0 < len(below) < len(frame) else "") + ".")
+    return (
+        render_frame(frame, 3, SMALL_FORMATS) + f"\n\nOver every stored repetition ({held} per set) our mean stays "
+        f'below the paper\'s number on {how_many(len(below), len(frame))} sets (the "gap, all" column)'
+        + (f": {listing(below)}" if 0 < len(below) < len(frame) else "")
+        + "."
+    )
 
 
 def small_sets(root: Path) -> pd.DataFrame:
@@ -114,10 +135,20 @@ def small_sets(root: Path) -> pd.DataFrame:
         raise StoreMissing(f"{root / 'larf_rf'}: none of {', '.join(SMALL)}")
     for d in held:
         ten, all_reps = chosen[chosen.dataset == d].r2, every[every.dataset == d].r2
-        rows.append({"dataset": d, "ours 0-9": ten.mean(), "paper": paper[d], "gap 0-9": ten.mean() - paper[d],
-                     "sd 0-9": ten.std(), "SE of the 0-9 mean": ten.std() / PAPER_REPS ** 0.5,
-                     "reps": int(all_reps.size), "ours, all": all_reps.mean(), "sd, all": all_reps.std(),
-                     "gap, all": all_reps.mean() - paper[d]})
+        rows.append(
+            {
+                "dataset": d,
+                "ours 0-9": ten.mean(),
+                "paper": paper[d],
+                "gap 0-9": ten.mean() - paper[d],
+                "sd 0-9": ten.std(),
+                "SE of the 0-9 mean": ten.std() / PAPER_REPS**0.5,
+                "reps": int(all_reps.size),
+                "ours, all": all_reps.mean(),
+                "sd, all": all_reps.std(),
+                "gap, all": all_reps.mean() - paper[d],
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -128,14 +159,21 @@ def small_sets_tau0(root: Path) -> pd.DataFrame:
     chosen = _ours(root, "larf_rf", "em-w-larf", PAPER_REPS)
     small = chosen[chosen.dataset.isin(SMALL)]
     counts = small["params"].map(lambda p: p.get("tau0")).value_counts()
-    rows = [{"what": f"(dataset, rep) pairs choosing tau0 = {tau0:g}", "value": str(int(n))} for tau0, n in counts.items()]
+    rows = [
+        {"what": f"(dataset, rep) pairs choosing tau0 = {tau0:g}", "value": str(int(n))} for tau0, n in counts.items()
+    ]
     f3 = small[small.dataset == "Friedman3"].set_index("rep")
     r0 = f3.loc[0]
-    rows += [{"what": "Friedman 3, rep 0: tau0 chosen", "value": f"{r0['params'].get('tau0'):g}"},
-             {"what": "Friedman 3, rep 0: CV R²", "value": f"{r0['cv_score']:.2f}"},
-             {"what": "Friedman 3, rep 0: test R²", "value": f"{r0['r2']:.2f}"},
-             {"what": "Friedman 3: how much rep 0 lowers the 0-9 mean", "value": f"{f3.r2.drop(0).mean() - f3.r2.mean():.2f}"},
-             {"what": "Friedman 3: median of reps 0-9", "value": f"{f3.r2.median():.3f}"}]
+    rows += [
+        {"what": "Friedman 3, rep 0: tau0 chosen", "value": f"{r0['params'].get('tau0'):g}"},
+        {"what": "Friedman 3, rep 0: CV R²", "value": f"{r0['cv_score']:.2f}"},
+        {"what": "Friedman 3, rep 0: test R²", "value": f"{r0['r2']:.2f}"},
+        {
+            "what": "Friedman 3: how much rep 0 lowers the 0-9 mean",
+            "value": f"{f3.r2.drop(0).mean() - f3.r2.mean():.2f}",
+        },
+        {"what": "Friedman 3: median of reps 0-9", "value": f"{f3.r2.median():.3f}"},
+    ]
     return pd.DataFrame(rows)
 
 
@@ -147,8 +185,9 @@ def leave_self_out(root: Path) -> pd.DataFrame:
         base = _mean(root, "larf_rf", model, PAPER_REPS)
         loo = _mean(root, "larf_leave_self_out", f"{model}-loo", PAPER_REPS)
         paper = _paper("larf:3", "RF", spec_model)
-        rows += [{"model": model, "dataset": d, "ours": base[d], "leave-self-out": loo[d], "paper": paper[d]}
-                 for d in SMALL]
+        rows += [
+            {"model": model, "dataset": d, "ours": base[d], "leave-self-out": loo[d], "paper": paper[d]} for d in SMALL
+        ]
     return pd.DataFrame(rows)
 
 
@@ -159,12 +198,17 @@ def leave_self_out_paired(root: Path) -> pd.DataFrame:
     for model in ("em-w-larf", "em-larf"):
         loo_rows = _ours(root, "larf_leave_self_out", f"{model}-loo")
         base = _ours(root, "larf_rf", model).merge(loo_rows[["dataset", "rep"]], on=["dataset", "rep"])
-        b, l = base.groupby("dataset").r2.mean(), loo_rows.groupby("dataset").r2.mean()
-        test = paired_ttest(b[list(SMALL)].to_numpy(), l[list(SMALL)].to_numpy())
-        rows.append({"model": model, "reps": int(loo_rows.rep.nunique()),
-                     **{d: f"{b[d]:.3f} → {l[d]:.3f}" for d in SMALL}, "paired t-test p (3 datasets)": test.p})
+        b, loo = base.groupby("dataset").r2.mean(), loo_rows.groupby("dataset").r2.mean()
+        test = paired_ttest(b[list(SMALL)].to_numpy(), loo[list(SMALL)].to_numpy())
+        rows.append(
+            {
+                "model": model,
+                "reps": int(loo_rows.rep.nunique()),
+                **{d: f"{b[d]:.3f} → {loo[d]:.3f}" for d in SMALL},
+                "paired t-test p (3 datasets)": test.p,
+            }
+        )
     return pd.DataFrame(rows)
-
 
 
 def leave_self_out_summary(root: Path) -> pd.DataFrame:
@@ -176,25 +220,42 @@ def leave_self_out_summary(root: Path) -> pd.DataFrame:
     loo_rows = _ours(root, "larf_leave_self_out", f"{model}-loo")
     paired = _ours(root, "larf_rf", model).merge(loo_rows, on=["dataset", "rep"], suffixes=("", "_loo"))
     gain = (paired.r2_loo - paired.r2).groupby(paired.dataset).mean()
-    return pd.DataFrame([{"dataset": d, "ours": first.loc[d, "ours"], "leave-self-out": first.loc[d, "leave-self-out"],
-                          "paper": first.loc[d, "paper"], "paired gain": gain[d], "reps": int(loo_rows.rep.nunique())}
-                         for d in SMALL])
+    return pd.DataFrame(
+        [
+            {
+                "dataset": d,
+                "ours": first.loc[d, "ours"],
+                "leave-self-out": first.loc[d, "leave-self-out"],
+                "paper": first.loc[d, "paper"],
+                "paired gain": gain[d],
+                "reps": int(loo_rows.rep.nunique()),
+            }
+            for d in SMALL
+        ]
+    )
 
 
 def leave_self_out_text(summary: pd.DataFrame) -> str:
     """The page's bullet: where leaving the row out closes at least half of epsM-w-LARF's gap to the
     paper on repetitions 0-9, and the paired gain over every repetition, largest first."""
     closes = (summary["paper"] - summary["leave-self-out"]).abs() <= (summary["paper"] - summary["ours"]).abs() / 2
+
     def cell(r) -> str:
         return f"{r.dataset} ({r.ours:.3f} to {r['leave-self-out']:.3f}, paper {r.paper:.3f})"
+
     closed = " and ".join(cell(r) for _, r in summary[closes].iterrows()) or "no dataset"
     open_ = ", ".join(cell(r) for _, r in summary[~closes].iterrows())
-    gains = ", ".join(f"{r.dataset} {r['paired gain']:+.3f}"
-                      for _, r in summary.sort_values("paired gain", ascending=False).iterrows())
-    return (f"- If each training row is left out of its own leaves' attention, something the paper does not "
-            f"specify, at least half of epsM-w-LARF's gap to the paper on its splits 0-9 closes on {closed}"
-            + (f"; not on {open_}" if open_ else "") + f". Over {summary.reps.iloc[0]} paired repetitions "
-            f"the mean gain of leaving the row out is: {gains}.")
+    gains = ", ".join(
+        f"{r.dataset} {r['paired gain']:+.3f}"
+        for _, r in summary.sort_values("paired gain", ascending=False).iterrows()
+    )
+    return (
+        f"- If each training row is left out of its own leaves' attention, something the paper does not "
+        f"specify, at least half of epsM-w-LARF's gap to the paper on its splits 0-9 closes on {closed}"
+        + (f"; not on {open_}" if open_ else "")
+        + f". Over {summary.reps.iloc[0]} paired repetitions "
+        f"the mean gain of leaving the row out is: {gains}."
+    )
 
 
 DATASET, REP = "Regression", 34
@@ -217,13 +278,28 @@ def which_optimum(root: Path) -> pd.DataFrame:
     rows = []
     for point in POINTS:
         for solver in SOLVERS:
-            model = LARF(variant="em-w-larf", base=base.kind, random_state=seeds.forest(-1), solver=solver,
-                         **point, **{k: v for k, v in base.params.items() if v is not None}).fit(X_train, y[train])
+            model = LARF(
+                variant="em-w-larf",
+                base=base.kind,
+                random_state=seeds.forest(-1),
+                solver=solver,
+                **point,
+                **{k: v for k, v in base.params.items() if v is not None},
+            ).fit(X_train, y[train])
             result = model.solve_result_
-            rows.append({"tau0": point["tau0"], "M": point["M"], "solver asked": solver,
-                         "solver used": f"{result.solver}: {result.status}", "training rows": len(train),
-                         "objective": float(result.objective), "|weights|": float(np.linalg.norm(result.theta)),
-                         "weights": int(result.theta.size), "test R²": float(r2_score(y[test], model.predict(X_test)))})
+            rows.append(
+                {
+                    "tau0": point["tau0"],
+                    "M": point["M"],
+                    "solver asked": solver,
+                    "solver used": f"{result.solver}: {result.status}",
+                    "training rows": len(train),
+                    "objective": float(result.objective),
+                    "|weights|": float(np.linalg.norm(result.theta)),
+                    "weights": int(result.theta.size),
+                    "test R²": float(r2_score(y[test], model.predict(X_test))),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -236,15 +312,24 @@ MAIN_STORES = (("larf_rf", "RF"), ("larf_ert", "ERT"))
 def compute_per_base(root: Path) -> pd.DataFrame:
     """The compute (minutes, as ``afr status`` sums it: recorded CPU, or wall for a store made before
     CPU was recorded) each base's LARF store records."""
-    return pd.DataFrame([{"base": base, "store": shown_store(root, store),
-                          **dict(zip(("minutes", "measured"), stored_status(root / store).recorded_compute()))}
-                         for store, base in MAIN_STORES])
+    return pd.DataFrame(
+        [
+            {
+                "base": base,
+                "store": shown_store(root, store),
+                **dict(zip(("minutes", "measured"), stored_status(root / store).recorded_compute())),
+            }
+            for store, base in MAIN_STORES
+        ]
+    )
 
 
 def compute_per_base_text(frame: pd.DataFrame) -> str:
     minutes = " and ".join(compute_words(m, k) for m, k in zip(frame.minutes, frame.measured))
-    return (f"- Under auto the LARF stores record {minutes} "
-            f"({', '.join(frame.base)}; `afr status {' '.join(frame.store)}`).")
+    return (
+        f"- Under auto the LARF stores record {minutes} "
+        f"({', '.join(frame.base)}; `afr status {' '.join(frame.store)}`)."
+    )
 
 
 def holm_family(root: Path) -> pd.DataFrame:
@@ -252,8 +337,14 @@ def holm_family(root: Path) -> pd.DataFrame:
     p Holm-adjusted over the whole table (one family)."""
     table = report_table(root / "larf" / "compare.md")
     holm = next(c for c in table.columns if c.startswith("p (Holm"))
-    return pd.DataFrame({"comparison": table["B − A"], "base": table["base"],
-                         "p": table["p (t-test)"].astype(float), "p_holm": table[holm].astype(float)})
+    return pd.DataFrame(
+        {
+            "comparison": table["B − A"],
+            "base": table["base"],
+            "p": table["p (t-test)"].astype(float),
+            "p_holm": table[holm].astype(float),
+        }
+    )
 
 
 def holm_family_text(frame: pd.DataFrame) -> str:
@@ -264,9 +355,11 @@ def holm_family_text(frame: pd.DataFrame) -> str:
     abrf = frame[frame.comparison == "larf − eps-abrf"]
     before = " and ".join(f"{p:.3g}" for p in abrf.p)
     after = " and ".join(f"{p:.2g}" for p in abrf.p_holm)
-    return (f"Taken as one family, `compare.md` also shows each p-value Holm-adjusted over its {len(frame)} "
-            f"rows (issue 23): {len(alone)} rows have p < {ALPHA:g} alone, {len(adjusted)} after the "
-            f"adjustment ({survive}); LARF over eps-ABRF (p = {before}) becomes {after}.")
+    return (
+        f"Taken as one family, `compare.md` also shows each p-value Holm-adjusted over its {len(frame)} "
+        f"rows (issue 23): {len(alone)} rows have p < {ALPHA:g} alone, {len(adjusted)} after the "
+        f"adjustment ({survive}); LARF over eps-ABRF (p = {before}) becomes {after}."
+    )
 
 
 def table9_ties(root: Path) -> pd.DataFrame:
@@ -275,16 +368,26 @@ def table9_ties(root: Path) -> pd.DataFrame:
     results = stored(root / "larf_trees").results
     group, _, _, paper = next(t for t in friedman_tables(results, "larf:9"))
     _, p_plain, _, p_f_plain = friedman_from_ranks(paper.mean_ranks, paper.n)
-    return pd.DataFrame([{"group": group, "p": paper.p, "p without the correction": p_plain,
-                          "Iman-Davenport p": paper.iman_davenport_p,
-                          "Iman-Davenport p without the correction": p_f_plain}])
+    return pd.DataFrame(
+        [
+            {
+                "group": group,
+                "p": paper.p,
+                "p without the correction": p_plain,
+                "Iman-Davenport p": paper.iman_davenport_p,
+                "Iman-Davenport p without the correction": p_f_plain,
+            }
+        ]
+    )
 
 
 def table9_ties_text(frame: pd.DataFrame) -> str:
     r = frame.iloc[0]
-    return (f"On the paper's own Table 9 the four tree counts now differ significantly, p = {r['p']:.2g} "
-            f"(was {r['p without the correction']:.3g} without the correction; Iman-Davenport p = "
-            f"{r['Iman-Davenport p']:.2g}, was {r['Iman-Davenport p without the correction']:.2g}).")
+    return (
+        f"On the paper's own Table 9 the four tree counts now differ significantly, p = {r['p']:.2g} "
+        f"(was {r['p without the correction']:.3g} without the correction; Iman-Davenport p = "
+        f"{r['Iman-Davenport p']:.2g}, was {r['Iman-Davenport p without the correction']:.2g})."
+    )
 
 
 def larf_vs_abrf(root: Path) -> pd.DataFrame:
@@ -301,11 +404,20 @@ def larf_vs_abrf(root: Path) -> pd.DataFrame:
         ten = paired_ttest(ours10, _mean(root, store, "eps-abrf", PAPER_REPS)[ours10.index])
         every_larf = _mean(root, store, "larf")
         every = paired_ttest(every_larf, _mean(root, store, "eps-abrf")[every_larf.index])
-        rows.append({"base": base, "paper p": printed.loc[base, "published_p"],
-                     "paper effect": printed.loc[base, "recomputed_mean"],
-                     "paper − ours, 0-9": float(gap.mean()), "cells within tolerance": int((gap.abs() <= R2_TOL).sum()),
-                     "cells": int(gap.size), "gain 0-9": ten.mean_diff, "p 0-9": ten.p,
-                     "gain, all": every.mean_diff, "p, all": every.p})
+        rows.append(
+            {
+                "base": base,
+                "paper p": printed.loc[base, "published_p"],
+                "paper effect": printed.loc[base, "recomputed_mean"],
+                "paper − ours, 0-9": float(gap.mean()),
+                "cells within tolerance": int((gap.abs() <= R2_TOL).sum()),
+                "cells": int(gap.size),
+                "gain 0-9": ten.mean_diff,
+                "p 0-9": ten.p,
+                "gain, all": every.mean_diff,
+                "p, all": every.p,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -315,14 +427,16 @@ def larf_vs_abrf_text(frame: pd.DataFrame) -> str:
     every = " and ".join(f"{r['gain, all']:+.3f} (p = {r['p, all']:.2g})" for _, r in frame.iterrows())
     share = " and ".join(f"{100 * r['gain, all'] / r['paper effect']:.0f} %" for _, r in frame.iterrows())
     ten = ", ".join(f"{r['gain 0-9']:+.4f} {r['base']}" for _, r in frame.iterrows())
-    return (f"**LARF against eps-ABRF.** The paper's p = {papers_p} rest on a LARF column about "
-            f"{rf['paper − ours, 0-9']:.3f} above ours on repetitions 0-9: {rf['cells within tolerance']} of "
-            f"{rf['cells']} cells within {R2_TOL:g} on RF, dominated by the three sets above. Our eps-ABRF "
-            f"column matches the paper, as shown in the table above. On repetitions 0-9 the gain of LARF over "
-            f"eps-ABRF is positive ({ten}) "
-            f"but not significant over {rf['cells']} datasets; on every repetition, where the small sets' bad "
-            f"splits weigh less, it is {every}: significant, with {share} of the paper's effect, and p-values "
-            f"above the paper's printed {' and '.join(str(p) for p in frame['paper p'])}.")
+    return (
+        f"**LARF against eps-ABRF.** The paper's p = {papers_p} rest on a LARF column about "
+        f"{rf['paper − ours, 0-9']:.3f} above ours on repetitions 0-9: {rf['cells within tolerance']} of "
+        f"{rf['cells']} cells within {R2_TOL:g} on RF, dominated by the three sets above. Our eps-ABRF "
+        f"column matches the paper, as shown in the table above. On repetitions 0-9 the gain of LARF over "
+        f"eps-ABRF is positive ({ten}) "
+        f"but not significant over {rf['cells']} datasets; on every repetition, where the small sets' bad "
+        f"splits weigh less, it is {every}: significant, with {share} of the paper's effect, and p-values "
+        f"above the paper's printed {' and '.join(str(p) for p in frame['paper p'])}."
+    )
 
 
 # ---------------------------------------------------------------- the stores before and after AUTO
@@ -357,25 +471,35 @@ def regen_under_auto(root: Path) -> pd.DataFrame:
     before["params"] = before["params"].map(json.loads)  # JSON, as the stores' exports hold them
     rows = []
     for store, old in before.groupby("store", sort=False):
-        cells = diff_frames(old.drop(columns="store"), stored(root / store).results, old_name=BEFORE_AUTO,
-                            new_name=store).cells
+        cells = diff_frames(
+            old.drop(columns="store"), stored(root / store).results, old_name=BEFORE_AUTO, new_name=store
+        ).cells
         cells = cells.assign(abs_mean=cells["mean"].abs())
         small, other = cells[cells.dataset.isin(SMALL)], cells[~cells.dataset.isin(SMALL)]
         leaf = small[small.model.isin(LEAF_ATTENTION)]
         worst = cells.loc[cells.max_abs.idxmax()]
         moved = other[other.abs_mean > MOVE_TOL].sort_values("abs_mean", ascending=False)
-        rows.append({"store": store, "reps": int(cells.reps.max()), "cells": len(cells),
-                     "cells above 1e-4": int((cells.max_abs > MOVE_TOL).sum()),
-                     "largest |ΔR²| in a repetition": f"{worst.max_abs:.2g} ({_where(worst)})",
-                     "largest |cell-mean ΔR²|, small sets": _largest_mean(small),
-                     "reps with other params, leaf attention on small sets":
-                         f"{int(leaf.params_changed.min())}-{int(leaf.params_changed.max())}" if len(leaf) else "—",
-                     "largest |cell-mean ΔR²|, other sets": _largest_mean(other),
-                     "other cells with |mean ΔR²| > 1e-4": ", ".join(_where(r) for _, r in moved.iterrows()) or "none"})
+        rows.append(
+            {
+                "store": store,
+                "reps": int(cells.reps.max()),
+                "cells": len(cells),
+                "cells above 1e-4": int((cells.max_abs > MOVE_TOL).sum()),
+                "largest |ΔR²| in a repetition": f"{worst.max_abs:.2g} ({_where(worst)})",
+                "largest |cell-mean ΔR²|, small sets": _largest_mean(small),
+                "reps with other params, leaf attention on small sets": (
+                    f"{int(leaf.params_changed.min())}-{int(leaf.params_changed.max())}"
+                )
+                if len(leaf)
+                else "—",
+                "largest |cell-mean ΔR²|, other sets": _largest_mean(other),
+                "other cells with |mean ΔR²| > 1e-4": ", ".join(_where(r) for _, r in moved.iterrows()) or "none",
+            }
+        )
     return pd.DataFrame(rows)
 
 
-HELD = ('larf_rf', 'larf_ert', 'larf_trees', 'larf_leave_self_out')  # the stores this page describes
+HELD = ("larf_rf", "larf_ert", "larf_trees", "larf_leave_self_out")  # the stores this page describes
 
 
 def stores_held(root: Path) -> pd.DataFrame:

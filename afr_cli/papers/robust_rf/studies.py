@@ -26,20 +26,20 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from sklearn.ensemble import RandomForestRegressor
 
+from afr_cli.analysis.stats import paired_ttest
+from afr_cli.catalogue.knowledge import paper as known_paper
+from afr_cli.catalogue.published import published_table
 from afr_cli.data import load_dataset
+from afr_cli.engine.protocol import derive_seed, split_indices
 from afr_cli.ensembles import get_ensemble
 from afr_cli.ensembles.leaf_statistics import LeafStatistics
 from afr_cli.models.robust import RobustRFFamily, weight_bounds, weights_problem
-from afr_cli.catalogue.published import published_table
-from afr_cli.catalogue.knowledge import paper as known_paper
-from afr_cli.engine.protocol import derive_seed, split_indices
 from afr_cli.publish.claims.judge import describe_test, judge
 from afr_cli.publish.frames import StoreMissing, compute_words, report_by_name, report_frames, stored, stored_status
 from afr_cli.publish.page_words import shown_store
-from afr_cli.publish.studies import render_frame
 from afr_cli.publish.store_words import holdings, holdings_text  # noqa: F401 (a show)
+from afr_cli.publish.studies import render_frame
 from afr_cli.solvers.solve import solve
-from afr_cli.analysis.stats import paired_ttest
 from afr_cli.tables.compare import compare_models
 from afr_cli.tables.selection import results_in_view
 
@@ -77,15 +77,24 @@ def table_one_verdicts(root: Path) -> pd.DataFrame:
         if results is None:
             raise StoreMissing(f"{root}: no store of the report {claim['report']}")
         v = judge(this.id, claim, results, this.reps)
-        rows.append({"claim": v.id, "test": describe_test(claim), "paper": v.paper.text if v.paper else "",
-                     "ours": v.ours.text if v.ours else "", "verdict": v.verdict})
+        rows.append(
+            {
+                "claim": v.id,
+                "test": describe_test(claim),
+                "paper": v.paper.text if v.paper else "",
+                "ours": v.ours.text if v.ours else "",
+                "verdict": v.verdict,
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def table_one_verdicts_text(frame: pd.DataFrame) -> str:
     """The verdicts of Table I's claim in words, one bullet per robust column, from the judged rows."""
-    return "\n".join(f"- {r.test}: Table I {r.paper}, ours {r.ours}: the ledger's verdict is **{r.verdict}**."
-                      for r in frame.itertuples())
+    return "\n".join(
+        f"- {r.test}: Table I {r.paper}, ours {r.ours}: the ledger's verdict is **{r.verdict}**."
+        for r in frame.itertuples()
+    )
 
 
 def _counts(record) -> str:
@@ -97,19 +106,26 @@ def table_one(root: Path) -> pd.DataFrame:
     paper = published_table("robust_rf:I")
     paper = paper[paper.metric == "rmse"]
     views = {name: _view(root, "robust_rf_boston", sel, REPS) for name, sel in SELECTIONS}
-    mean = {name: v[v.base == "RF"].groupby(["model", "train_fraction", "noise_eta"]).rmse.mean()
-            for name, v in views.items()}
+    mean = {
+        name: v[v.base == "RF"].groupby(["model", "train_fraction", "noise_eta"]).rmse.mean()
+        for name, v in views.items()
+    }
 
     def printed(model: str, gamma: float, eta: float) -> str:
-        cell = paper[(paper.model == model) & (paper.train_fraction.round(6) == round(gamma * 100, 6))
-                     & (paper.noise_eta == eta)]
+        cell = paper[
+            (paper.model == model) & (paper.train_fraction.round(6) == round(gamma * 100, 6)) & (paper.noise_eta == eta)
+        ]
         return cell.value_str.iloc[0] if len(cell) else "—"
 
     rows = []
     for eta in (0.0, 0.5):
         for gamma in sorted(views["inner-CV"].train_fraction.unique()):
-            row = {"γ %": f"{gamma * 100:g}", "η": f"{eta:g}", "RF ours": mean["inner-CV"][("rf", gamma, eta)],
-                   "RF paper": printed("rf", gamma, eta)}
+            row = {
+                "γ %": f"{gamma * 100:g}",
+                "η": f"{eta:g}",
+                "RF ours": mean["inner-CV"][("rf", gamma, eta)],
+                "RF paper": printed("rf", gamma, eta),
+            }
             for alpha, ours in (("0.2", "robust-rf-a0.2"), ("0.05", "robust-rf-a0.05")):
                 row[f"α={alpha} inner-CV"] = mean["inner-CV"][(ours, gamma, eta)]
                 row[f"α={alpha} best-test"] = mean["best-test"][(ours, gamma, eta)]
@@ -150,16 +166,29 @@ def gain_by_cell(root: Path) -> pd.DataFrame:
         gain = m["robust-rf-a0.2"] - m["rf"]
         for eta in (0.0, 0.5):
             cells = gain[eta]
-            rows.append({"selection": name, "η": f"{eta:g}",
-                         **{f"{g * 100:g} %": cells[g] for g in sorted(cells.index)}, "mean": cells.mean()})
+            rows.append(
+                {
+                    "selection": name,
+                    "η": f"{eta:g}",
+                    **{f"{g * 100:g} %": cells[g] for g in sorted(cells.index)},
+                    "mean": cells.mean(),
+                }
+            )
     paper = published_table("robust_rf:I")
-    paper = paper[paper.metric == "rmse"].pivot_table(index=["noise_eta", "train_fraction"], columns="model",
-                                                      values="value")
+    paper = paper[paper.metric == "rmse"].pivot_table(
+        index=["noise_eta", "train_fraction"], columns="model", values="value"
+    )
     printed = paper["robust-rf-a0.2"] - paper["rf"]
     for eta in (0.0, 0.5):
         cells = printed[eta]
-        rows.append({"selection": "paper (Table I)", "η": f"{eta:g}",
-                     **{f"{g:g} %": cells[g] for g in sorted(cells.index)}, "mean": cells.mean()})
+        rows.append(
+            {
+                "selection": "paper (Table I)",
+                "η": f"{eta:g}",
+                **{f"{g:g} %": cells[g] for g in sorted(cells.index)},
+                "mean": cells.mean(),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -167,9 +196,16 @@ def all_datasets(root: Path) -> pd.DataFrame:
     """The 11-dataset run: cells (of 198) where each robust model is better than RF, tied or worse,
     per forest and selection."""
     table = _comparisons(root, "robust_rf_all", ALL_MODELS, ALL_REPS)
-    return pd.DataFrame([{"forest": forest, "selection": name,
-                          **{f"{m}: better / tied / worse": _counts(c.record) for m, c in by_model.items()}}
-                         for (forest, name), by_model in table.items()])
+    return pd.DataFrame(
+        [
+            {
+                "forest": forest,
+                "selection": name,
+                **{f"{m}: better / tied / worse": _counts(c.record) for m, c in by_model.items()},
+            }
+            for (forest, name), by_model in table.items()
+        ]
+    )
 
 
 def _better_tied_worse(cell: str) -> tuple[int, int, int]:
@@ -190,13 +226,15 @@ def all_datasets_shown(frame: pd.DataFrame) -> str:
     for forest, rows in frame.groupby("forest", sort=False):
         honest = rows[rows.selection == "inner-CV"].iloc[0]
         best = rows[rows.selection == "best-test"].iloc[0]
-        (w, t, l), (w2, _, l2) = _better_tied_worse(honest[a02]), _better_tied_worse(honest[train])
-        n = w + t + l
-        lines.append(f"- {forest}, inner CV: α = 0.2 beats RF on {w} of {n} cells ({_share(w, n)}) and loses on {l}; "
-                     f"the paper's literal leaf statistics (`robust-rf-train`) beat RF on {w2} "
-                     f"({'more' if w2 > w else 'fewer' if w2 < w else 'as many'} than α = 0.2) and lose on {l2}. "
-                     f"Chosen on the test set, α = 0.2 loses on {_better_tied_worse(best[a02])[2]} cells and "
-                     f"`robust-rf-train` on {_better_tied_worse(best[train])[2]}.")
+        (w, t, lost), (w2, _, l2) = _better_tied_worse(honest[a02]), _better_tied_worse(honest[train])
+        n = w + t + lost
+        lines.append(
+            f"- {forest}, inner CV: α = 0.2 beats RF on {w} of {n} cells ({_share(w, n)}) and loses on {lost}; "
+            f"the paper's literal leaf statistics (`robust-rf-train`) beat RF on {w2} "
+            f"({'more' if w2 > w else 'fewer' if w2 < w else 'as many'} than α = 0.2) and lose on {l2}. "
+            f"Chosen on the test set, α = 0.2 loses on {_better_tied_worse(best[a02])[2]} cells and "
+            f"`robust-rf-train` on {_better_tied_worse(best[train])[2]}."
+        )
     return render_frame(frame, 3) + "\n\n" + "\n".join(lines)
 
 
@@ -205,21 +243,38 @@ def all_datasets_wins(root: Path) -> pd.DataFrame:
     table = _comparisons(root, "robust_rf_all", ALL_MODELS[:1], ALL_REPS)
     first = table[(FORESTS[0][0], "inner-CV")][ALL_MODELS[0]].per_dataset
     datasets = sorted({cell.split(" [")[0] for cell in first["dataset"]})
-    wins = {forest: Counter(cell.split(" [")[0] for cell in table[(forest, "inner-CV")][ALL_MODELS[0]].record.wins)
-            for forest, _ in FORESTS}
-    return pd.DataFrame([{"dataset": d, **{f"{f}: cells of 18 where α=0.2 beats RF (inner CV)": wins[f][d]
-                                           for f, _ in FORESTS}} for d in datasets])
+    wins = {
+        forest: Counter(cell.split(" [")[0] for cell in table[(forest, "inner-CV")][ALL_MODELS[0]].record.wins)
+        for forest, _ in FORESTS
+    }
+    return pd.DataFrame(
+        [
+            {"dataset": d, **{f"{f}: cells of 18 where α=0.2 beats RF (inner CV)": wins[f][d] for f, _ in FORESTS}}
+            for d in datasets
+        ]
+    )
 
 
 SEARCH_GAMMAS = (0.15, 0.75, 0.95)
 ALL_GAMMAS = (0.15, 0.25, 0.35, 0.45, 0.55, 0.65, 0.75, 0.85, 0.95)
 SETTINGS = {  # name -> RandomForestRegressor keyword arguments (100 trees unless said)
-    "msl1": {}, "msl3": {"min_samples_leaf": 3}, "msl5": {"min_samples_leaf": 5},
-    "msl10": {"min_samples_leaf": 10}, "mf1/3": {"max_features": 1 / 3}, "mf-sqrt": {"max_features": "sqrt"},
-    "depth3": {"max_depth": 3}, "depth4": {"max_depth": 4}, "depth5": {"max_depth": 5},
-    "depth6": {"max_depth": 6}, "depth8": {"max_depth": 8}, "no-bootstrap": {"bootstrap": False},
-    "10 trees": {"n_estimators": 10}, "msl5-depth6": {"min_samples_leaf": 5, "max_depth": 6},
-    "leaves16": {"max_leaf_nodes": 16}, "leaves32": {"max_leaf_nodes": 32}, "msl4": {"min_samples_leaf": 4},
+    "msl1": {},
+    "msl3": {"min_samples_leaf": 3},
+    "msl5": {"min_samples_leaf": 5},
+    "msl10": {"min_samples_leaf": 10},
+    "mf1/3": {"max_features": 1 / 3},
+    "mf-sqrt": {"max_features": "sqrt"},
+    "depth3": {"max_depth": 3},
+    "depth4": {"max_depth": 4},
+    "depth5": {"max_depth": 5},
+    "depth6": {"max_depth": 6},
+    "depth8": {"max_depth": 8},
+    "no-bootstrap": {"bootstrap": False},
+    "10 trees": {"n_estimators": 10},
+    "msl5-depth6": {"min_samples_leaf": 5, "max_depth": 6},
+    "leaves16": {"max_leaf_nodes": 16},
+    "leaves32": {"max_leaf_nodes": 32},
+    "msl4": {"min_samples_leaf": 4},
     "msl5-mf1/3": {"min_samples_leaf": 5, "max_features": 1 / 3},
     "msl3-mf1/3": {"min_samples_leaf": 3, "max_features": 1 / 3},
     "depth3-mf1/3": {"max_depth": 3, "max_features": 1 / 3},
@@ -253,8 +308,16 @@ def forest_settings(settings: list[str], gammas: tuple[float, ...], reps: int) -
                 clean.append(np.sqrt(np.mean((y[te] - rf.predict(X[te])) ** 2)))
                 noisy.append(np.sqrt(np.mean((y[te] - rf.predict(noisy_test)) ** 2)))
             for eta, values in ((0, clean), (0.5, noisy)):
-                rows.append({"setting": name, "train_fraction": round(gamma * 100), "noise_eta": eta,
-                             "rmse_mean": float(np.mean(values)), "rmse_std": float(np.std(values)), "reps": reps})
+                rows.append(
+                    {
+                        "setting": name,
+                        "train_fraction": round(gamma * 100),
+                        "noise_eta": eta,
+                        "rmse_mean": float(np.mean(values)),
+                        "rmse_std": float(np.std(values)),
+                        "reps": reps,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -272,8 +335,10 @@ def _published_rf() -> pd.Series:
     """The paper's RF column of Table I, by (training fraction %, eta)."""
     paper = published_table("robust_rf:I")
     paper = paper[(paper.metric == "rmse") & (paper.model == "rf")]
-    return pd.Series(paper.value.to_numpy(), index=pd.MultiIndex.from_arrays(
-        [paper.train_fraction.round().astype(int), paper.noise_eta.astype(float)]))
+    return pd.Series(
+        paper.value.to_numpy(),
+        index=pd.MultiIndex.from_arrays([paper.train_fraction.round().astype(int), paper.noise_eta.astype(float)]),
+    )
 
 
 def rf_search_table(search: pd.DataFrame) -> pd.DataFrame:
@@ -338,15 +403,31 @@ def weight_path(root: Path) -> pd.DataFrame:
         for lam in LAMBDAS:
             w = solve(weights_problem(c, eps, lam)).theta
             pred = query.z @ w
-            rows.append({"eps": eps, "lam": lam, "max_w": w.max(), "at_lower_bound": int((w <= lo + 1e-6).sum()),
-                         "effective_trees": 1.0 / float(w @ w), "objective": float(c @ w + lam * w @ w),
-                         "test_rmse": float(np.sqrt(np.mean((y[test] - pred) ** 2)))})
+            rows.append(
+                {
+                    "eps": eps,
+                    "lam": lam,
+                    "max_w": w.max(),
+                    "at_lower_bound": int((w <= lo + 1e-6).sum()),
+                    "effective_trees": 1.0 / float(w @ w),
+                    "objective": float(c @ w + lam * w @ w),
+                    "test_rmse": float(np.sqrt(np.mean((y[test] - pred) ** 2))),
+                }
+            )
             if eps == 1.0:
                 curves[lam] = np.sort(w)[::-1]
     plain = np.full(len(c), 1.0 / len(c))
-    rows.append({"eps": 0.0, "lam": 0.0, "max_w": float(plain.max()), "at_lower_bound": len(c),
-                 "effective_trees": 1.0 / float(plain @ plain), "objective": float(c @ plain),
-                 "test_rmse": float(np.sqrt(np.mean((y[test] - forest.predict(X[test])) ** 2)))})
+    rows.append(
+        {
+            "eps": 0.0,
+            "lam": 0.0,
+            "max_w": float(plain.max()),
+            "at_lower_bound": len(c),
+            "effective_trees": 1.0 / float(plain @ plain),
+            "objective": float(c @ plain),
+            "test_rmse": float(np.sqrt(np.mean((y[test] - forest.predict(X[test])) ** 2))),
+        }
+    )
     _weight_figure(curves, c, root / "robust_rf" / "weight_path.png")
     return pd.DataFrame(rows)
 
@@ -387,7 +468,10 @@ def summary(root: Path) -> pd.DataFrame:
         for (forest, selection), by_model in _comparisons(root, store, (model,), REPS).items():
             c, tag = by_model[model], f"{key}|{forest}|{selection}"
             q[f"{tag}|better"], q[f"{tag}|worse"] = len(c.record.wins), len(c.record.losses)
-            q[f"{tag}|cells"], q[f"{tag}|diff"] = len(c.record.wins) + len(c.record.ties) + len(c.record.losses), c.ttest.mean_diff
+            q[f"{tag}|cells"], q[f"{tag}|diff"] = (
+                len(c.record.wins) + len(c.record.ties) + len(c.record.losses),
+                c.ttest.mean_diff,
+            )
     gains = gain_by_cell(root).set_index(["selection", "η"])
     q["gain|eta0"], q["gain|eta0.5"] = gains.loc[("inner-CV", "0"), "mean"], gains.loc[("inner-CV", "0.5"), "mean"]
     by_fraction = gains.loc["inner-CV"].drop(columns="mean").mean()
@@ -401,7 +485,10 @@ def summary(root: Path) -> pd.DataFrame:
         q[f"table|α={alpha}|within5"] = int(((ours - paper).abs() <= 0.05 * paper).sum())
         effect, p_effect = ours - ours_rf, paper - paper_rf
         q[f"table|α={alpha}|within_half"] = int(((effect - p_effect).abs() <= p_effect.abs() / 2).sum())
-    q["table|RF|mean_diff"], q["table|RF|within5"] = (ours_rf - paper_rf).mean(), int(((ours_rf - paper_rf).abs() <= 0.05 * paper_rf).sum())
+    q["table|RF|mean_diff"], q["table|RF|within5"] = (
+        (ours_rf - paper_rf).mean(),
+        int(((ours_rf - paper_rf).abs() <= 0.05 * paper_rf).sum()),
+    )
     q["table|cells"] = len(table)
     q["table|tol_low"], q["table|tol_high"] = 0.05 * paper_rf.min(), 0.05 * paper_rf.max()
     q["table|effect_low"], q["table|effect_high"] = paper_effect.abs().min(), paper_effect.abs().max()
@@ -429,37 +516,43 @@ def summary_text(frame: pd.DataFrame) -> str:
         return format(float(q[key]), spec).replace("-", "−")
 
     b, dia, a = "boston", "diabetes", "all"
-    return "\n".join([
-        f"- **Robust beats RF on Boston's shallow forest, also with honest inner-CV selection** "
-        f"({n(f'{b}|{shallow}|inner-CV|better')} of {n(f'{b}|{shallow}|inner-CV|cells')} cells, "
-        f"{d(f'{b}|{shallow}|inner-CV|diff')} RMSE; chosen on the test set as the paper does, "
-        f"{n(f'{b}|{shallow}|best-test|better')} of {n(f'{b}|{shallow}|best-test|cells')}, "
-        f"{d(f'{b}|{shallow}|best-test|diff')}). Of Table I's {n('table|cells')} cells, "
-        f"{n('table|RF|within5')}, {n('table|α=0.2|within5')} and {n('table|α=0.05|within5')} of the RF, "
-        f"α = 0.2 and α = 0.05 columns lie within 5 % of the paper's (mean Δ {d('table|RF|mean_diff')}, "
-        f"{d('table|α=0.2|mean_diff')} and {d('table|α=0.05|mean_diff')}), but that tolerance is "
-        f"{d('table|tol_low', '.2f')}-{d('table|tol_high', '.2f')} RMSE (5 % of the paper's RF) against the paper's effect of "
-        f"{d('table|effect_low', '.3f')}-{d('table|effect_high', '.3f')}: judged per cell, our effect (robust − RF) "
-        f"has the paper's sign on {n('table|same_sign')} of {n('table|cells')} cells and is on those a median "
-        f"{d('table|ratio_median', '.1f')} times the paper's (within half of it on {n('table|α=0.2|within_half')} and {n('table|α=0.05|within_half')} of "
-        f"{n('table|cells')} for α = 0.2 and 0.05).",
-        f"- **\"Never worse than RF\" holds only under test-set selection.** Under inner CV the robust RF loses "
-        f"on {n(f'{b}|{shallow}|inner-CV|worse')} of Boston's shallow-forest cells, on "
-        f"{n(f'{b}|{grown}|inner-CV|worse')} of {n(f'{b}|{grown}|inner-CV|cells')} with fully grown trees "
-        f"and on {n(f'{dia}|{shallow}|inner-CV|worse')} of {n(f'{dia}|{shallow}|inner-CV|cells')} cells of "
-        f"Diabetes (Figures 1-2, {d(f'{dia}|{shallow}|inner-CV|diff', '+.2f')} RMSE), where even test-set "
-        f"selection changes RMSE by only {d(f'{dia}|{shallow}|best-test|diff')}.",
-        f"- **\"It gains more with less data and with noise\" does not hold** in ours: over the noise levels "
-        f"the gain is smallest at γ = {q['gain|smallest_at']}, and it is smaller with noise "
-        f"({d('gain|eta0.5')} against {d('gain|eta0')} under inner CV).",
-        f"- **On all 11 datasets** ({ALL_REPS} repetitions, beyond the paper) the shallow forest's robust RF beats "
-        f"RF on {n(f'{a}|{shallow}|inner-CV|robust-rf-a0.2|better')} of {n('all|cells')} (dataset, γ, η) cells "
-        f"under inner CV and on {n(f'{a}|{shallow}|best-test|robust-rf-a0.2|better')} chosen on the test set; "
-        f"with fully grown trees it loses on {n(f'{a}|{grown}|inner-CV|robust-rf-a0.2|worse')}. The paper's "
-        f"literal leaf statistics (`robust-rf-train`) win on {n(f'{a}|{grown}|inner-CV|robust-rf-train-a0.2|better')} "
-        f"cells with fully grown trees and {n(f'{a}|{shallow}|inner-CV|robust-rf-train-a0.2|better')} with the "
-        f"shallow forest.",
-    ])
+    return "\n".join(
+        [
+            f"- **Robust beats RF on Boston's shallow forest, also with honest inner-CV selection** "
+            f"({n(f'{b}|{shallow}|inner-CV|better')} of {n(f'{b}|{shallow}|inner-CV|cells')} cells, "
+            f"{d(f'{b}|{shallow}|inner-CV|diff')} RMSE; chosen on the test set as the paper does, "
+            f"{n(f'{b}|{shallow}|best-test|better')} of {n(f'{b}|{shallow}|best-test|cells')}, "
+            f"{d(f'{b}|{shallow}|best-test|diff')}). Of Table I's {n('table|cells')} cells, "
+            f"{n('table|RF|within5')}, {n('table|α=0.2|within5')} and {n('table|α=0.05|within5')} of the RF, "
+            f"α = 0.2 and α = 0.05 columns lie within 5 % of the paper's (mean Δ {d('table|RF|mean_diff')}, "
+            f"{d('table|α=0.2|mean_diff')} and {d('table|α=0.05|mean_diff')}), but that tolerance is "
+            f"{d('table|tol_low', '.2f')}-{d('table|tol_high', '.2f')} RMSE (5 % of the paper's RF) against the "
+            "paper's effect of "
+            f"{d('table|effect_low', '.3f')}-{d('table|effect_high', '.3f')}: judged per cell, our effect (robust − "
+            "RF) "
+            f"has the paper's sign on {n('table|same_sign')} of {n('table|cells')} cells and is on those a median "
+            f"{d('table|ratio_median', '.1f')} times the paper's (within half of it on "
+            f"{n('table|α=0.2|within_half')} and {n('table|α=0.05|within_half')} of "
+            f"{n('table|cells')} for α = 0.2 and 0.05).",
+            f'- **"Never worse than RF" holds only under test-set selection.** Under inner CV the robust RF loses '
+            f"on {n(f'{b}|{shallow}|inner-CV|worse')} of Boston's shallow-forest cells, on "
+            f"{n(f'{b}|{grown}|inner-CV|worse')} of {n(f'{b}|{grown}|inner-CV|cells')} with fully grown trees "
+            f"and on {n(f'{dia}|{shallow}|inner-CV|worse')} of {n(f'{dia}|{shallow}|inner-CV|cells')} cells of "
+            f"Diabetes (Figures 1-2, {d(f'{dia}|{shallow}|inner-CV|diff', '+.2f')} RMSE), where even test-set "
+            f"selection changes RMSE by only {d(f'{dia}|{shallow}|best-test|diff')}.",
+            f'- **"It gains more with less data and with noise" does not hold** in ours: over the noise levels '
+            f"the gain is smallest at γ = {q['gain|smallest_at']}, and it is smaller with noise "
+            f"({d('gain|eta0.5')} against {d('gain|eta0')} under inner CV).",
+            f"- **On all 11 datasets** ({ALL_REPS} repetitions, beyond the paper) the shallow forest's robust RF beats "
+            f"RF on {n(f'{a}|{shallow}|inner-CV|robust-rf-a0.2|better')} of {n('all|cells')} (dataset, γ, η) cells "
+            f"under inner CV and on {n(f'{a}|{shallow}|best-test|robust-rf-a0.2|better')} chosen on the test set; "
+            f"with fully grown trees it loses on {n(f'{a}|{grown}|inner-CV|robust-rf-a0.2|worse')}. The paper's "
+            "literal leaf statistics (`robust-rf-train`) win on "
+            f"{n(f'{a}|{grown}|inner-CV|robust-rf-train-a0.2|better')} "
+            f"cells with fully grown trees and {n(f'{a}|{shallow}|inner-CV|robust-rf-train-a0.2|better')} with the "
+            f"shallow forest.",
+        ]
+    )
 
 
 STORES = (("robust_rf_boston", "Table I"), ("robust_rf_diabetes", "Figures 1-2"), ("robust_rf_all", "section 5"))
@@ -474,10 +567,19 @@ def store_facts(root: Path) -> pd.DataFrame:
         status = stored_status(root / store)
         minutes, measured = status.recorded_compute()
         datasets = list(status.reps.index)
-        rows.append({"store": shown_store(root, store), "label": label, "units": status.units, "minutes": minutes,
-                     "measured": measured, "datasets": ", ".join(datasets) if len(datasets) == 1
-                     else f"{len(datasets)} datasets", "solves": status.solved,
-                     "fallbacks": status.solves["fallbacks"], "failed": status.solves["failed"]})
+        rows.append(
+            {
+                "store": shown_store(root, store),
+                "label": label,
+                "units": status.units,
+                "minutes": minutes,
+                "measured": measured,
+                "datasets": ", ".join(datasets) if len(datasets) == 1 else f"{len(datasets)} datasets",
+                "solves": status.solved,
+                "fallbacks": status.solves["fallbacks"],
+                "failed": status.solves["failed"],
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -489,30 +591,40 @@ def _fallbacks(row) -> str:
 def store_facts_text(frame: pd.DataFrame) -> str:
     """The page's sentences on the stores: units, compute and the solver's fallbacks (``afr status``)."""
     boston, diabetes, every = (frame.iloc[k] for k in range(3))
-    fell_back = ("were ridge QPs whose answer failed DAQP's check and were solved by the CLARABEL fallback"
-                 if frame.fallbacks.sum() else "fell back from DAQP")
-    return (f"`{boston.store}` ({boston.label}) and `{diabetes.store}` ({diabetes.label}) hold {boston.units:,} "
-            f"and {diabetes.units:,} units ({compute_words(boston.minutes, boston.measured)} and "
-            f"{compute_words(diabetes.minutes, diabetes.measured)}); "
-            f"`{every.store}` ({every.label}) holds {every.units:,} ({compute_words(every.minutes, every.measured)}). "
-            f"Of all solves, "
-            f"{_fallbacks(boston)}, {_fallbacks(diabetes)} and {_fallbacks(every)} {fell_back}; "
-            + ("none failed." if not frame.failed.sum() else f"{int(frame.failed.sum())} failed."))
+    fell_back = (
+        "were ridge QPs whose answer failed DAQP's check and were solved by the CLARABEL fallback"
+        if frame.fallbacks.sum()
+        else "fell back from DAQP"
+    )
+    return (
+        f"`{boston.store}` ({boston.label}) and `{diabetes.store}` ({diabetes.label}) hold {boston.units:,} "
+        f"and {diabetes.units:,} units ({compute_words(boston.minutes, boston.measured)} and "
+        f"{compute_words(diabetes.minutes, diabetes.measured)}); "
+        f"`{every.store}` ({every.label}) holds {every.units:,} ({compute_words(every.minutes, every.measured)}). "
+        f"Of all solves, "
+        f"{_fallbacks(boston)}, {_fallbacks(diabetes)} and {_fallbacks(every)} {fell_back}; "
+        + ("none failed." if not frame.failed.sum() else f"{int(frame.failed.sum())} failed.")
+    )
 
 
 def table_one_agreement_text(table: pd.DataFrame) -> str:
     """Per column of Table I (inner CV): the mean of ours − the paper's over its cells, and the
     RF column's difference without and with test noise (``table_one``'s frame, read again)."""
-    columns = (("RF", "RF ours", "RF paper"), ("robust α = 0.2", "α=0.2 inner-CV", "α=0.2 paper"),
-               ("α = 0.05", "α=0.05 inner-CV", "α=0.05 paper"))
+    columns = (
+        ("RF", "RF ours", "RF paper"),
+        ("robust α = 0.2", "α=0.2 inner-CV", "α=0.2 paper"),
+        ("α = 0.05", "α=0.05 inner-CV", "α=0.05 paper"),
+    )
     delta = {label: table[ours] - table[paper].astype(float) for label, ours, paper in columns}
     rf = delta["RF"]
     clean, noisy = rf[table["η"] == "0"], rf[table["η"] != "0"]
     means = ", ".join(f"{label} {d.mean():+.3f}" for label, d in delta.items())
     high = table[(table["η"] != "0") & (rf > 0)]["γ %"]
-    return (f"Mean Δ (ours − paper, inner CV) per column over its {len(table)} cells: {means}. The RF column's Δ runs "
-            f"from {clean.min():+.2f} to {clean.max():+.2f} without noise; with test noise it is "
-            f"{noisy[noisy > 0].min():.2f}-{noisy.max():.2f} high from γ {high.iloc[0]} % to {high.iloc[-1]} %.")
+    return (
+        f"Mean Δ (ours − paper, inner CV) per column over its {len(table)} cells: {means}. The RF column's Δ runs "
+        f"from {clean.min():+.2f} to {clean.max():+.2f} without noise; with test noise it is "
+        f"{noisy[noisy > 0].min():.2f}-{noisy.max():.2f} high from γ {high.iloc[0]} % to {high.iloc[-1]} %."
+    )
 
 
 DIABETES_MODEL = "robust-rf-a0.002"
@@ -527,10 +639,19 @@ def diabetes_notes(root: Path) -> pd.DataFrame:
         c = by_model[DIABETES_MODEL]
         cells = c.per_dataset
         rf_clean = {cell: rmse for cell, rmse in zip(cells.dataset, cells.rf) if "noise_eta=0]" in cell}
-        rows.append({"forest": forest, "selection": selection, "gain": c.ttest.mean_diff, "p_units": c.ttest.p,
-                     "p_cells": paired_ttest(cells.rf, cells[DIABETES_MODEL]).p, "cells": len(cells),
-                     "low": float(cells[["rf", DIABETES_MODEL]].min().min()),
-                     "high": float(cells[["rf", DIABETES_MODEL]].max().max()), "rf_clean": rf_clean})
+        rows.append(
+            {
+                "forest": forest,
+                "selection": selection,
+                "gain": c.ttest.mean_diff,
+                "p_units": c.ttest.p,
+                "p_cells": paired_ttest(cells.rf, cells[DIABETES_MODEL]).p,
+                "cells": len(cells),
+                "low": float(cells[["rf", DIABETES_MODEL]].min().min()),
+                "high": float(cells[["rf", DIABETES_MODEL]].max().max()),
+                "rf_clean": rf_clean,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -545,17 +666,19 @@ def diabetes_notes_text(frame: pd.DataFrame) -> str:
     def fraction(cell: str) -> str:
         return cell.split("train_fraction=")[1].split(",")[0]
 
-    return (f"Pairing the noise levels moves one conclusion: chosen on the test set, the shallow forest's gain "
-            f"({best.gain:+.3f}) is no longer significant (p = {best.p_units:.2g}, was {best.p_cells:.2g} with the "
-            f"{best.cells} cells counted as independent). Chosen on the test set the robust RF is never worse (by "
-            f"construction) and better by at most a few thousandths of RMSE on a scale of {frame.low.min():.0f}-"
-            f"{frame.high.max():.0f}, invisible in a figure; chosen by inner CV it is worse on every cell of the "
-            f"shallow forest ({inner.gain:+.2f} RMSE on average). Diabetes RMSE falls only slowly with more training "
-            f"data (RF, no noise: {fractions[first]:.1f} at a training fraction of {fraction(first)}, "
-            f"{fractions[last]:.1f} at {fraction(last)}), so our curves are nearly flat.")
+    return (
+        f"Pairing the noise levels moves one conclusion: chosen on the test set, the shallow forest's gain "
+        f"({best.gain:+.3f}) is no longer significant (p = {best.p_units:.2g}, was {best.p_cells:.2g} with the "
+        f"{best.cells} cells counted as independent). Chosen on the test set the robust RF is never worse (by "
+        f"construction) and better by at most a few thousandths of RMSE on a scale of {frame.low.min():.0f}-"
+        f"{frame.high.max():.0f}, invisible in a figure; chosen by inner CV it is worse on every cell of the "
+        f"shallow forest ({inner.gain:+.2f} RMSE on average). Diabetes RMSE falls only slowly with more training "
+        f"data (RF, no noise: {fractions[first]:.1f} at a training fraction of {fraction(first)}, "
+        f"{fractions[last]:.1f} at {fraction(last)}), so our curves are nearly flat."
+    )
 
 
-HELD = ('robust_rf_boston', 'robust_rf_diabetes', 'robust_rf_all')  # the stores this page describes
+HELD = ("robust_rf_boston", "robust_rf_diabetes", "robust_rf_all")  # the stores this page describes
 
 
 def stores_held(root: Path) -> pd.DataFrame:

@@ -23,25 +23,36 @@ from pathlib import Path
 import pandas as pd
 
 from afr_cli.analysis.bayesian import DEFAULT_ROPE
-from afr_cli.config.experiment import load_experiment
+from afr_cli.analysis.stats import holm_adjust
 from afr_cli.catalogue.published import published_table
+from afr_cli.config.experiment import load_experiment
 from afr_cli.core.paths import PROJECT_ROOT
+from afr_cli.engine.runner import RunOptions, run_experiment
 from afr_cli.figures.plots import surface_table
 from afr_cli.publish.claims.columns import ColumnRef, published_column
 from afr_cli.publish.claims.judge import ALPHA
 from afr_cli.publish.frames import StoreMissing, report_table, stored
-from afr_cli.publish.studies import render_frame
 from afr_cli.publish.page_words import how_many, in_brackets, listing, repetitions_label, significance_words
 from afr_cli.publish.store_words import holdings, holdings_text  # noqa: F401 (a show)
-from afr_cli.engine.runner import RunOptions, run_experiment
+from afr_cli.publish.studies import render_frame
 from afr_cli.store.reader import load_results
-from afr_cli.analysis.stats import holm_adjust
 from afr_cli.tables.agreement import R2_TOL
 from afr_cli.tables.compare import compare_models
 from afr_cli.tables.selection import results_in_view
 
-DATASETS = ("Diabetes", "Friedman1", "Friedman2", "Friedman3", "Regression", "Sparse", "Wine",
-            "Boston", "Concrete", "Yacht", "Airfoil")
+DATASETS = (
+    "Diabetes",
+    "Friedman1",
+    "Friedman2",
+    "Friedman3",
+    "Regression",
+    "Sparse",
+    "Wine",
+    "Boston",
+    "Concrete",
+    "Yacht",
+    "Airfoil",
+)
 UCI = ("Airfoil", "Yacht", "Concrete", "Wine", "Boston")
 BASES = (("RF", "rf", "abrf_rf_derived", "larf:3"), ("ERT", "ert", "abrf_ert_derived", "larf:5"))
 IDENTIFIED = (("RF", "rf", "abrf_rf", "larf:3"), ("ERT", "ert", "abrf_ert", "larf:5"))
@@ -109,8 +120,9 @@ def derived_gains(root: Path) -> pd.DataFrame:
         row = {"forest": base}
         for d in UCI:
             row[d] = f"{ours[d]:+.3f} ({paper[d]:+.3f})"
-        row["best-test − inner-CV (11 sets)"] = (f"{raise_by.min():+.3f} to {raise_by.max():+.3f} "
-                                                  f"(largest on {raise_by.idxmax()})")
+        row["best-test − inner-CV (11 sets)"] = (
+            f"{raise_by.min():+.3f} to {raise_by.max():+.3f} (largest on {raise_by.idxmax()})"
+        )
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -141,8 +153,10 @@ def _gain_words(gains: dict[str, float]) -> str:
     up = [d for d, g in gains.items() if g > 0]
     down = [d for d, g in gains.items() if g < 0]
     level = [d for d, g in gains.items() if g == 0]
-    return (f"gains on {how_many(len(up), len(gains))} datasets{in_brackets(up)}, loses on {len(down)}"
-            f"{in_brackets(down)}" + (f" and is level on {listing(level)}" if level else ""))
+    return (
+        f"gains on {how_many(len(up), len(gains))} datasets{in_brackets(up)}, loses on {len(down)}"
+        f"{in_brackets(down)}" + (f" and is level on {listing(level)}" if level else "")
+    )
 
 
 def identified_gains_shown(frame: pd.DataFrame) -> str:
@@ -164,9 +178,11 @@ def derived_gains_shown(frame: pd.DataFrame) -> str:
         signed = [d for d, (o, p) in cells.items() if (o > 0) - (o < 0) == (p > 0) - (p < 0)]
         far = [d for d in cells if d not in near]
         other_sign = [d for d in cells if d not in signed]
-        lines.append(f"- {row.forest}: ours is within {R2_TOL:g} of the paper's gain on {how_many(len(near), len(cells))} "
-                     f"UCI sets{in_brackets(far, 'not on ')} and has its sign on {how_many(len(signed), len(cells))}"
-                     f"{in_brackets(other_sign, 'not on ')}.")
+        lines.append(
+            f"- {row.forest}: ours is within {R2_TOL:g} of the paper's gain on {how_many(len(near), len(cells))} "
+            f"UCI sets{in_brackets(far, 'not on ')} and has its sign on {how_many(len(signed), len(cells))}"
+            f"{in_brackets(other_sign, 'not on ')}."
+        )
     return render_frame(frame, 3) + "\n\n" + "\n".join(lines)
 
 
@@ -180,10 +196,17 @@ def softmax_comparisons(root: Path) -> pd.DataFrame:
         comparison = compare_models(results, "softmax", "eps-abrf")
         holm = holm_adjust([c.ttest.p for c in comparison.bases])
         for c, p_holm in zip(comparison.bases, holm):
-            rows.append({"protocol": protocol, "forest": c.base, "eps-ABRF − Softmax": f"{c.ttest.mean_diff:+.4f}",
-                         "p (t-test)": f"{c.ttest.p:.3g}", "p (Holm, 2 forests)": f"{p_holm:.3g}",
-                         "p (Wilcoxon)": f"{c.wilcoxon[1]:.3g}",
-                         "better/tie/worse": f"{len(c.record.wins)}/{len(c.record.ties)}/{len(c.record.losses)}"})
+            rows.append(
+                {
+                    "protocol": protocol,
+                    "forest": c.base,
+                    "eps-ABRF − Softmax": f"{c.ttest.mean_diff:+.4f}",
+                    "p (t-test)": f"{c.ttest.p:.3g}",
+                    "p (Holm, 2 forests)": f"{p_holm:.3g}",
+                    "p (Wilcoxon)": f"{c.wilcoxon[1]:.3g}",
+                    "better/tie/worse": f"{len(c.record.wins)}/{len(c.record.ties)}/{len(c.record.losses)}",
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -194,15 +217,19 @@ def softmax_verdicts_text(frame: pd.DataFrame) -> str:
     diff = "eps-ABRF − Softmax"
     lines = []
     for protocol, rows in frame.groupby("protocol", sort=False):
-        words = [f"{_signed(float(r[diff]))} on the {r['forest']} ({significance_words(float(r['p (t-test)']))} alone, "
-                 f"{significance_words(float(r['p (Holm, 2 forests)']))} after Holm's adjustment)"
-                 for _, r in rows.iterrows()]
+        words = [
+            f"{_signed(float(r[diff]))} on the {r['forest']} ({significance_words(float(r['p (t-test)']))} alone, "
+            f"{significance_words(float(r['p (Holm, 2 forests)']))} after Holm's adjustment)"
+            for _, r in rows.iterrows()
+        ]
         lines.append(f"Under the {protocol} protocol eps-ABRF − Softmax is {listing(words)}.")
     by = frame.pivot(index="forest", columns="protocol", values=diff).astype(float)
     if {"identified", "derived"} <= set(by.columns):
         smaller = [f for f in by.index if by.loc[f, "derived"] < by.loc[f, "identified"]]
-        lines.append(f"The derived protocol's gain is smaller than the identified one's on "
-                     f"{how_many(len(smaller), len(by))} forests{in_brackets(smaller)}.")
+        lines.append(
+            f"The derived protocol's gain is smaller than the identified one's on "
+            f"{how_many(len(smaller), len(by))} forests{in_brackets(smaller)}."
+        )
     return " ".join(lines) + f" (Significance at the {ALPHA:g} level.)"
 
 
@@ -233,8 +260,18 @@ def friedman3_tail(root: Path) -> pd.DataFrame:
     splits: its standard deviation, minimum, and mean over the first 20 and over every repetition."""
     r = stored(root / "abrf_rf_derived").results
     r2 = r[(r.dataset == TAIL_DATASET) & (r.model == "rf")].sort_values("rep").r2
-    return pd.DataFrame([{"reps": len(r2), "std": r2.std(), "min": r2.min(),
-                          "mean_first": r2.head(TAIL_FIRST).mean(), "first": TAIL_FIRST, "mean": r2.mean()}])
+    return pd.DataFrame(
+        [
+            {
+                "reps": len(r2),
+                "std": r2.std(),
+                "min": r2.min(),
+                "mean_first": r2.head(TAIL_FIRST).mean(),
+                "first": TAIL_FIRST,
+                "mean": r2.mean(),
+            }
+        ]
+    )
 
 
 DRAW_SEEDS = tuple(range(8))
@@ -249,8 +286,11 @@ def synthetic_draws(root: Path) -> pd.DataFrame:
     with tempfile.TemporaryDirectory(prefix="afr-draws-") as scratch:
         for seed in DRAW_SEEDS:
             out = Path(scratch) / f"seed{seed}"
-            run_experiment(load_experiment(DRAWS_CONFIG, [("data_seed", seed)], results_dir=out),
-                           RunOptions(jobs=1, progress=False, export=False), echo=lambda *_: None)
+            run_experiment(
+                load_experiment(DRAWS_CONFIG, [("data_seed", seed)], results_dir=out),
+                RunOptions(jobs=1, progress=False, export=False),
+                echo=lambda *_: None,
+            )
             means = load_results(out).groupby("dataset").r2.mean()
             rows += [{"data_seed": seed, "dataset": d, "r2": float(v)} for d, v in means.items()]
     return pd.DataFrame(rows)
@@ -259,21 +299,29 @@ def synthetic_draws(root: Path) -> pd.DataFrame:
 def draws_text(draws: pd.DataFrame) -> str:
     """The sentence the page quotes: how far plain RF on Friedman 3 moves between data seeds."""
     f3 = draws[draws.dataset == TAIL_DATASET].r2
-    return (f"Across {draws.data_seed.nunique()} data seeds our RF on Friedman 3 ranges from {f3.min():.2f} to "
-            f"{f3.max():.2f} (the study `synthetic_draws`: `configs/synthetic_draws.yaml` with `data_seed` "
-            f"{draws.data_seed.min()}..{draws.data_seed.max()}, refit only by `afr report --studies`).")
+    return (
+        f"Across {draws.data_seed.nunique()} data seeds our RF on Friedman 3 ranges from {f3.min():.2f} to "
+        f"{f3.max():.2f} (the study `synthetic_draws`: `configs/synthetic_draws.yaml` with `data_seed` "
+        f"{draws.data_seed.min()}..{draws.data_seed.max()}, refit only by `afr report --studies`)."
+    )
 
 
 def friedman3_text(tail: pd.DataFrame) -> str:
     """The sentence the page quotes: how heavy-tailed plain RF's R² on Friedman 3 is over splits."""
     t = tail.iloc[0]
-    return (f"Within our draw its R² is heavy-tailed over splits (RF: standard deviation {t['std']:.2f}, "
-            f"minimum {t['min']:.2f}), so its mean was {t['mean_first']:.2f} over the first {int(t['first'])} "
-            f"repetitions and is {t['mean']:.2f} over {int(t['reps'])}.")
+    return (
+        f"Within our draw its R² is heavy-tailed over splits (RF: standard deviation {t['std']:.2f}, "
+        f"minimum {t['min']:.2f}), so its mean was {t['mean_first']:.2f} over the first {int(t['first'])} "
+        f"repetitions and is {t['mean']:.2f} over {int(t['reps'])}."
+    )
 
 
-SCALINGS = (("standard", "standard (ours, as in every reference run)"), ("minmax", "min-max to [0, 1]"),
-            ("none", "none (raw units)"), ("minmax_tau2", "min-max, tau = kappa = 2 (the authors' code's 0.5 factor)"))
+SCALINGS = (
+    ("standard", "standard (ours, as in every reference run)"),
+    ("minmax", "min-max to [0, 1]"),
+    ("none", "none (raw units)"),
+    ("minmax_tau2", "min-max, tau = kappa = 2 (the authors' code's 0.5 factor)"),
+)
 SOFTMAX_TABLES = range(2, 8)  # Tables 2-7, the ones with a Softmax column
 
 
@@ -297,19 +345,28 @@ def softmax_scaling(root: Path) -> pd.DataFrame:
     reports under results/satrf_softmax/<scaling>/ give, summed over the tables."""
     rows = []
     for scaling, label in SCALINGS:
-        counts = [_agreement_row(Path(root) / "satrf_softmax" / scaling / f"paper-satrf-{t}.md", "softmax")
-                  for t in SOFTMAX_TABLES]
+        counts = [
+            _agreement_row(Path(root) / "satrf_softmax" / scaling / f"paper-satrf-{t}.md", "softmax")
+            for t in SOFTMAX_TABLES
+        ]
         n = sum(c[0] for c in counts)
-        rows.append({"scaling": label, "within 0.02": f"{sum(c[2] for c in counts)}/{n}",
-                     "as printed": f"{sum(c[1] for c in counts)}/{n}",
-                     "mean Δ": f"{sum(c[0] * c[3] for c in counts) / n:+.3f}".replace("-", "−")})
+        rows.append(
+            {
+                "scaling": label,
+                "within 0.02": f"{sum(c[2] for c in counts)}/{n}",
+                "as printed": f"{sum(c[1] for c in counts)}/{n}",
+                "mean Δ": f"{sum(c[0] * c[3] for c in counts) / n:+.3f}".replace("-", "−"),
+            }
+        )
     return pd.DataFrame(rows)
 
 
 SATRF_STORES = ("satrf_rf", "satrf_ert")  # Tables 2-7's stores, the papers' 100 repetitions
-VARIANT_PAIRS = (("sat-rf-y", "sat-rf-yx", "-yx against -y"),
-                 ("sat-rf", "sat-rf-y2", "two-head SAT-RF-y against SAT-RF"),
-                 ("softmax-y", "sat-rf-y", "SAT-RF-y against its untrained Softmax"))
+VARIANT_PAIRS = (
+    ("sat-rf-y", "sat-rf-yx", "-yx against -y"),
+    ("sat-rf", "sat-rf-y2", "two-head SAT-RF-y against SAT-RF"),
+    ("softmax-y", "sat-rf-y", "SAT-RF-y against its untrained Softmax"),
+)
 
 
 def variant_tests(root: Path) -> pd.DataFrame:
@@ -321,10 +378,17 @@ def variant_tests(root: Path) -> pd.DataFrame:
     for a, b, what in VARIANT_PAIRS:
         for label, view in _rep_views(results):
             for c in compare_models(view, a, b).bases:
-                rows.append({"comparison": f"{what} ({b} − {a})", "forest": c.base, "repetitions": label,
-                             "mean": f"{c.ttest.mean_diff:+.4f}", "p (t-test)": f"{c.ttest.p:#.2g}",
-                             "p (Wilcoxon)": f"{c.wilcoxon[1]:#.2g}",
-                             "better/tie/worse": f"{len(c.record.wins)}/{len(c.record.ties)}/{len(c.record.losses)}"})
+                rows.append(
+                    {
+                        "comparison": f"{what} ({b} − {a})",
+                        "forest": c.base,
+                        "repetitions": label,
+                        "mean": f"{c.ttest.mean_diff:+.4f}",
+                        "p (t-test)": f"{c.ttest.p:#.2g}",
+                        "p (Wilcoxon)": f"{c.wilcoxon[1]:#.2g}",
+                        "better/tie/worse": f"{len(c.record.wins)}/{len(c.record.ties)}/{len(c.record.losses)}",
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -356,15 +420,22 @@ def variant_verdicts_text(frame: pd.DataFrame) -> str:
     for comparison, rows in frame.groupby("comparison", sort=False):
         views = list(dict.fromkeys(rows.repetitions))
         every = rows[rows.repetitions == views[0]]
-        line = (f"- {comparison}: the mean difference is {listing([_test_words(r) for _, r in every.iterrows()])} "
-                f"on every stored repetition")
+        line = (
+            f"- {comparison}: the mean difference is {listing([_test_words(r) for _, r in every.iterrows()])} "
+            f"on every stored repetition"
+        )
         for view in views[1:]:
             papers = rows[rows.repetitions == view]
-            same = all((_signed(float(a["mean"])), float(a["p (t-test)"]) < ALPHA)
-                       == (_signed(float(b["mean"])), float(b["p (t-test)"]) < ALPHA)
-                       for (_, a), (_, b) in zip(every.iterrows(), papers.iterrows()))
-            line += (f"; on repetitions {view} the same signs and significance" if same else
-                     f"; on repetitions {view} it is {listing([_test_words(r) for _, r in papers.iterrows()])}")
+            same = all(
+                (_signed(float(a["mean"])), float(a["p (t-test)"]) < ALPHA)
+                == (_signed(float(b["mean"])), float(b["p (t-test)"]) < ALPHA)
+                for (_, a), (_, b) in zip(every.iterrows(), papers.iterrows())
+            )
+            line += (
+                f"; on repetitions {view} the same signs and significance"
+                if same
+                else f"; on repetitions {view} it is {listing([_test_words(r) for _, r in papers.iterrows()])}"
+            )
         lines.append(line + ".")
     return "\n".join([f"Each comparison in words, significance by Demšar's t-test at the {ALPHA:g} level:", "", *lines])
 
@@ -376,10 +447,12 @@ def yx_over_y_text(frame: pd.DataFrame) -> str:
     rows = frame[(frame.comparison.str.startswith(VARIANT_PAIRS[0][2])) & (frame.repetitions == "all stored")]
     wins, ties, losses = (sum(int(r["better/tie/worse"].split("/")[i]) for _, r in rows.iterrows()) for i in range(3))
     n = wins + ties + losses
-    return (f"On every stored repetition -yx is better than -y in {how_many(wins, n)} (dataset, forest) pairs, "
-            f"has the same mean R² to three decimals in {ties} and is worse in {losses}; the mean difference is "
-            f"{listing([_test_words(r) for _, r in rows.iterrows()])} (the first rows of the study `variant_tests` "
-            f"below; `compare.md`).")
+    return (
+        f"On every stored repetition -yx is better than -y in {how_many(wins, n)} (dataset, forest) pairs, "
+        f"has the same mean R² to three decimals in {ties} and is worse in {losses}; the mean difference is "
+        f"{listing([_test_words(r) for _, r in rows.iterrows()])} (the first rows of the study `variant_tests` "
+        f"below; `compare.md`)."
+    )
 
 
 VARIANTS = ("sat-rf-yx", "sat-rf-x", "sat-rf-y")  # the one-head variants; -yx first
@@ -391,23 +464,35 @@ def yx_best(root: Path) -> pd.DataFrame:
     results = pd.concat([stored(root / store).results for store in SATRF_STORES], ignore_index=True)
     rows = []
     for label, view in _rep_views(results):
-        means = (view[view.model.isin(VARIANTS)].groupby(["dataset", "base", "model"]).r2.mean()
-                 .unstack("model").round(3))
+        means = (
+            view[view.model.isin(VARIANTS)].groupby(["dataset", "base", "model"]).r2.mean().unstack("model").round(3)
+        )
         best = means[(means[VARIANTS[0]] > means[VARIANTS[1]]) & (means[VARIANTS[0]] > means[VARIANTS[2]])]
-        rows.append({"repetitions": label, "pairs": len(means),
-                     "best": [(d, b, *(float(r[v]) for v in VARIANTS)) for (d, b), r in best.iterrows()]})
+        rows.append(
+            {
+                "repetitions": label,
+                "pairs": len(means),
+                "best": [(d, b, *(float(r[v]) for v in VARIANTS)) for (d, b), r in best.iterrows()],
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def yx_best_text(frame: pd.DataFrame) -> str:
     """The page's sentence: how often -yx is strictly the best variant, and where."""
+
     def where(best: list) -> str:
         return "; ".join(f"{d} on the {b}: {yx:.3f} against {x:.3f} (-x) and {y:.3f} (-y)" for d, b, yx, x, y in best)
+
     every = frame.iloc[0]
-    papers = "".join(f", and in {len(r.best)} on repetitions {r.repetitions}" + (f" ({where(r.best)})" if r.best else "")
-                     for r in frame.iloc[1:].itertuples())
-    return (f"SAT-RF-yx is strictly the best variant in {len(every.best)} of {every.pairs} (dataset, forest) pairs on "
-            f"every stored repetition" + (f" ({where(every.best)})" if every.best else "") + papers + ".")
+    papers = "".join(
+        f", and in {len(r.best)} on repetitions {r.repetitions}" + (f" ({where(r.best)})" if r.best else "")
+        for r in frame.iloc[1:].itertuples()
+    )
+    return (
+        f"SAT-RF-yx is strictly the best variant in {len(every.best)} of {every.pairs} (dataset, forest) pairs on "
+        f"every stored repetition" + (f" ({where(every.best)})" if every.best else "") + papers + "."
+    )
 
 
 def table9_gap(root: Path) -> pd.DataFrame:
@@ -418,8 +503,11 @@ def table9_gap(root: Path) -> pd.DataFrame:
     rows = []
     for (base, _, _, _), store in zip(IDENTIFIED, SATRF_STORES):
         satrf = _means(root, store, "stored", PAPERS_REPS)["sat-rf"]
-        row = {"forest": base, "datasets": len(DATASETS),
-               "satrf_gap": float((_published("satrf:9", base, "sat-rf") - satrf).mean())}
+        row = {
+            "forest": base,
+            "datasets": len(DATASETS),
+            "satrf_gap": float((_published("satrf:9", base, "sat-rf") - satrf).mean()),
+        }
         for key, label in ((f"eps-ABRF ({base})", "within"), (f"eps-ABRF best-test ({base})", "within_best")):
             ours, paper = cols[key]
             row[label] = int(((ours - paper).abs() <= R2_TOL).sum())
@@ -430,11 +518,13 @@ def table9_gap(root: Path) -> pd.DataFrame:
 def table9_gap_text(frame: pd.DataFrame) -> str:
     """The page's bullets on SAT-RF against eps-ABRF: where the paper's advantage sits."""
     rf, ert = frame.iloc[0], frame.iloc[1]
-    return (f"- The paper's SAT-RF column (Table 9) is on average {rf.satrf_gap:.3f} (RF) and {ert.satrf_gap:.3f} (ERT) "
-            f"above ours (inner CV, repetitions 0-9).\n"
-            f"- Our eps-ABRF is within {R2_TOL:g} of the paper in {rf.within}/{rf.datasets} (RF) and "
-            f"{ert.within}/{ert.datasets} (ERT) cells, and in {rf.within_best}/{rf.datasets} and "
-            f"{ert.within_best}/{ert.datasets} under best-test.")
+    return (
+        f"- The paper's SAT-RF column (Table 9) is on average {rf.satrf_gap:.3f} (RF) and {ert.satrf_gap:.3f} (ERT) "
+        f"above ours (inner CV, repetitions 0-9).\n"
+        f"- Our eps-ABRF is within {R2_TOL:g} of the paper in {rf.within}/{rf.datasets} (RF) and "
+        f"{ert.within}/{ert.datasets} (ERT) cells, and in {rf.within_best}/{rf.datasets} and "
+        f"{ert.within_best}/{ert.datasets} under best-test."
+    )
 
 
 COMPARE_REPORT = Path("satrf") / "compare.md"  # the SAT-RF report's paired comparisons, written by afr report
@@ -455,8 +545,17 @@ def compare_family(root: Path) -> pd.DataFrame:
     for row in table.to_dict("records"):
         b, a = row["B − A"].split(" − ")
         _, equal, better = (float(p) for p in row["P(A) / P(=) / P(B)"].split(" / "))
-        rows.append({"b": b, "a": a, "base": row["base"], "p": float(row["p (t-test)"]), "p_holm": float(row[holm]),
-                     "p_equal": equal, "p_b": better})
+        rows.append(
+            {
+                "b": b,
+                "a": a,
+                "base": row["base"],
+                "p": float(row["p (t-test)"]),
+                "p_holm": float(row[holm]),
+                "p_equal": equal,
+                "p_b": better,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -465,14 +564,16 @@ def compare_family_text(family: pd.DataFrame) -> str:
     gains = family[family.a.isin(FORESTS)]
     alike = family[family.a.isin(VARIANTS_AND_ABRF) & family.b.str.startswith("sat-rf") & (family.base != "RF vs ERT")]
     alone, adjusted = int((family.p < ALPHA).sum()), int((family.p_holm < ALPHA).sum())
-    return (f"Over the {len(family)} rows of `compare.md`, {alone} have p < {ALPHA:g} alone and "
-            f"{adjusted or 'none'} after Holm's adjustment: the SAT-RF gains over RF and ERT (p {gains.p.min():.2g} to "
-            f"{gains.p.max():.2g}) become {gains.p_holm.min():.2g}"
-            + (f" to {gains.p_holm.max():.2g}" if gains.p_holm.max() != gains.p_holm.min() else "")
-            + f". The Bayesian signed-rank test (ROPE ±{DEFAULT_ROPE:g} R²) still gives those gains "
-            f"{gains.p_b.min():.2f}-{gains.p_b.max():.2f} probability of being real and practically relevant, and "
-            f"calls sat-rf against eps-ABRF and the variants against each other practically equivalent "
-            f"(P(=) ≥ {alike.p_equal.min():.2f}).")
+    return (
+        f"Over the {len(family)} rows of `compare.md`, {alone} have p < {ALPHA:g} alone and "
+        f"{adjusted or 'none'} after Holm's adjustment: the SAT-RF gains over RF and ERT (p {gains.p.min():.2g} to "
+        f"{gains.p.max():.2g}) become {gains.p_holm.min():.2g}"
+        + (f" to {gains.p_holm.max():.2g}" if gains.p_holm.max() != gains.p_holm.min() else "")
+        + f". The Bayesian signed-rank test (ROPE ±{DEFAULT_ROPE:g} R²) still gives those gains "
+        f"{gains.p_b.min():.2f}-{gains.p_b.max():.2f} probability of being real and practically relevant, and "
+        f"calls sat-rf against eps-ABRF and the variants against each other practically equivalent "
+        f"(P(=) ≥ {alike.p_equal.min():.2f})."
+    )
 
 
 ERT_TABLES = ("3", "5", "7")  # the SAT-RF paper's ERT tables (-y, -x, -yx), each with a Softmax column
@@ -483,8 +584,9 @@ def softmax_ties(root: Path) -> pd.DataFrame:
     rows = []
     for table in ERT_TABLES:
         printed = published_table(f"satrf:{table}")
-        wide = printed[printed.metric == "r2"].pivot_table(index="dataset", columns="model", values="value_str",
-                                                           aggfunc="first")
+        wide = printed[printed.metric == "r2"].pivot_table(
+            index="dataset", columns="model", values="value_str", aggfunc="first"
+        )
         rows.append({"table": table, "equal": int((wide["softmax"] == wide["ert"]).sum()), "datasets": len(wide)})
     return pd.DataFrame(rows)
 
@@ -492,8 +594,10 @@ def softmax_ties(root: Path) -> pd.DataFrame:
 def softmax_ties_text(ties: pd.DataFrame) -> str:
     """The page's sentence on the pattern min-max scaling explains."""
     low, high = ties.equal.min(), ties.equal.max()
-    return (f"In the paper's ERT tables ({', '.join(ties.table)}) the printed Softmax column equals the ERT column "
-            f"exactly on {low if low == high else f'{low}-{high}'} of the {ties.datasets.max()} datasets.")
+    return (
+        f"In the paper's ERT tables ({', '.join(ties.table)}) the printed Softmax column equals the ERT column "
+        f"exactly on {low if low == high else f'{low}-{high}'} of the {ties.datasets.max()} datasets."
+    )
 
 
 def sparse_softmax(root: Path) -> pd.DataFrame:
@@ -515,11 +619,25 @@ def sparse_softmax_text(cells: pd.DataFrame) -> str:
     """The page's sentence on Sparse: min-max stays below the paper, standardised features overshoot."""
     diff = cells.groupby("scaling")["diff"]
     low, high = diff.min(), diff.max()
-    return (f"Sparse stays {-high['minmax']:.2f}-{-low['minmax']:.2f} below under min-max, while standardised features "
-            f"overshoot it by {low['standard']:.2f}-{high['standard']:.2f} (Tables 2-7, the study `sparse_softmax`).")
+    return (
+        f"Sparse stays {-high['minmax']:.2f}-{-low['minmax']:.2f} below under min-max, while standardised features "
+        f"overshoot it by {low['standard']:.2f}-{high['standard']:.2f} (Tables 2-7, the study `sparse_softmax`)."
+    )
 
 
-HELD = ('satrf_rf', 'satrf_ert', 'satrf_surfaces', 'satrf_softmax/standard', 'satrf_softmax/minmax', 'satrf_softmax/none', 'satrf_softmax/minmax_tau2', 'abrf_rf', 'abrf_ert', 'abrf_rf_derived', 'abrf_ert_derived')  # the stores this page describes
+HELD = (
+    "satrf_rf",
+    "satrf_ert",
+    "satrf_surfaces",
+    "satrf_softmax/standard",
+    "satrf_softmax/minmax",
+    "satrf_softmax/none",
+    "satrf_softmax/minmax_tau2",
+    "abrf_rf",
+    "abrf_ert",
+    "abrf_rf_derived",
+    "abrf_ert_derived",
+)  # the stores this page describes
 
 
 def stores_held(root: Path) -> pd.DataFrame:

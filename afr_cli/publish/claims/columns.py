@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from afr_cli.errors import AfrInputError
-from afr_cli.catalogue.published import published_table
 from afr_cli.catalogue.knowledge import unit_axes
+from afr_cli.catalogue.published import published_table
+from afr_cli.errors import AfrInputError
 from afr_cli.tables.paper_compare import model_aliases, name_plain_forests, our_key
 
 
@@ -65,18 +65,18 @@ def _our_rows(results: pd.DataFrame, ref: ColumnRef) -> pd.DataFrame:
     scales = unit_axes()
     printed = published_table(ref.spec).columns
     axes = [a for a in scales if a in rows.columns and a in printed]
-    labels = [_axis_label(d, {a: v / scales[a] for a, v in zip(axes, vals)})
-              for d, *vals in rows[["dataset", *axes]].itertuples(index=False)]
+    labels = [
+        _axis_label(d, {a: v / scales[a] for a, v in zip(axes, vals)})
+        for d, *vals in rows[["dataset", *axes]].itertuples(index=False)
+    ]
     return rows.assign(label=labels)
 
 
-def our_columns(results: pd.DataFrame, refs: list[ColumnRef], metric: str,
-                paired: bool = True) -> pd.DataFrame:
+def our_columns(results: pd.DataFrame, refs: list[ColumnRef], metric: str, paired: bool = True) -> pd.DataFrame:
     """Our per-dataset means of each column (datasets × columns); with ``paired`` only over the
     (dataset, repetition) every column holds, so a comparison stays on the same splits."""
     results = name_plain_forests(results)
-    parts = [_our_rows(results, ref)[["label", "rep", metric]].rename(columns={metric: ref.label()})
-             for ref in refs]
+    parts = [_our_rows(results, ref)[["label", "rep", metric]].rename(columns={metric: ref.label()}) for ref in refs]
     if paired:
         merged = parts[0]
         for part in parts[1:]:

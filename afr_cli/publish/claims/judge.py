@@ -23,16 +23,22 @@ from dataclasses import dataclass
 import pandas as pd
 
 from afr_cli.analysis.bayesian import signed_rank_test
-from afr_cli.publish.claims.columns import ColumnRef, column_ref, our_columns, published_column, shared_reps
-from afr_cli.errors import AfrInputError
 from afr_cli.analysis.rope import DEFAULT_ROPE
-from afr_cli.catalogue.published import load_ttests
 from afr_cli.analysis.stats import paired_ttest
+from afr_cli.catalogue.published import load_ttests
+from afr_cli.errors import AfrInputError
+from afr_cli.publish.claims.columns import ColumnRef, column_ref, our_columns, published_column, shared_reps
 from afr_cli.tables.compare import WinRecord
 from afr_cli.tables.format import METRIC_NAMES, format_value
 
 REPRODUCES, PARTLY, DOES_NOT, CANNOT, NOT_RUN, NOT_CHECKED = (
-    "reproduces", "partly", "does not", "cannot: the paper is inconsistent", "not run", "not checked")
+    "reproduces",
+    "partly",
+    "does not",
+    "cannot: the paper is inconsistent",
+    "not run",
+    "not checked",
+)
 VERDICTS = (REPRODUCES, PARTLY, DOES_NOT, CANNOT, NOT_RUN, NOT_CHECKED)
 ALPHA = 0.05
 # The ROPE reading (issue 34): B − A practically equivalent, or better, when the Bayesian signed-rank
@@ -112,27 +118,39 @@ def describe_test(claim: dict) -> str:
         return f"{_name(b)} better than {_name(a)} on {need} {where} ({metric}, printed precision{ties})"
     if test == "best":
         kind = "strictly best" if claim.get("strict", True) else "best or tied for best"
-        return (f"{claim['model']} {kind} of {', '.join(claim['models'])} ({claim['base']}) on {need} datasets "
-                f"({metric}, printed precision)")
+        return (
+            f"{claim['model']} {kind} of {', '.join(claim['models'])} ({claim['base']}) on {need} datasets "
+            f"({metric}, printed precision)"
+        )
     if test == "ttest":
         if claim.get("significant") == LOOSE:
-            return (f"{_name(claim['b'])} − {_name(claim['a'])} > 0 (the paper's table: the sign, as it runs no test; "
-                    f"ours: significant at {ALPHA:g}, Demšar's paired t-test over the datasets, {metric})")
+            return (
+                f"{_name(claim['b'])} − {_name(claim['a'])} > 0 (the paper's table: the sign, as it runs no test; "
+                f"ours: significant at {ALPHA:g}, Demšar's paired t-test over the datasets, {metric})"
+            )
         significance = "significant" if claim.get("significant") else "not significant"
-        return (f"{_name(claim['b'])} − {_name(claim['a'])} > 0 and {significance} at {ALPHA:g} "
-                f"(Demšar's paired t-test over the datasets, {metric})")
+        return (
+            f"{_name(claim['b'])} − {_name(claim['a'])} > 0 and {significance} at {ALPHA:g} "
+            f"(Demšar's paired t-test over the datasets, {metric})"
+        )
     if test == "negligible":
-        return (f"{_name(claim['b'])} − {_name(claim['a'])} > 0 and practically equivalent: P(inside ±{DEFAULT_ROPE:g}) "
-                f"≥ {ROPE_LEVEL:g} (Bayesian signed-rank test over the datasets, {metric})")
+        return (
+            f"{_name(claim['b'])} − {_name(claim['a'])} > 0 and practically equivalent: P(inside ±{DEFAULT_ROPE:g}) "
+            f"≥ {ROPE_LEVEL:g} (Bayesian signed-rank test over the datasets, {metric})"
+        )
     if test == "equal":
         return f"{_name(claim['a'])} = {_name(claim['b'])} at the printed precision on {', '.join(claim['datasets'])}"
     if test == "figure_wins":
-        return (f"{claim['b']} better than {claim['a']} ({claim['base']}) on {need} (training fraction, noise) "
-                f"cells of {claim['store']} ({metric}, 3 decimals)")
+        return (
+            f"{claim['b']} better than {claim['a']} ({claim['base']}) on {need} (training fraction, noise) "
+            f"cells of {claim['store']} ({metric}, 3 decimals)"
+        )
     if test == "gain_contrast":
         high, low = claim["levels"]
-        return (f"gain of {_name(claim['b'])} over {_name(claim['a'])} larger at {claim['axis']} = {high:g} than at "
-                f"{low:g} (mean over the paired cells, {metric}; each pair shares split and forest)")
+        return (
+            f"gain of {_name(claim['b'])} over {_name(claim['a'])} larger at {claim['axis']} = {high:g} than at "
+            f"{low:g} (mean over the paired cells, {metric}; each pair shares split and forest)"
+        )
     if test == "not_checked":
         return "none: " + str(claim.get("reason", "")).strip()
     expect = "; ".join(f"{k} {_expect_text(v)}" for k, v in claim["expect"].items())
@@ -153,6 +171,7 @@ def _expect_text(rule: dict) -> str:
 
 # ---------------------------------------------------------------- the tests, on one side
 
+
 def _frame(refs: list[ColumnRef], metric: str, results: pd.DataFrame | None, paired: bool = True) -> pd.DataFrame:
     """Datasets × columns: the paper's printed values (results None) or our means."""
     if results is None:
@@ -164,8 +183,9 @@ def _count_outcome(count: int, n: int, claim: dict, paper_count: float | None, d
     need = _need(claim, n)
     at_most = claim.get("at_most")
     passed = count >= need and (at_most is None or count <= int(at_most))
-    partial = (not passed and at_most is None and paper_count is not None and count > 0
-               and count >= math.ceil(paper_count / 2))
+    partial = (
+        not passed and at_most is None and paper_count is not None and count > 0 and count >= math.ceil(paper_count / 2)
+    )
     return Outcome(passed, partial, f"{count} of {n}" + (f" ({detail})" if detail else ""), count)
 
 
@@ -175,7 +195,9 @@ def _cells_above(frame: pd.DataFrame, claim: dict) -> pd.DataFrame:
     above = claim.get("cells_above") or {}
     if not above:
         return frame
-    keep = [label for label in frame.index if all(_axis_value(str(label), axis) > float(v) for axis, v in above.items())]
+    keep = [
+        label for label in frame.index if all(_axis_value(str(label), axis) > float(v) for axis, v in above.items())
+    ]
     return frame.loc[keep]
 
 
@@ -190,8 +212,9 @@ def _wins(claim, refs, results, paper_count):
     record = WinRecord.count(frame.rename_axis("dataset").reset_index(), a, b, metric)
     count = len(record.wins) + (len(record.ties) if claim.get("ties") == "pass" else 0)
     n = len(record.wins) + len(record.ties) + len(record.losses)
-    detail = "; ".join(f"{label} {', '.join(names)}" for label, names in
-                       (("ties:", record.ties), ("worse on", record.losses)) if names)
+    detail = "; ".join(
+        f"{label} {', '.join(names)}" for label, names in (("ties:", record.ties), ("worse on", record.losses)) if names
+    )
     return _count_outcome(count, n, claim, paper_count, detail)
 
 
@@ -253,8 +276,9 @@ def _rope_better(claim, refs, results, paper_count):
     partly when only the mean has the claimed sign."""
     mean, better, _, n = _rope_probabilities(claim, refs, results)
     passed = mean > 0 and better >= ROPE_LEVEL
-    return Outcome(passed, mean > 0 and not passed, f"{mean:+.4f}, P(B better, ±{DEFAULT_ROPE:g}) = {better:.3f}, n = {n}",
-                   mean)
+    return Outcome(
+        passed, mean > 0 and not passed, f"{mean:+.4f}, P(B better, ±{DEFAULT_ROPE:g}) = {better:.3f}, n = {n}", mean
+    )
 
 
 def other_reading(claim: dict) -> tuple[str, object] | None:
@@ -305,8 +329,10 @@ def _gain_contrast(claim, refs, results, paper_count):
     mean_low = sum(v[low] for v in both.values()) / n
     larger = sum(c > 0 for c in contrast)
     mean = sum(contrast) / n
-    text = (f"gain {mean_high:+.4f} at {axis} = {high:g} against {mean_low:+.4f} at {low:g}; paired contrast "
-            f"{mean:+.4f}, larger on {larger} of {n} pairs")
+    text = (
+        f"gain {mean_high:+.4f} at {axis} = {high:g} against {mean_low:+.4f} at {low:g}; paired contrast "
+        f"{mean:+.4f}, larger on {larger} of {n} pairs"
+    )
     return Outcome(mean > 0, mean <= 0 and larger > n / 2, text, mean)
 
 
@@ -319,8 +345,14 @@ def _drop_axis(label: str, axis: str) -> tuple[str, float]:
     return (f"{head} [{', '.join(rest)}]" if rest else head), level
 
 
-SIDE_TESTS = {"wins": _wins, "best": _best, "ttest": _ttest, "negligible": _negligible, "equal": _equal,
-              "gain_contrast": _gain_contrast}
+SIDE_TESTS = {
+    "wins": _wins,
+    "best": _best,
+    "ttest": _ttest,
+    "negligible": _negligible,
+    "equal": _equal,
+    "gain_contrast": _gain_contrast,
+}
 
 
 def _figure_wins(claim: dict, results: pd.DataFrame, paper_reps: int | None = None) -> Outcome:
@@ -346,8 +378,7 @@ def _figure_wins(claim: dict, results: pd.DataFrame, paper_reps: int | None = No
 def _surface_outcome(claim: dict, grid: pd.DataFrame) -> Outcome:
     from afr_cli.figures.plots import surface_table
 
-    surface = surface_table(grid, claim["dataset"], claim["model"], claim["x"], claim["y"],
-                            base=claim.get("base"))
+    surface = surface_table(grid, claim["dataset"], claim["model"], claim["x"], claim["y"], base=claim.get("base"))
     x, y, value = surface.best()
     peak = {claim["x"]: x, claim["y"]: y}
     held = [_holds(peak[k], rule) for k, rule in claim["expect"].items()]
@@ -363,6 +394,7 @@ def _holds(value: float, rule: dict) -> bool:
 
 # ---------------------------------------------------------------- one claim
 
+
 def _refs(claim: dict, paper_id: str, where: str) -> list[ColumnRef]:
     table = str(claim["table"]) if "table" in claim else None
     if claim["test"] == "best":
@@ -376,18 +408,25 @@ def printed_test(paper_id: str, claim: dict) -> str | None:
     if not printed:
         return None
     tests = load_ttests()
-    row = tests[(tests["paper"] == paper_id) & (tests["comparison"] == printed["comparison"])
-                & (tests["base"] == printed["base"])]
+    row = tests[
+        (tests["paper"] == paper_id)
+        & (tests["comparison"] == printed["comparison"])
+        & (tests["base"] == printed["base"])
+    ]
     if row.empty:
         raise AfrInputError(f"claim {claim['id']}: printed: no t-test {printed} in ttests.csv")
     r = row.iloc[0]
-    parts = [f"{r['mean_diff']}" if r["mean_diff"] else "", f"p = {r['p_value']}",
-             f"CI [{r['ci_low']}, {r['ci_high']}]" if r["ci_low"] else ""]
+    parts = [
+        f"{r['mean_diff']}" if r["mean_diff"] else "",
+        f"p = {r['p_value']}",
+        f"CI [{r['ci_low']}, {r['ci_high']}]" if r["ci_low"] else "",
+    ]
     return ", ".join(p for p in parts if p)
 
 
-def judge(paper_id: str, claim: dict, results: pd.DataFrame | None, paper_reps: int,
-          grid: pd.DataFrame | None = None) -> Verdict:
+def judge(
+    paper_id: str, claim: dict, results: pd.DataFrame | None, paper_reps: int, grid: pd.DataFrame | None = None
+) -> Verdict:
     """The verdict on one claim (module docstring). ``results``: our rows of the claim's report
     (None: not run); ``grid``: the grid rows of a figure claim's store."""
     where = f"afr_cli/papers/{paper_id}/paper.yaml: claims: {claim.get('id')}"
@@ -403,15 +442,25 @@ def judge(paper_id: str, claim: dict, results: pd.DataFrame | None, paper_reps: 
             return Verdict(paper_id, claim, test, None, None, None, "", NOT_RUN)
         stated = Outcome(True, False, "as stated (the figures' curves are not printed as numbers)")
         ours, first = _figure_wins(claim, results), _figure_wins(claim, results, paper_reps)
-        low, high = (int(v) for v in results.groupby(["train_fraction", "noise_eta"])["rep"].nunique().agg(["min", "max"]))
-        return Verdict(paper_id, claim, test, stated, ours, first, f"{low}" if low == high else f"{low}-{high}",
-                       _verdict(stated, ours), _verdict(stated, first))
+        low, high = (
+            int(v) for v in results.groupby(["train_fraction", "noise_eta"])["rep"].nunique().agg(["min", "max"])
+        )
+        return Verdict(
+            paper_id,
+            claim,
+            test,
+            stated,
+            ours,
+            first,
+            f"{low}" if low == high else f"{low}-{high}",
+            _verdict(stated, ours),
+            _verdict(stated, first),
+        )
     if test == "surface_peak":
         if grid is None:
             return Verdict(paper_id, claim, test, None, None, None, "", NOT_RUN)
         ours = _surface_outcome(claim, grid)
-        return Verdict(paper_id, claim, test, Outcome(True, False, "as stated"), ours, None, "",
-                       _verdict(None, ours))
+        return Verdict(paper_id, claim, test, Outcome(True, False, "as stated"), ours, None, "", _verdict(None, ours))
     refs = _refs(claim, paper_id, where)
     side = SIDE_TESTS[test]
     paper = side(claim, refs, None, None)
@@ -424,14 +473,27 @@ def judge(paper_id: str, claim: dict, results: pd.DataFrame | None, paper_reps: 
     reps = f"{low}" if low == high else f"{low}-{high}"
     other = other_reading(claim)
     if other is None:
-        return Verdict(paper_id, claim, test, paper, ours, ours_first, reps, _verdict(paper, ours),
-                       _verdict(paper, ours_first))
+        return Verdict(
+            paper_id, claim, test, paper, ours, ours_first, reps, _verdict(paper, ours), _verdict(paper, ours_first)
+        )
     label, other_side = other
     paper_other, ours_other = other_side(claim, refs, None, None), other_side(claim, refs, results, None)
     if claim.get("significant") == LOOSE:  # the paper's side is read for the sign either way
         paper_other = paper
-    return Verdict(paper_id, claim, test, paper, ours, ours_first, reps, _verdict(paper, ours),
-                   _verdict(paper, ours_first), label, ours_other, _verdict(paper_other, ours_other))
+    return Verdict(
+        paper_id,
+        claim,
+        test,
+        paper,
+        ours,
+        ours_first,
+        reps,
+        _verdict(paper, ours),
+        _verdict(paper, ours_first),
+        label,
+        ours_other,
+        _verdict(paper_other, ours_other),
+    )
 
 
 def _verdict(paper: Outcome | None, ours: Outcome) -> str:
@@ -461,8 +523,10 @@ def reason(v: Verdict) -> str:
             return "the mean difference has the claimed sign and the claimed significance"
         if v.verdict == PARTLY:
             wanted = "significant" if v.claim.get("significant") else "not significant"
-            return (f"the mean difference has the claimed sign, but its significance differs from the "
-                    f"claim's ({wanted} at {ALPHA:g})")
+            return (
+                f"the mean difference has the claimed sign, but its significance differs from the "
+                f"claim's ({wanted} at {ALPHA:g})"
+            )
         return "the mean difference does not have the claimed sign"
     if v.verdict == REPRODUCES:
         return "our numbers pass the claim's test"

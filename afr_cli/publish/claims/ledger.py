@@ -11,10 +11,20 @@ from pathlib import Path
 import pandas as pd
 
 import afr_cli.publish.claims.judge as judge_rules
-from afr_cli.catalogue.knowledge import Paper
-from afr_cli.publish.claims.judge import (ALPHA, LOOSE, NOT_CHECKED, ROPE_LEVEL, VERDICTS, Verdict, describe_test, judge,
-                                          printed_test, reason)
 from afr_cli.analysis.rope import DEFAULT_ROPE
+from afr_cli.catalogue.knowledge import Paper
+from afr_cli.publish.claims.judge import (
+    ALPHA,
+    LOOSE,
+    NOT_CHECKED,
+    ROPE_LEVEL,
+    VERDICTS,
+    Verdict,
+    describe_test,
+    judge,
+    printed_test,
+    reason,
+)
 from afr_cli.publish.frames import load_store, report_by_name, report_frames
 from afr_cli.publish.page_words import shown_root
 from afr_cli.tables.agreement import RULE, as_printed
@@ -54,19 +64,39 @@ def _where(v: Verdict) -> str:
         return str(claim["where"])
     if "figure" in claim:
         return f"Fig. {claim['figure']}"
-    return f"Table {claim['table']}" if "table" in claim else "Tables " + ", ".join(
-        str(claim[s]["table"]) for s in ("a", "b") if isinstance(claim.get(s), dict))
+    return (
+        f"Table {claim['table']}"
+        if "table" in claim
+        else "Tables " + ", ".join(str(claim[s]["table"]) for s in ("a", "b") if isinstance(claim.get(s), dict))
+    )
 
 
 def ledger_table(verdicts: list[Verdict], reps_label: str) -> str:
     """One row per claim: where, the test, the paper's number, ours (all repetitions, and the
     paper's own), the verdict, and whether it changes (``changes``)."""
-    rows = [[v.id, _where(v), describe_test(v.claim), v.paper.text if v.paper else "",
-             (f"{v.ours.text} [{v.reps} reps]" if v.reps else v.ours.text) if v.ours else "",
-             v.ours_paper_reps.text if v.ours_paper_reps else "", f"**{v.verdict}**", changes(v, reps_label)]
-            for v in verdicts]
-    headers = ["claim", "where", "test", "paper", "ours (every repetition)", f"ours ({reps_label})", "verdict",
-               "verdict read otherwise"]
+    rows = [
+        [
+            v.id,
+            _where(v),
+            describe_test(v.claim),
+            v.paper.text if v.paper else "",
+            (f"{v.ours.text} [{v.reps} reps]" if v.reps else v.ours.text) if v.ours else "",
+            v.ours_paper_reps.text if v.ours_paper_reps else "",
+            f"**{v.verdict}**",
+            changes(v, reps_label),
+        ]
+        for v in verdicts
+    ]
+    headers = [
+        "claim",
+        "where",
+        "test",
+        "paper",
+        "ours (every repetition)",
+        f"ours ({reps_label})",
+        "verdict",
+        "verdict read otherwise",
+    ]
     return grid(headers, rows, "md")
 
 
@@ -93,23 +123,33 @@ def reading_rules(verdicts: list[Verdict]) -> str:
     most = {c.get("at_least", "most") for c in claims if c.get("test") in ("wins", "best", "figure_wins")}
     rules = []
     if most:
-        rules.append("\"most\" is more than half of the datasets (or cells) compared, \"all\" every one of them, a "
-                     "number at least that many; \"better\" is better at the printed precision")
+        rules.append(
+            '"most" is more than half of the datasets (or cells) compared, "all" every one of them, a '
+            'number at least that many; "better" is better at the printed precision'
+        )
     if any(c.get("test") == "ttest" and c.get("significant") not in (LOOSE,) for c in claims):
-        rules.append(f"\"significantly\" (and a printed p-value) is Demšar's paired t-test over the per-dataset "
-                     f"means at p < {ALPHA:g}, \"not significant\" p ≥ {ALPHA:g}, on the paper's table and on ours alike")
+        rules.append(
+            f'"significantly" (and a printed p-value) is Demšar\'s paired t-test over the per-dataset '
+            f'means at p < {ALPHA:g}, "not significant" p ≥ {ALPHA:g}, on the paper\'s table and on ours alike'
+        )
     if any(c.get("significant") == LOOSE for c in claims):
-        rules.append(f"where the paper says \"significantly\" but runs no test, its own table is read for the "
-                     f"direction only; ours must also pass the t-test at {ALPHA:g}")
+        rules.append(
+            f'where the paper says "significantly" but runs no test, its own table is read for the '
+            f"direction only; ours must also pass the t-test at {ALPHA:g}"
+        )
     if "negligible" in tests:
-        rules.append(f"a negligible difference (\"insignificantly increases\") is practical equivalence: the "
-                     f"Bayesian signed-rank test over the datasets puts P(inside ±{DEFAULT_ROPE:g} R²) ≥ {ROPE_LEVEL:g}, "
-                     f"with the claimed sign of the mean")
+        rules.append(
+            f'a negligible difference ("insignificantly increases") is practical equivalence: the '
+            f"Bayesian signed-rank test over the datasets puts P(inside ±{DEFAULT_ROPE:g} R²) ≥ {ROPE_LEVEL:g}, "
+            f"with the claimed sign of the mean"
+        )
     if any(v.other_reading for v in verdicts):
-        rules.append(f"beside each such verdict stands the other reading: a t-test claim with the ROPE (an "
-                     f"improvement when P(B better by more than ±{DEFAULT_ROPE:g} R²) ≥ {ROPE_LEVEL:g}; \"not "
-                     f"significant\" as practical equivalence), a negligible difference by the p-value; the "
-                     f"verdict on the paper's own repetitions stands beside every verdict")
+        rules.append(
+            f"beside each such verdict stands the other reading: a t-test claim with the ROPE (an "
+            f'improvement when P(B better by more than ±{DEFAULT_ROPE:g} R²) ≥ {ROPE_LEVEL:g}; "not '
+            f'significant" as practical equivalence), a negligible difference by the p-value; the '
+            f"verdict on the paper's own repetitions stands beside every verdict"
+        )
     return "How this ledger reads the paper's words:\n\n" + "\n".join(f"- {r}." for r in rules) if rules else ""
 
 
@@ -124,20 +164,26 @@ def paper_reps_label(paper: Paper) -> str:
 def render_ledger(paper: Paper, verdicts: list[Verdict]) -> str:
     """results/<paper>/claims.md: the verdict count, the table, then each claim quoted."""
     reps_label = paper_reps_label(paper)
-    head = [f"# Claims ledger: {paper.title}",
-            f"Every claim of the paper, as its data file `{paper.data_file}` records it, judged by "
-            f"`afr report` on our stores: {verdict_counts(verdicts)}.",
-            judge_rules.__doc__.split("\n\n", 1)[1].strip(),
-            f"The paper's number is its claim's test applied to the paper's own table (a printed t-test "
-            f"is quoted below the table); ours is on every stored repetition, with the paper's own "
-            f"{reps_label} beside it (not used for the verdict).",
-            *([reading_rules(verdicts)] if reading_rules(verdicts) else []),
-            ledger_table(verdicts, reps_label), "## The claims, quoted"]
+    head = [
+        f"# Claims ledger: {paper.title}",
+        f"Every claim of the paper, as its data file `{paper.data_file}` records it, judged by "
+        f"`afr report` on our stores: {verdict_counts(verdicts)}.",
+        judge_rules.__doc__.split("\n\n", 1)[1].strip(),
+        f"The paper's number is its claim's test applied to the paper's own table (a printed t-test "
+        f"is quoted below the table); ours is on every stored repetition, with the paper's own "
+        f"{reps_label} beside it (not used for the verdict).",
+        *([reading_rules(verdicts)] if reading_rules(verdicts) else []),
+        ledger_table(verdicts, reps_label),
+        "## The claims, quoted",
+    ]
     blocks = []
     for v in verdicts:
-        lines = [f"### {v.id}: {v.verdict}", f"> {v.claim['quote']}",
-                 f"- test: {describe_test(v.claim)}",
-                 f"- paper: {v.paper.text if v.paper else ''}"]
+        lines = [
+            f"### {v.id}: {v.verdict}",
+            f"> {v.claim['quote']}",
+            f"- test: {describe_test(v.claim)}",
+            f"- paper: {v.paper.text if v.paper else ''}",
+        ]
         printed = printed_test(paper.id, v.claim)
         if printed:
             lines.append(f"- printed in the paper's text: {printed}")
@@ -146,7 +192,9 @@ def render_ledger(paper: Paper, verdicts: list[Verdict]) -> str:
         if v.ours_paper_reps:
             lines.append(f"- ours, {reps_label}: {v.ours_paper_reps.text} (verdict there: {v.verdict_paper_reps})")
         if v.ours_other:
-            lines.append(f"- ours {v.other_reading}, every repetition: {v.ours_other.text} (verdict: {v.verdict_other})")
+            lines.append(
+                f"- ours {v.other_reading}, every repetition: {v.ours_other.text} (verdict: {v.verdict_other})"
+            )
         lines.append(f"- verdict: **{v.verdict}**: {reason(v)}")
         if v.claim.get("reading"):
             lines.append(f"- why this reading: {str(v.claim['reading']).strip()}")
@@ -160,18 +208,28 @@ def summary_block(paper: Paper, verdicts: list[Verdict], root: Path = Path("resu
     committed page, the scratch root of ``afr reproduce --root DIR`` for its copy), not linked: the
     block is the same text in whichever page holds it, and a relative link would resolve from one
     page only."""
-    lines = [f"{len(verdicts)} claims, judged by `afr report` from the stores ({verdict_counts(verdicts)}; ledger: `{shown_root(root)}/{paper.id}/{LEDGER}`):", ""]
+    lines = [
+        f"{len(verdicts)} claims, judged by `afr report` from the stores ({verdict_counts(verdicts)}; ledger: "
+        f"`{shown_root(root)}/{paper.id}/{LEDGER}`):",
+        "",
+    ]
     for v in verdicts:
         if v.verdict == NOT_CHECKED:
             lines.append(f"- **{v.verdict}** ({_where(v)}): {reason(v)}.")
             continue
         ours = f"; ours {v.ours.text}" if v.ours else ""
-        why = (f" The sentence: “{str(v.claim['quote']).strip()}” Why this reading: {str(v.claim['reading']).strip()}"
-               if v.claim.get("reading") else "")
+        why = (
+            f" The sentence: “{str(v.claim['quote']).strip()}” Why this reading: {str(v.claim['reading']).strip()}"
+            if v.claim.get("reading")
+            else ""
+        )
         shift = changes(v, paper_reps_label(paper)) if why else ""
         shift = f" Read otherwise: {shift}." if shift else ""
-        lines.append(f"- **{v.verdict}** ({_where(v)}): {describe_test(v.claim)}. Paper {v.paper.text if v.paper else 'as stated'}"
-                     f"{ours}.{shift}{why}")
+        lines.append(
+            f"- **{v.verdict}** ({_where(v)}): {describe_test(v.claim)}. Paper "
+            f"{v.paper.text if v.paper else 'as stated'}"
+            f"{ours}.{shift}{why}"
+        )
     return "\n".join(lines)
 
 
@@ -193,16 +251,23 @@ def agreement_rows(paper: Paper, root: Path, reps: int | None = None) -> list[li
                 for spec, model in group["columns"]:
                     comparison = paper_comparison(results, spec)
                     printed = printed_cells(spec)
-                    part = comparison[(comparison["model"] == model) & (comparison["metric"] == metric)
-                                      & comparison["ours"].notna()]
-                    cells += [(r["ours"], printed[(r["dataset"], model, metric)], r["within_tol"], r["diff"])
-                              for r in part.to_dict("records")]
+                    part = comparison[
+                        (comparison["model"] == model) & (comparison["metric"] == metric) & comparison["ours"].notna()
+                    ]
+                    cells += [
+                        (r["ours"], printed[(r["dataset"], model, metric)], r["within_tol"], r["diff"])
+                        for r in part.to_dict("records")
+                    ]
                 if not cells:
                     continue
                 frame = pd.DataFrame(cells, columns=["ours", "printed", "within", "diff"])
                 same = sum(as_printed(o, p) for o, p in zip(frame["ours"], frame["printed"]))
-                numbers = [str(len(frame)), str(same), str(int(frame["within"].astype(bool).sum())),
-                           f"{frame['diff'].mean():+.4f}"]
+                numbers = [
+                    str(len(frame)),
+                    str(same),
+                    str(int(frame["within"].astype(bool).sum())),
+                    f"{frame['diff'].mean():+.4f}",
+                ]
                 if selection == "stored":
                     stored_rows.append(numbers)
                 elif numbers in stored_rows:
@@ -212,8 +277,10 @@ def agreement_rows(paper: Paper, root: Path, reps: int | None = None) -> list[li
     return rows
 
 
-EFFECT_RULE = ("the effect of a column is its value minus the baseline column's in the same cell, ours and the "
-               "paper's; it agrees when ours has the paper's sign and lies within half the paper's effect of it")
+EFFECT_RULE = (
+    "the effect of a column is its value minus the baseline column's in the same cell, ours and the "
+    "paper's; it agrees when ours has the paper's sign and lies within half the paper's effect of it"
+)
 
 
 def effect_rows(paper: Paper, root: Path, reps: int | None = None) -> list[list[str]]:
@@ -240,9 +307,17 @@ def effect_rows(paper: Paper, root: Path, reps: int | None = None) -> list[list[
                 printed = wide[("published", model)] - wide[("published", baseline)]
                 same = (ours * printed) > 0
                 close = same & ((ours - printed).abs() <= printed.abs() / 2)
-                rows.append([f"{model} − {baseline} ({spec})", METRIC_NAMES[metric], str(len(wide)),
-                             str(int(same.sum())), str(int(close.sum())), f"{printed.mean():+.4f}",
-                             f"{ours.mean():+.4f}"])
+                rows.append(
+                    [
+                        f"{model} − {baseline} ({spec})",
+                        METRIC_NAMES[metric],
+                        str(len(wide)),
+                        str(int(same.sum())),
+                        str(int(close.sum())),
+                        f"{printed.mean():+.4f}",
+                        f"{ours.mean():+.4f}",
+                    ]
+                )
     return rows
 
 
@@ -252,8 +327,9 @@ def effect_block(paper: Paper, root: Path) -> str | None:
     if not rows:
         return None
     headers = ["effect", "metric", "cells", "paper's sign", "agrees", "mean (paper)", "mean (ours)"]
-    return (f"The effect, per cell, on repetitions 0-{paper.reps - 1} (inner CV, as stored; {EFFECT_RULE}):\n\n"
-            + grid(headers, rows, "md"))
+    return f"The effect, per cell, on repetitions 0-{paper.reps - 1} (inner CV, as stored; {EFFECT_RULE}):\n\n" + grid(
+        headers, rows, "md"
+    )
 
 
 def agreement_block(paper: Paper, root: Path) -> str | None:
@@ -266,17 +342,21 @@ def agreement_block(paper: Paper, root: Path) -> str | None:
         inferred = agreement_rows(paper, root, paper.reps)
         if not stated and not inferred:
             return None
-        rows = ([[f"0-{paper.stated_reps - 1} (stated)", *r] for r in stated]
-                + [[f"0-{paper.reps - 1} (inferred protocol)", *r] for r in inferred])
-        return (f"On the paper's stated {paper.stated_reps} repetitions (0-{paper.stated_reps - 1}, the headline), "
-                f"and beside them, labelled, on repetitions 0-{paper.reps - 1}, the protocol identified from the "
-                f"other papers' numbers; by the one agreement rule ({RULE}):\n\n"
-                + grid(["repetitions", *headers], rows, "md"))
+        rows = [[f"0-{paper.stated_reps - 1} (stated)", *r] for r in stated] + [
+            [f"0-{paper.reps - 1} (inferred protocol)", *r] for r in inferred
+        ]
+        return (
+            f"On the paper's stated {paper.stated_reps} repetitions (0-{paper.stated_reps - 1}, the headline), "
+            f"and beside them, labelled, on repetitions 0-{paper.reps - 1}, the protocol identified from the "
+            f"other papers' numbers; by the one agreement rule ({RULE}):\n\n"
+            + grid(["repetitions", *headers], rows, "md")
+        )
     rows = agreement_rows(paper, root)
     if not rows:
         return None
-    return (f"On the paper's own repetitions 0-{paper.reps - 1}, by the one agreement rule ({RULE}):\n\n"
-            + grid(headers, rows, "md"))
+    return f"On the paper's own repetitions 0-{paper.reps - 1}, by the one agreement rule ({RULE}):\n\n" + grid(
+        headers, rows, "md"
+    )
 
 
 def write_ledger(paper: Paper, verdicts: list[Verdict], root: Path) -> Path:
