@@ -24,8 +24,10 @@ def kkt_residual(H: np.ndarray, f: np.ndarray, cons: LinearConstraints, theta: n
     bounds), theta is optimal iff theta = clip(theta - g / s, lower, upper), s = max(1, |H theta|,
     |f|) the gradient's scale; the largest |difference| is returned. The measure is continuous
     (a weight 1e-10 above its bound is neither free nor active by fiat)."""
-    scale = max(1.0, np.max(np.abs(H @ theta), initial=0.0), np.max(np.abs(f), initial=0.0))
-    g = (H @ theta + f) / scale
+    g = H @ theta  # once: the scale and the gradient read the same product
+    scale = max(1.0, np.max(np.abs(g), initial=0.0), np.max(np.abs(f), initial=0.0))
+    g += f
+    g /= scale
     room = np.minimum(theta - cons.lower, cons.upper - theta)
     free = room > _ACTIVE_TOL * np.maximum(1.0, np.abs(theta))
     if len(cons.eq_rhs) and free.any():
