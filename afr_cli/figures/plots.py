@@ -5,7 +5,9 @@ model, the mean over repetitions of one score column (test_r2, cv_mae, ...) at e
 of two hyperparameters. Any other hyperparameter of the model must be constant over those rows:
 averaging a surface over a third varying parameter would silently mix models, so it is an error
 naming the parameter and its values. ``surface_figure`` draws the table as an annotated heatmap
-on a bare Agg figure (no pyplot, no GUI backend); matplotlib is imported only there.
+on a bare Agg figure (no pyplot, no GUI backend); matplotlib is imported only there. Its colours
+are those of the numbers as the cells print them (``as_printed``), and a surface whose cells all
+print the same number is drawn in one colour and called flat in its title.
 """
 
 from __future__ import annotations
@@ -157,37 +159,73 @@ def surface_figure(*surfaces: Surface):
     return fig
 
 
+def cell_text(value: float) -> str:
+    """A heatmap cell as it is printed: three decimals, four significant digits from 100 up."""
+    if not np.isfinite(value):
+        return "n/a"
+    return f"{value:.3f}" if abs(value) < 100 else f"{value:.4g}"
+
+
+def as_printed(values: np.ndarray) -> np.ndarray:
+    """``values`` rounded to the precision their cells print (NaN kept), so the colours follow the
+    printed numbers: cells that read the same get the same colour, and no colour shows a
+    difference the numbers do not (a colour scale over 0.41280-0.41310 where every cell reads 0.413
+    would paint noise)."""
+    return np.array([[float(cell_text(v)) if np.isfinite(v) else np.nan for v in row] for row in values])
+
+
+def flat_note(s: Surface) -> str | None:
+    """'flat: every cell reads 0.413' when every cell of the surface prints the same number, else None."""
+    shown = as_printed(s.table.to_numpy(dtype=float))
+    finite = shown[np.isfinite(shown)]
+    if finite.size and finite.min() == finite.max():
+        return f"flat: every cell reads {cell_text(float(finite[0]))}"
+    return None
+
+
 def _draw_panel(fig, ax, s: Surface) -> None:
     from matplotlib.patches import Rectangle
 
     values = s.table.to_numpy(dtype=float)
+    shown = as_printed(values)  # colours at the printed precision (as_printed)
     ny, nx = values.shape
     cmap = "viridis" if s.metric == "r2" else "viridis_r"  # brighter is better for both metrics
-    image = ax.imshow(values, origin="lower", aspect="auto", cmap=cmap)
+    finite = shown[np.isfinite(shown)]
+    low, high = (finite.min(), finite.max()) if finite.size else (0.0, 1.0)
     label = f"mean {_SCORE_LABEL[s.score]} {_METRIC_LABEL[s.metric]}"
-    fig.colorbar(image, ax=ax, label=label)
+    flat = flat_note(s)
+    if flat:  # one printed value: one colour, no scale, and the title says the surface is flat
+        image = ax.imshow(
+            np.where(np.isfinite(shown), 0.5, np.nan), origin="lower", aspect="auto", cmap=cmap, vmin=0, vmax=1
+        )
+    else:
+        image = ax.imshow(shown, origin="lower", aspect="auto", cmap=cmap, vmin=low, vmax=high)
+        levels = np.unique(finite)
+        ticks = levels if len(levels) <= 6 else np.unique([float(cell_text(v)) for v in np.linspace(low, high, 5)])
+        bar = fig.colorbar(image, ax=ax, label=label, ticks=ticks)
+        bar.ax.set_yticklabels([cell_text(v) for v in ticks])
     ax.set_xticks(range(nx), [_fmt(v) for v in s.table.columns])
     ax.set_yticks(range(ny), [_fmt(v) for v in s.table.index])
     ax.set_xlabel(s.x)
     ax.set_ylabel(s.y)
-    ax.set_title(surface_title(s), fontsize=10)
-    finite = values[np.isfinite(values)]
-    low, high = (finite.min(), finite.max()) if finite.size else (0.0, 1.0)
+    ax.set_title(
+        surface_title(s) + (f"\n{flat}; the red box marks the best unrounded mean" if flat else ""), fontsize=10
+    )
     for i in range(ny):
         for j in range(nx):
-            v = values[i, j]
+            v = shown[i, j]
             rel = 0.5 if high == low or not np.isfinite(v) else (v - low) / (high - low)
             bright = rel > 0.6 if s.metric == "r2" else rel < 0.4
             ax.text(
                 j,
                 i,
-                "n/a" if not np.isfinite(v) else f"{v:.3f}" if abs(v) < 100 else f"{v:.4g}",
+                cell_text(values[i, j]),
                 ha="center",
                 va="center",
                 fontsize=8,
                 color="black" if bright else "white",
             )
-    if finite.size:
+    if np.isfinite(values).any():
         bx, by, _ = s.best()
         j, i = list(s.table.columns).index(bx), list(s.table.index).index(by)
         ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="red", linewidth=2))
