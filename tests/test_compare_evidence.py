@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 from afr_cli.errors import AfrInputError
+from afr_cli.store import cache as export_cache
 from afr_cli.tables import compare_evidence, compare_models, render_comparison_lead, render_model_comparison
 from afr_cli.tables.compare_all import render_all
 from afr_cli.tables.compare_evidence import dominant_datasets
@@ -24,7 +25,9 @@ SMALL_SAMPLER = (600, 200)  # in-process tests: a smaller chain than the CLI's, 
 
 
 @pytest.fixture(autouse=True)
-def small_sampler(monkeypatch):
+def small_sampler(monkeypatch, tmp_path):
+    """A short chain, and a cache folder of the test's own (the hierarchical test is memoized there)."""
+    monkeypatch.setenv(export_cache.CACHE_ENV, str(tmp_path / "export-cache"))
     monkeypatch.setattr(compare_evidence, "COMPARE_SAMPLES", SMALL_SAMPLER[0])
     monkeypatch.setattr(compare_evidence, "COMPARE_BURN_IN", SMALL_SAMPLER[1])
 

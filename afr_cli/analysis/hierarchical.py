@@ -45,7 +45,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import special
 
 from afr_cli.analysis.bayesian import DEFAULT_ROPE, RopeProbabilities
 
@@ -86,6 +85,48 @@ class HierarchicalResult:
     samples: int
     burn_in: int
     seed: int
+
+
+_PROBABILITY_FIELDS = ("probabilities", "predictive", "mc_se")
+_INT_FIELDS = ("n_datasets", "samples", "burn_in", "seed")
+_FLOAT_FIELDS = ("rope_width", "mean", "mean_mc_se", "ci_low", "ci_high", "level", "scale")
+
+
+def result_to_json(result: HierarchicalResult) -> dict:
+    """``result`` as plain JSON values (floats as Python writes them, so reading them back gives
+    the same floats bit for bit): what afr_cli/tables/compare_memo.py keeps."""
+    out: dict = {name: getattr(result, name) for name in (*_INT_FIELDS, *_FLOAT_FIELDS)}
+    for name in _PROBABILITY_FIELDS:
+        p = getattr(result, name)
+        out[name] = [p.left, p.rope, p.right]
+    out["repetitions"] = list(result.repetitions)
+    out["dataset_means"] = list(result.dataset_means)
+    return out
+
+
+def result_from_json(data: dict) -> HierarchicalResult:
+    """The result :func:`result_to_json` wrote; ValueError (or TypeError, KeyError) when ``data``
+    is not one, so that a damaged memo is recomputed rather than printed."""
+
+    def number(value: object, kind: type) -> float | int:
+        if isinstance(value, bool) or not isinstance(value, (int, float) if kind is float else int):
+            raise ValueError(f"not a {kind.__name__}: {value!r}")
+        return kind(value)
+
+    def numbers(value: object, kind: type, length: int | None = None) -> tuple:
+        if not isinstance(value, list) or (length is not None and len(value) != length):
+            raise ValueError(f"not a list of {length or 'some'} numbers: {value!r}")
+        return tuple(number(v, kind) for v in value)
+
+    fields = set(_PROBABILITY_FIELDS) | set(_INT_FIELDS) | set(_FLOAT_FIELDS) | {"repetitions", "dataset_means"}
+    if not isinstance(data, dict) or set(data) != fields:
+        raise ValueError("not a hierarchical result")
+    values: dict = {name: number(data[name], int) for name in _INT_FIELDS}
+    values.update({name: number(data[name], float) for name in _FLOAT_FIELDS})
+    values.update({name: RopeProbabilities(*numbers(data[name], float, 3)) for name in _PROBABILITY_FIELDS})
+    values["repetitions"] = numbers(data["repetitions"], int, values["n_datasets"])
+    values["dataset_means"] = numbers(data["dataset_means"], float, values["n_datasets"])
+    return HierarchicalResult(**values)
 
 
 @dataclass(frozen=True)
@@ -209,6 +250,8 @@ def _slice(
 
 def _upper_truncated_gamma(shape: np.ndarray, rate: np.ndarray, lower: float, rng: np.random.Generator) -> np.ndarray:
     """Gamma(shape, rate) draws conditioned on exceeding ``lower``, by inverting the upper tail."""
+    from scipy import special  # in the functions, as in afr_cli/analysis/distributions.py: importing is free
+
     tail = special.gammaincc(shape, rate * lower)
     u = tail * (1.0 - rng.random(np.shape(shape)))  # in (0, tail]
     return special.gammainccinv(shape, u) / rate
@@ -217,6 +260,8 @@ def _upper_truncated_gamma(shape: np.ndarray, rate: np.ndarray, lower: float, rn
 def _truncated_normal(mean: float, sd: float, lo: float, hi: float, rng: np.random.Generator) -> float:
     """One N(mean, sd²) draw conditioned on (lo, hi), by inverting the CDF (on the far side of the
     mean, by symmetry, to keep precision in the tails)."""
+    from scipy import special
+
     a, b = (lo - mean) / sd, (hi - mean) / sd
     flip = a > 0.0
     if flip:
@@ -322,6 +367,8 @@ def hierarchical_draws(
 def region_masses(draws: HierarchicalDraws) -> np.ndarray:
     """Per draw, the next dataset's mass below, inside and above the (scaled) ROPE: draws × 3."""
     # Student-t(ν, δ0, σ0) CDF by scipy.special.stdtr (scipy.stats costs a second to import)
+    from scipy import special
+
     left = special.stdtr(draws.nu, (-draws.rope - draws.delta0) / draws.std0)
     right = special.stdtr(draws.nu, (draws.delta0 - draws.rope) / draws.std0)
     return np.stack([left, np.clip(1.0 - left - right, 0.0, 1.0), right], axis=1)

@@ -1,7 +1,9 @@
 """A content-addressed disk cache of what is derived from a committed export: its decoded frames
 (``ExportedStore.frame``) and its holdings (``afr_cli.store.holdings``), so that an export is
 decoded once and every later ``afr table``, ``afr table --compare`` or ``afr status`` reads the
-derived form instead of decompressing and parsing the xz CSV again (issue 35).
+derived form instead of decompressing and parsing the xz CSV again (issue 35). ``afr table
+--compare`` also keeps here the summary of each hierarchical Bayesian test it ran (a seeded
+sampler's answer is a function of its inputs: afr_cli/tables/compare_memo.py), as a small JSON.
 
 Where: ``.cache/exports/`` in the project root (git-ignored; ``AFR_EXPORT_CACHE`` names another
 folder, and ``AFR_EXPORT_CACHE=off`` turns the cache off). Not under ``results/``: that folder
@@ -19,8 +21,9 @@ Entries: ``<kind>/<key[:2]>/<key>``, holding a header line, the SHA-256 of the p
 payload; written to a temporary file in the same folder and renamed into place, so a reader sees
 the whole entry or none. An entry that cannot be read, is truncated, or whose payload does not
 match its digest is a miss (removed, and rebuilt by the caller), never an error; a cache that
-cannot be written (read-only, full disk) is only slower. The payloads are pickles: the cache
-folder is trusted as the project folder is (anyone who can write it can change afr's code).
+cannot be written (read-only, full disk) is only slower. The payloads are pickles (JSON where
+the caller says so, :func:`cached`): the cache folder is trusted as the project folder is
+(anyone who can write it can change afr's code).
 Entries read are touched, and when the folder outgrows ``LIMIT_BYTES`` the least recently used
 go first.
 """
@@ -128,19 +131,31 @@ def write_entry(kind: str, key: str, payload: bytes) -> bool:
     return True
 
 
-def cached(kind: str, key: str, build: Callable[[], T]) -> T:
-    """The value stored under (``kind``, ``key``), or ``build()``, stored for the next caller. A
-    payload that does not unpickle is a miss like any damaged entry."""
+def _pickled(value: object) -> bytes:
+    return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def cached(
+    kind: str,
+    key: str,
+    build: Callable[[], T],
+    dumps: Callable[[T], bytes] = _pickled,
+    loads: Callable[[bytes], T] = pickle.loads,
+) -> T:
+    """The value stored under (``kind``, ``key``), or ``build()``, stored for the next caller.
+    ``dumps``/``loads`` turn a value into a payload and back (pickle unless given: a small JSON
+    for what a person may want to read, such as a hierarchical test's summary). A payload that
+    ``loads`` refuses (any exception) is a miss like any damaged entry: removed and rebuilt."""
     payload = read_entry(kind, key)
     if payload is not None:
         try:
-            return pickle.loads(payload)
-        except Exception:  # noqa: BLE001 - any failure to unpickle is a damaged entry: rebuild it
+            return loads(payload)
+        except Exception:  # noqa: BLE001 - any failure to decode is a damaged entry: rebuild it
             path = _entry_path(kind, key)
             if path is not None:
                 _remove(path)
     value = build()
-    write_entry(kind, key, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+    write_entry(kind, key, dumps(value))
     return value
 
 

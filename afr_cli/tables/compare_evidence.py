@@ -1,8 +1,9 @@
 """The evidence `afr table --compare` adds to each base beyond the papers' tests (issue 34):
 
-- the hierarchical Bayesian test over datasets × repetitions (afr_cli/analysis/hierarchical.py), run on
-  every repetition both models hold, one row of differences per dataset (or per unit, where
-  cells share a split), with ρ = n_test / n of each split;
+- the hierarchical Bayesian test over datasets × repetitions (afr_cli/analysis/hierarchical.py,
+  memoized in the export cache by afr_cli/tables/compare_memo.py), run on every repetition both
+  models hold, one row of differences per dataset (or per unit, where cells share a split), with
+  ρ = n_test / n of each split;
 - an interval on every effect over the datasets (afr_cli/analysis/effect_intervals.py): the mean
   difference, d_z and the rank-biserial r, with magnitude labels and their source;
 - for an error metric (MAE, RMSE), whose scale differs from dataset to dataset, the relative
@@ -23,7 +24,8 @@ import numpy as np
 import pandas as pd
 
 from afr_cli.analysis.effect_intervals import EffectIntervals, Interval, effect_intervals, mean_diff_interval
-from afr_cli.analysis.hierarchical import HierarchicalResult, hierarchical_test
+from afr_cli.analysis.hierarchical import HierarchicalResult
+from afr_cli.tables.compare_memo import memo_hierarchical_test
 
 # Sampler size for a comparison: each base costs about 0.4 s of CPU at this size (a report has up
 # to 19 bases per comparison file), and the Monte Carlo error of each probability is printed with it.
@@ -141,7 +143,7 @@ def hierarchical_for_base(rows: pd.DataFrame, a: str, b: str, metric: str, rope:
         return Hierarchical(None, why, relative, rope, left_out)
     rope_scale = math.log1p(rope) if relative else rope
     try:
-        result = hierarchical_test(
+        result = memo_hierarchical_test(
             [g["x"].to_numpy() for _, g in kept],
             [float(g["rho"].iloc[0]) for _, g in kept],
             rope_scale,
