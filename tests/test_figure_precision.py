@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from afr_cli.figures.plots import Surface, as_printed, flat_note, surface_figure
 
@@ -45,3 +46,71 @@ def test_a_surface_whose_cells_all_print_the_same_is_flat_and_says_so():
     assert "flat: every cell reads 0.413" in fig.axes[0].get_title()
     texts = [t.get_text() for t in fig.axes[0].texts]
     assert texts.count("0.413") == 6
+
+
+def _ranked(models, ranks, differ, cd=1.84):
+    """A CD diagram's input with these mean ranks; Wilcoxon–Holm finds the ``differ`` pairs apart."""
+    from itertools import combinations
+
+    from afr_cli.analysis.posthoc import PairwiseTests
+    from afr_cli.analysis.stats import FriedmanResult
+    from afr_cli.tables.friedman import RankedSide
+
+    pairs = tuple(combinations(models, 2))
+    p_holm = tuple(0.01 if pair in differ else 0.5 for pair in pairs)
+    friedman = FriedmanResult(tuple(models), tuple(ranks), 11, 30.0, 1e-5, 20.0, 1e-8, cd, 0.05)
+    return RankedSide(pd.DataFrame(), friedman, PairwiseTests(tuple(models), pairs, p_holm, p_holm, 0.05))
+
+
+# LARF's Tables 3 (the paper's side) and 6 (ours): the old layout set a name near rank 1 across the
+# leader lines and bars there ("em-w-larf (1.14)" over its own line and the clique bars starting at it)
+CD_CASES = {
+    "larf:3 paper": _ranked(
+        ["em-w-larf", "em-larf", "em-w-arf", "em-arf", "rf"],
+        [1.14, 2.14, 3.05, 4.27, 4.41],
+        {("em-w-larf", "em-w-arf"), ("em-w-larf", "em-arf"), ("em-w-larf", "rf"), ("em-larf", "rf")},
+    ),
+    "larf:6 ours": _ranked(
+        ["em-w-larf", "em-larf", "em-w-arf", "em-arf", "ert"],
+        [1.45, 1.91, 3.09, 4.00, 4.55],
+        {("em-w-larf", "em-w-arf"), ("em-w-larf", "em-arf"), ("em-w-larf", "ert"), ("em-larf", "em-arf")}
+        | {("em-larf", "ert")},
+    ),
+}
+
+
+def _boxes(fig):
+    """Every text's box and every drawn line segment's box (thickness included), in display pixels."""
+    from matplotlib.transforms import Bbox
+
+    renderer = fig.canvas.get_renderer()
+    fig.draw(renderer)
+    ax = fig.axes[0]
+    texts = [(t.get_text(), t.get_window_extent(renderer)) for t in [*ax.texts, *fig.texts] if t.get_text()]
+    segments = [(line.get_xydata(), line.get_linewidth()) for line in ax.lines]
+    segments += [(s, c.get_linewidth()[0]) for c in ax.collections for s in c.get_segments()]
+    lines = []
+    for points, width in segments:
+        half = width * fig.dpi / 72 / 2
+        display = ax.transData.transform(points)
+        for (x0, y0), (x1, y1) in zip(display[:-1], display[1:]):
+            box = [[min(x0, x1) - half, min(y0, y1) - half], [max(x0, x1) + half, max(y0, y1) + half]]
+            lines.append(((x0, y0, x1, y1), Bbox(box)))
+    return texts, lines, fig.bbox
+
+
+@pytest.mark.parametrize("case", list(CD_CASES))
+def test_a_cd_diagrams_labels_touch_no_line_no_bar_no_other_label_and_stay_inside(case):
+    from afr_cli.tables.friedman import cd_figure
+
+    side = CD_CASES[case]
+    assert side.friedman.cliques() and side.pairwise.cliques()  # there are bars to collide with
+    texts, lines, frame = _boxes(cd_figure(side, f"{case}, 11 datasets"))
+    assert len(texts) >= len(side.friedman.models) + 2
+    for name, box in texts:
+        assert frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1, name
+        for where, line in lines:
+            assert not box.overlaps(line), f"{name!r} is drawn over the line or bar at {where}"
+    for k, (a, box_a) in enumerate(texts):
+        for b, box_b in texts[k + 1 :]:
+            assert not box_a.overlaps(box_b), f"{a!r} overlaps {b!r}"

@@ -141,12 +141,25 @@ def friedman_tables(
 
 
 NEMENYI_COLOUR, WILCOXON_COLOUR = "tab:red", "tab:blue"
+CD_FONT = 8  # points, every label of a CD diagram
+_ROW, _BAR_STEP, _GAP = 0.2, 0.09, 0.08  # inches: label rows, clique bars, space around the labels
+
+
+def _text_width(text: str, size: float = CD_FONT) -> float:
+    """Width in inches of ``text`` set in matplotlib's default font at ``size`` points."""
+    from matplotlib.textpath import TextPath
+
+    return TextPath((0, 0), text, size=size).get_extents().width / 72
 
 
 def cd_figure(side: RankedSide, title: str):
     """A critical-difference diagram: mean ranks on an axis (1 = best, left), Nemenyi's critical
     difference drawn as a bar of its length above it, under it one bar per clique (red: within one
-    CD; blue: no pair different by Wilcoxon–Holm), and each model's name on a leader line."""
+    CD; blue: no pair different by Wilcoxon–Holm), and each model's name on a leader line.
+
+    Laid out in inches so that no label touches a bar or another label: the names sit in the
+    margins left and right of the axis (where no clique bar reaches), each on its own row below the
+    lowest clique bar, and the colour legend has a line of its own under them."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -155,46 +168,67 @@ def cd_figure(side: RankedSide, title: str):
     order = sorted(range(k), key=lambda i: result.mean_ranks[i])
     half = (k + 1) // 2
     bars = [(c, NEMENYI_COLOUR) for c in result.cliques()] + [(c, WILCOXON_COLOUR) for c in side.pairwise.cliques()]
-    below = 0.3 + 0.22 * len(bars)  # the names hang below the clique bars
-    fig = Figure(figsize=(7.0, 1.9 + 0.3 * half + 0.12 * len(bars)))
+    labels = [f"{result.models[i]} ({result.mean_ranks[i]:.2f})" for i in order]
+    left_w = max(_text_width(s) for s in labels[:half]) + 2 * _GAP + 0.15
+    right_w = max((_text_width(s) for s in labels[half:]), default=0.0) + 2 * _GAP + 0.15
+    key = "bars under the axis: groups with no significant difference (red: Nemenyi, blue: Wilcoxon–Holm)"
+    axis_w = max(3.6, 0.75 * (k - 1), _text_width(key, CD_FONT - 1) + 2 * _GAP - left_w - right_w)
+    per_rank = axis_w / max(k - 1, 1)  # inches per unit of rank
+    width = left_w + axis_w + right_w
+    top = 0.95  # title, the CD bar and the tick numbers above the axis
+    lowest_bar = 0.12 + _BAR_STEP * max(len(bars) - 1, 0)
+    first_row = lowest_bar + _GAP + _ROW
+    rows = max(half, k - half)
+    legend = first_row + _ROW * rows + 0.05
+    bottom = legend + 0.2
+    fig = Figure(figsize=(width, top + bottom))
     FigureCanvasAgg(fig)
-    ax = fig.add_axes((0.02, 0.02, 0.96, 0.8))
-    ax.set_xlim(0.5, k + 0.5)
-    ax.set_ylim(-(below + half + 0.8), 2.3)
+    ax = fig.add_axes((0, 0, 1, 1))
     ax.axis("off")
+    # data coordinates: x in ranks, y in inches above the axis line, the figure exactly
+    ax.set_xlim(1 - left_w / per_rank, k + right_w / per_rank)
+    ax.set_ylim(-bottom, top)
     ax.hlines(0, 1, k, color="black", linewidth=1)
     for r in range(1, k + 1):
-        ax.vlines(r, 0, 0.25, color="black", linewidth=1)
-        ax.text(r, 0.4, str(r), ha="center", va="bottom", fontsize=8)
-    ax.hlines(1.4, 1, 1 + result.cd, color="black", linewidth=1.5)
-    ax.vlines([1, 1 + result.cd], 1.3, 1.5, color="black", linewidth=1.5)
+        ax.vlines(r, 0, 0.06, color="black", linewidth=1)
+        ax.text(r, 0.09, str(r), ha="center", va="bottom", fontsize=CD_FONT)
+    ax.hlines(0.42, 1, 1 + result.cd, color="black", linewidth=1.5)
+    ax.vlines([1, 1 + result.cd], 0.38, 0.46, color="black", linewidth=1.5)
     ax.text(
         1 + result.cd / 2,
-        1.55,
+        0.49,
         f"CD = {result.cd:.2f} (Nemenyi, α = {result.alpha:g})",
         ha="center",
         va="bottom",
-        fontsize=8,
+        fontsize=CD_FONT,
     )
-    ax.text(k + 0.5, 1.55, "cliques: red Nemenyi, blue Wilcoxon–Holm", ha="right", va="bottom", fontsize=7)
+    pad = _GAP / per_rank
     for slot, i in enumerate(order):
         rank = result.mean_ranks[i]
         left = slot < half
-        depth = -below - (slot if left else k - 1 - slot)
-        end = 0.5 if left else k + 0.5
+        depth = -(first_row + _ROW * (slot if left else k - 1 - slot))
+        end = 1 - pad if left else k + pad
         ax.plot([rank, rank, end], [0, depth, depth], color="black", linewidth=0.8)
         ax.text(
-            end + (0.05 if left else -0.05),
+            end - pad / 2 if left else end + pad / 2,
             depth,
-            f"{result.models[i]} ({rank:.2f})",
-            ha="left" if left else "right",
-            va="bottom",
-            fontsize=8,
+            labels[slot],
+            ha="right" if left else "left",
+            va="center",
+            fontsize=CD_FONT,
         )
     for level, (clique, colour) in enumerate(bars):
         ranks = [result.mean_ranks[result.models.index(m)] for m in clique]
-        ax.hlines(-0.3 - 0.22 * level, min(ranks) - 0.03, max(ranks) + 0.03, color=colour, linewidth=2.5)
-    fig.suptitle(title, fontsize=9)
+        ax.hlines(-0.12 - _BAR_STEP * level, min(ranks) - 0.03, max(ranks) + 0.03, color=colour, linewidth=2.5)
+    ax.text(
+        ax.get_xlim()[0] + _GAP / per_rank,
+        -legend,
+        key,
+        ha="left",
+        va="top",
+        fontsize=CD_FONT - 1,
+    )
+    ax.text((ax.get_xlim()[0] + ax.get_xlim()[1]) / 2, top - 0.08, title, ha="center", va="top", fontsize=CD_FONT + 1)
     return fig
 
 
