@@ -10,6 +10,7 @@ import pytest
 from afr_cli.analysis.posthoc import rank_cliques, wilcoxon_holm
 from afr_cli.analysis.stats import friedman_nemenyi
 from afr_cli.tables.friedman import (
+    CD_BAR_Y,
     NEMENYI_COLOUR,
     TIE_RULE,
     WILCOXON_COLOUR,
@@ -136,7 +137,7 @@ def test_cd_diagram_draws_the_cd_and_both_sets_of_cliques():
     fig = cd_figure(block.ours, "t")
     ax = fig.axes[0]
     segments = [(tuple(c.get_colors()[0]), s) for c in ax.collections for s in c.get_segments()]
-    cd_bars = [s for colour, s in segments if colour == to_rgba("black") and s[0][1] == s[1][1] == 1.4]
+    cd_bars = [s for colour, s in segments if colour == to_rgba("black") and s[0][1] == s[1][1] == CD_BAR_Y]
     assert len(cd_bars) == 1 and cd_bars[0][1][0] - cd_bars[0][0][0] == pytest.approx(result.cd)
     red = [s for colour, s in segments if colour == to_rgba(NEMENYI_COLOUR)]
     blue = [s for colour, s in segments if colour == to_rgba(WILCOXON_COLOUR)]

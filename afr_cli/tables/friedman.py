@@ -143,6 +143,7 @@ def friedman_tables(
 NEMENYI_COLOUR, WILCOXON_COLOUR = "tab:red", "tab:blue"
 CD_FONT = 8  # points, every label of a CD diagram
 _ROW, _BAR_STEP, _GAP = 0.2, 0.09, 0.08  # inches: label rows, clique bars, space around the labels
+CD_BAR_Y = 0.42  # inches above the rank axis: the bar as long as Nemenyi's critical difference
 
 
 def _text_width(text: str, size: float = CD_FONT) -> float:
@@ -192,11 +193,11 @@ def cd_figure(side: RankedSide, title: str):
     for r in range(1, k + 1):
         ax.vlines(r, 0, 0.06, color="black", linewidth=1)
         ax.text(r, 0.09, str(r), ha="center", va="bottom", fontsize=CD_FONT)
-    ax.hlines(0.42, 1, 1 + result.cd, color="black", linewidth=1.5)
-    ax.vlines([1, 1 + result.cd], 0.38, 0.46, color="black", linewidth=1.5)
+    ax.hlines(CD_BAR_Y, 1, 1 + result.cd, color="black", linewidth=1.5)
+    ax.vlines([1, 1 + result.cd], CD_BAR_Y - 0.04, CD_BAR_Y + 0.04, color="black", linewidth=1.5)
     ax.text(
         1 + result.cd / 2,
-        0.49,
+        CD_BAR_Y + 0.07,
         f"CD = {result.cd:.2f} (Nemenyi, α = {result.alpha:g})",
         ha="center",
         va="bottom",
