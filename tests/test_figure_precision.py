@@ -114,3 +114,31 @@ def test_a_cd_diagrams_labels_touch_no_line_no_bar_no_other_label_and_stay_insid
     for k, (a, box_a) in enumerate(texts):
         for b, box_b in texts[k + 1 :]:
             assert not box_a.overlaps(box_b), f"{a!r} overlaps {b!r}"
+
+
+def test_curves_that_coincide_stay_visible_and_the_title_says_where():
+    from afr_cli.figures.curves import coincide, curve_figure, curve_table
+
+    # robust-rf-a0.2 and robust-rf-a0.05 as on Boston: equal at 15 % to three decimals, apart at 25 %
+    means = {"rf": (4.763, 4.459), "robust-rf-a0.2": (4.7751, 4.376), "robust-rf-a0.05": (4.7749, 4.397)}
+    rows = [
+        {"dataset": "Boston", "base": "RF", "model": m, "rep": r, "train_fraction": f, "noise_eta": 0.0}
+        | {"rmse": v + (0.01 if r else -0.01), "selection": "inner-cv"}
+        for m, values in means.items()
+        for f, v in zip((0.15, 0.25), values)
+        for r in range(2)
+    ]
+    curves = curve_table(pd.DataFrame(rows), "Boston", list(means), "rmse", 0.0)
+    assert coincide(curves) == ["robust-rf-a0.2 and robust-rf-a0.05 coincide at 15 %"]
+    fig = curve_figure(curves)
+    ax = fig.axes[0]
+    assert "robust-rf-a0.2 and robust-rf-a0.05 coincide at 15 %" in ax.get_title()
+    first, second, third = ax.get_lines()
+    looks = [
+        (line.get_linestyle(), line.get_linewidth(), line.get_markersize(), line.get_zorder())
+        for line in ax.get_lines()
+    ]
+    assert len(set(looks)) == 3  # no two lines drawn alike
+    # where two coincide, the later one lies on top, thinner, its marker inside the earlier's hollow one
+    assert third.get_zorder() > second.get_zorder() and third.get_linewidth() < second.get_linewidth()
+    assert second.get_markerfacecolor() == "none" and third.get_markersize() < second.get_markersize()

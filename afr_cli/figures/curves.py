@@ -3,7 +3,9 @@
 ``curve_table`` is pure pandas: per model and training fraction, the mean over repetitions of a
 metric and its spread (mean +- one standard deviation over repetitions), at one noise level.
 ``curve_figure`` draws it on a bare Agg figure: the first model is the reference, dash-dot, the
-others solid (the robust-RF paper's Figures 1-2), bands for the spread.
+others solid (the robust-RF paper's Figures 1-2), bands for the spread. The models after the first
+differ in line style, width and marker too, so a line that coincides with another stays visible
+under it, and the title names every pair of models whose means print the same (``coincide``).
 """
 
 from __future__ import annotations
@@ -68,9 +70,37 @@ def curve_table(
     return Curves(table, dataset, base, metric, noise_eta, tuple(models), selection)
 
 
+# Per model, in order: line style, marker, marker size, marker face ("none": hollow), line width. A
+# later line is drawn thinner, dashed and over the one before it, with a smaller marker inside the
+# earlier one's hollow marker: where two curves coincide both stay visible.
+_STYLES = (
+    ("-.", "o", 3, None, 1.5),
+    ("-", "o", 7, "none", 2.6),
+    ("--", "o", 3, None, 1.3),
+    (":", "s", 3, None, 1.3),
+)
+PRINTED_DECIMALS = 3  # Table I prints RMSE to three decimals
+
+
+def coincide(curves: Curves) -> list[str]:
+    """Every pair of models whose mean prints the same (at ``PRINTED_DECIMALS``) at some training
+    fraction, e.g. 'robust-rf-a0.2 and robust-rf-a0.05 coincide at 45, 55 %'; [] when none do."""
+    wide = curves.table.pivot(index="train_fraction", columns="model", values="mean").round(PRINTED_DECIMALS)
+    out = []
+    for k, a in enumerate(curves.models):
+        for b in curves.models[k + 1 :]:
+            if a not in wide or b not in wide:
+                continue
+            same = [f"{100 * f:g}" for f, x, y in zip(wide.index, wide[a], wide[b]) if x == y]
+            if same:
+                out.append(f"{a} and {b} coincide at {', '.join(same)} %")
+    return out
+
+
 def curve_figure(curves: Curves):
     """RMSE (or another metric) against the training fraction in %: the first model dash-dot,
-    the others solid, each with a band of +- one std over repetitions."""
+    the second solid, the next dashed and dotted (``_STYLES``), each with a band of +- one std over
+    repetitions; the title names the models that coincide (``coincide``)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -80,8 +110,12 @@ def curve_figure(curves: Curves):
     for k, model in enumerate(curves.models):
         part = curves.table[curves.table["model"] == model].sort_values("train_fraction")
         x = 100 * part["train_fraction"]
-        style = "-." if k == 0 else "-"
-        (line,) = ax.plot(x, part["mean"], style, marker="o", markersize=3, label=model)
+        style, marker, size, face, width = _STYLES[min(k, len(_STYLES) - 1)]
+        (line,) = ax.plot(
+            x, part["mean"], style, marker=marker, markersize=size, linewidth=width, label=model, zorder=2 + k
+        )
+        if face is not None:
+            line.set_markerfacecolor(face)
         ax.fill_between(
             x, part["mean"] - part["std"], part["mean"] + part["std"], color=line.get_color(), alpha=0.12, linewidth=0
         )
@@ -89,7 +123,8 @@ def curve_figure(curves: Curves):
     noise = "no noise" if curves.noise_eta == 0 else f"test-feature noise eta = {curves.noise_eta:g}"
     ax.set_title(
         f"{curves.dataset} ({curves.base}), {noise}\nmean over {reps} reps, "
-        f"bands: ±1 std over reps; selection: {curves.selection}",
+        f"bands: ±1 std over reps; selection: {curves.selection}"
+        + "".join(f"\n{note} (means to {PRINTED_DECIMALS} decimals)" for note in coincide(curves)),
         fontsize=9,
     )
     ax.set_xlabel("training fraction gamma (%)")
