@@ -231,6 +231,6 @@ def test_cells_sharing_a_split_are_pooled_in_the_tests():
     comparison = compare_models(pd.concat(frames, ignore_index=True), "a", "b")
     block = comparison.bases[0]
     assert len(block.per_dataset) == 6 and block.ttest.n == 3  # six cells, three independent units
-    assert block.per_dataset_bayes["Boston [train_fraction=0.15, noise_eta=0]"].rho == 0.85
+    assert block.per_dataset_bayes["Boston [train_fraction=15, noise_eta=0]"].rho == 0.85
     md = render_model_comparison(comparison, "md")
     assert "over n = 3 units" in md and "pool the 6 cells into 3 units" in md

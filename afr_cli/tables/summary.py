@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from afr_cli.catalogue.knowledge import unit_axes
 from afr_cli.store import varying_axes
 from afr_cli.tables.format import (
     CSV_FLOAT,
@@ -35,13 +36,16 @@ COMPOSITE_KEY = "component"
 
 
 def with_axes_in_dataset(results: pd.DataFrame) -> pd.DataFrame:
-    """The dataset column extended by the unit axes' values ('Boston [train_fraction=0.15, ...]'),
-    so the wide tables keep one row per (dataset, axes) cell."""
+    """The dataset column extended by the unit axes' values ('Boston [train_fraction=15, ...]'),
+    so the wide tables keep one row per (dataset, axes) cell. An axis a paper's table prints on
+    another scale is labelled as the paper prints it (a training fraction in %, ``unit_axes``), so
+    our rows read as the published cells and the claims do."""
     axes = varying_axes(results)
     if not axes:
         return results
+    scales = unit_axes()
     labels = [
-        f"{d} [{', '.join(f'{a}={v:g}' for a, v in zip(axes, vals))}]"
+        f"{d} [{', '.join(f'{a}={round(v / scales.get(a, 1), 10):g}' for a, v in zip(axes, vals))}]"
         for d, *vals in results[["dataset", *axes]].itertuples(index=False)
     ]
     return results.drop(columns=axes).assign(dataset=labels)

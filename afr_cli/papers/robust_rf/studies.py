@@ -664,7 +664,7 @@ def diabetes_notes_text(frame: pd.DataFrame) -> str:
     first, last = next(iter(fractions)), list(fractions)[-1]
 
     def fraction(cell: str) -> str:
-        return cell.split("train_fraction=")[1].split(",")[0]
+        return cell.split("train_fraction=")[1].split(",")[0] + " %"  # labelled as Table I prints it, in %
 
     return (
         f"Pairing the noise levels moves one conclusion: chosen on the test set, the shallow forest's gain "
