@@ -16,6 +16,7 @@ import pytest
 from afr_cli.errors import AfrInputError
 from afr_cli.store import cache as export_cache
 from afr_cli.tables import compare_evidence, compare_models, render_comparison_lead, render_model_comparison
+from afr_cli.tables.compare import comparison_dict
 from afr_cli.tables.compare_all import render_all
 from afr_cli.tables.compare_evidence import dominant_datasets
 from tests.test_tables import _write_store
@@ -67,7 +68,7 @@ def _has_nan(text: str) -> bool:
 
 def test_each_base_carries_the_hierarchical_posterior_and_effect_intervals():
     comparison = compare_models(_frame(0.03, bases=("RF", "ERT")), "a", "b")
-    data = comparison.as_dict()
+    data = comparison_dict(comparison)
     assert data["answer"].startswith("Answer: on base RF, b is better than a on R²")
     for base in data["bases"]:
         hier = base["hierarchical"]
@@ -104,7 +105,7 @@ def test_one_dataset_prints_no_nan_and_says_why_no_test_over_datasets_applies():
     assert "by the Bayesian correlated t-test over only 1 dataset, Wine, and only 2 repetitions" in text
     assert "tests over datasets need at least 2 datasets; base RF has 1" in text
     assert "hierarchical Bayesian test over datasets × repetitions: not applicable" in text
-    data = comparison.as_dict()
+    data = comparison_dict(comparison)
     base = data["bases"][0]
     assert not base["hierarchical"]["applicable"] and "at least 2 datasets" in base["hierarchical"]["reason"]
     assert set(base["not_applicable"]) == {"ttest", "wilcoxon", "signed_rank", "effect_sizes"}
@@ -120,7 +121,7 @@ def test_error_metrics_are_relative_and_warn_when_a_dataset_dominates():
     lead = render_comparison_lead(comparison)
     assert "warning: base RF: the mean b − a MAE over datasets of different scales is dominated by Yacht" in lead
     assert "ln(b/a) per dataset" in lead
-    base = comparison.as_dict()["bases"][0]
+    base = comparison_dict(comparison)["bases"][0]
     assert base["effect_intervals"]["dominated_by"] == ["Yacht"]
     relative = base["effect_intervals"]["relative"]
     assert relative["of"] == "ln(b / a) per dataset" and relative["ratio"] < 1.0  # b's errors lower
@@ -216,7 +217,7 @@ def test_one_repetition_prints_no_nan_and_the_answer_falls_back_to_a_test_that_a
     assert not _has_nan(text), text
     assert "by the Bayesian signed-rank test over only 3 datasets" in text.splitlines()[0]
     assert "| n/a: 1 repetition" in text
-    per = three.as_dict()["bases"][0]["datasets"][0]["correlated_ttest"]
+    per = comparison_dict(three)["bases"][0]["datasets"][0]["correlated_ttest"]
     assert per["p_b_better"] is None and "at least 2 repetitions" in per["reason"]
     one = compare_models(_frame(0.03, datasets=["Wine"], reps=1), "a", "b")
     text = render_comparison_lead(one) + render_model_comparison(one, "md")

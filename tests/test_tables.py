@@ -21,6 +21,7 @@ from afr_cli.tables import (
     summary_long,
     summary_wide,
 )
+from afr_cli.tables.compare import comparison_dict
 
 # (dataset, model) -> r2 per rep; mae is 100 × (1 − r2) so lower error goes with higher r2.
 R2 = {
@@ -573,16 +574,17 @@ def test_a_repetition_with_a_nan_score_is_dropped_for_both_models_and_counted():
         "R² is undefined (NaN) dropped for both models (Wine 1, Boston 4); left out of the tests, no repetition "
         "with both scores defined: Boston"
     ) in text
-    assert comparison.as_dict()["bases"][0]["dropped"] == {
+    assert comparison_dict(comparison)["bases"][0]["dropped"] == {
         "repetitions": 5,
         "by_dataset": {"Wine": 1, "Boston": 4},
         "left_out": ["Boston"],
     }
-    assert "dropped" not in compare_models(_pair_frame(), "rf", "b").as_dict()["bases"][0]  # nothing dropped: as before
+    nothing = comparison_dict(compare_models(_pair_frame(), "rf", "b"))["bases"][0]
+    assert "dropped" not in nothing  # nothing dropped: as before
 
 
 def test_json_says_b_minus_a_for_every_difference_and_inf_apart_from_null():
-    out = compare_models(_pair_frame(), "rf", "b", "mae").as_dict()
+    out = comparison_dict(compare_models(_pair_frame(), "rf", "b", "mae"))
     assert out["difference"] == "b - a"
     for row in out["bases"][0]["datasets"]:
         bayes = row["correlated_ttest"]
@@ -590,9 +592,9 @@ def test_json_says_b_minus_a_for_every_difference_and_inf_apart_from_null():
         assert bayes["ci_low"] <= bayes["mean"] <= bayes["ci_high"] and bayes["p_b_better"] == 1.0
     ttest = out["bases"][0]["ttest"]
     assert ttest["mean_diff"] == -0.0625 and ttest["t"] == "-inf" and ttest["p"] == 0.0  # sd 0: t infinite
-    r2 = compare_models(_pair_frame(), "rf", "b", "r2").as_dict()["bases"][0]
+    r2 = comparison_dict(compare_models(_pair_frame(), "rf", "b", "r2"))["bases"][0]
     assert r2["ttest"]["t"] == "inf" and r2["effect_sizes"]["cohen_dz"] == "inf"
-    one = compare_models(_pair_frame(reps=1), "rf", "b").as_dict()["bases"][0]["datasets"][0]["correlated_ttest"]
+    one = comparison_dict(compare_models(_pair_frame(reps=1), "rf", "b"))["bases"][0]["datasets"][0]["correlated_ttest"]
     assert one["mean"] == 0.0625 and one["ci_low"] is None  # one repetition: no interval (undefined, null)
 
 

@@ -8,29 +8,17 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass
-from functools import cached_property
+from dataclasses import asdict
 
 import pandas as pd
 
-from afr_cli.analysis.bayesian import (
-    DEFAULT_ROPE,
-    CorrelatedTTestResult,
-    SignedRankResult,
-    correlated_ttest,
-    signed_rank_test,
-)
-from afr_cli.analysis.stats import EffectSizes, TTestResult, effect_sizes, holm_adjust, paired_ttest, wilcoxon_test
+from afr_cli.analysis.bayesian import DEFAULT_ROPE, CorrelatedTTestResult, correlated_ttest, signed_rank_test
+from afr_cli.analysis.stats import effect_sizes, holm_adjust, paired_ttest, wilcoxon_test
 from afr_cli.errors import AfrInputError
 from afr_cli.store import varying_axes
-from afr_cli.tables.compare_evidence import (
-    Hierarchical,
-    Intervals,
-    direction,
-    hierarchical_for_base,
-    intervals_for_base,
-    mc_text,
-)
+from afr_cli.tables.compare_evidence import direction, mc_text
+from afr_cli.tables.comparison import TEST_COLUMNS as TEST_COLUMNS  # re-exported: afr_cli.tables names it here
+from afr_cli.tables.comparison import BaseComparison, ModelComparison, WinRecord
 from afr_cli.tables.format import (
     CSV_FLOAT,
     METRIC_NAMES,
@@ -51,233 +39,77 @@ from afr_cli.tables.summary import summary_long, with_axes_in_dataset
 # cells that differ only in these are not independent, so the tests over cells pool them.
 SHARED_SPLIT_AXES = ("noise_eta",)
 
-TEST_COLUMNS = [
-    "base",
-    "metric",
-    "a",
-    "b",
-    "n",
-    "mean_diff",
-    "t",
-    "p",
-    "p_holm",
-    "ci_low",
-    "ci_high",
-    "cohen_dz",
-    "wilcoxon_stat",
-    "wilcoxon_p",
-    "rank_biserial",
-    "wins",
-    "ties",
-    "losses",
-    "rope",
-    "p_a_better",
-    "p_equivalent",
-    "p_b_better",
-]
-
 FEW_DATASETS = 5  # below this an across-dataset test has little power (the per-dataset view then)
 
 
-@dataclass(frozen=True)
-class BaseComparison:
-    """B against A on one base: per-dataset means and the tests of B − A over shared datasets."""
-
-    base: str
-    per_dataset: pd.DataFrame  # dataset, <a>, <b>, "<b> − <a>"
-    ttest: TTestResult
-    wilcoxon: tuple[float, float]
-    record: WinRecord
-    reps: tuple[int, int]  # fewest and most repetitions behind a dataset's pair of means
-    effects: EffectSizes  # of B − A over the datasets
-    signed_rank: SignedRankResult  # on "B better" orientation: right = B better
-    per_dataset_bayes: dict[str, CorrelatedTTestResult]  # dataset -> correlated t-test, B better = right
-    pooled: str = ""  # how cells sharing a split were pooled into the tests' units ('' = not)
-    dropped: Dropped = Dropped()  # repetitions dropped because a model's score is undefined
-    # (paired rows of this base, the tests' units, a, b, metric, rope): what the evidence below is
-    # computed from, when first asked for (the papers' studies read only the tests above)
-    evidence_input: tuple | None = None
-
-    @cached_property
-    def hierarchical(self) -> Hierarchical:
-        """The hierarchical Bayesian test over datasets × repetitions (afr_cli/tables/compare_evidence.py)."""
-        rows, _, a, b, metric, rope = self.evidence_input
-        return hierarchical_for_base(rows, a, b, metric, rope)
-
-    @cached_property
-    def intervals(self) -> Intervals:
-        """The intervals of the mean difference, d_z and r over the datasets (or units)."""
-        _, units, a, b, metric, _ = self.evidence_input
-        return intervals_for_base(units, a, b, metric)
-
-    @property
-    def n_reps(self) -> int:
-        """The fewest repetitions behind a dataset's pair of means."""
-        return self.reps[0]
-
-    def reps_span(self, joiner: str = " to ") -> str:
-        """'20' when every dataset's pair of means has the same count, else 'fewest<joiner>most'."""
-        low, high = self.reps
-        return f"{low}" if low == high else f"{low}{joiner}{high}"
-
-    def reps_text(self, a: str = "A", b: str = "B", metric: str = "r2") -> str:
-        """How many repetitions each dataset's means are over, what was dropped, how cells were pooled."""
-        dropped = self.dropped.sentence(a, b, METRIC_NAMES.get(metric, metric))
-        return (
-            f"each dataset's means over the {self.reps_span()} repetitions (splits) both models hold"
-            + (f"; {dropped}" if dropped else "")
-            + (f"; {self.pooled}" if self.pooled else "")
-        )
-
-
-@dataclass(frozen=True)
-class WinRecord:
-    """Datasets where B is better than, equal to or worse than A at the tables' printed precision
-    (the papers count "outperforms on N datasets" this way); better is higher R², lower errors."""
-
-    wins: tuple[str, ...]
-    ties: tuple[str, ...]
-    losses: tuple[str, ...]
-
-    @classmethod
-    def count(cls, table: pd.DataFrame, a: str, b: str, metric: str) -> WinRecord:
-        sign = 1 if metric == "r2" else -1
-        outcome = {"win": [], "tie": [], "loss": []}
-        for row in table.dropna(subset=[a, b]).to_dict("records"):
-            shown_a, shown_b = (float(format_value(row[m], metric)) for m in (a, b))
-            key = "tie" if shown_a == shown_b else ("win" if sign * (shown_b - shown_a) > 0 else "loss")
-            outcome[key].append(row["dataset"])
-        return cls(tuple(outcome["win"]), tuple(outcome["tie"]), tuple(outcome["loss"]))
-
-    def describe(self, a: str, b: str) -> str:
-        where = "; ".join(
-            f"{label} on {', '.join(names)}" for label, names in (("ties", self.ties), ("loses", self.losses)) if names
-        )
-        return (
-            f"{b} better than {a} on {len(self.wins)} of {len(self.wins) + len(self.ties) + len(self.losses)}"
-            f" datasets at the printed precision ({len(self.ties)} ties, {len(self.losses)} losses)"
-            + (f": {where}" if where else "")
-        )
-
-
-@dataclass(frozen=True)
-class ModelComparison:
-    """B against A, as the papers compare a proposed model with a baseline (mean of B − A)."""
-
-    a: str
-    b: str
-    metric: str
-    bases: list[BaseComparison]
-    rope: float = DEFAULT_ROPE
-
-    def holm_p(self) -> list[float]:
-        """The t-test p of each base, Holm-adjusted over this comparison's bases (the family)."""
-        return holm_adjust([c.ttest.p for c in self.bases])
-
-    def tests_frame(self, holm: list[float] | None = None) -> pd.DataFrame:
-        """One row per base: the t-test (raw and Holm-adjusted p; ``holm`` overrides the adjustment
-        when the family is wider than this comparison), d_z, Wilcoxon with its rank-biserial
-        correlation, the win/tie/loss count and the Bayesian signed-rank probabilities."""
-        holm = self.holm_p() if holm is None else holm
-        rows = []
-        for c, p_holm in zip(self.bases, holm):
-            probs = c.signed_rank.probabilities
-            rows.append(
+def comparison_dict(comparison: ModelComparison) -> dict:
+    """Every number of ``comparison``, for ``--format json``: per base the per-dataset means
+    and correlated t-tests, and the across-dataset tests (t-test with raw and Holm p, effect
+    sizes, Wilcoxon, Bayesian signed-rank). Every difference is B − A ("difference": "b - a"),
+    the correlated t-test's mean and interval too (computed A − B on error metrics, so that its
+    right side is B better, and turned back here); its probabilities are named by model. An
+    undefined number (NaN) is null, an infinite one the string "inf" or "-inf". A base where
+    repetitions were dropped (a score undefined) says so under "dropped"."""
+    holm = comparison.holm_p()
+    bases = []
+    for c, p_holm in zip(comparison.bases, holm):
+        datasets = []
+        for row in c.per_dataset.to_dict("records"):
+            bayes = c.per_dataset_bayes.get(row["dataset"])
+            datasets.append(
                 {
-                    "base": c.base,
-                    "metric": self.metric,
-                    "a": self.a,
-                    "b": self.b,
-                    "n": c.ttest.n,
-                    "mean_diff": c.ttest.mean_diff,
-                    "t": c.ttest.t,
-                    "p": c.ttest.p,
-                    "p_holm": p_holm,
-                    "ci_low": c.ttest.ci_low,
-                    "ci_high": c.ttest.ci_high,
-                    "cohen_dz": c.effects.cohen_dz,
-                    "wilcoxon_stat": c.wilcoxon[0],
-                    "wilcoxon_p": c.wilcoxon[1],
-                    "rank_biserial": c.effects.rank_biserial,
-                    "wins": len(c.record.wins),
-                    "ties": len(c.record.ties),
-                    "losses": len(c.record.losses),
-                    "rope": self.rope,
-                    "p_a_better": probs.left,
-                    "p_equivalent": probs.rope,
-                    "p_b_better": probs.right,
+                    "dataset": row["dataset"],
+                    "a": row[comparison.a],
+                    "b": row[comparison.b],
+                    "b_minus_a": row[f"{comparison.b} − {comparison.a}"],
+                    "correlated_ttest": None if bayes is None else _bayes_dict(bayes, comparison.metric),
                 }
             )
-        return pd.DataFrame(rows, columns=TEST_COLUMNS)
-
-    def as_dict(self) -> dict:
-        """Every number of the comparison, for ``--format json``: per base the per-dataset means
-        and correlated t-tests, and the across-dataset tests (t-test with raw and Holm p, effect
-        sizes, Wilcoxon, Bayesian signed-rank). Every difference is B − A ("difference": "b - a"),
-        the correlated t-test's mean and interval too (computed A − B on error metrics, so that its
-        right side is B better, and turned back here); its probabilities are named by model. An
-        undefined number (NaN) is null, an infinite one the string "inf" or "-inf". A base where
-        repetitions were dropped (a score undefined) says so under "dropped"."""
-        holm = self.holm_p()
-        bases = []
-        for c, p_holm in zip(self.bases, holm):
-            datasets = []
-            for row in c.per_dataset.to_dict("records"):
-                bayes = c.per_dataset_bayes.get(row["dataset"])
-                datasets.append(
-                    {
-                        "dataset": row["dataset"],
-                        "a": row[self.a],
-                        "b": row[self.b],
-                        "b_minus_a": row[f"{self.b} − {self.a}"],
-                        "correlated_ttest": None if bayes is None else _bayes_dict(bayes, self.metric),
-                    }
-                )
-            dropped = {"dropped": c.dropped.as_dict()} if c.dropped.total else {}
-            bases.append(
-                {
-                    "base": c.base,
-                    "reps": list(c.reps),
-                    "datasets": datasets,
-                    "ttest": {**asdict(c.ttest), "p_holm": p_holm, "holm_family": len(self.bases)},
-                    "effect_sizes": asdict(c.effects),
-                    "wilcoxon": {"statistic": c.wilcoxon[0], "p": c.wilcoxon[1]},
-                    "record": {
-                        "wins": list(c.record.wins),
-                        "ties": list(c.record.ties),
-                        "losses": list(c.record.losses),
-                    },
-                    "signed_rank": {
-                        "n": c.signed_rank.n,
-                        "rope": c.signed_rank.rope_width,
-                        "samples": c.signed_rank.samples,
-                        "seed": c.signed_rank.seed,
-                        "p_a_better": c.signed_rank.probabilities.left,
-                        "p_equivalent": c.signed_rank.probabilities.rope,
-                        "p_b_better": c.signed_rank.probabilities.right,
-                    },
-                    "low_power": c.ttest.n < FEW_DATASETS,
-                    "hierarchical": c.hierarchical.as_dict(METRIC_NAMES.get(self.metric, self.metric)),
-                    "effect_intervals": c.intervals.as_dict(),
-                    **dropped,
-                }
-            )
-        from afr_cli.tables.compare_answer import answer_sentence, not_applicable
-
-        for base, c in zip(bases, self.bases):
-            base["not_applicable"] = not_applicable(c)
-        return _json_numbers(
+        dropped = {"dropped": c.dropped.as_dict()} if c.dropped.total else {}
+        bases.append(
             {
-                "answer": answer_sentence(self),
-                "a": self.a,
-                "b": self.b,
-                "metric": self.metric,
-                "direction": direction(self.metric),
-                "rope": self.rope,
-                "difference": "b - a",
-                "bases": bases,
+                "base": c.base,
+                "reps": list(c.reps),
+                "datasets": datasets,
+                "ttest": {**asdict(c.ttest), "p_holm": p_holm, "holm_family": len(comparison.bases)},
+                "effect_sizes": asdict(c.effects),
+                "wilcoxon": {"statistic": c.wilcoxon[0], "p": c.wilcoxon[1]},
+                "record": {
+                    "wins": list(c.record.wins),
+                    "ties": list(c.record.ties),
+                    "losses": list(c.record.losses),
+                },
+                "signed_rank": {
+                    "n": c.signed_rank.n,
+                    "rope": c.signed_rank.rope_width,
+                    "samples": c.signed_rank.samples,
+                    "seed": c.signed_rank.seed,
+                    "p_a_better": c.signed_rank.probabilities.left,
+                    "p_equivalent": c.signed_rank.probabilities.rope,
+                    "p_b_better": c.signed_rank.probabilities.right,
+                },
+                "low_power": c.ttest.n < FEW_DATASETS,
+                "hierarchical": c.hierarchical.as_dict(METRIC_NAMES.get(comparison.metric, comparison.metric)),
+                "effect_intervals": c.intervals.as_dict(),
+                **dropped,
             }
         )
+    from afr_cli.tables.compare_answer import answer_sentence, not_applicable
+
+    for base, c in zip(bases, comparison.bases):
+        base["not_applicable"] = not_applicable(c)
+    return _json_numbers(
+        {
+            "answer": answer_sentence(comparison),
+            "a": comparison.a,
+            "b": comparison.b,
+            "metric": comparison.metric,
+            "direction": direction(comparison.metric),
+            "rope": comparison.rope,
+            "difference": "b - a",
+            "bases": bases,
+        }
+    )
 
 
 def _bayes_dict(r: CorrelatedTTestResult, metric: str) -> dict:
@@ -618,10 +450,10 @@ def _legend(comparison: ModelComparison) -> str:
 
 
 def render_model_comparison(comparison: ModelComparison, fmt: str = "md") -> str:
-    """csv: the tests, one row per base; json: every number (``ModelComparison.as_dict``);
+    """csv: the tests, one row per base; json: every number (:func:`comparison_dict`);
     md/latex: per base the per-dataset table (with each dataset's correlated t-test) and the tests."""
     if fmt == "json":
-        return json.dumps(comparison.as_dict(), indent=2, ensure_ascii=False) + "\n"
+        return json.dumps(comparison_dict(comparison), indent=2, ensure_ascii=False) + "\n"
     check_format(fmt)
     if fmt == "csv":
         return comparison.tests_frame().to_csv(index=False, float_format=CSV_FLOAT)

@@ -8,9 +8,10 @@ import math
 
 import pandas as pd
 
-from afr_cli.tables.compare import ModelComparison, _hier_cell, render_comparison_lead, render_model_comparison
+from afr_cli.tables.compare import _hier_cell, comparison_dict, render_comparison_lead, render_model_comparison
 from afr_cli.tables.compare_answer import answer_sentence, not_applicable
 from afr_cli.tables.compare_evidence import direction
+from afr_cli.tables.comparison import ModelComparison
 from afr_cli.tables.format import CSV_FLOAT, METRIC_NAMES, format_value, grid
 
 ALL_METRICS = ("r2", "mae", "rmse")
@@ -77,7 +78,7 @@ def render_all(comparisons: list[ModelComparison], fmt: str) -> str:
             "b": comparisons[0].b,
             "answers": {c.metric: answer_sentence(c) for c in comparisons},
             "directions": {c.metric: direction(c.metric) for c in comparisons},
-            "metrics": {c.metric: c.as_dict() for c in comparisons},
+            "metrics": {c.metric: comparison_dict(c) for c in comparisons},
         }
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     if fmt == "csv":

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import math
 
+from afr_cli.tables.comparison import BaseComparison, ModelComparison
 from afr_cli.tables.format import METRIC_NAMES
-
-# The annotations name afr_cli.tables.compare's classes as strings: that module imports this one.
 
 FEW_REPS = 10  # the papers' own count: fewer is named in the answer
 FEW_DATASETS = 5  # below this an across-dataset test has little power: named in the answer
