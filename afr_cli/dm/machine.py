@@ -168,7 +168,7 @@ class DecisionMachine:
     # ---- the soft machine -------------------------------------------------------------------
     def leaf_probabilities(self, X: ArrayLike, tau: float) -> np.ndarray:
         """Eqs 12-13: p (n, L), each tree's p summing to 1, at temperature tau > 0."""
-        X, tau = self._checked(X), _temperature(tau)
+        X, tau = self._checked(X), checked_tau(tau)
         out = np.empty((X.shape[0], self.n_leaves))
         for rows in self._chunks(X):
             out[rows] = self._soft_leaves(X[rows], tau).T
@@ -176,7 +176,7 @@ class DecisionMachine:
 
     def tree_predictions_soft(self, X: ArrayLike, tau: float) -> np.ndarray:
         """Each tree's soft prediction sum_{i in tree} p_i v_i, (n, T)."""
-        X, tau = self._checked(X), _temperature(tau)
+        X, tau = self._checked(X), checked_tau(tau)
         out = np.empty((X.shape[0], self.n_trees))
         for rows in self._chunks(X):
             out[rows] = self._soft_trees(X[rows], tau)
@@ -185,7 +185,7 @@ class DecisionMachine:
     def predict_soft(self, X: ArrayLike, tau: float) -> np.ndarray:
         """The soft machine's prediction: intercept + the trees' soft predictions (their mean for
         an unweighted forest); tends to ``predict`` as tau -> 0 off the thresholds."""
-        X, tau = self._checked(X), _temperature(tau)
+        X, tau = self._checked(X), checked_tau(tau)
         out = np.empty(X.shape[0])
         for rows in self._chunks(X):
             per_tree = self._soft_trees(X[rows], tau)
@@ -236,22 +236,35 @@ class DecisionMachine:
 
     # ---- helpers ----------------------------------------------------------------------------
     def _checked(self, X) -> np.ndarray:
-        try:
-            X = np.asarray(X, dtype=np.float64)
-        except (TypeError, ValueError) as err:
-            raise AfrInputError(f"{WHERE}: X: {err}; allowed: a numeric (n, {self.n_features}) array") from None
-        if X.ndim != 2 or X.shape[1] != self.n_features:
-            raise AfrInputError(f"{WHERE}: X: shape {X.shape}; allowed: (n, {self.n_features})")
-        X = hard.as_tested(X)
-        if not np.all(np.isfinite(X)):
-            raise AfrInputError(
-                f"{WHERE}: X: NaN, infinity or a value too large for float32; "
-                "allowed: finite values (as scikit-learn's trees require)"
-            )
-        return X
+        return checked_rows(X, self.n_features)
 
     def _chunks(self, X: np.ndarray):
         return hard.chunks(X.shape[0], self.n_nodes + self.n_leaves)
+
+
+def checked_rows(X, n_features: int) -> np.ndarray:
+    """X as the trees test it (float32-rounded, held in float64), or an input error: not numeric,
+    not (n, n_features), or not finite."""
+    try:
+        X = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise AfrInputError(f"{WHERE}: X: {err}; allowed: a numeric (n, {n_features}) array") from None
+    if X.ndim != 2 or X.shape[1] != n_features:
+        raise AfrInputError(f"{WHERE}: X: shape {X.shape}; allowed: (n, {n_features})")
+    X = hard.as_tested(X)
+    if not np.all(np.isfinite(X)):
+        raise AfrInputError(
+            f"{WHERE}: X: NaN, infinity or a value too large for float32; "
+            "allowed: finite values (as scikit-learn's trees require)"
+        )
+    return X
+
+
+def checked_tau(tau) -> float:
+    """tau as a float, or an input error unless it is a finite number > 0."""
+    if not is_number(tau) or not in_interval(float(tau), 0, None, low_open=True):
+        raise AfrInputError(f"{WHERE}: tau: {tau!r}; allowed: a finite number > 0")
+    return float(tau)
 
 
 def _selection(S) -> sp.csr_matrix:
@@ -309,12 +322,6 @@ def _rank_note(B: sp.csr_matrix) -> str:
         return ""
     rank = np.linalg.matrix_rank(B.toarray().astype(float))
     return f"rank {rank} < {B.shape[1]} columns (not full column rank); " if rank < B.shape[1] else ""
-
-
-def _temperature(tau) -> float:
-    if not is_number(tau) or not in_interval(float(tau), 0, None, low_open=True):
-        raise AfrInputError(f"{WHERE}: tau: {tau!r}; allowed: a finite number > 0")
-    return float(tau)
 
 
 def _columns(roots) -> list[int]:

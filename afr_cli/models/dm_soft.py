@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from afr_cli.dm import DecisionMachine, ensemble_parts
+from afr_cli.dm.walk import WalkedForest, tree_predictions, walkable
 from afr_cli.ensembles import AVERAGE, BOOSTED
 from afr_cli.ensembles.leaf_statistics import RowTensors
 from afr_cli.models.base import DESIGN, EPS, Family, Param, uniform
@@ -36,9 +37,10 @@ SOFT_TAU = Param(
     doc="soft-tree temperature: each split sends sigmoid(+-(x_f - t)/tau) of the mass left/right",
 )
 
-# One machine per fitted ensemble, shared by its training and query row sets (keyed on the
-# fold's leaf statistics, which live exactly as long as the fold).
+# One machine (or walked forest) per fitted ensemble, shared by its training and query row sets
+# (keyed on the fold's leaf statistics, which live exactly as long as the fold).
 _MACHINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_WALKED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
@@ -65,10 +67,27 @@ def ensemble_machine(rows: RowTensors) -> DecisionMachine:
     return _MACHINES[stats]
 
 
+def walked_ensemble(rows: RowTensors) -> tuple[WalkedForest | None, float]:
+    """The fold's scikit-learn trees as one WalkedForest with values times T * weight_k (None when a
+    tree is not one ``dm.walk`` can walk), and the ensemble's intercept."""
+    stats = rows.stats
+    if stats not in _WALKED:
+        parts = ensemble_parts(stats.ensemble)
+        T = len(parts.trees)
+        scale = np.ones(T) if parts.average else T * parts.weights
+        _WALKED[stats] = (walkable(parts.trees, scale), float(parts.intercept))
+    return _WALKED[stats]
+
+
 def soft_tree_features(rows: RowTensors, tau: float) -> SoftTreeFeatures:
-    """Every tree's soft prediction at every row, cached on the rows per tau."""
+    """Every tree's soft prediction at every row, cached on the rows per tau: scikit-learn's trees
+    walked by the compiled kernel (``dm.walk``: no DecisionMachine built, the same bits), any other
+    tree through the machine's matrices."""
 
     def build() -> SoftTreeFeatures:
+        forest, intercept = walked_ensemble(rows)
+        if forest is not None:
+            return SoftTreeFeatures(tree_predictions(forest, rows.X, tau), intercept)
         machine = ensemble_machine(rows)
         return SoftTreeFeatures(machine.tree_predictions_soft(rows.X, tau), machine.intercept)
 

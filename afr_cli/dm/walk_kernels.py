@@ -1,0 +1,92 @@
+"""The compiled loops of ``dm.walk`` (numba, cached on disk): additions and comparisons only.
+
+Kept apart from ``walk`` so that numba is imported, and its cache read, only by a process that
+walks a forest: importing afr (``afr --help``, every command's start) never pays for it. The
+first call in a fresh checkout compiles the kernels and writes them to numba's cache
+(``__pycache__``); later processes load them from there.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+PRUNE_BELOW = -746.0  # exp(x) == 0.0 exactly for every x below about -745.13 (smallest subnormal / 2)
+BLOCK_ROWS = 64  # rows walked together: a tree's node sums for them stay in the CPU cache
+
+
+@numba.njit(cache=True)
+def preorder(left, right):  # pragma: no cover
+    """Whether the nodes of one tree are numbered in depth-first preorder, left child first (then
+    a parent comes before its children and a tree's leaves are met in increasing id)."""
+    n = len(left)
+    stack = np.empty(n + 1, np.int64)
+    stack[0] = 0
+    top, expected = 1, 0
+    while top > 0:
+        top -= 1
+        node = stack[top]
+        if node != expected:
+            return False
+        expected += 1
+        if left[node] != -1:
+            stack[top] = right[node]
+            stack[top + 1] = left[node]
+            top += 2
+    return expected == n
+
+
+@numba.njit(cache=True)
+def leaf_log_p(U, R, column, left, right, tree_start, leaf_of, n_leaves, max_nodes):  # pragma: no cover
+    """log p (L, n) of every leaf at every row from u = (S x - t) / tau and R = log sigmoid(u),
+    both (internal nodes, n), and where it is below PRUNE_BELOW (``dead``; log p then stored as 0,
+    an exponential numpy takes at full speed).
+
+    Each tree's nodes are visited in id order (preorder: a parent before its children), for a
+    block of rows at a time, each node carrying its path's two sums: log p of a leaf = (0 + the
+    right turns' log sigmoid(u), in path order) + (0 + the left turns' log sigmoid(-u) =
+    log sigmoid(u) - u, in path order), the two sparse products' sums, term for term."""
+    n = U.shape[1]
+    log_p = np.empty((n_leaves, n))
+    dead = np.empty((n_leaves, n), np.bool_)
+    plus = np.zeros((max_nodes, BLOCK_ROWS))  # a root's sums stay 0: no node writes them
+    minus = np.zeros((max_nodes, BLOCK_ROWS))
+    for b0 in range(0, n, BLOCK_ROWS):
+        w = min(n, b0 + BLOCK_ROWS) - b0
+        for k in range(len(tree_start) - 1):
+            first = tree_start[k]
+            for i in range(first, tree_start[k + 1]):
+                own = i - first
+                c = column[i]
+                if c < 0:
+                    j = leaf_of[i]
+                    for r in range(w):
+                        total = plus[own, r] + minus[own, r]
+                        low = total < PRUNE_BELOW
+                        dead[j, b0 + r] = low
+                        log_p[j, b0 + r] = 0.0 if low else total
+                else:
+                    lo = left[i] - first
+                    hi = right[i] - first
+                    for r in range(w):
+                        share = R[c, b0 + r]
+                        p_sum = plus[own, r]
+                        m_sum = minus[own, r]
+                        plus[lo, r] = p_sum
+                        minus[lo, r] = m_sum + (share - U[c, b0 + r])
+                        plus[hi, r] = p_sum + share
+                        minus[hi, r] = m_sum
+    return log_p, dead
+
+
+@numba.njit(cache=True)
+def sum_by_tree(p, dead, value, tree_of_leaf, out):  # pragma: no cover
+    """out[k, r] += p * v over tree k's leaves in increasing id, for every row r, leaving out the
+    dead ones (their p * v is a signed zero, which adds nothing to a sum that starts at +0): the
+    sparse product's sum over each tree's leaves."""
+    for j in range(p.shape[0]):
+        k = tree_of_leaf[j]
+        v = value[j]
+        for r in range(p.shape[1]):
+            if not dead[j, r]:
+                out[k, r] += p[j, r] * v
