@@ -127,9 +127,9 @@ def test_defaults_of_the_validated_protocol_are_the_tables(tmp_path):
 def _invalid(key: Key):
     """A value the key must refuse (the idea of scikit-learn's generate_invalid_param_val)."""
     if key.type in (INTEGER, NUMBER):
-        return (key.low - 1) if key.low is not None else "x"
+        return (key.bound.low - 1) if key.bound.low is not None else "x"
     if key.type == AXIS:
-        return [key.low - 1] if key.low is not None else ["x"]
+        return [key.bound.low - 1] if key.bound.low is not None else ["x"]
     if key.type == CHOICE:
         return "no-such-choice"
     if key.type in (NAME, ID):

@@ -18,7 +18,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from afr_cli.core.params import as_float, in_interval, interval_text, is_integer, is_number
+from afr_cli.core.bounds import INTEGER as INT
+from afr_cli.core.bounds import REAL, Bound, Interval, Options, is_number
 from afr_cli.core.path_rules import MAX_NAME_BYTES, name_problem
 from afr_cli.data.files import MISSING
 from afr_cli.errors import AfrInputError
@@ -38,6 +39,7 @@ CUSTOM = "custom"  # structure checked by its own validator in afr_cli.config.ex
 # The largest seed: scikit-learn's random_state (the synthetic draws) takes 32 bits, and the derived
 # seeds reduce a seed modulo 2**32, so a larger one would only repeat a smaller one's draws.
 MAX_SEED = 2**32 - 1
+SEEDS = Interval(INT, 0, MAX_SEED)
 
 
 class _Required:
@@ -61,10 +63,11 @@ Validator = Callable[[Any, str, dict], Any]
 
 @dataclass(frozen=True)
 class Key:
-    """One config key: its type, domain, default and a one-line doc.
+    """One config key: its type, doc, default and, for a plain value, the values it allows.
 
-    Numbers take ``low``/``high`` bounds (open or closed); choices take ``choices`` (``upper``:
-    matched in capitals, as solver names are). ``shape`` says in words what a SECTION, ENTRIES or
+    An INTEGER, NUMBER or CHOICE key holds a ``bound`` (``afr_cli.core.bounds``: an Interval of
+    integers or numbers, or Options), the same declaration family parameters hold; an AXIS key
+    holds the bound of each of its numbers. ``shape`` says in words what a SECTION, ENTRIES or
     CUSTOM key holds; ``default_doc`` how the default reads where it is not a plain value.
     """
 
@@ -72,31 +75,31 @@ class Key:
     type: str
     doc: str
     default: Any = REQUIRED
-    low: float | None = None
-    high: float | None = None
-    low_open: bool = False
-    high_open: bool = False
-    choices: tuple = ()
-    upper: bool = False
+    bound: Bound | None = None
     section: Section | None = None
     shape: str = ""
     default_doc: str = ""
+
+    def __post_init__(self) -> None:
+        wanted = {INTEGER: Interval, NUMBER: Interval, AXIS: Interval, CHOICE: Options}.get(self.type)
+        if wanted is not None and not isinstance(self.bound, wanted):
+            raise TypeError(f"key {self.name} of type {self.type} needs a bound of type {wanted.__name__}")
 
     @property
     def required(self) -> bool:
         return self.default is REQUIRED
 
+    @property
+    def choices(self) -> tuple:
+        """The values a CHOICE key allows (empty for another key)."""
+        return self.bound.values if isinstance(self.bound, Options) else ()
+
     def allowed(self) -> str:
-        """The domain as a user reads it: 'an integer >= 1', 'one of: r2, mae, rmse', ..."""
-        bounds = interval_text(self.low, self.high, self.low_open, self.high_open)
-        if self.type == INTEGER:
-            return f"an integer {bounds}".strip()
-        if self.type == NUMBER:
-            return f"a number {bounds}".strip()
+        """The domain as a user reads it: 'an integer >= 1', 'r2, mae, rmse', ..."""
+        if self.type in (INTEGER, NUMBER, CHOICE):
+            return self.bound.allowed()
         if self.type == AXIS:
-            return f"a list of distinct numbers {bounds}".strip()
-        if self.type == CHOICE:
-            return ", ".join(self.choices)
+            return f"a list of distinct numbers {self.bound.range_text()}".strip()
         if self.type == NAME:
             return (
                 f"a plain file name (no '/', '\\', '.' or '..', no control characters, at most {MAX_NAME_BYTES} bytes)"
@@ -123,21 +126,8 @@ class Key:
 
     def check(self, value: Any, where: str) -> Any:
         """The value of a plain-typed key, or one AfrInputError naming ``where`` and the domain."""
-        if self.type == INTEGER:
-            if not is_integer(value) or not in_interval(value, self.low, self.high, self.low_open, self.high_open):
-                raise AfrInputError(f"{where}: {value!r} is not allowed; must be {self.allowed()}")
-            return int(value)
-        if self.type == NUMBER:
-            if not is_number(value) or not in_interval(
-                as_float(value), self.low, self.high, self.low_open, self.high_open
-            ):
-                raise AfrInputError(f"{where}: {value!r} is not allowed; must be {self.allowed()}")
-            return float(value)
-        if self.type == CHOICE:
-            value = str(value).upper() if self.upper else value
-            if value not in self.choices:
-                raise AfrInputError(f"{where}: {value!r} is not allowed; allowed: {', '.join(self.choices)}")
-            return value
+        if self.type in (INTEGER, NUMBER, CHOICE):
+            return self.bound.check(value, where)
         if self.type == NAME:  # the store's folder under results/: it must stay there (afr_cli.core.path_rules)
             problem = name_problem(value)
             if problem is not None:
@@ -156,16 +146,14 @@ class Key:
         raise TypeError(f"key {self.name} of type {self.type} is checked by its own validator")
 
     def _axis(self, value: Any, where: str) -> tuple[float, ...]:
-        bounds = interval_text(self.low, self.high, self.low_open, self.high_open)
+        """A list of distinct numbers (one number reads as a list of one), each within the bound."""
         values = value if isinstance(value, list) else [value]
         if not values:
-            raise AfrInputError(f"{where}: must be a non-empty list of numbers {bounds}")
-        for j, v in enumerate(values):
-            if not is_number(v) or not in_interval(as_float(v), self.low, self.high, self.low_open, self.high_open):
-                raise AfrInputError(f"{where}[{j}]: {v!r} is not allowed; must be a finite number {bounds}")
+            raise AfrInputError(f"{where}: must be a non-empty list of numbers {self.bound.range_text()}")
+        checked = tuple(self.bound.check(v, f"{where}[{j}]") for j, v in enumerate(values))
         if len(set(values)) != len(values):
             raise AfrInputError(f"{where}: a value is listed twice")
-        return tuple(float(v) for v in values)
+        return checked
 
 
 @dataclass(frozen=True)
@@ -193,32 +181,35 @@ PROTOCOL = Section(
     "The papers' protocol: repeated random splits, an inner cross-validation over "
     "each model's grid, and optional axes (training fractions, noise levels).",
     (
-        Key("reps", INTEGER, "repetitions of the random split (the papers: 100)", 100, low=1),
+        Key("reps", INTEGER, "repetitions of the random split (the papers: 100)", 100, bound=Interval(INT, 1)),
         Key(
             "test_fraction",
             NUMBER,
             "share of rows in each repetition's test set",
             0.2,
-            low=0,
-            high=1,
-            low_open=True,
-            high_open=True,
+            bound=Interval(REAL, 0, 1, closed="neither"),
         ),
-        Key("inner_folds", INTEGER, "folds of the inner cross-validation that picks each model's grid point", 3, low=2),
+        Key(
+            "inner_folds",
+            INTEGER,
+            "folds of the inner cross-validation that picks each model's grid point",
+            3,
+            bound=Interval(INT, 2),
+        ),
         Key(
             "selection",
             CHOICE,
             "how a grid point is chosen: by inner CV, or the best on the test set (an "
             "oracle, for the papers that report one)",
             "inner-cv",
-            choices=SELECTIONS,
+            bound=Options(SELECTIONS),
         ),
         Key(
             "select_by",
             CHOICE,
             "the metric the selection maximises (r2) or minimises (mae, rmse)",
             "r2",
-            choices=SELECT_BY,
+            bound=Options(SELECT_BY),
         ),
         Key(
             "seeding",
@@ -226,17 +217,14 @@ PROTOCOL = Section(
             "derived: every seed derived from (seed, dataset, rep[, stage, base]); rep-index: "
             "the papers' own seeding, by the repetition's index",
             "derived",
-            choices=SEEDINGS,
+            bound=Options(SEEDINGS),
         ),
         Key(
             "train_fractions",
             AXIS,
             "axis: training fractions, each a unit of its own (the rest is the test set; not with test_fraction)",
             (),
-            low=0,
-            high=1,
-            low_open=True,
-            high_open=True,
+            bound=Interval(REAL, 0, 1, closed="neither"),
             default_doc="[] (one split at 1 - test_fraction)",
         ),
         Key(
@@ -244,14 +232,14 @@ PROTOCOL = Section(
             AXIS,
             "axis: Gaussian noise levels eta, each a unit of its own (noise sd = eta times the training part's std)",
             (0.0,),
-            low=0,
+            bound=Interval(REAL, 0),
         ),
         Key(
             "noise_on",
             CHOICE,
             "where the noise is added: test features, training targets, or both",
             "test",
-            choices=NOISE_ON,
+            bound=Options(NOISE_ON),
         ),
     ),
 )
@@ -305,7 +293,7 @@ DATASET = Section(
             "naming it; drop-rows leaves it out, counted by `afr datasets info` and in the store's manifest "
             "(rows_dropped)",
             "error",
-            choices=MISSING,
+            bound=Options(MISSING),
         ),
         Key(
             "loader",
@@ -322,7 +310,7 @@ DATASET = Section(
 PREPROCESS = Section(
     "preprocess",
     "Feature scaling, fitted on each stage's training rows (targets are never scaled).",
-    (Key("scale", CHOICE, "the feature scaler", "standard", choices=SCALES),),
+    (Key("scale", CHOICE, "the feature scaler", "standard", bound=Options(SCALES)),),
 )
 
 BASE = Section(
@@ -374,14 +362,13 @@ MODEL = Section(
             shape="a mapping: hyperparameter -> non-empty list of distinct values",
             default_doc="{}",
         ),
-        Key("loss", CHOICE, "the training loss of the attention problem", "l2", choices=LOSSES),
+        Key("loss", CHOICE, "the training loss of the attention problem", "l2", bound=Options(LOSSES)),
         Key(
             "solver",
             CHOICE,
             "the solver of this model's problems (l1 cannot use OSQP)",
             None,
-            choices=SOLVERS,
-            upper=True,
+            bound=Options(SOLVERS, upper=True),
             default_doc="the experiment's solver",
         ),
         Key(
@@ -422,17 +409,16 @@ TOP = Section(
             INTEGER,
             "splits, folds and forests derive their seeds from (seed, dataset, rep, fold, base)",
             0,
-            low=0,
-            high=MAX_SEED,
+            bound=SEEDS,
         ),
-        Key("data_seed", INTEGER, "the draw of the synthetic datasets (once per experiment)", 0, low=0, high=MAX_SEED),
+        Key("data_seed", INTEGER, "the draw of the synthetic datasets (once per experiment)", 0, bound=SEEDS),
         Key(
             "synthetic_noise",
             CHOICE,
             "documented: the synthetic sets with the registry's noise levels; none: "
             "the generators' defaults (no noise but Sparse's own), as the papers' baselines",
             "documented",
-            choices=SYNTHETIC_NOISES,
+            bound=Options(SYNTHETIC_NOISES),
         ),
         Key("protocol", SECTION, "the protocol", {}, section=PROTOCOL, shape="a mapping (see protocol)"),
         Key(
@@ -444,7 +430,7 @@ TOP = Section(
             shape="a non-empty list of dataset names or mappings",
         ),
         Key("preprocess", SECTION, "feature preprocessing", {}, section=PREPROCESS, shape="a mapping (see preprocess)"),
-        Key("solver", CHOICE, "the default solver of every model", DEFAULT_SOLVER, choices=SOLVERS, upper=True),
+        Key("solver", CHOICE, "the default solver of every model", DEFAULT_SOLVER, bound=Options(SOLVERS, upper=True)),
         Key("bases", ENTRIES, "the base ensembles", section=BASE, shape="a non-empty list of mappings (see bases[])"),
         Key("models", ENTRIES, "the models", section=MODEL, shape="a non-empty list of mappings (see models[])"),
         Key(
