@@ -97,11 +97,51 @@ def attention_chain(rows: RowTensors, variant: str, kappas: tuple[float, ...]) -
 def _chain_block(
     values: np.ndarray, keys: np.ndarray, variant: str, kappas: tuple[float, ...]
 ) -> tuple[np.ndarray, ...]:
+    if variant == "y" and _walks_pairs(values):
+        return _chain_block_y(values, kappas)
     s = pair_dissimilarity(values, keys, variant)
     z = values
     chain = []
     for kappa in reversed(kappas):
         z = attend(self_attention(s, kappa), z)
+        chain.append(z)
+    return tuple(reversed(chain))
+
+
+def _walks_pairs(values: np.ndarray) -> bool:
+    """Whether the compiled y step gives numpy's bits for this block: two rows or more, two trees
+    or more, rows the innermost axis in memory (the leaf values in column order, as every row set
+    holds them). Then numpy lays out the dissimilarity tensor rows-innermost, sums each line over
+    k one term after another and never hands a matrix to BLAS; a one-row block (a row set of
+    n = 1 mod 32 rows ends in one) is laid out k-innermost, summed pairwise and multiplied by BLAS,
+    so it stays on numpy's path, as does any other layout."""
+    n, T = values.shape
+    return n >= 2 and T >= 2 and values.strides[0] == values.itemsize
+
+
+def symmetric_exponentials(values: np.ndarray, kappa: float) -> np.ndarray:
+    """exp(-(y_i - y_k)^2 / kappa) once per pair i < k, (n, T(T-1)/2), row-major pairs: each the same
+    subtraction, square, division and numpy exp as ``self_attention`` of ``pair_dissimilarity``
+    takes for (i, k), and for (k, i) too ((y_k - y_i)^2 is (y_i - y_k)^2 exactly)."""
+    i, k = np.triu_indices(values.shape[1], 1)
+    d = np.subtract(values[:, i], values[:, k], order="C")  # pairs innermost, as the kernel reads them
+    np.square(d, out=d)
+    np.divide(d, -kappa, out=d)
+    return np.exp(d, out=d)
+
+
+def _chain_block_y(values: np.ndarray, kappas: tuple[float, ...]) -> tuple[np.ndarray, ...]:
+    """The y chain of a block by the compiled step (``satrf_kernels``): bit for bit the tensor path;
+    the exponentials of a kappa repeated across heads are taken once."""
+    from afr_cli.models import satrf_kernels  # numba only where SAT-RF-y features are built
+
+    exps: dict[float, np.ndarray] = {}
+    z = values
+    chain = []
+    for kappa in reversed(kappas):
+        if kappa not in exps:
+            exps[kappa] = symmetric_exponentials(values, kappa)
+        z = satrf_kernels.attend_symmetric(exps[kappa], np.ascontiguousarray(z))
         chain.append(z)
     return tuple(reversed(chain))
 
