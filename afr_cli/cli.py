@@ -1,12 +1,38 @@
-"""The ``afr`` command line: one typer app; each command group lives in afr_cli.commands."""
+"""The ``afr`` command line: one typer app, and every command registered on it here.
+
+Each command is a plain function in its group's module under afr_cli.commands; this module
+imports those modules (each imports no more than typer at its top, so ``afr --help`` loads no
+numerical library) and adds every command to the app, in the order ``afr --help`` lists them.
+"""
 
 from __future__ import annotations
 
 import signal
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import typer
 
+from afr_cli.commands import (
+    bench,
+    datasets,
+    diff,
+    dm,
+    docs,
+    export,
+    fidelity,
+    models,
+    plot,
+    regress,
+    report,
+    reproduce,
+    run,
+    stats,
+    status,
+    table,
+    validate,
+)
 from afr_cli.commands.help_text import ProseGroup
 from afr_cli.core.quiet_interrupt import Terminated, received_signal, sigterm_as_interrupt, stopped_line
 from afr_cli.errors import AfrInputError, RunInterrupted, SolverError
@@ -19,33 +45,62 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-# Each module defines register(app) and adds its commands; the order is the help order.
-_COMMAND_MODULES = (
-    "run",
-    "reproduce",
-    "status",
-    "datasets",
-    "table",
-    "stats",
-    "regress",
-    "bench",
-    "plot",
-    "dm",
-    "export",
-    "diff",
-    "fidelity",
-    "docs",
+# The commands of their own, in the order of the help (typer lists them before the groups).
+COMMANDS: tuple[tuple[str, Callable[..., Any]], ...] = (
+    ("run", run.run),
+    ("validate", validate.validate),
+    ("report", report.report),
+    ("models", models.models),
+    ("reproduce", reproduce.reproduce),
+    ("status", status.status),
+    ("table", table.table),
+    ("regress", regress.regress),
+    ("export", export.export),
+    ("diff", diff.diff),
 )
 
 
-def _register_all() -> None:
-    import importlib
+def _group(name: str, help: str, commands: dict[str, Callable[..., Any]], no_args_is_help: bool = False) -> typer.Typer:
+    """Add the command group ``afr NAME`` holding ``commands`` (subcommand name -> function, in
+    the help's order) and return it."""
+    group = typer.Typer(help=help, no_args_is_help=no_args_is_help)
+    for command, function in commands.items():
+        group.command(command)(function)
+    app.add_typer(group, name=name)
+    return group
 
-    for name in _COMMAND_MODULES:
-        importlib.import_module(f"afr_cli.commands.{name}").register(app)
 
-
-_register_all()
+for _name, _function in COMMANDS:
+    app.command(_name)(_function)
+_group(
+    "datasets",
+    datasets.HELP,
+    {"list": datasets.list_datasets, "fetch": datasets.fetch, "verify": datasets.verify, "info": datasets.info},
+)
+_group("stats", stats.HELP, {"published": stats.published})
+_bench = _group(
+    "bench",
+    bench.HELP,
+    {
+        "qp": bench.qp,
+        "satrf": bench.satrf,
+        "larf": bench.larf,
+        "dm": bench.dm,
+        "unit": bench.unit,
+        "floor": bench.floor,
+        "trees": bench.trees_bench,
+        "fusion": bench.fusion,
+        "steps": bench.steps,
+        "regenerated": bench.regenerated,
+        "interactive": bench.interactive,
+    },
+    no_args_is_help=True,
+)
+_bench.command("time", context_settings=bench.TIME_CONTEXT)(bench.time_command)
+_group("plot", plot.HELP, {"surface": plot.surface, "weights": plot.weights, "curve": plot.curve}, no_args_is_help=True)
+_group("dm", dm.HELP, {"export": dm.export}, no_args_is_help=True)
+_group("fidelity", fidelity.HELP, {"preprocessing": fidelity.preprocessing})
+_group("docs", docs.HELP, {"config": docs.config, "cli": docs.cli})
 
 
 def _print_version(value: bool) -> None:

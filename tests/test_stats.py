@@ -15,8 +15,8 @@ from scipy import stats as sps
 from afr_cli.analysis.stats import matches_printed, paired_ttest, wilcoxon_test
 from afr_cli.catalogue.printed_tests import RECOMPUTE_COLUMNS, recompute_published_ttests, ttest_sources
 from afr_cli.catalogue.published import available_tables, load_published, load_ttests, published_table
-from afr_cli.commands.stats import _published
-from afr_cli.commands.table import _table
+from afr_cli.commands.stats import published as _published
+from afr_cli.commands.table import table as _table
 from afr_cli.errors import AfrInputError
 
 AFR = Path(sys.executable).parent / "afr"

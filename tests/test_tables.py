@@ -323,7 +323,7 @@ def _write_store(directory, frame: pd.DataFrame) -> None:
 
 
 def test_table_command_on_stores(tmp_path, capsys):
-    from afr_cli.commands.table import _table
+    from afr_cli.commands.table import table as _table
 
     _write_store(tmp_path / "rf", _results("RF"))
     _write_store(tmp_path / "ert", _results("ERT"))
@@ -480,7 +480,7 @@ def test_table_and_report_agree_on_best_test_with_reps(tmp_path, capsys):
     import yaml
     from conftest import run_afr
 
-    from afr_cli.commands.table import _table
+    from afr_cli.commands.table import table as _table
     from afr_cli.publish.frames import forget_loaded, report_by_name, report_frames
 
     cfg = {

@@ -10,9 +10,10 @@ import typer
 from afr_cli.errors import AfrInputError
 
 LIST_FORMATS = ("table", "csv")
+HELP = "The papers' 11 datasets: list, fetch and verify the UCI files, show a record."
 
 
-def _list(
+def list_datasets(
     fmt: str = typer.Option("table", "--format", help="table (with licence) or csv."),
 ) -> None:
     """List the 11 datasets: m features, n rows, source and whether they can be loaded now."""
@@ -33,7 +34,7 @@ def _list(
     typer.echo(tabulate(table, headers=["name", "m", "n", "source", "available", "licence"]))
 
 
-def _fetch(
+def fetch(
     names: list[str] | None = typer.Argument(None, help="Datasets to fetch (default: every UCI set)."),
     source_dir: Path | None = typer.Option(
         None, "--from", help="Copy from this directory (e.g. ../shared/datasets) instead of UCI."
@@ -52,7 +53,7 @@ def _fetch(
             typer.echo(f"{result.name}: {result.file} {verb} from {result.origin} -> {result.path}")
 
 
-def _verify(
+def verify(
     names: list[str] | None = typer.Argument(None, help="Datasets to verify (default: every UCI set)."),
 ) -> None:
     """Check the sha256 and size of every cached UCI file; exit 2 naming each missing or bad file."""
@@ -70,7 +71,7 @@ def _verify(
         )
 
 
-def _info(
+def info(
     name: str = typer.Argument(..., help="Dataset name, e.g. wine or 'Friedman 1', or a CSV/TSV/Parquet file."),
     target: str | None = typer.Option(None, "--target", help="With a file: the column to predict."),
     sep: str | None = typer.Option(None, "--sep", help="With a CSV file: its delimiter (default: detected)."),
@@ -187,13 +188,3 @@ def _file_info(path: Path, target: str | None, sep: str | None, drop: tuple[str,
                 f"the config entry above fixes all but {survey.unfixable}, which need a change to the file or target"
             )
         raise AfrInputError(f"{path}: {count} problem{'s' if count > 1 else ''} (listed above); {fixed}")
-
-
-def register(app: typer.Typer) -> None:
-    """Add the ``datasets`` command group to the afr app."""
-    ds = typer.Typer(help="The papers' 11 datasets: list, fetch and verify the UCI files, show a record.")
-    ds.command("list")(_list)
-    ds.command("fetch")(_fetch)
-    ds.command("verify")(_verify)
-    ds.command("info")(_info)
-    app.add_typer(ds, name="datasets")

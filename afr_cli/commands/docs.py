@@ -27,32 +27,27 @@ def _write_or_check(path: Path, text: str, what: str, command: str, check: bool)
     typer.echo(f"wrote {path}")
 
 
-def register(app: typer.Typer) -> None:
-    """Add the ``docs`` command group to the afr app."""
-    docs = typer.Typer(
-        help="Generated reference pages: docs/config.md from the config schema, "
-        "docs/cli.md from every command's --help."
-    )
+HELP = "Generated reference pages: docs/config.md from the config schema, docs/cli.md from every command's --help."
 
-    @docs.command("config")
-    def config(
-        out: Path | None = typer.Option(None, "--out", help="where to write (default docs/config.md)"),
-        check: bool = typer.Option(False, "--check", help="write nothing; exit 1 if the page is stale"),
-    ) -> None:
-        """The config reference (every section's keys, domains, defaults; families and ensembles)."""
-        from afr_cli.config.key_docs import REFERENCE_FILE, reference_page
 
-        _write_or_check(out or REFERENCE_FILE, reference_page(), "config reference", "afr docs config", check)
+def config(
+    out: Path | None = typer.Option(None, "--out", help="where to write (default docs/config.md)"),
+    check: bool = typer.Option(False, "--check", help="write nothing; exit 1 if the page is stale"),
+) -> None:
+    """The config reference (every section's keys, domains, defaults; families and ensembles)."""
+    from afr_cli.config.key_docs import REFERENCE_FILE, reference_page
 
-    @docs.command("cli")
-    def cli(
-        out: Path | None = typer.Option(None, "--out", help="where to write (default docs/cli.md)"),
-        check: bool = typer.Option(False, "--check", help="write nothing; exit 1 if the page is stale"),
-    ) -> None:
-        """The CLI reference: every command's --help at a fixed width, whatever the terminal."""
-        from afr_cli.commands.cli_docs import CLI_REFERENCE_FILE, cli_reference
+    _write_or_check(out or REFERENCE_FILE, reference_page(), "config reference", "afr docs config", check)
 
-        text = cli_reference(typer.main.get_command(app))
-        _write_or_check(out or CLI_REFERENCE_FILE, text, "CLI reference", "afr docs cli", check)
 
-    app.add_typer(docs, name="docs")
+def cli(
+    ctx: typer.Context,
+    out: Path | None = typer.Option(None, "--out", help="where to write (default docs/cli.md)"),
+    check: bool = typer.Option(False, "--check", help="write nothing; exit 1 if the page is stale"),
+) -> None:
+    """The CLI reference: every command's --help at a fixed width, whatever the terminal."""
+    from afr_cli.commands.cli_docs import CLI_REFERENCE_FILE, cli_reference
+
+    # the root of the running command line is the whole afr app (afr_cli.cli, a floor above)
+    text = cli_reference(ctx.find_root().command)
+    _write_or_check(out or CLI_REFERENCE_FILE, text, "CLI reference", "afr docs cli", check)

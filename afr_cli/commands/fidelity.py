@@ -6,13 +6,15 @@ from pathlib import Path
 
 import typer
 
+from afr_cli.commands.options import jobs_option
 from afr_cli.core.paths import PROJECT_ROOT
 
 DEFAULT_STUDY = PROJECT_ROOT / "configs" / "fidelity" / "preprocessing.yaml"
 DEFAULT_OUT = PROJECT_ROOT / "results" / "fidelity"
+HELP = "Protocol settings identified from the papers' baselines and texts."
 
 
-def _preprocessing(
+def preprocessing(
     study: Path = typer.Option(
         DEFAULT_STUDY,
         "--study",
@@ -26,7 +28,7 @@ def _preprocessing(
         show_default="results/fidelity (in the project)",
     ),
     name: str = typer.Option("preprocessing", "--name", help="file stem of the outputs"),
-    jobs: int = typer.Option(-1, "--jobs", "-j", help="parallel workers"),
+    jobs: int = jobs_option("parallel workers"),
 ) -> None:
     """Fit the plain forests under each candidate preprocessing and count the papers' baseline
     cells each reproduces as printed (no attention model takes part)."""
@@ -47,10 +49,3 @@ def _preprocessing(
         typer.echo(f"wrote {path}")
     order = [c.name for c in spec.candidates]
     typer.echo(decide(match_cells(scores, published_cells(spec)), order).text)
-
-
-def register(app: typer.Typer) -> None:
-    """Add the ``fidelity`` command group to the afr app."""
-    group = typer.Typer(help="Protocol settings identified from the papers' baselines and texts.")
-    group.command("preprocessing")(_preprocessing)
-    app.add_typer(group, name="fidelity")

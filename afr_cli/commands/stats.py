@@ -7,6 +7,7 @@ import typer
 from afr_cli.errors import AfrInputError
 
 PUBLISHED_FORMATS = ("table", "csv")
+HELP = "Statistics over the papers' numbers (Demšar paired t-test, Wilcoxon)."
 PUBLISHED_CSV_COLUMNS = [
     "paper",
     "table",
@@ -27,7 +28,7 @@ def _interval(low, high, printed: bool) -> str:
     return f"[{low:.4g}, {high:.4g}]"
 
 
-def _published(
+def published(
     fmt: str = typer.Option("table", "--format", help="table (with CIs and a verdict) or csv."),
 ) -> None:
     """Recompute every t-test printed in the papers from the published table it is about."""
@@ -70,10 +71,3 @@ def _published(
     ]
     typer.echo(tabulate(rows, headers=headers, disable_numparse=True))
     typer.echo(f"{int(tests['agrees'].sum())} of {len(tests)} published t-tests reproduce to the printed precision")
-
-
-def register(app: typer.Typer) -> None:
-    """Add the ``stats`` command group to the afr app."""
-    stats = typer.Typer(help="Statistics over the papers' numbers (Demšar paired t-test, Wilcoxon).")
-    stats.command("published")(_published)
-    app.add_typer(stats, name="stats")

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from afr_cli.analysis.rope import DEFAULT_ROPE
+from afr_cli.commands.options import reps_option
 from afr_cli.errors import AfrInputError
 
 SELECTIONS = ("stored", "best-test")
@@ -43,8 +44,6 @@ def _load(
 
     if selection not in SELECTIONS:
         raise AfrInputError(f"--selection: {selection!r} is not allowed; allowed: {', '.join(SELECTIONS)}")
-    if reps is not None and reps < 1:
-        raise AfrInputError(f"--reps: {reps} is not allowed; an integer >= 1")
     if not dirs and compare is not None:
         from afr_cli.store.discover import stores_for_compare
 
@@ -79,7 +78,7 @@ def _load(
     return results
 
 
-def _table(
+def table(
     results_dirs: list[Path] | None = typer.Option(
         None, "--results", help="A results store directory; repeat to concatenate several."
     ),
@@ -110,9 +109,7 @@ def _table(
         "one grid point with the best mean test score over the repetitions shown (after --reps), from "
         "the stored grid scores (optimistic; labelled).",
     ),
-    reps: int | None = typer.Option(
-        None, "--reps", help="Use only repetitions 0..N-1 (e.g. 10: the papers' own number, README)."
-    ),
+    reps: int | None = reps_option("Use only repetitions 0..N-1 (e.g. 10: the papers' own number, README)."),
     compare: tuple[str, str] | None = typer.Option(
         None,
         "--compare",
@@ -230,8 +227,3 @@ def _echo_comparison(model_comparison, fmt: str) -> None:
     if fmt == "csv":  # the tests' rows have no place for it: the drop is said on stderr
         for note in dropped_notes(model_comparison):
             print(note, file=sys.stderr)
-
-
-def register(app: typer.Typer) -> None:
-    """Add the ``table`` command to the afr app."""
-    app.command("table")(_table)

@@ -52,8 +52,14 @@ from afr_cli.store.lock import StoreLock
 BACKENDS = ("loky", "dask")
 
 
-@dataclass
+@dataclass(kw_only=True)
 class RunOptions:
+    """How a run is carried out (never what it computes: that is the experiment's config).
+
+    Keyword-only, so a call reads ``RunOptions(jobs=1, progress=False)``, never a row of bare
+    booleans; the backend and its scheduler are checked once, here, when the options are made
+    (``afr run``, ``afr reproduce`` and every caller of the runner meet the same check)."""
+
     jobs: int = -1
     backend: str = "loky"
     scheduler: str | None = None
@@ -74,6 +80,12 @@ class RunOptions:
     bar: Any = None
     # Which shared-work paths the run takes (shared_work.Speedups; all on, every one bit-identical).
     speedups: Speedups = field(default_factory=Speedups)
+
+    def __post_init__(self) -> None:
+        if self.backend not in BACKENDS:
+            raise AfrInputError(f"--backend: {self.backend!r} is not allowed; allowed: {', '.join(BACKENDS)}")
+        if self.backend == "dask" and not self.scheduler:
+            raise AfrInputError("--backend dask needs --scheduler ADDRESS (e.g. tcp://127.0.0.1:8786)")
 
 
 def manifest_for(exp: Experiment, data_identity: dict[str, dict] | None = None) -> dict:
@@ -369,13 +381,6 @@ def _run_task(
         raise failure from None
 
 
-def _check_options(options: RunOptions) -> None:
-    if options.backend not in BACKENDS:
-        raise AfrInputError(f"--backend: {options.backend!r} is not allowed; allowed: {', '.join(BACKENDS)}")
-    if options.backend == "dask" and not options.scheduler:
-        raise AfrInputError("--backend dask needs --scheduler ADDRESS (e.g. tcp://127.0.0.1:8786)")
-
-
 def run_experiment(exp: Experiment, options: RunOptions, echo=print) -> ResultsStore:
     """Run every unit not yet in the store; return the store."""
     return run_experiments([exp], options, echo)[0]
@@ -386,7 +391,6 @@ def run_experiments(experiments: list[Experiment], options: RunOptions, echo=pri
     once), units that fit the same forests together (``options.speedups.fuse``); return the
     stores, in order. Every input is checked and every dataset loaded before any store is
     touched; the stores' locks are taken in the order of their paths and all released on exit."""
-    _check_options(options)
     loaded = []
     for exp in experiments:
         check_runnable(exp)  # what the run would trip on, before anything is loaded or written

@@ -20,11 +20,6 @@ from afr_cli.errors import AfrInputError
 FAST, SKLEARN = "fast", "sklearn"
 TREE_PATHS = (FAST, SKLEARN)
 
-TREES_HELP = (
-    "scikit-learn's trees: fast (its trees built and applied without its per-tree overhead, "
-    "the same bytes) or sklearn (its own fit/apply/predict, the reference)"
-)
-
 _PATH: ContextVar[str] = ContextVar("afr_tree_path", default=FAST)
 
 

@@ -328,9 +328,9 @@ def run_plan(planned: list[PlannedExperiment], options: RunOptions, echo=print) 
             run_experiments(
                 [p.exp for p in together],
                 RunOptions(
-                    options.jobs,
-                    options.backend,
-                    options.scheduler,
+                    jobs=options.jobs,
+                    backend=options.backend,
+                    scheduler=options.scheduler,
                     progress=options.progress,
                     export=True,
                     bar=bar,

@@ -5,23 +5,26 @@ Quadratic problems are solved in Gram form: with H + delta I = R'R (Cholesky),
 1/2 theta'H theta + f'theta = 1/2 ||R theta - z||^2 + const, z = -R^{-T} f, a p x p problem
 whose size does not depend on n. The L1 residual loss is an LP over the n rows
 (``sum |y - r - Phi theta|``); a ``LinearProblem`` is min c'theta.
+
+cvxpy itself is imported where a problem is compiled or solved, not with this module: the
+solver layer is imported by every config's check (``afr validate``), which solves nothing.
 """
 
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING
 
-import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import solve_triangular
 
 from afr_cli.solvers.problems import LinearAttentionProblem, LinearConstraints, LinearProblem, QuadraticProblem
 
+if TYPE_CHECKING:
+    import cvxpy as cp
+
 CVXPY_SOLVERS = ("ECOS", "CLARABEL", "OSQP", "SCS")
-# Only a converged solve is accepted: an "optimal_inaccurate" answer (e.g. OSQP stopping at its
-# iteration limit) goes to the next solver, and the fallback is recorded.
-_GOOD_STATUSES = (cp.OPTIMAL,)
 GRAM_JITTER = 1e-10
 
 
@@ -50,6 +53,8 @@ class _CompiledQP:
     """
 
     def __init__(self, constraints: LinearConstraints):
+        import cvxpy as cp
+
         p = constraints.size
         self.upper_index = np.triu_indices(p)
         k = len(self.upper_index[0])
@@ -77,6 +82,8 @@ class _CompiledL1:
     """min sum |Phi theta - t| over the constraints, with Phi, t, bounds and rhs as parameters."""
 
     def __init__(self, n: int, constraints: LinearConstraints):
+        import cvxpy as cp
+
         p = constraints.size
         self.theta = cp.Variable(p)
         self.Phi = cp.Parameter((n, p))
@@ -95,6 +102,8 @@ class _CompiledLinear:
     """min c'theta over the constraints, with c, bounds and rhs as parameters."""
 
     def __init__(self, constraints: LinearConstraints):
+        import cvxpy as cp
+
         self.theta = cp.Variable(constraints.size)
         self.c = cp.Parameter(constraints.size)
         cons, self.lower, self.upper, self.rhs, self.finite = _bound_constraints(self.theta, constraints)
@@ -107,6 +116,8 @@ class _CompiledLinear:
 
 def _bound_constraints(theta: cp.Variable, constraints: LinearConstraints):
     """cvxpy constraints with the bounds and equality right-hand side as parameters."""
+    import cvxpy as cp
+
     p = constraints.size
     lower = cp.Parameter(p)
     finite = np.flatnonzero(np.isfinite(constraints.upper))
@@ -165,6 +176,8 @@ def solve_cvxpy(problem, kind: str, solver: str, tight: bool = False) -> tuple[s
     solver and updates it in place: OSQP and SCS then start from the previous solution, and even
     CLARABEL's answer moves in the last bits. An answer would depend on what the process solved
     before it, so on the unit order and the number of workers."""
+    import cvxpy as cp
+
     try:
         compiled = _compiled_for(problem, kind, solver)
         compiled.set_values(problem)
@@ -175,7 +188,9 @@ def solve_cvxpy(problem, kind: str, solver: str, tight: bool = False) -> tuple[s
         return f"error: {type(err).__name__}", None
     status = compiled.problem.status
     theta = compiled.theta.value
-    if status not in _GOOD_STATUSES or theta is None or not np.all(np.isfinite(theta)):
+    # Only a converged solve is accepted: an "optimal_inaccurate" answer (e.g. OSQP stopping at its
+    # iteration limit) goes to the next solver, and the fallback is recorded.
+    if status != cp.OPTIMAL or theta is None or not np.all(np.isfinite(theta)):
         return str(status), None
     return str(status), np.array(theta, dtype=float)
 
