@@ -169,3 +169,21 @@ def test_a_shipped_config_keeps_its_store_and_finds_it_from_elsewhere(monkeypatc
     monkeypatch.chdir(tmp_path)
     exp = load_experiment(ROOT / "configs" / "satrf_rf.yaml")
     assert exp.results.resolve() == (ROOT / "results" / "satrf_rf").resolve()
+
+
+def test_a_base_names_its_forest_and_the_engine_fits_it(tmp_path, small_data):
+    """A config object holds no fitting (issue 32): the engine's fit_forest fits the base with its
+    own parameters and seed, the same forest the ensemble gives when asked directly."""
+    import numpy as np
+
+    from afr_cli.config.experiment import Base
+    from afr_cli.engine.forest_fit import fit_forest
+
+    assert not hasattr(Base, "fit")
+    Xtr, ytr, Xte, _ = small_data
+    base = load_experiment(_write(tmp_path, GOOD), ["bases.0.n_estimators=4"]).bases[0]
+    assert base.params["n_estimators"] == 4
+    forest = fit_forest(base, Xtr, ytr, 7)
+    direct = base.ensemble.fit(Xtr, ytr, 7, n_estimators=4, min_samples_leaf=10)
+    assert forest.n_trees == 4 and np.array_equal(forest.predict(Xte), direct.predict(Xte))
+    assert not np.array_equal(forest.predict(Xte), fit_forest(base, Xtr, ytr, 8).predict(Xte))

@@ -16,6 +16,7 @@ import yaml
 from conftest import afr_bin, assert_one_line_error, run_afr
 
 from afr_cli.config.experiment import load_experiment
+from afr_cli.engine.forest_fit import fit_forest
 from afr_cli.engine.protocol import derive_seed, run_unit, split_indices
 from afr_cli.store import load_grid, load_results
 
@@ -325,7 +326,7 @@ def test_rep_index_seeding_is_the_papers_split_and_forest_seed(config_path):
     unit = run_unit(exp, "Sparse", exp.bases[0], 7, X, y)
     train, test = train_test_split(np.arange(len(y)), test_size=0.2, random_state=7)
     assert (unit.n_train, unit.n_test) == (len(train), len(test))
-    forest = exp.bases[0].fit(X[train], y[train], 7)  # scaling does not change a forest's partition
+    forest = fit_forest(exp.bases[0], X[train], y[train], 7)  # scaling does not change a forest's partition
     rf = next(r for r in unit.results if r["model"] == "rf")
     assert rf["r2"] == pytest.approx(r2_score(y[test], forest.predict(X[test])), abs=1e-9)
 

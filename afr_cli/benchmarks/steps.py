@@ -5,7 +5,7 @@ This benchmark runs the first repetitions of every planned experiment the way ``
 does (the same fused tasks and shared work, in this process) with a process-time clock around
 each step, and scales each step to the papers' repetitions:
 
-- ``forest fit``: fitting the base ensembles (``Base.fit``);
+- ``forest fit``: fitting the base ensembles (``engine.forest_fit.fit_forest``);
 - ``leaf statistics and rows``: the forest's leaves over the training and query rows (apply,
   leaf means and counts, the rows' tensors), the rest of the forest step;
 - ``features: FAMILY``, ``problem: FAMILY``, ``solve: FAMILY``, ``predict: FAMILY``: a model
@@ -28,8 +28,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from unittest import mock
 
-from afr_cli.config.experiment import Base
-from afr_cli.engine import protocol
+from afr_cli.engine import forest_fit, protocol
 from afr_cli.engine.experiment_data import load_one
 from afr_cli.engine.shared_work import SharedWork, Speedups
 from afr_cli.engine.tasks import fuse_tasks, run_fused_task, unit_tasks
@@ -121,7 +120,7 @@ def _instrumented(clock: StepClock, stack: ExitStack) -> None:
         mock.patch.object(protocol, "get_family", lambda name: _TimedFamily(get_family(name), name, clock))
     )
     stack.enter_context(mock.patch.object(protocol, "_score_model", score))
-    stack.enter_context(mock.patch.object(Base, "fit", _timed(clock, "forest fit", Base.fit)))
+    stack.enter_context(mock.patch.object(forest_fit, "fit_forest", _timed(clock, "forest fit", forest_fit.fit_forest)))
     stack.enter_context(
         mock.patch.object(SharedWork, "training", _timed(clock, "leaf statistics and rows", SharedWork.training))
     )

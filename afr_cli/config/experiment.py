@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import yaml
 
 from afr_cli.config.plugin_files import PluginSource, activate, beside_config, defines_classes, parse_plugins
@@ -39,7 +38,7 @@ from afr_cli.config.schema import (
 )
 from afr_cli.core.yaml_safe import load_yaml
 from afr_cli.data.files import DatasetSource, LoaderDataset, parse_entry
-from afr_cli.ensembles import Ensemble, FittedEnsemble, get_ensemble
+from afr_cli.ensembles import Ensemble, get_ensemble
 from afr_cli.errors import AfrInputError
 from afr_cli.models import FAMILIES, get_family
 from afr_cli.solvers.solve import DEFAULT_SOLVER
@@ -92,7 +91,8 @@ class Protocol:
 @dataclass(frozen=True)
 class Base:
     """A base ensemble of the experiment: a registered kind (or module:Class) with its parameters;
-    ``id`` labels it in the store and tables (RF, ERT, RF@400, GBM-DT, ...)."""
+    ``id`` labels it in the store and tables (RF, ERT, RF@400, GBM-DT, ...). It only names the
+    forest: the engine fits it (``afr_cli.engine.forest_fit``)."""
 
     id: str
     kind: str
@@ -100,10 +100,8 @@ class Base:
 
     @property
     def ensemble(self) -> Ensemble:
+        """The registered (or plugin) ensemble of this kind."""
         return get_ensemble(self.kind)
-
-    def fit(self, X: np.ndarray, y: np.ndarray, seed: int | None) -> FittedEnsemble:
-        return self.ensemble.fit(X, y, seed, **self.params)
 
 
 @dataclass(frozen=True)
@@ -128,6 +126,39 @@ class ModelConfig:
 
 @dataclass(frozen=True)
 class Experiment:
+    """One experiment config, validated: everything ``afr run`` needs to compute and store its units.
+
+    Built only by :func:`validate` (from :func:`load_experiment`), so every field holds a checked
+    value and a default where the file gave none; the engine reads it and never changes it. A unit
+    is one (dataset, base, repetition[, protocol axis point]); its numbers depend on the fields
+    hashed by :meth:`unit_hash`, not on the name, the datasets listed or the repetitions.
+
+    - ``name``: the experiment's name, a plain file name; its store is results/<name>/ by default.
+    - ``seed``: the seed splits, folds and forests derive theirs from (with the dataset, repetition,
+      stage and base; ``afr_cli.engine.seeds``).
+    - ``data_seed``: the one draw of the synthetic datasets for the whole experiment.
+    - ``synthetic_noise``: ``documented`` (the registry's noise levels) or ``none`` (the generators'
+      defaults), for the synthetic datasets.
+    - ``protocol``: the repetitions, test fraction, inner folds, selection rule, seeding and
+      protocol axes (:class:`Protocol`).
+    - ``datasets``: the dataset names in the config's order (registered ones in their registered
+      spelling, your own by the name their entry gives).
+    - ``scale``: the feature scaler fitted on each stage's training rows (standard, minmax, none).
+    - ``bases``: the base ensembles every model attends over (:class:`Base`), in order.
+    - ``models``: the models scored on every unit (:class:`ModelConfig`), in order; a ``best_of``
+      model comes after its components.
+    - ``solver``: the default solver of every model that names none (each ModelConfig holds its own).
+    - ``results``: the store's directory (``--out``, the config's ``results:``, or results/<name>,
+      found beside the config when run from elsewhere; :func:`store_directory`).
+    - ``source``: the config file's path as given; every error message names it.
+    - ``raw``: the config as read, with ``--set`` overrides applied (a copy): what the store's
+      manifest records and :meth:`unit_hash` hashes.
+    - ``dataset_sources``: the file or loader behind each dataset of your own, by name
+      (registered names are not in it).
+    - ``plugins``: the plugin files and modules imported before the models were checked (and a
+      loader's file that also defines a family or ensemble); workers import them again.
+    """
+
     name: str
     seed: int
     data_seed: int

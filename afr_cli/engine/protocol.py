@@ -21,6 +21,7 @@ from sklearn.preprocessing import MinMaxScaler, StandardScaler
 
 from afr_cli.config.experiment import Base, Experiment, ModelConfig
 from afr_cli.core.plugin_registry import checked_predictions
+from afr_cli.engine import forest_fit
 from afr_cli.engine.seeds import derive_seed
 from afr_cli.engine.shared_work import SharedWork
 from afr_cli.ensembles import FittedEnsemble
@@ -151,7 +152,7 @@ def refit_final_stage(exp: Experiment, dataset: str, base: Base, rep: int, X: np
     seeds = UnitSeeds(exp, dataset, base, rep)
     train, test = seeds.split_rows(len(y))
     Xtr, Xte = scale_rows(exp.scale, X[train], X[test])
-    return FinalStage(Xtr, y[train], Xte, y[test], base.fit(Xtr, y[train], seeds.forest(REFIT)))
+    return FinalStage(Xtr, y[train], Xte, y[test], forest_fit.fit_forest(base, Xtr, y[train], seeds.forest(REFIT)))
 
 
 def needs_inner_cv(exp: Experiment) -> bool:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from afr_cli.config.experiment import Base
+from afr_cli.engine import forest_fit
 from afr_cli.engine.forest_cache import ForestCache
 from afr_cli.ensembles.leaf_statistics import LeafStatistics, RowTensors
 from afr_cli.ensembles.random_forests import forest_prefix
@@ -128,7 +129,7 @@ class SharedWork:
     def _training(self, base: Base, seed: int, X: np.ndarray, y: np.ndarray) -> tuple[LeafStatistics, RowTensors]:
         if not (self.largest or self.share_rows or self.cache is not None):
             self.fits += 1
-            stats = LeafStatistics(base.fit(X, y, seed), X, y)
+            stats = LeafStatistics(forest_fit.fit_forest(base, X, y, seed), X, y)
             return stats, stats.rows()
         family = prefix_family(base) if self.largest else None
         wanted = tree_count(base) if family in self.largest else None
@@ -156,7 +157,7 @@ class SharedWork:
             fit_as = base
             if family in self.largest:
                 fit_as = Base(base.id, base.kind, {**base.params, "n_estimators": self.largest[family]})
-            forest = fit_as.fit(X, y, seed)
+            forest = forest_fit.fit_forest(fit_as, X, y, seed)
             self.fits += 1
             if self.cache is not None:
                 self.cache.put(key, forest)
