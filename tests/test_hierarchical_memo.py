@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from afr_cli.analysis import hierarchical
 from afr_cli.analysis.bayesian import RopeProbabilities
 from afr_cli.analysis.hierarchical import HierarchicalResult, hierarchical_test, result_from_json, result_to_json
 from afr_cli.store import cache as export_cache
@@ -39,14 +40,15 @@ def cache_dir(tmp_path, monkeypatch) -> Path:
 
 @pytest.fixture
 def sampler_calls(monkeypatch) -> list[int]:
-    """Counts the sampler's runs behind the memo (one entry per run)."""
+    """Counts the Gibbs sampler's runs (one entry per run)."""
     calls: list[int] = []
+    gibbs = hierarchical._gibbs
 
     def counted(*args, **kwargs):
         calls.append(1)
-        return hierarchical_test(*args, **kwargs)
+        return gibbs(*args, **kwargs)
 
-    monkeypatch.setattr(compare_memo, "hierarchical_test", counted)
+    monkeypatch.setattr(hierarchical, "_gibbs", counted)
     return calls
 
 
@@ -59,7 +61,7 @@ def _printed(metric: str = "r2") -> str:
 
 
 def _entries(folder: Path) -> list[Path]:
-    return sorted(p for p in (folder / compare_memo.KIND).glob("*/*") if p.is_file())
+    return sorted(p for p in (folder / compare_memo.HIERARCHICAL_KIND).glob("*/*") if p.is_file())
 
 
 @pytest.mark.parametrize("metric", ["r2", "mae"])
@@ -69,7 +71,7 @@ def test_a_hit_prints_byte_for_byte_what_a_miss_prints(cache_dir, sampler_calls,
     hit = _printed(metric)
     assert len(sampler_calls) == 2  # the second comparison ran no sampler ...
     assert hit == miss  # ... and printed the same bytes (md and every float of the json)
-    payload = json.loads(export_cache.read_entry(compare_memo.KIND, _entries(cache_dir)[0].name))
+    payload = json.loads(export_cache.read_entry(compare_memo.HIERARCHICAL_KIND, _entries(cache_dir)[0].name))
     assert payload["samples"] == SMALL[0] and len(payload["probabilities"]) == 3  # a small JSON
 
 
@@ -102,14 +104,19 @@ def test_a_summary_that_is_not_one_is_refused(broken):
         result_from_json(broken(result_to_json(result)))
 
 
-BASE_ARGS = ([[0.1, 0.12, 0.09], [0.02, -0.01, 0.03]], [0.2, 0.25], 0.01, 200, 50, 0, 0.95)
+BASE_ARGS = ([np.array([0.1, 0.12, 0.09]), np.array([0.02, -0.01, 0.03])], [0.2, 0.25], 0.01, 200, 50, 0, 0.95)
+
+
+def _key(*args) -> str:
+    return compare_memo.memo_key(hierarchical_test, *args)
 
 
 @pytest.mark.parametrize(
     "position, other",
     [
-        (0, [[0.1, 0.12, 0.09], [0.02, -0.01, math.nextafter(0.03, 1.0)]]),  # one difference, one bit
-        (0, [[0.1, 0.12], [0.09, 0.02, -0.01, 0.03]]),  # the same values, cut between datasets elsewhere
+        (0, [np.array([0.1, 0.12, 0.09]), np.array([0.02, -0.01, math.nextafter(0.03, 1.0)])]),  # one bit
+        (0, [np.array([0.1, 0.12]), np.array([0.09, 0.02, -0.01, 0.03])]),  # the same values, cut elsewhere
+        (0, [np.array([0.1, 0.12, 0.09], dtype=np.float32), np.array([0.02, -0.01, 0.03])]),  # another dtype
         (1, [0.2, 0.2]),  # rho
         (1, 0.2),  # one rho for all
         (2, 0.02),  # rope
@@ -122,20 +129,44 @@ BASE_ARGS = ([[0.1, 0.12, 0.09], [0.02, -0.01, 0.03]], [0.2, 0.25], 0.01, 200, 5
 def test_every_input_and_setting_is_part_of_the_key(position, other):
     args = list(BASE_ARGS)
     args[position] = other
-    assert compare_memo.memo_key(*args) != compare_memo.memo_key(*BASE_ARGS)
-    assert compare_memo.memo_key(*BASE_ARGS) == compare_memo.memo_key(*BASE_ARGS)
+    assert _key(*args) != _key(*BASE_ARGS)
+    assert _key(*BASE_ARGS) == _key(*[list(a) if isinstance(a, list) else a for a in BASE_ARGS])
 
 
-def test_the_samplers_code_and_versions_are_part_of_the_key(monkeypatch):
-    before = compare_memo.memo_key(*BASE_ARGS)
-    source, numpy_version, scipy_version = compare_memo._code()
-    for changed in ((source + b"#", numpy_version, scipy_version), (source, "0.0", scipy_version)):
-        monkeypatch.setattr(compare_memo, "_code", lambda changed=changed: changed)
-        assert compare_memo.memo_key(*BASE_ARGS) != before
+def test_defaults_are_keyed_as_if_given():
+    assert _key(*BASE_ARGS[:-1]) == _key(*BASE_ARGS)  # level 0.95 is the default
+    assert compare_memo.memo_key(hierarchical_test, *BASE_ARGS[:3]) == _key(
+        *BASE_ARGS[:3], hierarchical.HIERARCHICAL_SAMPLES, hierarchical.HIERARCHICAL_BURN_IN, 0, 0.95
+    )
+
+
+def test_the_code_and_the_library_versions_are_part_of_the_key(tmp_path):
+    before = _key(*BASE_ARGS)
+    copy = tmp_path / "analysis"
+    copy.mkdir()
+    for path in compare_memo.ANALYSIS.glob("*.py"):
+        (copy / path.name).write_bytes(path.read_bytes())
+    try:
+        with pytest.MonkeyPatch.context() as m:
+            m.setattr(compare_memo, "ANALYSIS", copy)
+            compare_memo.code_version.cache_clear()
+            assert _key(*BASE_ARGS) == before  # the same sources: the same key
+            (copy / "hierarchical.py").write_bytes((copy / "hierarchical.py").read_bytes() + b"# changed\n")
+            compare_memo.code_version.cache_clear()
+            assert _key(*BASE_ARGS) != before  # the sampler's source changed: another key
+        with pytest.MonkeyPatch.context() as m:
+            m.setattr(compare_memo.np, "__version__", "0.0")
+            compare_memo.code_version.cache_clear()
+            assert _key(*BASE_ARGS) != before  # another numpy: another key
+    finally:
+        compare_memo.code_version.cache_clear()
+    assert _key(*BASE_ARGS) == before
 
 
 def _damage_payload(path: Path) -> None:
-    export_cache.write_entry(compare_memo.KIND, path.name, b'{"samples": 200}')  # framed well, not a result
+    export_cache.write_entry(
+        compare_memo.HIERARCHICAL_KIND, path.name, b'{"samples": 200}'
+    )  # framed well, not a result
 
 
 def _damage_bytes(path: Path) -> None:
@@ -159,7 +190,8 @@ def test_a_damaged_or_unreadable_entry_is_recomputed_silently(cache_dir, sampler
     assert capsys.readouterr() == ("", "")  # not a word
     if damage is not _unreadable:  # the recomputed summary is stored again, whole
         assert all(
-            result_from_json(json.loads(export_cache.read_entry(compare_memo.KIND, e.name))).samples == SMALL[0]
+            result_from_json(json.loads(export_cache.read_entry(compare_memo.HIERARCHICAL_KIND, e.name))).samples
+            == SMALL[0]
             for e in _entries(cache_dir)
         )
 

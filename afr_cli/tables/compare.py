@@ -17,6 +17,7 @@ from afr_cli.analysis.stats import effect_sizes, holm_adjust, paired_ttest, wilc
 from afr_cli.errors import AfrInputError
 from afr_cli.store import varying_axes
 from afr_cli.tables.compare_evidence import direction, mc_text
+from afr_cli.tables.compare_memo import memoized
 from afr_cli.tables.comparison import TEST_COLUMNS as TEST_COLUMNS  # re-exported: afr_cli.tables names it here
 from afr_cli.tables.comparison import BaseComparison, ModelComparison, WinRecord
 from afr_cli.tables.format import (
@@ -195,12 +196,12 @@ def compare_models(
             BaseComparison(
                 base,
                 table,
-                paired_ttest(both[b], both[a]),
-                wilcoxon_test(both[b], both[a]),
+                memoized(paired_ttest, both[b], both[a]),
+                memoized(wilcoxon_test, both[b], both[a]),
                 WinRecord.count(table, a, b, metric),
                 (int(counts.min()), int(counts.max())),
-                effect_sizes(both[b], both[a]),
-                signed_rank_test(better * (both[b] - both[a]).to_numpy(), rope),
+                memoized(effect_sizes, both[b], both[a]),
+                memoized(signed_rank_test, better * (both[b] - both[a]).to_numpy(), rope),
                 _per_dataset_bayes(on_paired, a, b, metric, rope),
                 pooled,
                 dropped.get(base, Dropped()),
@@ -281,7 +282,7 @@ def _per_dataset_bayes(
         if pair is None or pair.empty:
             continue
         rho = float(rho_of[dataset]) if rho_of is not None else 0.2
-        out[str(dataset)] = correlated_ttest(better * (pair[b] - pair[a]).to_numpy(), rho, rope)
+        out[str(dataset)] = memoized(correlated_ttest, better * (pair[b] - pair[a]).to_numpy(), rho, rope)
     return out
 
 

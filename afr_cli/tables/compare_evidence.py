@@ -1,9 +1,8 @@
 """The evidence `afr table --compare` adds to each base beyond the papers' tests (issue 34):
 
-- the hierarchical Bayesian test over datasets × repetitions (afr_cli/analysis/hierarchical.py,
-  memoized in the export cache by afr_cli/tables/compare_memo.py), run on every repetition both
-  models hold, one row of differences per dataset (or per unit, where cells share a split), with
-  ρ = n_test / n of each split;
+- the hierarchical Bayesian test over datasets × repetitions (afr_cli/analysis/hierarchical.py),
+  run on every repetition both models hold, one row of differences per dataset (or per unit,
+  where cells share a split), with ρ = n_test / n of each split;
 - an interval on every effect over the datasets (afr_cli/analysis/effect_intervals.py): the mean
   difference, d_z and the rank-biserial r, with magnitude labels and their source;
 - for an error metric (MAE, RMSE), whose scale differs from dataset to dataset, the relative
@@ -12,7 +11,8 @@
   datasets gets its own interval, and the datasets that dominate the raw mean difference are
   named.
 
-Each piece is either a result or the sentence saying why it does not apply (never a NaN).
+Each piece is either a result or the sentence saying why it does not apply (never a NaN). Every
+test is memoized in the export cache (afr_cli/tables/compare_memo.py), as compare.py's are.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import pandas as pd
 
 from afr_cli.analysis.effect_intervals import EffectIntervals, Interval, effect_intervals, mean_diff_interval
 from afr_cli.analysis.hierarchical import HierarchicalResult
-from afr_cli.tables.compare_memo import memo_hierarchical_test
+from afr_cli.tables.compare_memo import memo_hierarchical_test, memoized
 
 # Sampler size for a comparison: each base costs about 0.4 s of CPU at this size (a report has up
 # to 19 bases per comparison file), and the Monte Carlo error of each probability is printed with it.
@@ -209,11 +209,12 @@ def intervals_for_base(both: pd.DataFrame, a: str, b: str, metric: str) -> Inter
     n = len(both)
     if n < 2:
         return Intervals(None, f"an interval over datasets needs at least 2 datasets; here {n}")
-    effects = effect_intervals(both[b], both[a])
+    effects = memoized(effect_intervals, both[b], both[a])
     if metric not in ERROR_METRICS:
         return Intervals(effects, "")
     values = both[[a, b]].to_numpy(dtype=float)
-    log_ratio = mean_diff_interval(np.log(values[:, 1]), np.log(values[:, 0])) if (values > 0).all() else None
+    positive = (values > 0).all()
+    log_ratio = memoized(mean_diff_interval, np.log(values[:, 1]), np.log(values[:, 0])) if positive else None
     names = both["dataset" if "dataset" in both else "unit"].astype(str).tolist()
     return Intervals(effects, "", log_ratio, dominant_datasets(names, values[:, 1] - values[:, 0]))
 
