@@ -108,3 +108,13 @@ def test_dm_soft_features_are_the_matrices_own(kind, small_data):
             feats = FAMILIES["dm-soft"].features(rows, {"tau": tau})
             assert feats.trees.tobytes() == machine.tree_predictions_soft(rows.X, tau).tobytes()
             assert feats.intercept == machine.intercept
+
+
+def test_the_benchmark_times_both_paths_and_checks_their_bytes():
+    from afr_cli.benchmarks.dm import WALK_TAUS, soft_walk
+
+    X, y = _data(90)
+    forest = RandomForestRegressor(n_estimators=4, min_samples_leaf=5, random_state=0).fit(X, y)
+    r = soft_walk(forest, X)
+    assert r["identical"] is True and set(r["taus"]) == {str(t) for t in WALK_TAUS}
+    assert all(v["matrices_over_walk"] > 0 for v in r["taus"].values())

@@ -81,3 +81,12 @@ def test_sat_rf_y_features_over_a_row_set_ending_in_a_one_row_block(family):
     for j in range(len(kappas)):
         want = np.concatenate([b[j] for b in blocks])
         assert feats.chain[j].tobytes() == want.tobytes()
+
+
+def test_the_benchmark_times_both_chains_and_checks_their_bytes():
+    from afr_cli.benchmarks.satrf import chain_kernel
+
+    values = _values(np.random.default_rng(9), 2 * CHAIN_BLOCK_ROWS + 1, 6, False, "F")
+    r = chain_kernel(values)
+    assert r["identical"] is True and set(r) == {"one_head", "two_heads", "identical"}
+    assert all(r[h]["tensors_over_kernel"] > 0 for h in ("one_head", "two_heads"))

@@ -4,6 +4,11 @@ A fold of n training rows (Friedman 1, standardised) and n/2 validation rows, a 
 once. The shared path builds leaf statistics, A, B, the T x T self-attention and the features
 once per row set and reuses them for all 25 grid points; the naive path rebuilds all of them at
 every point. Both train and predict the same way; their predictions must agree.
+
+The y chain of the fold's training rows (``attention_chain``) is also timed both ways in the same
+run, for one head and for two (sat-rf-y2, equal kappas): the (rows, T, T) tensors block by block
+and the compiled step (``satrf_kernels``, compiled before the clock starts); the bytes must agree
+and the ratio is tensors / kernel in CPU seconds of this process.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from sklearn.preprocessing import StandardScaler
 from afr_cli.ensembles import get_ensemble
 from afr_cli.ensembles.leaf_statistics import LeafStatistics
 from afr_cli.models import FAMILIES
+from afr_cli.models.satrf import CHAIN_BLOCK_ROWS, chain_block_y, tensor_chain_block
 from afr_cli.solvers.solve import DEFAULT_SOLVER, clear_compiled_cache, solve
 
 GRID = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -65,6 +71,7 @@ def run(n: int = 800, T: int = 100, seed: int = 0, solver: str = DEFAULT_SOLVER)
     naive_s = time.perf_counter() - t0
 
     diff = max(float(np.max(np.abs(a - b))) for a, b in zip(shared, naive))
+    kernel = chain_kernel(stats.rows().values)
     return {
         "shared_ms": round(shared_s * 1000.0, 1),
         "naive_ms": round(naive_s * 1000.0, 1),
@@ -74,4 +81,29 @@ def run(n: int = 800, T: int = 100, seed: int = 0, solver: str = DEFAULT_SOLVER)
         "n": n,
         "T": T,
         "solver": solver,
+        "chain_kernel": kernel,
     }
+
+
+def chain_kernel(values: np.ndarray) -> dict:
+    """The y chain of a row set by the tensors and by the compiled step, for one and two heads:
+    CPU ms of each, their ratio, and whether the bytes agree (every block of 2 rows or more)."""
+    blocks = [values[a : a + CHAIN_BLOCK_ROWS] for a in range(0, len(values), CHAIN_BLOCK_ROWS)]
+    blocks = [b for b in blocks if len(b) > 1]  # a one-row block takes the tensors' path either way
+    chain_block_y(blocks[0], (1.0,))  # compiled (or loaded from numba's cache) before the clock starts
+    out = {}
+    for heads, kappas in (("one_head", (1.0,)), ("two_heads", (1.0, 1.0))):
+        t0 = time.process_time()
+        tensors = [tensor_chain_block(b, None, "y", kappas) for b in blocks]
+        t1 = time.process_time()
+        kernel = [chain_block_y(b, kappas) for b in blocks]
+        t2 = time.process_time()
+        if any(x.tobytes() != y.tobytes() for a, b in zip(tensors, kernel) for x, y in zip(a, b)):
+            raise AssertionError(f"the SAT-RF-y chain ({heads}): the compiled step and the tensors differ")
+        out[heads] = {
+            "tensors_ms": round((t1 - t0) * 1000, 1),
+            "kernel_ms": round((t2 - t1) * 1000, 1),
+            "tensors_over_kernel": round((t1 - t0) / max(t2 - t1, 1e-9), 2),
+        }
+    out["identical"] = True
+    return out

@@ -98,7 +98,15 @@ def _chain_block(
     values: np.ndarray, keys: np.ndarray, variant: str, kappas: tuple[float, ...]
 ) -> tuple[np.ndarray, ...]:
     if variant == "y" and _walks_pairs(values):
-        return _chain_block_y(values, kappas)
+        return chain_block_y(values, kappas)
+    return tensor_chain_block(values, keys, variant, kappas)
+
+
+def tensor_chain_block(
+    values: np.ndarray, keys: np.ndarray, variant: str, kappas: tuple[float, ...]
+) -> tuple[np.ndarray, ...]:
+    """A block's chain through the (rows, T, T) tensors: every variant's path, and the reference
+    the compiled y step is pinned against (tests, ``afr bench satrf``)."""
     s = pair_dissimilarity(values, keys, variant)
     z = values
     chain = []
@@ -130,7 +138,7 @@ def symmetric_exponentials(values: np.ndarray, kappa: float) -> np.ndarray:
     return np.exp(d, out=d)
 
 
-def _chain_block_y(values: np.ndarray, kappas: tuple[float, ...]) -> tuple[np.ndarray, ...]:
+def chain_block_y(values: np.ndarray, kappas: tuple[float, ...]) -> tuple[np.ndarray, ...]:
     """The y chain of a block by the compiled step (``satrf_kernels``): bit for bit the tensor path;
     the exponentials of a kappa repeated across heads are taken once."""
     from afr_cli.models import satrf_kernels  # numba only where SAT-RF-y features are built
