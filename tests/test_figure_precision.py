@@ -142,3 +142,22 @@ def test_curves_that_coincide_stay_visible_and_the_title_says_where():
     # where two coincide, the later one lies on top, thinner, its marker inside the earlier's hollow one
     assert third.get_zorder() > second.get_zorder() and third.get_linewidth() < second.get_linewidth()
     assert second.get_markerfacecolor() == "none" and third.get_markersize() < second.get_markersize()
+
+
+def test_curves_equal_everywhere_are_said_to_coincide_at_every_fraction_in_a_title_that_fits():
+    from afr_cli.figures.curves import coincide, curve_figure, curve_table
+
+    fractions = (0.15, 0.25, 0.35, 0.45, 0.55, 0.65, 0.75, 0.85, 0.95)
+    rows = [
+        {"dataset": "Boston", "base": "RF-msl1", "model": m, "rep": 0, "train_fraction": f, "noise_eta": 0.5}
+        | {"rmse": 6.0 - f + (0.3 if m == "rf" else 0.0), "selection": "inner-cv"}
+        for m in ("rf", "robust-rf-a0.2", "robust-rf-a0.05")
+        for f in fractions
+    ]
+    curves = curve_table(pd.DataFrame(rows), "Boston", ["rf", "robust-rf-a0.2", "robust-rf-a0.05"], "rmse", 0.5)
+    assert coincide(curves) == ["robust-rf-a0.2 and robust-rf-a0.05 coincide at every training fraction"]
+    fig = curve_figure(curves)
+    renderer = fig.canvas.get_renderer()
+    fig.draw(renderer)
+    title = fig.axes[0].title.get_window_extent(renderer)
+    assert fig.bbox.x0 <= title.x0 and title.x1 <= fig.bbox.x1  # not clipped at the figure's edge

@@ -10,6 +10,7 @@ under it, and the title names every pair of models whose means print the same (`
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 
 import pandas as pd
@@ -84,7 +85,8 @@ PRINTED_DECIMALS = 3  # Table I prints RMSE to three decimals
 
 def coincide(curves: Curves) -> list[str]:
     """Every pair of models whose mean prints the same (at ``PRINTED_DECIMALS``) at some training
-    fraction, e.g. 'robust-rf-a0.2 and robust-rf-a0.05 coincide at 45, 55 %'; [] when none do."""
+    fraction, e.g. 'robust-rf-a0.2 and robust-rf-a0.05 coincide at 45, 55 %' (or 'at every training
+    fraction'); [] when none do."""
     wide = curves.table.pivot(index="train_fraction", columns="model", values="mean").round(PRINTED_DECIMALS)
     out = []
     for k, a in enumerate(curves.models):
@@ -92,7 +94,9 @@ def coincide(curves: Curves) -> list[str]:
             if a not in wide or b not in wide:
                 continue
             same = [f"{100 * f:g}" for f, x, y in zip(wide.index, wide[a], wide[b]) if x == y]
-            if same:
+            if len(same) == len(wide.index) > 1:
+                out.append(f"{a} and {b} coincide at every training fraction")
+            elif same:
                 out.append(f"{a} and {b} coincide at {', '.join(same)} %")
     return out
 
@@ -124,7 +128,9 @@ def curve_figure(curves: Curves):
     ax.set_title(
         f"{curves.dataset} ({curves.base}), {noise}\nmean over {reps} reps, "
         f"bands: ±1 std over reps; selection: {curves.selection}"
-        + "".join(f"\n{note} (means to {PRINTED_DECIMALS} decimals)" for note in coincide(curves)),
+        + "".join(
+            "\n" + textwrap.fill(f"{note} (means to {PRINTED_DECIMALS} decimals)", 80) for note in coincide(curves)
+        ),
         fontsize=9,
     )
     ax.set_xlabel("training fraction gamma (%)")
