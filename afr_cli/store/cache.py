@@ -2,8 +2,8 @@
 (``ExportedStore.frame``) and its holdings (``afr_cli.store.holdings``), so that an export is
 decoded once and every later ``afr table``, ``afr table --compare`` or ``afr status`` reads the
 derived form instead of decompressing and parsing the xz CSV again (issue 35). ``afr table
---compare`` also keeps here the summary of each hierarchical Bayesian test it ran (a seeded
-sampler's answer is a function of its inputs: afr_cli/tables/compare_memo.py), as a small JSON.
+--compare`` also keeps here the result of each test it ran (closed form or seeded, each is a
+function of its arguments: afr_cli/tables/compare_memo.py; the hierarchical test's as a small JSON).
 
 Where: ``.cache/exports/`` in the project root (git-ignored; ``AFR_EXPORT_CACHE`` names another
 folder, and ``AFR_EXPORT_CACHE=off`` turns the cache off). Not under ``results/``: that folder
