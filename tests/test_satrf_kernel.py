@@ -87,6 +87,17 @@ def test_the_benchmark_times_both_chains_and_checks_their_bytes():
     from afr_cli.benchmarks.satrf import chain_kernel
 
     values = _values(np.random.default_rng(9), 2 * CHAIN_BLOCK_ROWS + 1, 6, False, "F")
-    r = chain_kernel(values)
+    r = chain_kernel(values, np.zeros((len(values), 6, 1)))
     assert r["identical"] is True and set(r) == {"one_head", "two_heads", "identical"}
     assert all(r[h]["tensors_over_kernel"] > 0 for h in ("one_head", "two_heads"))
+
+
+@pytest.mark.parametrize("n", [2, 31, 33, 64, 257, 545])
+def test_a_whole_row_set_in_kernel_chunks_is_the_tensor_blocks(n):
+    rng = np.random.default_rng(n)
+    values = _values(rng, n, 5, n % 2 == 0, "F")
+    for kappas in ((1.0,), (0.2, 0.2)):
+        got = satrf.chain_y(values, np.zeros((n, 5, 1)), kappas)  # keys: unused by y
+        blocks = [_tensor_chain(values[a : a + CHAIN_BLOCK_ROWS], kappas) for a in range(0, n, CHAIN_BLOCK_ROWS)]
+        for j in range(len(kappas)):
+            assert got[j].tobytes() == np.concatenate([b[j] for b in blocks]).tobytes(), (n, kappas)

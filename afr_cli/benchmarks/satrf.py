@@ -22,7 +22,7 @@ from sklearn.preprocessing import StandardScaler
 from afr_cli.ensembles import get_ensemble
 from afr_cli.ensembles.leaf_statistics import LeafStatistics
 from afr_cli.models import FAMILIES
-from afr_cli.models.satrf import CHAIN_BLOCK_ROWS, chain_block_y, tensor_chain_block
+from afr_cli.models.satrf import CHAIN_BLOCK_ROWS, chain_block_y, chain_y, tensor_chain_block
 from afr_cli.solvers.solve import DEFAULT_SOLVER, clear_compiled_cache, solve
 
 GRID = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -71,7 +71,7 @@ def run(n: int = 800, T: int = 100, seed: int = 0, solver: str = DEFAULT_SOLVER)
     naive_s = time.perf_counter() - t0
 
     diff = max(float(np.max(np.abs(a - b))) for a, b in zip(shared, naive))
-    kernel = chain_kernel(stats.rows().values)
+    kernel = chain_kernel(stats.rows().values, stats.rows().keys)
     return {
         "shared_ms": round(shared_s * 1000.0, 1),
         "naive_ms": round(naive_s * 1000.0, 1),
@@ -85,20 +85,24 @@ def run(n: int = 800, T: int = 100, seed: int = 0, solver: str = DEFAULT_SOLVER)
     }
 
 
-def chain_kernel(values: np.ndarray) -> dict:
-    """The y chain of a row set by the tensors and by the compiled step, for one and two heads:
-    CPU ms of each, their ratio, and whether the bytes agree (every block of 2 rows or more)."""
-    blocks = [values[a : a + CHAIN_BLOCK_ROWS] for a in range(0, len(values), CHAIN_BLOCK_ROWS)]
-    blocks = [b for b in blocks if len(b) > 1]  # a one-row block takes the tensors' path either way
-    chain_block_y(blocks[0], (1.0,))  # compiled (or loaded from numba's cache) before the clock starts
+def chain_kernel(values: np.ndarray, keys: np.ndarray) -> dict:
+    """The y chain of a row set by the tensors (blocks of CHAIN_BLOCK_ROWS) and as ``attention_chain``
+    now takes it (the compiled step), for one and two heads: CPU ms of each, their ratio, and
+    whether the bytes agree."""
+    starts = range(0, len(values), CHAIN_BLOCK_ROWS)
+    chain_block_y(values[:2], (1.0,))  # compiled (or loaded from numba's cache) before the clock starts
     out = {}
     for heads, kappas in (("one_head", (1.0,)), ("two_heads", (1.0, 1.0))):
         t0 = time.process_time()
-        tensors = [tensor_chain_block(b, None, "y", kappas) for b in blocks]
+        blocks = [
+            tensor_chain_block(values[a : a + CHAIN_BLOCK_ROWS], keys[a : a + CHAIN_BLOCK_ROWS], "y", kappas)
+            for a in starts
+        ]
+        tensors = [np.concatenate([b[j] for b in blocks]) for j in range(len(kappas))]
         t1 = time.process_time()
-        kernel = [chain_block_y(b, kappas) for b in blocks]
+        kernel = chain_y(values, keys, kappas)
         t2 = time.process_time()
-        if any(x.tobytes() != y.tobytes() for a, b in zip(tensors, kernel) for x, y in zip(a, b)):
+        if any(x.tobytes() != y.tobytes() for x, y in zip(tensors, kernel)):
             raise AssertionError(f"the SAT-RF-y chain ({heads}): the compiled step and the tensors differ")
         out[heads] = {
             "tensors_ms": round((t1 - t0) * 1000, 1),

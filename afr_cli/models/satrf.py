@@ -84,6 +84,8 @@ def attention_chain(rows: RowTensors, variant: str, kappas: tuple[float, ...]) -
     """
 
     def build() -> tuple[np.ndarray, ...]:
+        if variant == "y" and _walks_pairs(rows.values):
+            return chain_y(rows.values, rows.keys, kappas)
         starts = range(0, rows.n_rows, CHAIN_BLOCK_ROWS) if rows.n_rows else [0]
         blocks = [
             _chain_block(rows.values[a : a + CHAIN_BLOCK_ROWS], rows.keys[a : a + CHAIN_BLOCK_ROWS], variant, kappas)
@@ -129,13 +131,29 @@ def _walks_pairs(values: np.ndarray) -> bool:
 
 def symmetric_exponentials(values: np.ndarray, kappa: float) -> np.ndarray:
     """exp(-(y_i - y_k)^2 / kappa) once per pair i < k, (n, T(T-1)/2), row-major pairs: each the same
-    subtraction, square, division and numpy exp as ``self_attention`` of ``pair_dissimilarity``
-    takes for (i, k), and for (k, i) too ((y_k - y_i)^2 is (y_i - y_k)^2 exactly)."""
-    i, k = np.triu_indices(values.shape[1], 1)
-    d = np.subtract(values[:, i], values[:, k], order="C")  # pairs innermost, as the kernel reads them
-    np.square(d, out=d)
-    np.divide(d, -kappa, out=d)
-    return np.exp(d, out=d)
+    subtraction, square and division as ``self_attention`` of ``pair_dissimilarity`` takes for
+    (i, k), and for (k, i) too ((y_k - y_i)^2 is (y_i - y_k)^2 exactly), computed in the kernel;
+    the exponential is numpy's."""
+    from afr_cli.models import satrf_kernels
+
+    return np.exp(satrf_kernels.pair_scores(values, -kappa))
+
+
+# Rows per call of the compiled step: each row's numbers are its own, so this only bounds the
+# memory of the pair exponentials (rows x T(T-1)/2 floats: 10 MB at T = 100).
+KERNEL_ROWS = 256
+
+
+def chain_y(values: np.ndarray, keys: np.ndarray, kappas: tuple[float, ...]) -> tuple[np.ndarray, ...]:
+    """The y chain of a whole row set, bit for bit the tensor path's blocks of CHAIN_BLOCK_ROWS: the
+    compiled step over every row but a last one-row block (n = 1 mod 32), which numpy's BLAS path
+    computes (``tensor_chain_block``, as before)."""
+    n = values.shape[0]
+    end = n - 1 if n % CHAIN_BLOCK_ROWS == 1 else n
+    parts = [chain_block_y(values[a : min(a + KERNEL_ROWS, end)], kappas) for a in range(0, end, KERNEL_ROWS)]
+    if end < n:
+        parts.append(tensor_chain_block(values[end:], keys[end:], "y", kappas))
+    return tuple(np.concatenate([p[j] for p in parts]) for j in range(len(kappas)))
 
 
 def chain_block_y(values: np.ndarray, kappas: tuple[float, ...]) -> tuple[np.ndarray, ...]:

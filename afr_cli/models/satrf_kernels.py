@@ -17,6 +17,22 @@ import numpy as np
 
 
 @numba.njit(cache=True)
+def pair_scores(values, neg_kappa):  # pragma: no cover
+    """(y_i - y_k)^2 / -kappa for every pair i < k of every row, (n, T(T-1)/2), row-major pairs:
+    numpy's subtraction, square (a product) and division, one IEEE operation each."""
+    n, T = values.shape
+    out = np.empty((n, T * (T - 1) // 2))
+    for r in range(n):
+        p = 0
+        for i in range(T):
+            for k in range(i + 1, T):
+                d = values[r, i] - values[r, k]
+                out[r, p] = (d * d) / neg_kappa
+                p += 1
+    return out
+
+
+@numba.njit(cache=True)
 def attend_symmetric(E, z):  # pragma: no cover
     """Per row n: softmax weights a_ik = e_ik / sum_k e_ik from the pair exponentials E (n, T(T-1)/2,
     pairs i < k in row-major order; e_ii = exp(-0) = 1), and out_i = sum_k a_ik z_k, (n, T)."""
