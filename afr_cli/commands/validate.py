@@ -1,8 +1,9 @@
 """``afr validate``: check an experiment config without running it.
 
 It reads the config, the plugin files it names and the user's own data files, and checks that
-the experiment can run. It imports no solver (cvxpy), no scipy.stats and no plotting or cluster
-library: none is needed to check a config (tests/test_command_imports.py).
+the experiment can run. It imports no solver (cvxpy) and no plotting or cluster library: none is
+needed to check a config (tests/test_command_imports.py). It still imports scikit-learn, and with
+it scipy.stats: the families a config names are declared beside their scikit-learn estimators.
 """
 
 from __future__ import annotations
