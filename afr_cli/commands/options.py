@@ -5,10 +5,11 @@ command takes its option from here, so the bound and its one-line message are wr
 bound is a typer callback (run while the command line is parsed, before the command's body)
 that raises AfrInputError: the entry point prints it as ``error: --reps: 0 is not allowed; ...``
 and exits 2. Typer's own ``min=`` is not used for these: it would print click's ``x>=1`` message
-and add ``at least 1`` to the option's help, changing docs/cli.md.
+and add ``at least 1`` to the option's help, changing docs/cli.md. (``--backend`` and
+``--scheduler`` are checked where they are used, when afr_cli.engine.runner.RunOptions is made.)
 
-Nothing here imports more than typer and afr_cli's errors: every command module imports this,
-and ``afr --help`` must stay light (tests/test_command_imports.py).
+Nothing here imports more than typer, afr_cli.errors and afr_cli.core.path_rules: every command
+module imports this, and ``afr --help`` must stay light (tests/test_command_imports.py).
 """
 
 from __future__ import annotations
