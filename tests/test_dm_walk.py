@@ -54,8 +54,9 @@ def _query(X: np.ndarray, model) -> np.ndarray:
 
 
 @pytest.mark.parametrize("kind", ["rf", "ert"])
-@pytest.mark.parametrize("trees", [1, 2, 7, 40])
-@pytest.mark.parametrize("leaf", [1, 10])
+@pytest.mark.parametrize(
+    "trees, leaf", [(1, 1), (2, 1), (7, 1), (1, 10), (2, 10), (7, 10), (40, 10)]
+)  # deep: few trees
 def test_the_walk_is_the_matrices_byte_for_byte(kind, trees, leaf):
     X, y = _data()
     cls = RandomForestRegressor if kind == "rf" else ExtraTreesRegressor
