@@ -17,9 +17,8 @@ from sklearn.datasets import make_friedman1
 from sklearn.ensemble import ExtraTreesRegressor, GradientBoostingRegressor, RandomForestRegressor
 from sklearn.tree import DecisionTreeRegressor
 
-from afr_cli.dm import DecisionMachine, ensemble_parts, hard
+from afr_cli.dm import DecisionMachine, ensemble_parts, hard, walk
 from afr_cli.dm.walk import tree_predictions, walkable
-from afr_cli.dm.walk_kernels import BLOCK_ROWS
 from afr_cli.ensembles import get_ensemble
 from afr_cli.ensembles.leaf_statistics import LeafStatistics
 from afr_cli.models import FAMILIES
@@ -43,10 +42,10 @@ def _both(model, X: np.ndarray, tau: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _query(X: np.ndarray, model) -> np.ndarray:
-    """Fresh-looking rows, a block's worth and some (not a multiple of BLOCK_ROWS), with rows set
+    """Fresh-looking rows (226: not a multiple of the kernel's blocks of 16), with rows set
     exactly on thresholds (as the trees test them: float32) and repeated rows."""
     rng = np.random.default_rng(1)
-    Q = np.vstack([X, rng.normal(size=(BLOCK_ROWS + 7, X.shape[1]))])
+    Q = np.vstack([X, rng.normal(size=(71, X.shape[1]))])
     tree = ensemble_parts(model).trees[0].tree_
     for i, node in enumerate(np.flatnonzero(tree.children_left != -1)[:20]):
         Q[i, tree.feature[node]] = np.float32(tree.threshold[node])  # x_f == t after the float32 cast
@@ -57,7 +56,8 @@ def _query(X: np.ndarray, model) -> np.ndarray:
 @pytest.mark.parametrize(
     "trees, leaf", [(1, 1), (2, 1), (7, 1), (1, 10), (2, 10), (7, 10), (40, 10)]
 )  # deep: few trees
-def test_the_walk_is_the_matrices_byte_for_byte(kind, trees, leaf):
+def test_the_walk_is_the_matrices_byte_for_byte(kind, trees, leaf, monkeypatch):
+    monkeypatch.setattr(walk, "BLOCK_ENTRIES", 1)  # blocks of 16 rows: several per call, the last one short
     X, y = _data()
     cls = RandomForestRegressor if kind == "rf" else ExtraTreesRegressor
     model = cls(n_estimators=trees, min_samples_leaf=leaf, max_features=1.0, random_state=trees).fit(X, y)

@@ -29,6 +29,11 @@ import numpy as np
 from afr_cli.dm import hard, soft
 from afr_cli.dm.machine import checked_rows, checked_tau
 
+# Rows the kernel walks together: their node sums (nodes of the largest tree x rows, two arrays)
+# stay within this many entries, so in the CPU cache, with 16 to 512 rows (512 measured 2x faster
+# than 64 on 100 trees of ~130 nodes). Each row's numbers are its own: no bit depends on it.
+BLOCK_ENTRIES = 65536
+
 
 @dataclass(frozen=True)
 class WalkedForest:
@@ -113,6 +118,7 @@ def tree_predictions(forest: WalkedForest, X: np.ndarray, tau: float) -> np.ndar
     X, tau = checked_rows(X, forest.n_features), checked_tau(tau)
     out = np.zeros((forest.n_trees, X.shape[0]))  # summed tree by tree, returned row by row
     max_nodes = int(np.diff(forest.tree_start).max())
+    block = max(16, min(512, BLOCK_ENTRIES // max_nodes))
     for rows in hard.chunks(X.shape[0], len(forest.features) + forest.n_leaves):
         U = X[rows].T[forest.features]  # (S x - t) / tau per internal node and row: the same
         U -= forest.thresholds[:, None]  # subtraction and division as the matrices', transposed
@@ -128,6 +134,7 @@ def tree_predictions(forest: WalkedForest, X: np.ndarray, tau: float) -> np.ndar
             forest.leaf_of,
             forest.n_leaves,
             max_nodes,
+            block,
         )
         np.exp(log_p, out=log_p)  # numpy's exp, as the matrices take it
         walk_kernels.sum_by_tree(log_p, dead, forest.value, forest.tree_of_leaf, out[:, rows])

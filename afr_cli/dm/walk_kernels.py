@@ -12,7 +12,6 @@ import numba
 import numpy as np
 
 PRUNE_BELOW = -746.0  # exp(x) == 0.0 exactly for every x below about -745.13 (smallest subnormal / 2)
-BLOCK_ROWS = 64  # rows walked together: a tree's node sums for them stay in the CPU cache
 
 
 @numba.njit(cache=True)
@@ -37,22 +36,22 @@ def preorder(left, right):  # pragma: no cover
 
 
 @numba.njit(cache=True)
-def leaf_log_p(U, R, column, left, right, tree_start, leaf_of, n_leaves, max_nodes):  # pragma: no cover
+def leaf_log_p(U, R, column, left, right, tree_start, leaf_of, n_leaves, max_nodes, block):  # pragma: no cover
     """log p (L, n) of every leaf at every row from u = (S x - t) / tau and R = log sigmoid(u),
     both (internal nodes, n), and where it is below PRUNE_BELOW (``dead``; log p then stored as 0,
     an exponential numpy takes at full speed).
 
-    Each tree's nodes are visited in id order (preorder: a parent before its children), for a
-    block of rows at a time, each node carrying its path's two sums: log p of a leaf = (0 + the
+    Each tree's nodes are visited in id order (preorder: a parent before its children), for
+    ``block`` rows at a time, each node carrying its path's two sums: log p of a leaf = (0 + the
     right turns' log sigmoid(u), in path order) + (0 + the left turns' log sigmoid(-u) =
     log sigmoid(u) - u, in path order), the two sparse products' sums, term for term."""
     n = U.shape[1]
     log_p = np.empty((n_leaves, n))
     dead = np.empty((n_leaves, n), np.bool_)
-    plus = np.zeros((max_nodes, BLOCK_ROWS))  # a root's sums stay 0: no node writes them
-    minus = np.zeros((max_nodes, BLOCK_ROWS))
-    for b0 in range(0, n, BLOCK_ROWS):
-        w = min(n, b0 + BLOCK_ROWS) - b0
+    plus = np.zeros((max_nodes, block))  # a root's sums stay 0: no node writes them
+    minus = np.zeros((max_nodes, block))
+    for b0 in range(0, n, block):
+        w = min(n, b0 + block) - b0
         for k in range(len(tree_start) - 1):
             first = tree_start[k]
             for i in range(first, tree_start[k + 1]):
