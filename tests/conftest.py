@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import functools
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from afr_forkserver import Invocation, run_one
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATASETS = ROOT.parent / "shared" / "datasets"
@@ -18,11 +20,24 @@ def afr_bin() -> str:
     return str(Path(sys.executable).parent / "afr")
 
 
+# AFR_TESTS_REAL_PROCESSES=1: every run_afr starts the console script afresh, as before the fork server
+REAL_PROCESSES = os.environ.get("AFR_TESTS_REAL_PROCESSES", "") not in ("", "0")
+
+
 def run_afr(
     *args: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 600
 ) -> subprocess.CompletedProcess:
-    """Run the console script as a user would; returns the completed process (no check)."""
-    return subprocess.run([afr_bin(), *args], cwd=cwd or ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+    """Run ``afr ARGS`` as its own process, as a user would; returns the completed process (no check).
+
+    The process is a child of this test process's fork server (tests/afr_forkserver.py), which
+    imported afr once: the same exit code, stdout and stderr as the console script started afresh
+    (tests/test_afr_forkserver.py), without its one to three seconds of imports per command. The
+    environment is ``env`` or, as subprocess.run would pass it, this process's environment now."""
+    if REAL_PROCESSES:
+        return subprocess.run(
+            [afr_bin(), *args], cwd=cwd or ROOT, env=env, capture_output=True, text=True, timeout=timeout
+        )
+    return run_one(Invocation(tuple(args), Path(cwd or ROOT), dict(os.environ if env is None else env)), timeout)
 
 
 @pytest.fixture
@@ -52,9 +67,10 @@ def random_simplex(rng: np.random.Generator, size: int, count: int) -> np.ndarra
 @functools.cache
 def _committed_study_blocks_of(paper_id: str) -> dict[str, str]:
     from afr_cli.catalogue.knowledge import paper
+    from afr_cli.publish.context import ReportContext
     from afr_cli.publish.studies import study_blocks
 
-    return study_blocks((paper(paper_id),), Path(__file__).resolve().parents[1] / "results")[0]
+    return study_blocks((paper(paper_id),), ReportContext(Path(__file__).resolve().parents[1] / "results"))[0]
 
 
 def committed_study_blocks(*paper_ids: str) -> dict[str, str]:

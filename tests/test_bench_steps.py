@@ -55,12 +55,10 @@ def toy(tmp_path_factory):
 def steps_of(folder):
     """``run`` on a paper folder, in this process: the folder it adds to the known papers is taken
     away again afterwards, so later tests see only the package's papers."""
-    added = list(knowledge._EXTRA_FOLDERS)
     try:
         yield run(1, None, [str(folder)])
     finally:
-        knowledge._EXTRA_FOLDERS[:] = added
-        knowledge.papers.cache_clear()
+        knowledge.forget_added_folders()
 
 
 @pytest.fixture

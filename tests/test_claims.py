@@ -10,6 +10,7 @@ from afr_cli.catalogue.knowledge import paper
 from afr_cli.catalogue.published import published_table
 from afr_cli.publish.claims.judge import CANNOT, DOES_NOT, NOT_RUN, PARTLY, REPRODUCES, describe_test, judge
 from afr_cli.publish.claims.ledger import judge_paper
+from afr_cli.publish.context import ReportContext
 
 
 def _ours_from_paper(spec: str, shift: dict | None = None, reps: int = 2) -> pd.DataFrame:
@@ -120,8 +121,11 @@ def _robust_verdicts() -> dict:
 
     from afr_cli.catalogue.knowledge import paper
     from afr_cli.publish.claims.ledger import judge_paper
+    from afr_cli.publish.context import ReportContext
 
-    return {v.id: v for v in judge_paper(paper("robust_rf"), Path(__file__).resolve().parents[1] / "results")}
+    return {
+        v.id: v for v in judge_paper(paper("robust_rf"), ReportContext(Path(__file__).resolve().parents[1] / "results"))
+    }
 
 
 def test_robust_rf_ledger_holds_the_papers_word():
@@ -171,10 +175,11 @@ def test_agboost_agreement_headline_is_on_the_stated_100_repetitions():
 
     from afr_cli.catalogue.knowledge import paper
     from afr_cli.publish.claims.ledger import agreement_block, paper_reps_label
+    from afr_cli.publish.context import ReportContext
 
     agboost = paper("agboost")
     assert (agboost.stated_reps, agboost.reps) == (100, 10)
-    block = agreement_block(agboost, Path(__file__).resolve().parents[1] / "results")
+    block = agreement_block(agboost, ReportContext(Path(__file__).resolve().parents[1] / "results"))
     lines = [line for line in block.splitlines() if line.startswith("| 0-")]
     assert lines[0].startswith("| 0-99 (stated)") and lines[-1].startswith("| 0-9 (inferred protocol)")
     assert "the paper states 100" in paper_reps_label(agboost)
@@ -186,15 +191,20 @@ def test_robust_rf_effect_is_judged_per_cell_beside_the_cells():
 
     from afr_cli.catalogue.knowledge import paper
     from afr_cli.publish.claims.ledger import effect_rows
+    from afr_cli.publish.context import ReportContext
 
-    rows = {r[0]: r for r in effect_rows(paper("robust_rf"), Path(__file__).resolve().parents[1] / "results")}
+    rows = {
+        r[0]: r for r in effect_rows(paper("robust_rf"), ReportContext(Path(__file__).resolve().parents[1] / "results"))
+    }
     row = rows["robust-rf-a0.2 − rf (robust_rf:I)"]
     # 18 cells, the paper's sign on 16, within half the paper's effect on none: ours is 3 times it
     assert row[2:] == ["18", "16", "0", "-0.0211", "-0.0620"]
 
 
 def _verdicts(paper_id: str) -> dict:
-    return {v.id: v for v in judge_paper(paper(paper_id), Path(__file__).resolve().parents[1] / "results")}
+    return {
+        v.id: v for v in judge_paper(paper(paper_id), ReportContext(Path(__file__).resolve().parents[1] / "results"))
+    }
 
 
 def test_a_negligible_gain_is_judged_with_the_rope_and_the_p_value_beside_it():
@@ -223,7 +233,7 @@ def test_each_ledger_states_its_reading_rules_and_where_a_verdict_changes():
     from afr_cli.publish.claims.ledger import render_ledger, summary_block
 
     larf = paper("larf")
-    verdicts = judge_paper(larf, Path(__file__).resolve().parents[1] / "results")
+    verdicts = judge_paper(larf, ReportContext(Path(__file__).resolve().parents[1] / "results"))
     text = render_ledger(larf, verdicts)
     assert "How this ledger reads the paper's words:" in text
     assert '"most" is more than half' in text and "practical equivalence" in text

@@ -20,6 +20,7 @@ from afr_cli.publish.code_blocks import (
     regress_constants_block,
     solver_constants_block,
 )
+from afr_cli.publish.context import ReportContext
 from afr_cli.publish.fidelity_blocks import (
     RAW_FEATURES_BLOCK,
     REP_COUNT_BLOCK,
@@ -44,7 +45,7 @@ def _docs_text() -> str:
 
 def test_every_block_sits_on_a_page_and_every_constant_is_named_there():
     text = _docs_text()
-    names = [*code_blocks(RESULTS), *format_blocks(RESULTS), *fidelity_blocks(RESULTS)]
+    names = [*code_blocks(RESULTS), *format_blocks(RESULTS), *fidelity_blocks(ReportContext(RESULTS))]
     assert FORMATS_BLOCK in names and REP_COUNT_BLOCK in names and RAW_FEATURES_BLOCK in names
     for name in names:
         assert BEGIN.format(name=name) in text, name
@@ -99,7 +100,7 @@ def _summary(path: Path, dataset: str, model: str) -> float:
 
 
 def test_the_rep_count_block_agrees_with_the_committed_summaries():
-    block = rep_count_block(RESULTS)
+    block = rep_count_block(ReportContext(RESULTS))
     all_reps = _summary(RESULTS / "satrf_rf" / "summary.csv", "Friedman2", "rf")
     ten = _summary(RESULTS / "satrf_rf" / "summary-reps10.csv", "Friedman2", "rf")
     assert f"RF {all_reps:.3f} on Friedman 2" in block and f"{ten:.3f} over repetitions 0-9" in block
@@ -107,7 +108,7 @@ def test_the_rep_count_block_agrees_with_the_committed_summaries():
 
 
 def test_the_raw_features_block_agrees_with_the_committed_reports_and_summaries():
-    block = raw_features_block(RESULTS)
+    block = raw_features_block(ReportContext(RESULTS))
     for scaling, word in (("none", "is"), ("standard", "against")):
         cells = pd.concat(
             pd.read_csv(RESULTS / "satrf_softmax" / scaling / f"paper-satrf-{t}.csv") for t in range(2, 8)
@@ -121,6 +122,6 @@ def test_the_raw_features_block_agrees_with_the_committed_reports_and_summaries(
 
 
 def test_the_fidelity_blocks_leave_out_what_a_root_lacks(tmp_path):
-    assert fidelity_blocks(tmp_path) == {}
+    assert fidelity_blocks(ReportContext(tmp_path)) == {}
     shutil.copytree(RESULTS / "satrf_rf", tmp_path / "satrf_rf")
-    assert list(fidelity_blocks(tmp_path)) == [REP_COUNT_BLOCK]
+    assert list(fidelity_blocks(ReportContext(tmp_path))) == [REP_COUNT_BLOCK]

@@ -154,10 +154,10 @@ def test_agboost_table3_ties_the_noise_on_our_side_and_leaves_the_paper_side_as_
 
     from scipy.stats import friedmanchisquare
 
-    from afr_cli.publish.frames import report_by_name, report_frames
+    from afr_cli.publish.context import ReportContext
     from afr_cli.tables.friedman import friedman_blocks
 
-    results = report_frames(report_by_name()["agboost"], Path(__file__).resolve().parents[1] / "results")
+    results = ReportContext(Path(__file__).resolve().parents[1] / "results").report_frames("agboost")
     (block,) = friedman_blocks(results, "agboost:III")
     ours, paper = block.ours, block.paper
     assert ours.scores.loc["Airfoil", "gbm"] == ours.scores.loc["Airfoil", "nonparam"]

@@ -12,6 +12,7 @@ import pytest
 
 from afr_cli.catalogue.knowledge import papers
 from afr_cli.publish.claims.ledger import judge_paper
+from afr_cli.publish.context import ReportContext
 from afr_cli.publish.markdown import to_html
 from afr_cli.publish.site import paper_page
 
@@ -45,8 +46,9 @@ def test_the_page_md_opens_with_the_papers_idea_alone(paper):
 def test_the_site_page_shows_the_idea_then_the_verdicts_then_the_tables(paper, tmp_path):
     root = tmp_path / "results"  # no store: every claim 'not run', the tables say no store yet
     root.mkdir()
-    verdicts = judge_paper(paper, root)
-    page = paper_page(paper, verdicts, root, tmp_path / "site")
+    ctx = ReportContext(root)
+    verdicts = judge_paper(paper, ctx)
+    page = paper_page(paper, verdicts, ctx, tmp_path / "site")
     body = page.split("</h1>", 1)[1]
     idea = to_html(_opening(paper.page.read_text(encoding="utf-8"))[0]).strip()
     assert body.lstrip().startswith(idea), f"{paper.id}: the page does not open with the paper's idea"

@@ -24,16 +24,14 @@ import pytest
 from afr_cli.catalogue.knowledge import papers
 from afr_cli.publish.build import write_ledgers
 from afr_cli.publish.claims.ledger import judge_paper, summary_block
-from afr_cli.publish.frames import forget_loaded
+from afr_cli.publish.context import ReportContext
 from afr_cli.publish.page_words import (
     ALPHA,
     how_many,
     in_brackets,
     listing,
     repetitions_label,
-    shown_as,
     shown_root,
-    shown_store,
 )
 from afr_cli.publish.pages import blocks_in, paper_page, replace_sections, unbuilt_note
 from afr_cli.publish.studies import study_blocks
@@ -115,7 +113,6 @@ def scratch(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("pages") / "scratch"
     for store, (grid, every) in STORES.items():
         _small_export(REPO / "results" / store, root / store, grid, every)
-    forget_loaded()
     return root
 
 
@@ -124,21 +121,19 @@ def pages(scratch) -> dict[str, dict[str, str]]:
     """Each paper's page regenerated on the scratch root: its copy there, with the claims summary
     and the blocks of BLOCKS rewritten; paper id -> the copy's generated blocks by name."""
     shown = {}
-    try:
-        for paper in papers():
-            if paper.id not in BLOCKS:
-                continue
-            chosen = tuple(s for s in paper.studies if s.name in BLOCKS[paper.id])
-            assert {s.name for s in chosen} == set(BLOCKS[paper.id]), paper.id
-            blocks, _ = study_blocks((replace(paper, studies=chosen),), scratch)
-            verdicts = judge_paper(paper, scratch)
-            if verdicts:
-                blocks[f"claims:{paper.id}"] = summary_block(paper, verdicts, scratch)
-            copy = paper_page(paper.page, paper.id, scratch)
-            replace_sections(copy, blocks)
-            shown[paper.id] = blocks_in(copy.read_text(encoding="utf-8"))
-    finally:
-        forget_loaded()
+    ctx = ReportContext(scratch)
+    for paper in papers():
+        if paper.id not in BLOCKS:
+            continue
+        chosen = tuple(s for s in paper.studies if s.name in BLOCKS[paper.id])
+        assert {s.name for s in chosen} == set(BLOCKS[paper.id]), paper.id
+        blocks, _ = study_blocks((replace(paper, studies=chosen),), ctx)
+        verdicts = judge_paper(paper, ctx)
+        if verdicts:
+            blocks[f"claims:{paper.id}"] = summary_block(paper, verdicts, ctx.shown)
+        copy = paper_page(paper.page, paper.id, scratch)
+        replace_sections(copy, blocks)
+        shown[paper.id] = blocks_in(copy.read_text(encoding="utf-8"))
     return shown
 
 
@@ -164,9 +159,8 @@ def test_the_words_are_computed():
 def test_a_check_copy_names_the_root_it_stands_for(tmp_path):
     copy = tmp_path / "results"
     assert shown_root(copy) == copy.as_posix()
-    with shown_as(copy, REPO / "results"):
-        assert shown_store(copy, "dm_soft") == "results/dm_soft"
-    assert shown_root(copy) == copy.as_posix()
+    assert ReportContext(copy, shown=shown_root(REPO / "results")).shown_store("dm_soft") == "results/dm_soft"
+    assert ReportContext(copy).shown_store("dm_soft") == f"{copy.as_posix()}/dm_soft"
 
 
 def test_every_regenerated_page_names_the_scratch_stores_and_prints_no_empty_list(scratch, pages):
@@ -304,16 +298,12 @@ def _one_store_root(tmp_path: Path, store: str) -> Path:
     """A scratch root holding one small store (REPS repetitions of DATASETS) and nothing else."""
     root = tmp_path / "scratch"
     _small_export(REPO / "results" / store, root / store, True, False)
-    forget_loaded()
     return root
 
 
 def test_a_scratch_root_writes_no_page_or_ledger_of_a_paper_it_holds_no_store_of(tmp_path):
     root = _one_store_root(tmp_path, "dm_soft")
-    try:
-        written = write_ledgers(root)
-    finally:
-        forget_loaded()
+    written = write_ledgers(ReportContext(root))
     assert {p.relative_to(root).parts[0] for p in written if p.is_relative_to(root)} == {"dm"}
     for paper in papers():
         if paper.id != "dm":  # the committed blocks and claims of a paper this root holds nothing of
@@ -322,10 +312,7 @@ def test_a_scratch_root_writes_no_page_or_ledger_of_a_paper_it_holds_no_store_of
 
 def test_a_page_copy_says_which_results_its_root_could_not_build(tmp_path):
     root = _one_store_root(tmp_path, "satrf_rf")  # the RF store only: the ERT, ABRF and figure stores are missing
-    try:
-        write_ledgers(root)
-    finally:
-        forget_loaded()
+    write_ledgers(ReportContext(root))
     copy = blocks_in((root / "satrf" / "page.md").read_text(encoding="utf-8"))
     committed = blocks_in(next(p for p in papers() if p.id == "satrf").page.read_text(encoding="utf-8"))
     assert copy.keys() == committed.keys()

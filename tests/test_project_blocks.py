@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 from afr_cli.catalogue.printed_tests import recompute_published_ttests
+from afr_cli.publish.context import ReportContext
 from afr_cli.publish.pages import BEGIN, page_files
 from afr_cli.publish.project_blocks import (
     COMPUTE_BLOCK,
@@ -34,7 +35,7 @@ def test_every_project_block_is_quoted_by_a_scanned_page(monkeypatch):
     assert REPO / "docs" / "reproduction.md" in [p.resolve() for p in pages]
     assert (REPO / "results" / "README.md") in [p.resolve() for p in pages]
     text = "".join(p.read_text(encoding="utf-8") for p in pages)
-    for name in project_blocks(RESULTS):
+    for name in project_blocks(ReportContext(RESULTS)):
         assert BEGIN.format(name=name) in text, name
 
 
@@ -52,7 +53,7 @@ def test_sizes_and_compute_render_the_same_from_a_copy_of_the_root(tmp_path):
     sizes = export_sizes_block(root)
     assert str(tmp_path) not in sizes
     assert sizes.splitlines()[2].startswith("| abrf_rf ") and sizes.splitlines()[3].startswith("| dm_soft ")
-    compute = compute_block(root)
+    compute = compute_block(ReportContext(root))
     rows = [line for line in compute.splitlines()[2:] if not line.startswith("| **all**")]
     assert [line.split("|")[3].strip() for line in rows] == ["abrf_rf", "dm_soft"]
     minutes = [float(line.split("|")[6]) for line in rows]
@@ -71,8 +72,8 @@ def test_the_preprocessing_block_quotes_the_committed_report_and_is_absent_witho
     totals = [line for line in report.splitlines() if line.startswith("| none ")][0]
     assert totals in block
     assert preprocessing_block(tmp_path) is None
-    assert PREPROCESSING_BLOCK not in project_blocks(tmp_path)
-    assert {TTESTS_BLOCK, SIZES_BLOCK, COMPUTE_BLOCK} <= set(project_blocks(tmp_path))
+    assert PREPROCESSING_BLOCK not in project_blocks(ReportContext(tmp_path))
+    assert {TTESTS_BLOCK, SIZES_BLOCK, COMPUTE_BLOCK} <= set(project_blocks(ReportContext(tmp_path)))
 
 
 def test_the_preprocessing_notes_come_from_the_studys_committed_cells():

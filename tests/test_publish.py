@@ -14,9 +14,10 @@ import pytest
 import yaml
 from conftest import committed_study_blocks, run_afr
 
-from afr_cli.catalogue.knowledge import paper, papers, parse_paper
+from afr_cli.catalogue.knowledge import Catalogue, catalogue, paper, papers, parse_paper
 from afr_cli.errors import AfrInputError
 from afr_cli.publish import site as site_module
+from afr_cli.publish.context import ReportContext
 from afr_cli.publish.pages import BEGIN, END, blocks_in, with_blocks
 from afr_cli.publish.studies import render_frame, study_blocks, study_function
 
@@ -73,7 +74,7 @@ def test_render_frame_escapes_a_bar_in_a_header_or_a_cell_so_the_columns_stay_pu
 
 def test_cheap_studies_reproduce_the_numbers_the_scripts_printed():
     """The scripts' outputs (run once before they were deleted) as the studies give them now."""
-    blocks, written = study_blocks((paper("satrf"), paper("larf")), REPO / "results")
+    blocks, written = study_blocks((paper("satrf"), paper("larf")), ReportContext(REPO / "results"))
     assert written == []  # no refit without --studies
     assert (
         "| Diabetes | 0.448 / 0.416 / +0.032 | 0.463 / 0.438 / +0.025 | 0.442 / 0.424 / +0.018 | "
@@ -115,11 +116,11 @@ def _site_root(tmp_path: Path) -> Path:
     return root
 
 
-def test_the_site_has_a_page_for_every_paper_the_loader_returns_and_stands_alone(tmp_path, monkeypatch):
+def test_the_site_has_a_page_for_every_paper_the_loader_returns_and_stands_alone(tmp_path):
     toy = dataclasses.replace(paper("robust_rf"), id="toy", title="A toy paper of our own", reports=(), claims=())
-    monkeypatch.setattr(site_module, "papers", lambda: (*papers(), toy))
-    root = _site_root(tmp_path)
-    written = site_module.write_site(root)
+    known = catalogue()
+    root = _site_root(tmp_path)  # the site's papers are its report context's: the catalogue's and the toy
+    written = site_module.write_site(root, ReportContext(root, known=Catalogue(known.folders, (*known.papers, toy))))
     site = root / "site"
     assert sorted(p.name for p in site.glob("*.html")) == sorted(
         [f"{p.id}.html" for p in papers()] + ["toy.html", "index.html", "readme.html"]

@@ -166,8 +166,7 @@ def test_a_folder_outside_the_package_joins_the_papers(tmp_path, monkeypatch):
     from afr_cli.catalogue.published import published_table
     from afr_cli.errors import AfrInputError
 
-    monkeypatch.setattr(knowledge, "_EXTRA_FOLDERS", [])
-    knowledge.papers.cache_clear()
+    knowledge.forget_added_folders()
     try:
         folder = write_toy(tmp_path)
         toy = knowledge.add_paper_folder(folder)
@@ -182,8 +181,7 @@ def test_a_folder_outside_the_package_joins_the_papers(tmp_path, monkeypatch):
             knowledge.add_paper_folder(twin)
         assert len([p for p in knowledge.papers() if p.id == "toy"]) == 1  # the refused folder left no trace
     finally:
-        monkeypatch.undo()
-        knowledge.papers.cache_clear()
+        knowledge.forget_added_folders()
     assert "toy" not in [p.id for p in knowledge.papers()]
 
 
@@ -227,8 +225,9 @@ def test_a_study_failing_on_a_partial_scratch_root_is_skipped_but_raises_under_r
     directory is a scratch root (it once counted as the checkout's, and the papers' studies failed there)."""
     from afr_cli.catalogue.knowledge import ExperimentSpec, Study
     from afr_cli.publish import studies
+    from afr_cli.publish.context import ReportContext
 
-    def lacks_a_dataset(paper, study, root, refresh=False):
+    def lacks_a_dataset(paper, study, ctx, refresh=False):
         raise KeyError("Diabetes")
 
     monkeypatch.setattr(studies, "study_frame", lacks_a_dataset)
@@ -243,15 +242,16 @@ def test_a_study_failing_on_a_partial_scratch_root_is_skipped_but_raises_under_r
         },
     )()
     said = []
-    assert studies.study_blocks((paper,), tmp_path / "scratch", echo=said.append) == ({}, [])
+    assert studies.study_blocks((paper,), ReportContext(tmp_path / "scratch"), echo=said.append) == ({}, [])
     assert said == [
         f"skipped study toy:toy:tail: the stores under {tmp_path / 'scratch'} lack what it reads (KeyError: 'Diabetes')"
     ]
     monkeypatch.chdir(tmp_path)
     said.clear()
-    assert studies.study_blocks((paper,), Path("results"), echo=said.append) == ({}, []) and len(said) == 1
+    assert studies.study_blocks((paper,), ReportContext(Path("results")), echo=said.append) == ({}, [])
+    assert len(said) == 1
     with pytest.raises(KeyError):
-        studies.study_blocks((paper,), ROOT / "results", echo=said.append)
+        studies.study_blocks((paper,), ReportContext(ROOT / "results"), echo=said.append)
 
 
 def test_only_the_roots_own_papers_studies_run(tmp_path, monkeypatch):
@@ -259,9 +259,10 @@ def test_only_the_roots_own_papers_studies_run(tmp_path, monkeypatch):
     of a toy paper once printed two 'skipped study larf:...' lines (LARF's studies read files R never had)."""
     from afr_cli.catalogue.knowledge import ExperimentSpec, Study
     from afr_cli.publish import studies
+    from afr_cli.publish.context import ReportContext
 
     ran = []
-    monkeypatch.setattr(studies, "study_frame", lambda paper, study, root, refresh=False: ran.append(paper.id))
+    monkeypatch.setattr(studies, "study_frame", lambda paper, study, ctx, refresh=False: ran.append(paper.id))
     study = Study(paper="x", name="s", function="s", block="x:s")
     held = type(
         "P", (), {"id": "held", "experiments": (ExperimentSpec(Path("c.yaml"), 1, out="mine"),), "studies": (study,)}
@@ -272,7 +273,7 @@ def test_only_the_roots_own_papers_studies_run(tmp_path, monkeypatch):
     monkeypatch.setattr(studies, "has_results", lambda directory: Path(directory).name == "mine")
     said = []
     assert [p.id for p in studies.own_papers((held, other), tmp_path)] == ["held"]
-    studies.study_blocks((held, other), tmp_path, echo=said.append)
+    studies.study_blocks((held, other), ReportContext(tmp_path), echo=said.append)
     assert ran == ["held"] and said == []
 
 

@@ -481,7 +481,7 @@ def test_table_and_report_agree_on_best_test_with_reps(tmp_path, capsys):
     from conftest import run_afr
 
     from afr_cli.commands.table import table as _table
-    from afr_cli.publish.frames import forget_loaded, report_by_name, report_frames
+    from afr_cli.publish.context import ReportContext
 
     cfg = {
         "name": "abrf_rf",
@@ -509,9 +509,7 @@ def test_table_and_report_agree_on_best_test_with_reps(tmp_path, capsys):
         compare=None,
     )
     table = _csv(capsys.readouterr().out)
-    forget_loaded()
-    report = report_by_name()["abrf"]
-    frames = report_frames(report, tmp_path, 2, "best-test")
+    frames = ReportContext(tmp_path).report_frames("abrf", 2, "best-test")
     ours = summary_long(frames)
     ours = ours[ours.metric == "r2"].reset_index(drop=True)
     assert list(table["mean"]) == pytest.approx(list(ours["mean"]), abs=1e-6)

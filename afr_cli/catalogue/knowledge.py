@@ -14,8 +14,8 @@ else joins them through ``add_paper_folder`` (``afr reproduce path/to/my_paper/`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +61,6 @@ TABLE_KEYS = {"caption", "aliases", "also"}
 ROOT_MARK = "{root}"  # an output path's placeholder for the results root
 UNDER_ROOT = "a relative path under the results root (no '..', not absolute)"
 STUDIES_FILE = "studies.py"  # a paper folder's study functions
-_EXTRA_FOLDERS: list[Path] = []  # paper folders outside the package, in the order they were added
 
 
 @dataclass(frozen=True)
@@ -612,71 +611,132 @@ def package_folders() -> list[Path]:
     return sorted(path.parent for path in PAPERS_DIR.glob(f"*/{DATA_FILE}"))
 
 
-@cache
+@dataclass(frozen=True)
+class Catalogue:
+    """Every known paper, read from its folders once when the catalogue is made, and the papers'
+    data files read once for it (``read_once``: the published tables, the printed t-tests).
+
+    An immutable snapshot: a folder added later makes a new catalogue (``with_folder``), so a
+    catalogue never changes under a reader that holds it. A report build takes one
+    (``afr_cli.publish.context.ReportContext``) and passes it down; the lower floors (tables,
+    commands) ask ``catalogue()`` for the process's current one.
+    """
+
+    folders: tuple[Path, ...]  # the package's paper folders, then those added, in that order
+    papers: tuple[Paper, ...]  # in ``order`` order
+    files: dict = field(default_factory=dict, compare=False, repr=False)  # what read_once read, by key
+
+    @classmethod
+    def read(cls, folders: tuple[Path, ...]) -> Catalogue:
+        """The papers of ``folders``, each folder read once; a one-line error for a bad folder or an id twice."""
+        out = [read_paper_folder(folder) for folder in folders]
+        seen: dict[str, Path | None] = {}
+        for p in out:
+            if p.id in seen:
+                raise AfrInputError(f"{p.data_file}: id: {p.id!r} is already the id of {_shown(seen[p.id])}")
+            seen[p.id] = p.folder
+        return cls(tuple(folders), tuple(sorted(out, key=lambda p: (p.order, p.id))))
+
+    def with_folder(self, folder: Path) -> Catalogue:
+        """This catalogue and one more paper folder (itself when the folder is already known)."""
+        if folder in self.folders:
+            return self
+        return Catalogue.read((*self.folders, folder))
+
+    def read_once(self, key: Any, reader: Callable[[], Any]) -> Any:
+        """``reader()`` the first time ``key`` is asked for, kept for this catalogue's life."""
+        if key not in self.files:
+            self.files[key] = reader()
+        return self.files[key]
+
+    def paper(self, paper_id: str) -> Paper:
+        """The data of one paper by id; an unknown id is an input error listing the known ones."""
+        for p in self.papers:
+            if p.id == paper_id:
+                return p
+        raise AfrInputError(f"unknown paper {paper_id!r}; allowed: {', '.join(p.id for p in self.papers)}")
+
+    def table_info(self, spec: str) -> TableInfo | None:
+        """The table a ``paper:table`` spec names (case-insensitive; a table's other names too)."""
+        paper_id, _, name = spec.strip().partition(":")
+        for p in self.papers:
+            if p.id.lower() != paper_id.lower():
+                continue
+            for info in p.tables.values():
+                if name.lower() in (n.lower() for n in (info.name, *info.also)):
+                    return info
+        return None
+
+    def reports(self) -> tuple[Report, ...]:
+        """Every committed report, in the papers' order."""
+        return tuple(r for p in self.papers for r in p.reports)
+
+    def reference_stores(self) -> dict[str, Paper]:
+        """Store directory (under the results root) -> the paper whose experiments declare it: the
+        stores whose exports are committed. An experiment whose config cannot be read is left out."""
+        out = {}
+        for p in self.papers:
+            for experiment in p.experiments:
+                try:
+                    out.setdefault(experiment.store(), p)
+                except AfrInputError:
+                    continue
+        return out
+
+
+class _Current:
+    """The process's current catalogue: read on first use, replaced (never edited) when a paper
+    folder is added. The one piece of state the catalogue keeps, because the floors below the
+    report build (tables, commands) ask for the papers without being handed a catalogue."""
+
+    catalogue: Catalogue | None = None
+
+
+def catalogue() -> Catalogue:
+    """The process's catalogue: the package's paper folders and those added (``add_paper_folder``)."""
+    if _Current.catalogue is None:
+        _Current.catalogue = Catalogue.read(tuple(package_folders()))
+    return _Current.catalogue
+
+
+def forget_added_folders() -> None:
+    """Back to the package's paper folders only (a test that added one takes it away again)."""
+    _Current.catalogue = None
+
+
 def papers() -> tuple[Paper, ...]:
     """Every paper: the package's folders and those added from outside, in ``order`` order."""
-    out = [read_paper_folder(folder) for folder in [*package_folders(), *_EXTRA_FOLDERS]]
-    seen: dict[str, Path | None] = {}
-    for p in out:
-        if p.id in seen:
-            raise AfrInputError(f"{p.data_file}: id: {p.id!r} is already the id of {_shown(seen[p.id])}")
-        seen[p.id] = p.folder
-    return tuple(sorted(out, key=lambda p: (p.order, p.id)))
+    return catalogue().papers
 
 
 def add_paper_folder(folder: str | Path) -> Paper:
     """Make a paper folder outside the package known to every reader (tables, reports, claims,
     ``afr reproduce``) for the rest of the process; returns it. Adding a folder twice is a no-op."""
     resolved = Path(folder).resolve()
-    if resolved in package_folders() or resolved in _EXTRA_FOLDERS:
-        return next(p for p in papers() if p.folder == resolved)
-    read_paper_folder(resolved)  # its one-line error, before it joins the others
-    _EXTRA_FOLDERS.append(resolved)
-    papers.cache_clear()
-    try:
-        return next(p for p in papers() if p.folder == resolved)
-    except AfrInputError:
-        _EXTRA_FOLDERS.remove(resolved)
-        papers.cache_clear()
-        raise
+    grown = catalogue().with_folder(resolved)  # its one-line error, before it joins the others
+    _Current.catalogue = grown
+    return next(p for p in grown.papers if p.folder == resolved)
 
 
 def reference_stores() -> dict[str, Paper]:
     """Store directory (under the results root) -> the paper whose experiments declare it: the
     stores whose exports are committed. An experiment whose config cannot be read is left out."""
-    out = {}
-    for p in papers():
-        for experiment in p.experiments:
-            try:
-                out.setdefault(experiment.store(), p)
-            except AfrInputError:
-                continue
-    return out
+    return catalogue().reference_stores()
 
 
 def paper(paper_id: str) -> Paper:
     """The data of one paper by id; an unknown id is an input error listing the known ones."""
-    for p in papers():
-        if p.id == paper_id:
-            return p
-    raise AfrInputError(f"unknown paper {paper_id!r}; allowed: {', '.join(p.id for p in papers())}")
+    return catalogue().paper(paper_id)
 
 
 def table_info(spec: str) -> TableInfo | None:
     """The table a ``paper:table`` spec names (case-insensitive; a table's other names too)."""
-    paper_id, _, name = spec.strip().partition(":")
-    for p in papers():
-        if p.id.lower() != paper_id.lower():
-            continue
-        for info in p.tables.values():
-            if name.lower() in (n.lower() for n in (info.name, *info.also)):
-                return info
-    return None
+    return catalogue().table_info(spec)
 
 
 def reports() -> tuple[Report, ...]:
     """Every committed report, in the papers' order."""
-    return tuple(r for p in papers() for r in p.reports)
+    return catalogue().reports()
 
 
 def _ordered_union(lists) -> tuple[str, ...]:

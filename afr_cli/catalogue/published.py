@@ -7,21 +7,20 @@ The CSVs keep every number as printed (see README.md here); the loaders add a fl
 
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
 
 import pandas as pd
 
-from afr_cli.catalogue.knowledge import papers, table_info, unit_axes
+from afr_cli.catalogue.knowledge import Catalogue, catalogue, unit_axes
 from afr_cli.errors import AfrInputError
 
 PAPERS_DIR = Path(__file__).resolve().parents[1] / "papers"
 TTESTS_FILE = PAPERS_DIR / "ttests.csv"  # the t-tests printed in the papers' texts, one file for all
 
 
-def _published_files() -> dict[str, Path]:
+def _published_files(known: Catalogue) -> dict[str, Path]:
     """Paper id -> its published CSV (in its folder, as its data file names it)."""
-    return {p.id: (p.folder / p.published if p.folder else PAPERS_DIR / p.published) for p in papers()}
+    return {p.id: (p.folder / p.published if p.folder else PAPERS_DIR / p.published) for p in known.papers}
 
 
 def extra_keys() -> tuple[str, ...]:
@@ -29,7 +28,6 @@ def extra_keys() -> tuple[str, ...]:
     return tuple(unit_axes())
 
 
-@cache
 def _read_file(path: Path, keys: tuple[str, ...]) -> pd.DataFrame:
     raw = pd.read_csv(path, dtype=str, keep_default_na=False)
     frame = raw.rename(columns={"value": "value_str"})
@@ -40,43 +38,50 @@ def _read_file(path: Path, keys: tuple[str, ...]) -> pd.DataFrame:
     return frame
 
 
-def _read(paper: str) -> pd.DataFrame:
-    return _read_file(_published_files()[paper], extra_keys())
+def _read(paper: str, known: Catalogue) -> pd.DataFrame:
+    """One paper's published cells, read once per catalogue (callers must not change the frame)."""
+    path = _published_files(known)[paper]
+    keys = tuple(axis for p in known.papers for axis in p.axes)
+    return known.read_once(("published", path), lambda: _read_file(path, keys))
 
 
-def load_published(paper: str | None = None) -> pd.DataFrame:
+def load_published(paper: str | None = None, known: Catalogue | None = None) -> pd.DataFrame:
     """All published table cells (or one paper's): paper, table, base, dataset, model,
     metric, value_str (as printed), value (float), plus train_fraction/noise_eta for robust_rf."""
-    files = _published_files()
+    known = known or catalogue()
+    files = _published_files(known)
     if paper is None:
-        return pd.concat([_read(p) for p in files], ignore_index=True)
+        return pd.concat([_read(p, known) for p in files], ignore_index=True)
     if paper not in files:
         raise AfrInputError(f"unknown paper {paper!r}; allowed: {', '.join(files)}")
-    return _read(paper).copy()
+    return _read(paper, known).copy()
 
 
-@cache
-def _read_ttests() -> pd.DataFrame:
-    return pd.read_csv(TTESTS_FILE, dtype=str, keep_default_na=False)
-
-
-def load_ttests() -> pd.DataFrame:
+def load_ttests(known: Catalogue | None = None) -> pd.DataFrame:
     """The t-tests reported in the papers' text; numbers stay printed strings ('' = not given)."""
-    return _read_ttests().copy()
+    known = known or catalogue()
+    frame = known.read_once(("ttests", TTESTS_FILE), lambda: pd.read_csv(TTESTS_FILE, dtype=str, keep_default_na=False))
+    return frame.copy()
 
 
-def available_tables() -> list[str]:
+def available_tables(known: Catalogue | None = None) -> list[str]:
     """Every published table as a ``paper:table`` spec, e.g. ``satrf:9`` or ``agboost:II``."""
-    return [f"{paper}:{table}" for paper in _published_files() for table in pd.unique(_read(paper)["table"])]
+    known = known or catalogue()
+    return [
+        f"{paper}:{table}" for paper in _published_files(known) for table in pd.unique(_read(paper, known)["table"])
+    ]
 
 
-def published_table(spec: str) -> pd.DataFrame:
-    """The cells of one published table, given as ``paper:table`` (case-insensitive)."""
-    info = table_info(spec)
+def published_table(spec: str, known: Catalogue | None = None) -> pd.DataFrame:
+    """The cells of one published table, given as ``paper:table`` (case-insensitive), from the
+    catalogue ``known`` (default: the process's)."""
+    known = known or catalogue()
+    info = known.table_info(spec)
     wanted = info.spec.lower() if info is not None else spec.strip().lower()
-    for known in available_tables():
-        if known.lower() == wanted:
-            paper, table = known.split(":")
-            frame = _read(paper)
+    tables = available_tables(known)
+    for name in tables:
+        if name.lower() == wanted:
+            paper, table = name.split(":")
+            frame = _read(paper, known)
             return frame[frame["table"] == table].reset_index(drop=True)
-    raise AfrInputError(f"unknown paper table {spec!r}; allowed: {', '.join(available_tables())}")
+    raise AfrInputError(f"unknown paper table {spec!r}; allowed: {', '.join(tables)}")

@@ -18,7 +18,6 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from afr_cli.catalogue.knowledge import papers
 from afr_cli.publish.bench_blocks import bench_blocks
 from afr_cli.publish.claims.ledger import (
     LEDGER,
@@ -31,11 +30,12 @@ from afr_cli.publish.claims.ledger import (
     summary_block,
 )
 from afr_cli.publish.code_blocks import code_blocks
+from afr_cli.publish.context import ReportContext
 from afr_cli.publish.fidelity_blocks import fidelity_blocks
 from afr_cli.publish.format_blocks import format_blocks
-from afr_cli.publish.frames import chosen_reports, forget_loaded, report_by_name
+from afr_cli.publish.frames import chosen_reports, report_by_name
 from afr_cli.publish.outfiles import write_if_changed
-from afr_cli.publish.page_words import shown_as, shown_root
+from afr_cli.publish.page_words import shown_root
 from afr_cli.publish.pages import (
     DOCS_DIR,
     blocks_in,
@@ -52,56 +52,64 @@ from afr_cli.publish.site import SITE, write_site
 from afr_cli.publish.studies import own_papers, study_blocks
 
 
-def write_ledgers(root: Path, refresh_studies: bool = False) -> list[Path]:
-    """Every paper's claims.md under ``root`` and the generated blocks of the pages beside it (the
-    papers' blocks, the project-level ones of project_blocks.py, the measurements', the code's constants').
-    Under a scratch root only the papers it holds a store of get a claims.md and a page copy, and a
-    copy's result block the root cannot build says so in one line (``pages.unbuilt_blocks``)
-    instead of keeping the committed page's result."""
+def write_ledgers(ctx: ReportContext, refresh_studies: bool = False) -> list[Path]:
+    """Every paper's claims.md under the context's root and the generated blocks of the pages
+    beside it (the papers' blocks, the project-level ones of project_blocks.py, the measurements',
+    the code's constants'). Under a scratch root only the papers it holds a store of get a
+    claims.md and a page copy, and a copy's result block the root cannot build says so in one
+    line (``pages.unbuilt_blocks``) instead of keeping the committed page's result."""
+    root = ctx.root
     scratch = not is_project_results(root)
-    shown = tuple(own_papers(papers(), root)) if scratch else papers()
+    shown = tuple(own_papers(ctx.papers, root)) if scratch else ctx.papers
     written, blocks = [], {}
     for paper in shown:
-        verdicts = judge_paper(paper, root)
+        verdicts = judge_paper(paper, ctx)
         if verdicts:
             ledger = root / paper.id / LEDGER  # write_ledger's file, written only when it changes
             if write_if_changed(ledger, render_ledger(paper, verdicts)):
                 written.append(ledger)
-            blocks[f"claims:{paper.id}"] = summary_block(paper, verdicts, root)
+            blocks[f"claims:{paper.id}"] = summary_block(paper, verdicts, ctx.shown)
             blocks[f"ledger:{paper.id}"] = ledger_table(verdicts, paper_reps_label(paper))
-        agreement, effect = agreement_block(paper, root), effect_block(paper, root)
+        agreement, effect = agreement_block(paper, ctx), effect_block(paper, ctx)
         if agreement or effect:
             blocks[f"agreement:{paper.id}"] = "\n\n".join(b for b in (agreement, effect) if b)
-    studies, caches = study_blocks(papers(), root, refresh_studies)
+    studies, caches = study_blocks(ctx.papers, ctx, refresh_studies)
     blocks.update(studies)
-    blocks.update(project_blocks(root))
+    blocks.update(project_blocks(ctx))
     blocks.update(bench_blocks(root))
     blocks.update(code_blocks(root))
     blocks.update(format_blocks(root))
-    blocks.update(fidelity_blocks(root))
+    blocks.update(fidelity_blocks(ctx))
     if scratch:
         for paper in (p for p in shown if p.page is not None):
-            blocks.update(unbuilt_blocks(paper_page(paper.page, paper.id, root), paper.id, blocks, shown_root(root)))
+            blocks.update(unbuilt_blocks(paper_page(paper.page, paper.id, root), paper.id, blocks, ctx.shown))
     return written + caches + write_pages(root, blocks, shown)
 
 
 def write_all(
-    root: Path, names: list[str] | None = None, reps: int | None = None, html: bool = False, studies: bool = False
+    root: Path,
+    names: list[str] | None = None,
+    reps: int | None = None,
+    html: bool = False,
+    studies: bool = False,
+    ctx: ReportContext | None = None,
 ) -> list[Path]:
     """Every store's summary and every report under ``root``, then (on every repetition, all
     reports) the claims ledgers and the pages' generated blocks (``studies``: rerun the expensive
     studies and rewrite their csv), and with ``html`` the site under ``results/site/``; returns the
-    files written."""
+    files written. The report context (each store read once) is made here from ``root`` and handed
+    down to every step; a caller that writes several views of one root passes its own ``ctx``."""
+    ctx = ReportContext(root) if ctx is None else ctx
     written = []
-    for report in chosen_reports(names):
+    for report in chosen_reports(names, known=ctx.reports_by_name()):
         for store in report.stores:  # each store there has its summary, even when its report is skipped
-            written += write_summary(root / store, reps)
-    for report in chosen_reports(names, root):  # a report missing a store under root: skipped, said
-        written += write_report(report, root, reps)
+            written += write_summary(ctx, store, reps)
+    for report in chosen_reports(names, root, known=ctx.reports_by_name()):  # a report missing a store: skipped, said
+        written += write_report(report, ctx, reps)
     if reps is None and not names:
-        written += write_ledgers(root, studies)
+        written += write_ledgers(ctx, studies)
     if html:
-        written += write_site(root)
+        written += write_site(root, ctx)
     return written
 
 
@@ -149,15 +157,13 @@ def stale_outputs(root: Path) -> list[str]:
                 target = Path(scratch) / page.relative_to(root.parent)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(page, target)
-        forget_loaded()
+        # one context for every view: the copy's stores are read once, and its pages name the
+        # stores of the root it stands for
+        ctx = ReportContext(copy, shown=shown_root(root))
         written = set()
-        try:
-            with shown_as(copy, root):  # the copy's pages name the stores of the root it stands for
-                for reps, names in committed_reps(root).items():
-                    written |= set(write_all(copy, names, reps=reps))
-                written |= set(write_all(copy, html=True))
-        finally:
-            forget_loaded()
+        for reps, names in committed_reps(root).items():
+            written |= set(write_all(copy, names, reps=reps, ctx=ctx))
+        written |= set(write_all(copy, html=True, ctx=ctx))
         lines = []
         pages = {p.resolve() for p in page_files(copy)}
         for new in sorted(written):

@@ -17,8 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from afr_cli.catalogue.published import published_table
-from afr_cli.store.reader import has_results, load_results
+from afr_cli.publish.context import ReportContext
 
 RAW_FEATURES_BLOCK = "fidelity:raw_features"
 SOFTMAX_STUDY = Path("satrf_softmax")  # under the results root: one folder of reports per scaling
@@ -48,23 +47,23 @@ def _softmax_r2(root: Path, scaling: str) -> pd.DataFrame:
     return cells[(cells.model == "softmax") & (cells.metric == "r2")]
 
 
-def _larf_means(directory: Path) -> pd.Series:
+def _larf_means(ctx: ReportContext, store: Path) -> pd.Series:
     """epsM-w-LARF's mean test R² on RF per dataset over the papers' repetitions, from a store or export."""
-    rows = load_results(directory)
+    rows = ctx.stored(store).results
     rows = rows[(rows.model == LARF_MODEL) & (rows.base == "RF") & (rows.rep < PAPER_REPS)]
     return rows.groupby("dataset")["r2"].mean()
 
 
-def rep_count_block(root: Path) -> str | None:
+def rep_count_block(ctx: ReportContext) -> str | None:
     """The plain RF's R² on one dataset over the papers' 10 repetitions and over all stored ones,
-    against the printed value; None when the store is missing under ``root``."""
-    directory = Path(root) / REP_COUNT_STORE
-    if not has_results(directory):
+    against the printed value; None when the store is missing under the context's root."""
+    frames = ctx.store(REP_COUNT_STORE)
+    if frames is None:
         return None
     paper, table, base, dataset, model = REP_COUNT_CELL
-    rows = load_results(directory)
+    rows = frames.results
     rows = rows[(rows.base == base) & (rows.dataset == dataset) & (rows.model == model)]
-    published = published_table(f"{paper}:{table}")
+    published = ctx.published_table(f"{paper}:{table}")
     printed = published[
         (published.base == base)
         & (published.dataset == dataset)
@@ -78,14 +77,14 @@ def rep_count_block(root: Path) -> str | None:
     )
 
 
-def raw_features_block(root: Path) -> str | None:
+def raw_features_block(ctx: ReportContext) -> str | None:
     """Two bullets: the Softmax cells and the LARF cells under raw features, against the paper and
-    against standardised features; None when a source is missing under ``root``."""
-    root = Path(root)
+    against standardised features; None when a source is missing under the context's root."""
+    root = ctx.root
     if not (
         all((root / SOFTMAX_STUDY / s / "paper-satrf-2.csv").is_file() for s in ("none", "standard"))
-        and has_results(root / LARF_RAW)
-        and has_results(root / LARF_STANDARD)
+        and ctx.store(LARF_RAW) is not None
+        and ctx.store(LARF_STANDARD) is not None
     ):
         return None
     raw, standard = _softmax_r2(root, "none"), _softmax_r2(root, "standard")
@@ -95,11 +94,11 @@ def raw_features_block(root: Path) -> str | None:
         picked = cells[cells.table == table].set_index("dataset").loc[list(datasets), column]
         return " / ".join(f"{v:.3f}" for v in picked)
 
-    published = published_table(f"larf:{LARF_TABLE}")
+    published = ctx.published_table(f"larf:{LARF_TABLE}")
     published = published[
         (published.base == "RF") & (published.model == LARF_MODEL) & (published.metric == "r2")
     ].set_index("dataset")["value"]
-    larf_raw, larf_standard = _larf_means(root / LARF_RAW), _larf_means(root / LARF_STANDARD)
+    larf_raw, larf_standard = _larf_means(ctx, LARF_RAW), _larf_means(ctx, LARF_STANDARD)
     larf = ", ".join(
         f"{_name(d)} {larf_raw[d]:.3f} (paper {published[d]:.3f}, standardised {larf_standard[d]:.3f})"
         for d in LARF_DATASETS
@@ -115,7 +114,7 @@ def raw_features_block(root: Path) -> str | None:
     )
 
 
-def fidelity_blocks(root: Path) -> dict[str, str]:
-    """The blocks, by name (one whose sources are missing under ``root`` is left out)."""
-    blocks = {REP_COUNT_BLOCK: rep_count_block(root), RAW_FEATURES_BLOCK: raw_features_block(root)}
+def fidelity_blocks(ctx: ReportContext) -> dict[str, str]:
+    """The blocks, by name (one whose sources are missing under the context's root is left out)."""
+    blocks = {REP_COUNT_BLOCK: rep_count_block(ctx), RAW_FEATURES_BLOCK: raw_features_block(ctx)}
     return {name: body for name, body in blocks.items() if body is not None}

@@ -1,56 +1,26 @@
-"""The frames every published file is made from: each store's results and grid, loaded once per
-process, and a report's results over its stores under one selection and repetition count.
+"""The words and choices around the frames every published file is made from: a missing store
+(``StoreMissing``), the reports a build writes (``chosen_reports``), a committed report's table
+read back (``report_table``), how a store's compute and a repetition count are said.
 
-The lowest layer of afr_cli/publish/: tables, claims, pages and the site all read their numbers
-through ``report_frames`` / ``load_store``, and nothing here imports them back.
+The lowest layer of afr_cli/publish/: the frames themselves are read once per build by the report
+context (context.py), which every step is handed; nothing here keeps state.
 """
 
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from afr_cli.catalogue.knowledge import Report, reports
 from afr_cli.errors import AfrInputError
-from afr_cli.store import has_results, load_grid, load_results, store_select_by
-from afr_cli.store.status import StoreStatus, store_status
-from afr_cli.tables import results_in_view
-
-
-@dataclass
-class StoreFrames:
-    """One store's results and grid rows, loaded once per ``afr report``."""
-
-    results: pd.DataFrame
-    grid: pd.DataFrame
-
-
-_LOADED: dict[Path, StoreFrames | None] = {}
-
-
-def load_store(directory: Path) -> StoreFrames | None:
-    """A store's frames through the store's read paths (the store, else its export), or None when
-    there is neither; a damaged store is its one-line error, not a silently missing store."""
-    key = Path(directory).resolve()
-    if key not in _LOADED:
-        _LOADED[key] = StoreFrames(load_results(directory), load_grid(directory)) if has_results(directory) else None
-    return _LOADED[key]
+from afr_cli.store import has_results
 
 
 class StoreMissing(LookupError):
     """A study needs a store that this results root does not hold (a scratch ``--root``): its block
     is left as it is, as a report without stores writes nothing."""
-
-
-def stored(directory: Path) -> StoreFrames:
-    """A store's frames, or ``StoreMissing`` when there is neither the store nor its export."""
-    frames = load_store(directory)
-    if frames is None:
-        raise StoreMissing(str(directory))
-    return frames
 
 
 def report_table(path: Path) -> pd.DataFrame:
@@ -67,14 +37,6 @@ def report_table(path: Path) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def stored_status(directory: Path) -> StoreStatus:
-    """``afr status`` of a store (:class:`afr_cli.store.status.StoreStatus`), or ``StoreMissing`` when
-    there is neither the store nor its export (a study on a scratch root)."""
-    if not has_results(directory):
-        raise StoreMissing(str(directory))
-    return store_status(directory)
-
-
 def compute_words(minutes: float, measured: str) -> str:
     """A store's recorded compute (``StoreStatus.recorded_compute``) as a page says it: CPU minutes,
     or wall-clock minutes, named as such, for a store made before CPU was recorded."""
@@ -82,11 +44,6 @@ def compute_words(minutes: float, measured: str) -> str:
     if 0 < minutes < 0.5:  # a small scratch store: never "0 CPU-min" for compute that was spent
         return f"under 1 {unit}"
     return f"{minutes:.0f} {unit}"
-
-
-def forget_loaded() -> None:
-    """Drop the loaded stores (a test that rewrites a store in one process)."""
-    _LOADED.clear()
 
 
 def reps_shortfall(frame: pd.DataFrame, reps: int | None, where: str) -> str:
@@ -113,19 +70,6 @@ def reps_suffix(reps: int | None) -> str:
     return "" if reps is None else f"reps{reps}"
 
 
-def report_frames(
-    report: Report, root: Path, reps: int | None = None, selection: str = "stored"
-) -> pd.DataFrame | None:
-    """The report's results over the stores that exist (repetitions 0..reps-1), None without any."""
-    stores = [(root / s, load_store(root / s)) for s in report.stores]
-    stores = [(d, f) for d, f in stores if f is not None]
-    if not stores:
-        return None
-    return pd.concat(
-        [results_in_view(f.results, f.grid, selection, reps, store_select_by(d)) for d, f in stores], ignore_index=True
-    )
-
-
 def report_by_name() -> dict[str, Report]:
     """Every report of every paper's data file, by name (read at call time: a paper folder added
     from outside the package, ``afr reproduce path/to/folder``, is seen)."""
@@ -133,15 +77,19 @@ def report_by_name() -> dict[str, Report]:
 
 
 def chosen_reports(
-    names: list[str] | None, root: Path | None = None, echo=lambda line: sys.stderr.write(line + "\n")
+    names: list[str] | None,
+    root: Path | None = None,
+    echo=lambda line: sys.stderr.write(line + "\n"),
+    known: dict[str, Report] | None = None,
 ) -> list[Report]:
     """The reports named (all when None), or a one-line error listing the known ones. With
     ``root``, only the reports whose every store ``root`` holds: a report missing a store is
     skipped, and ``echo`` says so in one line naming the stores it lacks, when it was named or
     ``root`` holds another of its stores (a partial target: ``afr reproduce CONFIG --root DIR``
     makes one store of a report that compares two); a report none of whose stores is there is not
-    this root's and is left out silently."""
-    known = report_by_name()
+    this root's and is left out silently. ``known``: the reports by name (a report context's),
+    else every report of the process's catalogue."""
+    known = report_by_name() if known is None else known
     for name in names or []:
         if name not in known:
             raise AfrInputError(f"report {name!r} is unknown; allowed: {', '.join(known)}")

@@ -11,41 +11,19 @@ two-repetition scratch root.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 
 from afr_cli.publish.pages import is_project_results
 
 ALPHA = 0.05  # the papers' significance level (Demšar's paired t-test), as the claims judge it
 
-_SHOWN: dict[Path, str] = {}
-
-
-@contextmanager
-def shown_as(copy: Path, root: Path) -> Iterator[None]:
-    """While ``afr report --check`` regenerates into a scratch ``copy`` of ``root``, the pages name
-    ``root`` (what the copy stands for), so the regenerated blocks compare with the committed ones."""
-    key = Path(copy).resolve()
-    _SHOWN[key] = shown_root(root)
-    try:
-        yield
-    finally:
-        _SHOWN.pop(key, None)
-
 
 def shown_root(root: Path) -> str:
     """How a page names the results root it is built from: ``results`` for the project's own,
-    else the root as it was given (``/tmp/p2dm``)."""
-    key = Path(root).resolve()
-    if key in _SHOWN:
-        return _SHOWN[key]
+    else the root as it was given (``/tmp/p2dm``). ``afr report --check`` builds a scratch copy
+    under the name of the root it stands for (``ReportContext.shown``)."""
     return "results" if is_project_results(root) else Path(root).as_posix()
-
-
-def shown_store(root: Path, store: str) -> str:
-    """A store's path as a page names it: ``results/dm_soft``, or ``/tmp/p2dm/dm_soft`` on a scratch root."""
-    return f"{shown_root(root)}/{store}"
 
 
 def listing(items: Sequence[str], conjunction: str = "and") -> str:

@@ -18,13 +18,12 @@ import pandas as pd
 from scipy.stats import binomtest
 from tabulate import tabulate
 
-from afr_cli.catalogue.knowledge import papers
 from afr_cli.catalogue.printed_tests import disagreeing_quantities, recompute_published_ttests
 from afr_cli.core.durations import format_duration
 from afr_cli.errors import AfrInputError
+from afr_cli.publish.context import ReportContext
 from afr_cli.store.reader import has_results
 from afr_cli.store.sizes import export_sizes
-from afr_cli.store.status import store_status
 from afr_cli.studies.preprocessing import SIGN_TEST_ALPHA, decide, discriminating_cells
 
 TTESTS_BLOCK = "stats:published"
@@ -190,22 +189,22 @@ def preprocessing_notes_block(root: Path) -> str | None:
     )
 
 
-def compute_block(root: Path) -> str:
+def compute_block(ctx: ReportContext) -> str:
     """Per paper and experiment (as the paper folders declare them): the compute its committed
     store recorded, scaled to the repetitions the paper folder asks for (``afr status --at``), and
     the least wall time that means on ``WORKERS`` workers. Recorded CPU (process time) where the
     store's units record it; wall seconds, which overstate CPU on a loaded machine, for a store
     made before CPU was recorded; the ``from`` column says which."""
     rows, total, measured = [], 0.0, {"CPU": 0, "wall": 0}
-    for paper in papers():
+    for paper in ctx.papers:
         for spec in paper.experiments:
             try:
-                directory = Path(root) / spec.store()
+                store = spec.store()
             except AfrInputError:
                 continue
-            if not has_results(directory):
+            if not has_results(ctx.directory(store)):
                 continue
-            status = store_status(directory)
+            status = ctx.status(store)
             minutes, source = status.recorded_compute()
             measured[source] += 1
             scaled = minutes * spec.reps / status.mean_reps if status.mean_reps else 0.0
@@ -213,8 +212,8 @@ def compute_block(root: Path) -> str:
             rows.append(
                 (
                     paper.id,
-                    spec.label or spec.store(),
-                    spec.store(),
+                    spec.label or store,
+                    store,
                     f"{status.mean_reps:g}",
                     str(spec.reps),
                     f"{scaled:.1f}",
@@ -239,13 +238,15 @@ def compute_block(root: Path) -> str:
     return tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True)
 
 
-def project_blocks(root: Path) -> dict[str, str]:
-    """The project-level blocks, by name (a block whose source is missing under ``root`` is left out)."""
+def project_blocks(ctx: ReportContext) -> dict[str, str]:
+    """The project-level blocks, by name (a block whose source is missing under the context's root
+    is left out)."""
+    root = ctx.root
     blocks = {
         TTESTS_BLOCK: published_ttests_block(),
         SIZES_BLOCK: export_sizes_block(root),
         PREPROCESSING_BLOCK: preprocessing_block(root),
         PREPROCESSING_NOTES_BLOCK: preprocessing_notes_block(root),
-        COMPUTE_BLOCK: compute_block(root),
+        COMPUTE_BLOCK: compute_block(ctx),
     }
     return {name: body for name, body in blocks.items() if body is not None}

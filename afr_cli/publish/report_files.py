@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from afr_cli.catalogue.knowledge import Report, paper
-from afr_cli.publish.frames import load_store, report_frames, reps_suffix
+from afr_cli.catalogue.knowledge import Report
+from afr_cli.publish.context import ReportContext
+from afr_cli.publish.frames import reps_suffix
 from afr_cli.publish.outfiles import write_if_changed
 from afr_cli.tables import (
     METRIC_NAMES,
@@ -37,12 +38,13 @@ from afr_cli.tables.compare_evidence import COMPARE_BURN_IN, COMPARE_SAMPLES, CO
 from afr_cli.tables.friedman import write_friedman
 
 
-def write_summary(store_dir: Path, reps: int | None = None) -> list[Path]:
-    """summary.csv (long form) and summary.md (R² and MAE, mean ± std) of one store
-    (summary-reps<N>.* when restricted to the first N repetitions)."""
-    frames = load_store(store_dir)
+def write_summary(ctx: ReportContext, store: str, reps: int | None = None) -> list[Path]:
+    """summary.csv (long form) and summary.md (R² and MAE, mean ± std) of one store under the
+    context's root (summary-reps<N>.* when restricted to the first N repetitions)."""
+    frames = ctx.store(store)
     if frames is None:
         return []
+    store_dir = ctx.directory(store)
     results = results_in_view(frames.results, frames.grid, "stored", reps)
     stem = "-".join(filter(None, ("summary", reps_suffix(reps))))
     csv_path, md_path = store_dir / f"{stem}.csv", store_dir / f"{stem}.md"
@@ -91,20 +93,19 @@ def hierarchical_legend(comparisons: list, rope: float, metric: str) -> dict[str
     }
 
 
-def write_report(report: Report, root: Path, reps: int | None = None) -> list[Path]:
+def write_report(report: Report, ctx: ReportContext, reps: int | None = None) -> list[Path]:
     """The report's paper comparisons, paired tests and Friedman tests, from the stores that exist
-    (repetitions 0..reps-1 only, into the report's ``reps<N>/`` folder, when ``reps`` is given)."""
-    results = report_frames(report, root, reps)
+    under the context's root (repetitions 0..reps-1 only, into the report's ``reps<N>/`` folder,
+    when ``reps`` is given)."""
+    results = ctx.report_frames(report, reps)
     if results is None:
         return []
-    optimistic = report_frames(report, root, reps, "best-test")
-    out = root / report.name / reps_suffix(reps)
+    optimistic = ctx.report_frames(report, reps, "best-test")
+    out = ctx.root / report.name / reps_suffix(reps)
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    published_reps = paper(report.paper).reps
-    counted = repetitions_note(
-        results, reps, published_reps=published_reps, stated_reps=paper(report.paper).stated_reps
-    )
+    paper = ctx.catalogue.paper(report.paper)
+    counted = repetitions_note(results, reps, published_reps=paper.reps, stated_reps=paper.stated_reps)
     note = " ".join(n for n in (selection_note(results), counted) if n) or None
     for spec in report.papers:
         comparison = paper_comparison(results, spec)

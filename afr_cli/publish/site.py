@@ -26,11 +26,11 @@ from urllib.parse import unquote
 
 import pandas as pd
 
-from afr_cli.catalogue.knowledge import Paper, Report, papers, param_rows
+from afr_cli.catalogue.knowledge import Paper, Report, param_rows
 from afr_cli.catalogue.knowledge import paper as paper_named  # a table's paper, by the id its spec names
 from afr_cli.publish.claims.judge import VERDICTS, describe_test
 from afr_cli.publish.claims.ledger import judge_paper, verdict_counts
-from afr_cli.publish.frames import report_frames
+from afr_cli.publish.context import ReportContext
 from afr_cli.publish.outfiles import write_if_changed
 from afr_cli.publish.site_docs import Documents
 from afr_cli.publish.site_page import STYLESHEET, copied, esc, page_html
@@ -164,9 +164,10 @@ def _table_html(results: pd.DataFrame, spec: str, kinds: Counter) -> list[str]:
 
 
 def _report_sections(
-    report: Report, paper: Paper, root: Path, site: Path, kinds: Counter, docs: Documents, shown: set[str]
+    report: Report, paper: Paper, ctx: ReportContext, site: Path, kinds: Counter, docs: Documents, shown: set[str]
 ) -> list[str]:
-    results = report_frames(report, root, paper.reps)
+    root = ctx.root
+    results = ctx.report_frames(report, paper.reps)
     stores = ", ".join(f"<code>results/{_e(s)}</code>" for s in report.stores)
     out = [f"<h3>Report {_e(report.name)}</h3>"]
     if results is None:
@@ -210,14 +211,14 @@ def _narrative(paper: Paper, docs: Documents, shown: set[str]) -> tuple[str, str
 
 
 def paper_page(
-    paper: Paper, verdicts, root: Path, site: Path, kinds: Counter | None = None, docs: Documents | None = None
+    paper: Paper, verdicts, ctx: ReportContext, site: Path, kinds: Counter | None = None, docs: Documents | None = None
 ) -> str:
     """One paper's HTML page: what the paper proposes (its narrative page's opening), the verdict
     summary, its tables with ours beside them, its figures (each once), the critical-difference
     diagrams, what ``afr reproduce`` drew, the rest of its narrative page and the claims ledger
     (the tables' agreement kinds counted into ``kinds``; the images it shows copied into ``site``)."""
     kinds = Counter() if kinds is None else kinds
-    docs = Documents(root, site) if docs is None else docs
+    docs = Documents(ctx, site) if docs is None else docs
     shown: set[str] = set()
     intro, rest = _narrative(paper, docs, shown)
     body = [f"<h1>{_e(paper.title)}</h1>", intro]
@@ -231,8 +232,8 @@ def paper_page(
             + f"</p><p>{_e(RULE)}.</p>",
         ]
         for report in paper.reports:
-            body += _report_sections(report, paper, root, site, kinds, docs, shown)
-    body += _output_sections(paper, root, site, docs, shown)
+            body += _report_sections(report, paper, ctx, site, kinds, docs, shown)
+    body += _output_sections(paper, ctx.root, site, docs, shown)
     if rest:
         body += ['<h2 id="write-up">The write-up (<code>page.md</code>)</h2>', '<div class="write-up">', rest, "</div>"]
     body.append('<h2 id="claims-ledger">Claims ledger</h2>')
@@ -359,22 +360,24 @@ def _files(folder: Path) -> dict[Path, bytes]:
     return {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} if folder.is_dir() else {}
 
 
-def write_site(root: Path) -> list[Path]:
+def write_site(root: Path, ctx: ReportContext | None = None) -> list[Path]:
     """results/site/index.html, one page per paper the loader returns, the docs' pages and the
     images and files they show, copied inside site/; a file of an earlier build that no page
     shows any more is removed. Returns the files whose bytes changed or that were removed (an
-    unchanged site writes nothing)."""
-    site = root / SITE
+    unchanged site writes nothing). A build passes its report context ``ctx`` (of ``root``);
+    ``afr report --site-only`` makes its own."""
+    ctx = ReportContext(root) if ctx is None else ctx
+    site = ctx.root / SITE
     before = _files(site)
     site.mkdir(parents=True, exist_ok=True)
     write_if_changed(site / STYLESHEET, STYLE.lstrip())
-    docs = Documents(root, site)
+    docs = Documents(ctx, site)
     pages = []
-    for paper in papers():
-        verdicts = judge_paper(paper, root)
+    for paper in ctx.papers:
+        verdicts = judge_paper(paper, ctx)
         kinds: Counter = Counter()
         path = site / f"{paper.id}.html"
-        write_if_changed(path, paper_page(paper, verdicts, root, site, kinds, docs))
+        write_if_changed(path, paper_page(paper, verdicts, ctx, site, kinds, docs))
         pages.append((paper, path.name, kinds, Counter(v.verdict for v in verdicts)))
     write_if_changed(site / "index.html", index_page(pages))
     docs.write_pages()

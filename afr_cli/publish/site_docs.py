@@ -16,10 +16,10 @@ import re
 from pathlib import Path
 from urllib.parse import unquote
 
-from afr_cli.catalogue.knowledge import PROJECT_DIR, papers
+from afr_cli.catalogue.knowledge import PROJECT_DIR
+from afr_cli.publish.context import ReportContext
 from afr_cli.publish.markdown import to_html
 from afr_cli.publish.outfiles import write_if_changed
-from afr_cli.publish.page_words import shown_root
 from afr_cli.publish.site_page import copied, page_html, relative
 
 EXTERNAL = re.compile(r"[a-z][a-z0-9+.-]*:", re.I)  # http:, https:, mailto:: left as they are
@@ -29,12 +29,13 @@ class Documents:
     """The Markdown files of one site build (results root ``root``, site folder ``site``) and
     the page under ``site/`` each is rendered to."""
 
-    def __init__(self, root: Path, site: Path):
-        self.root, self.site = Path(root).resolve(), Path(site)
+    def __init__(self, ctx: ReportContext, site: Path):
+        self.root, self.site = ctx.root.resolve(), Path(site)
+        self.papers = ctx.papers
         project = PROJECT_DIR.resolve()
         # the checkout's results/ the docs link into: this root, when it is the project's own results
         # root or (afr report --check) a scratch copy standing for it
-        self.results = (project / "results").resolve() if shown_root(root) == "results" else None
+        self.results = (project / "results").resolve() if ctx.shown == "results" else None
         found = [project / "README.md", *sorted((project / "docs").glob("*.md")), project / "datasets" / "README.md"]
         self.pages: dict[Path, str] = {}
         for source in (f for f in found if f.is_file()):
@@ -53,7 +54,7 @@ class Documents:
         ]:
             if source.is_file():
                 self.pages[source] = "results/" + source.relative_to(self.root).with_suffix(".html").as_posix()
-        for paper in papers():
+        for paper in self.papers:
             if paper.page is not None and paper.page.is_file():
                 self.pages[paper.page.resolve()] = f"{paper.id}.html"
 
@@ -113,7 +114,7 @@ class Documents:
     def write_pages(self) -> list[Path]:
         """Every page of the set but the papers' (site.py writes those): its title, its text;
         returns the files written (an unchanged page is not rewritten)."""
-        paper_pages = {p.page.resolve() for p in papers() if p.page is not None}
+        paper_pages = {p.page.resolve() for p in self.papers if p.page is not None}
         written = []
         for source, where in self.pages.items():
             if source in paper_pages:

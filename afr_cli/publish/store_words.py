@@ -4,7 +4,7 @@ sentence made from those rows. A page's "the stores hold 100 repetitions of all 
 then true of the stores it is built from: on a scratch root (``afr reproduce --root DIR
 --reps 2 --datasets ...``) it names ``DIR/<store>`` and says 2 repetitions of 2 datasets.
 
-A paper's ``studies.py`` declares a study that returns ``holdings(root, STORES)`` and shows it
+A paper's ``studies.py`` declares a study that returns ``holdings(ctx, STORES)`` and shows it
 with ``holdings_text``; a store the root lacks is left out, and with none the study is skipped
 (``StoreMissing``), as every study on a root without its stores.
 """
@@ -12,30 +12,30 @@ with ``holdings_text``; a store the root lacks is left out, and with none the st
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 import pandas as pd
 
-from afr_cli.publish.frames import StoreMissing, stored_status
-from afr_cli.publish.page_words import listing, shown_store
+from afr_cli.publish.context import ReportContext
+from afr_cli.publish.frames import StoreMissing
+from afr_cli.publish.page_words import listing
 
 AXIS_WORDS = {"train_fraction": "training fraction", "noise_eta": "noise level"}
 
 
-def holdings(root: Path, stores: Sequence[str]) -> pd.DataFrame:
-    """One row per store of ``stores`` that ``root`` holds: its shown path, the fewest and most
-    repetitions of a (dataset, base[, axis point]), its datasets, bases and units."""
+def holdings(ctx: ReportContext, stores: Sequence[str]) -> pd.DataFrame:
+    """One row per store of ``stores`` that the context's root holds: its shown path, the fewest
+    and most repetitions of a (dataset, base[, axis point]), its datasets, bases and units."""
     rows = []
     for store in stores:
         try:
-            status = stored_status(Path(root) / store)
+            status = ctx.status(store)
         except StoreMissing:
             continue
         held = status.reps.to_numpy()
         held = held[held > 0]
         rows.append(
             {
-                "store": shown_store(root, store),
+                "store": ctx.shown_store(store),
                 "fewest_reps": int(held.min()) if held.size else 0,
                 "most_reps": int(held.max()) if held.size else 0,
                 "datasets": len(status.reps.index),
@@ -48,7 +48,7 @@ def holdings(root: Path, stores: Sequence[str]) -> pd.DataFrame:
             }
         )
     if not rows:
-        raise StoreMissing(", ".join(str(Path(root) / s) for s in stores))
+        raise StoreMissing(", ".join(str(ctx.directory(s)) for s in stores))
     return pd.DataFrame(rows)
 
 

@@ -1,5 +1,6 @@
 """Studies: a paper's analyses beyond its tables (``afr_cli/papers/<paper>/studies.py``), each a
-function ``f(root) -> pandas.DataFrame`` declared in the paper's data file (``studies:``), rendered
+function ``f(ctx) -> pandas.DataFrame`` of the report context (context.py: the results root and
+its stores, read once per build) declared in the paper's data file (``studies:``), rendered
 by ``afr report`` into the generated block of the page that quotes its numbers.
 
 A study with ``cache`` is expensive (it refits models): its frame is computed only by
@@ -16,45 +17,26 @@ are "—"; everything else as text.
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pandas as pd
 
 from afr_cli.catalogue.knowledge import Paper, Study
 from afr_cli.errors import AfrInputError
+from afr_cli.publish.context import ReportContext, load_studies
 from afr_cli.publish.frames import StoreMissing
 from afr_cli.publish.markdown import table
 from afr_cli.publish.pages import is_project_results
 from afr_cli.store import has_results
 
-_MODULES: dict[Path, ModuleType] = {}
 
-
-def studies_module(paper: Paper) -> ModuleType:
-    """The paper's studies.py, loaded from its file (a paper folder outside the package works the same)."""
-    path = paper.studies_file
-    if path not in _MODULES:
-        if not path.is_file():
-            raise AfrInputError(f"{path}: missing; the paper {paper.id!r} declares studies")
-        spec = importlib.util.spec_from_file_location(f"afr_paper_studies_{paper.id}", path)
-        module = importlib.util.module_from_spec(spec)
-        writes, sys.dont_write_bytecode = sys.dont_write_bytecode, True  # no __pycache__ in a paper's folder:
-        try:  # checking a target before it runs writes nothing
-            spec.loader.exec_module(module)
-        finally:
-            sys.dont_write_bytecode = writes
-        _MODULES[path] = module
-    return _MODULES[path]
-
-
-def study_function(paper: Paper, study: Study, name: str | None = None):
+def study_function(paper: Paper, study: Study, name: str | None = None, ctx: ReportContext | None = None):
     """The function a study names (``name``: another of its file, its ``show``), or a one-line
-    error naming the file and what it holds."""
-    module = studies_module(paper)
+    error naming the file and what it holds; the file is loaded once per report context ``ctx``
+    (without one, as a check before a run does, it is loaded for this call)."""
+    module = ctx.studies_module(paper) if ctx is not None else load_studies(paper)
     fn = getattr(module, name or study.function, None)
     if not callable(fn):
         known = sorted(
@@ -68,14 +50,15 @@ def study_function(paper: Paper, study: Study, name: str | None = None):
     return fn
 
 
-def study_frame(paper: Paper, study: Study, root: Path, refresh: bool = False) -> pd.DataFrame | None:
-    """The study's frame: computed (and, when cached, written to its csv when ``refresh``), else
-    read from its committed csv; None for a cached study whose csv is not there yet."""
+def study_frame(paper: Paper, study: Study, ctx: ReportContext, refresh: bool = False) -> pd.DataFrame | None:
+    """The study's frame: computed from the report context (and, when cached, written to its csv
+    when ``refresh``), else read from its committed csv; None for a cached study whose csv is not
+    there yet."""
     if study.cache is None:
-        return study_function(paper, study)(root)
-    cache = root / study.cache
+        return study_function(paper, study, ctx=ctx)(ctx)
+    cache = ctx.root / study.cache
     if refresh:
-        frame = study_function(paper, study)(root)
+        frame = study_function(paper, study, ctx=ctx)(ctx)
         cache.parent.mkdir(parents=True, exist_ok=True)
         frame.to_csv(cache, index=False, float_format="%.6g")
         return frame
@@ -126,7 +109,10 @@ def own_papers(papers: tuple[Paper, ...], root: Path) -> list[Paper]:
 
 
 def study_blocks(
-    papers: tuple[Paper, ...], root: Path, refresh: bool = False, echo=lambda line: sys.stderr.write(line + "\n")
+    papers: tuple[Paper, ...],
+    ctx: ReportContext,
+    refresh: bool = False,
+    echo=lambda line: sys.stderr.write(line + "\n"),
 ) -> tuple[dict[str, str], list[Path]]:
     """Every declared study's block body by block name, and the cache files written (``refresh``);
     a study whose stores ``root`` does not hold is left out (its block stays as it is), and so is
@@ -136,11 +122,12 @@ def study_blocks(
     under the project's own ``results/`` a study's failure is raised (a broken study must not pass
     ``afr report --check`` by leaving its block as it was)."""
     blocks, written = {}, []
+    root = ctx.root
     scratch = not is_project_results(root)
     for paper in own_papers(papers, root):
         for study in paper.studies:
             try:
-                frame = study_frame(paper, study, root, refresh)
+                frame = study_frame(paper, study, ctx, refresh)
             except StoreMissing:
                 continue
             except (KeyError, ValueError, IndexError, FileNotFoundError) as err:  # a report not written there
@@ -155,6 +142,6 @@ def study_blocks(
                 written.append(root / study.cache)
             if frame is None:
                 continue
-            shown = study_function(paper, study, study.show)(frame) if study.show else frame
+            shown = study_function(paper, study, study.show, ctx)(frame) if study.show else frame
             blocks[study.block] = shown if isinstance(shown, str) else render_frame(shown, study.digits, study.formats)
     return blocks, written

@@ -31,6 +31,7 @@ from afr_cli.engine.shared_work import Speedups
 from afr_cli.engine.tasks import fuse_tasks, unit_tasks
 from afr_cli.errors import AfrInputError
 from afr_cli.publish.build import write_all
+from afr_cli.publish.context import ReportContext
 from afr_cli.publish.frames import chosen_reports
 from afr_cli.publish.markdown import table
 from afr_cli.reproduction.checks import check_paper
@@ -422,13 +423,14 @@ def build_reports(root: Path, html: bool = True) -> list[Path]:
     there is skipped in one line naming the stores it lacks: a partial target), claims ledger,
     page and (with ``html``) the site under ``root``, then each such report's extra repetition
     views (``also_reps``)."""
-    written = write_all(root, None, None, html)
+    ctx = ReportContext(root)  # one context for every view: each store read once
+    written = write_all(root, None, None, html, ctx=ctx)
     views: dict[int, list[str]] = {}
-    for report in chosen_reports(None, root, echo=lambda line: None):  # skipped ones were said above
+    for report in chosen_reports(None, root, echo=lambda line: None, known=ctx.reports_by_name()):  # said above
         for n in report.also_reps:
             views.setdefault(n, []).append(report.name)
     for n, names in sorted(views.items()):
-        written += write_all(root, names, n)
+        written += write_all(root, names, n, ctx=ctx)
     return written
 
 

@@ -10,15 +10,13 @@ over the stored repetitions, rounded half-up to the printed decimals, equals the
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 
 from afr_cli.analysis.stats import matches_printed
 from afr_cli.catalogue.published import published_table
 from afr_cli.config.experiment import load_experiment
 from afr_cli.core.paths import PROJECT_ROOT
-from afr_cli.publish.frames import stored
+from afr_cli.publish.context import ReportContext
 from afr_cli.publish.store_words import holdings, holdings_text  # noqa: F401 (a show)
 
 CONFIG = PROJECT_ROOT / "configs" / "agboost_gbm_baselines.yaml"
@@ -34,8 +32,8 @@ def _printed(table: str, base: str) -> pd.DataFrame:
     return pub[(pub.base == base) & (pub.model == "gbm") & pub.metric.isin(METRICS)]
 
 
-def _means(root: Path, scaling: str) -> pd.DataFrame:
-    r = stored(root / STORE / scaling).results
+def _means(ctx: ReportContext, scaling: str) -> pd.DataFrame:
+    r = ctx.stored(f"{STORE}/{scaling}").results
     return r[r.model == "gbm"].groupby(["base", "dataset"])[list(METRICS)].mean()
 
 
@@ -46,12 +44,12 @@ def _setting(params: dict) -> str:
     )
 
 
-def gbm_cells(root: Path) -> pd.DataFrame:
+def gbm_cells(ctx: ReportContext) -> pd.DataFrame:
     """One row per (candidate setting, printed GBM cell, scaling): ours, the printed value, and
     whether it agrees as printed."""
     rows = []
     for scaling, _ in SCALINGS:
-        means = _means(root, scaling)
+        means = _means(ctx, scaling)
         for base in load_experiment(CONFIG).bases:
             table, column = TABLE_OF[base.kind]
             for cell in _printed(table, column).itertuples():
@@ -92,13 +90,13 @@ def settings_table(cells: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def best_dt(root: Path) -> pd.DataFrame:
+def best_dt(ctx: ReportContext) -> pd.DataFrame:
     """The DT-learner setting that reproduces most of Table II's GBM column, per dataset and metric
     under both scalings, and how many units of the two stores give the same R²."""
-    cells = gbm_cells(root)
+    cells = gbm_cells(ctx)
     dt = cells[cells.learners == "DT"]
     best = dt[dt.scaling == SCALINGS[0][0]].groupby("candidate").as_printed.sum().idxmax()
-    raw, std = (stored(root / STORE / s).results for s, _ in SCALINGS)
+    raw, std = (ctx.stored(f"{STORE}/{s}").results for s, _ in SCALINGS)
     both = raw.merge(std, on=["dataset", "base", "model", "rep"], suffixes=("_raw", "_std"))
     same = int((both.r2_raw == both.r2_std).sum())
     out = dt[dt.candidate == best].assign(
@@ -140,10 +138,10 @@ def best_dt_text(cells: pd.DataFrame) -> str:
 ERT_CONFIG = PROJECT_ROOT / "configs" / "agboost_ert.yaml"  # the AGBoost (ERT) run: which GBM depth it uses
 
 
-def ert_depths(root: Path) -> pd.DataFrame:
+def ert_depths(ctx: ReportContext) -> pd.DataFrame:
     """The ERT-learner candidates of ``gbm_cells`` (Table III's GBM column), with the depth the
     AGBoost (ERT) config runs."""
-    cells = gbm_cells(root)
+    cells = gbm_cells(ctx)
     used = next(b for b in load_experiment(ERT_CONFIG).bases if b.kind == "gbm-ert").params["max_depth"]
     ert = cells[cells.learners == "ERT"].copy()
     ert["depth"] = ert.candidate.map({b.id: b.params["max_depth"] for b in load_experiment(CONFIG).bases})
@@ -174,13 +172,13 @@ def ert_depths_text(cells: pd.DataFrame) -> str:
 DIABETES_STORE = "agboost_dt"  # Table II (DT learners), the 100 committed repetitions
 
 
-def diabetes_gap(root: Path) -> pd.DataFrame:
+def diabetes_gap(ctx: ReportContext) -> pd.DataFrame:
     """Diabetes under DT learners: AGBoost's and the GBM's mean R² over the stored repetitions, the
     eps AGBoost's inner CV selects most often, and the paper's printed R² and eps_opt beside them."""
-    r = stored(root / DIABETES_STORE).results
+    r = ctx.stored(DIABETES_STORE).results
     d = r[r.dataset == "Diabetes"]
     eps = d[d.model == "agboost"].params.map(lambda p: float(p["eps"]))
-    pub = published_table("agboost:II")
+    pub = ctx.published_table("agboost:II")
     pub = pub[pub.dataset == "Diabetes"].set_index(["model", "metric"]).value_str
     means = d.groupby("model").r2.mean()
     return pd.DataFrame(
@@ -225,7 +223,7 @@ HELD = (
 )  # the stores this page describes
 
 
-def stores_held(root: Path) -> pd.DataFrame:
+def stores_held(ctx: ReportContext) -> pd.DataFrame:
     """What each store of the page holds now (``afr status``): the rows of its generated sentence on
     repetitions, datasets and bases, under the root the page is built for (``holdings_text``)."""
-    return holdings(root, HELD)
+    return holdings(ctx, HELD)

@@ -13,18 +13,16 @@ from those numbers (afr_cli/publish/page_words.py), so it is true of whatever th
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 
-from afr_cli.publish.frames import compute_words, stored, stored_status
+from afr_cli.publish.context import ReportContext
+from afr_cli.publish.frames import compute_words
 from afr_cli.publish.page_words import (
     ALPHA,
     how_many,
     in_brackets,
     listing,
     repetitions_label,
-    shown_store,
     significance_words,
 )
 from afr_cli.tables.compare import compare_models
@@ -62,11 +60,11 @@ def _comparison_rows(results: pd.DataFrame, reps_label: str, store: str) -> list
     return rows
 
 
-def soft_comparisons(root: Path) -> pd.DataFrame:
+def soft_comparisons(ctx: ReportContext) -> pd.DataFrame:
     """dm-soft − the forest and − eps-ABRF per base, on every stored repetition and, when the store
     holds more than the papers' 10, on their repetitions 0-9 too (fewer would repeat the same rows)."""
-    results = stored(root / STORE).results
-    store = shown_store(root, STORE)
+    results = ctx.stored(STORE).results
+    store = ctx.shown_store(STORE)
     rows = _comparison_rows(results, f"all {results.rep.nunique()}", store)
     if results.rep.nunique() > PAPER_REPS:
         papers = results[results.rep < PAPER_REPS]
@@ -135,15 +133,15 @@ def comparisons_text(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def store_solves(root: Path) -> pd.DataFrame:
+def store_solves(ctx: ReportContext) -> pd.DataFrame:
     """What the store holds (units, datasets, repetitions, compute) and where its QPs were solved."""
-    status = stored_status(root / STORE)
+    status = ctx.status(STORE)
     solves = {key: n for key, n in status.solves.items() if ":" in key}
     held = status.reps.to_numpy()
     return pd.DataFrame(
         [
             {
-                "store": shown_store(root, STORE),
+                "store": ctx.shown_store(STORE),
                 "units": status.units,
                 "datasets": len(status.reps.index),
                 "fewest_reps": int(held[held > 0].min()),
@@ -183,15 +181,15 @@ def store_solves_text(frame: pd.DataFrame) -> str:
     )
 
 
-def tau_choices(root: Path) -> pd.DataFrame:
+def tau_choices(ctx: ReportContext) -> pd.DataFrame:
     """How often the inner CV chose each tau of the grid for dm-soft, over every stored unit
     (dataset, forest, repetition) of the store: the row per tau, most chosen first."""
-    results = stored(root / STORE).results
+    results = ctx.stored(STORE).results
     taus = results[results.model == MODEL].params.map(lambda p: float(p["tau"]))
     counts = taus.value_counts()
     return pd.DataFrame(
         [
-            {"store": shown_store(root, STORE), "tau": float(t), "units": int(n), "of": int(taus.size)}
+            {"store": ctx.shown_store(STORE), "tau": float(t), "units": int(n), "of": int(taus.size)}
             for t, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
         ]
     )

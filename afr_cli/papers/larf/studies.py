@@ -12,7 +12,6 @@ runs only under ``afr report --studies``, which writes results/larf/which_optimu
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -27,8 +26,9 @@ from afr_cli.data import load_dataset
 from afr_cli.engine.protocol import UnitSeeds
 from afr_cli.models import LARF
 from afr_cli.publish.claims.columns import ColumnRef, published_column
-from afr_cli.publish.frames import StoreMissing, compute_words, report_table, stored, stored_status
-from afr_cli.publish.page_words import how_many, listing, shown_store
+from afr_cli.publish.context import ReportContext
+from afr_cli.publish.frames import StoreMissing, compute_words, report_table
+from afr_cli.publish.page_words import how_many, listing
 from afr_cli.publish.store_words import holdings, holdings_text  # noqa: F401 (a show)
 from afr_cli.publish.studies import render_frame
 from afr_cli.tables.agreement import R2_TOL
@@ -39,15 +39,15 @@ LARGE = ("Concrete", "Airfoil", "Friedman2", "Yacht")
 PAPER_REPS = 10
 
 
-def _ours(root: Path, store: str, model: str, reps: int | None = None) -> pd.DataFrame:
+def _ours(ctx: ReportContext, store: str, model: str, reps: int | None = None) -> pd.DataFrame:
     """Per (dataset, rep) rows of one model (selected rows), on repetitions 0..reps-1 or all."""
-    r = stored(root / store).results
+    r = ctx.stored(store).results
     r = r[r.model == model]
     return r[r.rep < reps] if reps else r
 
 
-def _mean(root: Path, store: str, model: str, reps: int | None = None) -> pd.Series:
-    return _ours(root, store, model, reps).groupby("dataset").r2.mean()
+def _mean(ctx: ReportContext, store: str, model: str, reps: int | None = None) -> pd.Series:
+    return _ours(ctx, store, model, reps).groupby("dataset").r2.mean()
 
 
 def _paper(spec: str, base: str, model: str) -> pd.Series:
@@ -55,12 +55,12 @@ def _paper(spec: str, base: str, model: str) -> pd.Series:
     return published_column(ColumnRef(spec, base, model), "r2")
 
 
-def ert_excess(root: Path) -> pd.DataFrame:
+def ert_excess(ctx: ReportContext) -> pd.DataFrame:
     """ERT epsM-w-ARF on repetitions 0-9 where the paper's value sits at its plain ERT: ours, the
     paper's, its plain ERT and our eps-ABRF on the same forests; the last row the mean over the
     11 datasets of ours − paper."""
-    ours, paper = _mean(root, "larf_ert", "em-w-arf", PAPER_REPS), _paper("larf:5", "ERT", "em-w-arf")
-    ert, abrf = _paper("larf:5", "ERT", "ert"), _mean(root, "larf_ert", "eps-abrf", PAPER_REPS)
+    ours, paper = _mean(ctx, "larf_ert", "em-w-arf", PAPER_REPS), _paper("larf:5", "ERT", "em-w-arf")
+    ert, abrf = _paper("larf:5", "ERT", "ert"), _mean(ctx, "larf_ert", "eps-abrf", PAPER_REPS)
     rows = [
         {
             "dataset": d,
@@ -85,12 +85,12 @@ def ert_excess(root: Path) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def larger_sets(root: Path) -> pd.DataFrame:
+def larger_sets(ctx: ReportContext) -> pd.DataFrame:
     """RF epsM-w-LARF on the larger sets, repetitions 0-9, beside the paper."""
-    ours, paper = _mean(root, "larf_rf", "em-w-larf", PAPER_REPS), _paper("larf:3", "RF", "em-w-larf")
+    ours, paper = _mean(ctx, "larf_rf", "em-w-larf", PAPER_REPS), _paper("larf:3", "RF", "em-w-larf")
     held = [d for d in LARGE if d in ours.index]  # a scratch root may hold only some of them
     if not held:
-        raise StoreMissing(f"{root / 'larf_rf'}: none of {', '.join(LARGE)}")
+        raise StoreMissing(f"{ctx.root / 'larf_rf'}: none of {', '.join(LARGE)}")
     return pd.DataFrame([{"dataset": d, "ours": ours[d], "paper": paper[d]} for d in held])
 
 
@@ -122,17 +122,17 @@ def small_sets_shown(frame: pd.DataFrame) -> str:
     )
 
 
-def small_sets(root: Path) -> pd.DataFrame:
+def small_sets(ctx: ReportContext) -> pd.DataFrame:
     """RF epsM-w-LARF on the 80-row synthetic sets: the mean on repetitions 0-9 and its gap to the
     paper, the split-to-split standard deviation there and the standard error of a 10-repetition
     mean, then the same over every stored repetition."""
-    chosen = _ours(root, "larf_rf", "em-w-larf", PAPER_REPS)
-    every = _ours(root, "larf_rf", "em-w-larf")
+    chosen = _ours(ctx, "larf_rf", "em-w-larf", PAPER_REPS)
+    every = _ours(ctx, "larf_rf", "em-w-larf")
     paper = _paper("larf:3", "RF", "em-w-larf")
     rows = []
     held = [d for d in SMALL if d in set(every.dataset)]  # a scratch root may hold only some of them
     if not held:
-        raise StoreMissing(f"{root / 'larf_rf'}: none of {', '.join(SMALL)}")
+        raise StoreMissing(f"{ctx.root / 'larf_rf'}: none of {', '.join(SMALL)}")
     for d in held:
         ten, all_reps = chosen[chosen.dataset == d].r2, every[every.dataset == d].r2
         rows.append(
@@ -152,11 +152,11 @@ def small_sets(root: Path) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def small_sets_tau0(root: Path) -> pd.DataFrame:
+def small_sets_tau0(ctx: ReportContext) -> pd.DataFrame:
     """The tau0 the inner CV chose for epsM-w-LARF on the small sets, repetitions 0-9: how often;
     and Friedman 3's repetition 0 (its choice, CV and test R², how much it lowers the 10-repetition
     mean, and the median of repetitions 0-9)."""
-    chosen = _ours(root, "larf_rf", "em-w-larf", PAPER_REPS)
+    chosen = _ours(ctx, "larf_rf", "em-w-larf", PAPER_REPS)
     small = chosen[chosen.dataset.isin(SMALL)]
     counts = small["params"].map(lambda p: p.get("tau0")).value_counts()
     rows = [
@@ -177,13 +177,13 @@ def small_sets_tau0(root: Path) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def leave_self_out(root: Path) -> pd.DataFrame:
+def leave_self_out(ctx: ReportContext) -> pd.DataFrame:
     """Leaving a training row out of its own leaves, on repetitions 0-9: ours → leave-self-out beside
     the paper, per model and small dataset."""
     rows = []
     for model, spec_model in (("em-w-larf", "em-w-larf"), ("em-larf", "em-larf")):
-        base = _mean(root, "larf_rf", model, PAPER_REPS)
-        loo = _mean(root, "larf_leave_self_out", f"{model}-loo", PAPER_REPS)
+        base = _mean(ctx, "larf_rf", model, PAPER_REPS)
+        loo = _mean(ctx, "larf_leave_self_out", f"{model}-loo", PAPER_REPS)
         paper = _paper("larf:3", "RF", spec_model)
         rows += [
             {"model": model, "dataset": d, "ours": base[d], "leave-self-out": loo[d], "paper": paper[d]} for d in SMALL
@@ -191,13 +191,13 @@ def leave_self_out(root: Path) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def leave_self_out_paired(root: Path) -> pd.DataFrame:
+def leave_self_out_paired(ctx: ReportContext) -> pd.DataFrame:
     """Every repetition both stores hold, paired split by split: ours → leave-self-out per small
     dataset, and the paired t-test over the three datasets."""
     rows = []
     for model in ("em-w-larf", "em-larf"):
-        loo_rows = _ours(root, "larf_leave_self_out", f"{model}-loo")
-        base = _ours(root, "larf_rf", model).merge(loo_rows[["dataset", "rep"]], on=["dataset", "rep"])
+        loo_rows = _ours(ctx, "larf_leave_self_out", f"{model}-loo")
+        base = _ours(ctx, "larf_rf", model).merge(loo_rows[["dataset", "rep"]], on=["dataset", "rep"])
         b, loo = base.groupby("dataset").r2.mean(), loo_rows.groupby("dataset").r2.mean()
         test = paired_ttest(b[list(SMALL)].to_numpy(), loo[list(SMALL)].to_numpy())
         rows.append(
@@ -211,14 +211,14 @@ def leave_self_out_paired(root: Path) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def leave_self_out_summary(root: Path) -> pd.DataFrame:
+def leave_self_out_summary(ctx: ReportContext) -> pd.DataFrame:
     """epsM-w-LARF per small dataset: ours and leave-self-out on repetitions 0-9 beside the paper,
     and the mean paired gain of leaving the row out over every repetition both stores hold."""
     model = "em-w-larf"
-    first = leave_self_out(root)
+    first = leave_self_out(ctx)
     first = first[first.model == model].set_index("dataset")
-    loo_rows = _ours(root, "larf_leave_self_out", f"{model}-loo")
-    paired = _ours(root, "larf_rf", model).merge(loo_rows, on=["dataset", "rep"], suffixes=("", "_loo"))
+    loo_rows = _ours(ctx, "larf_leave_self_out", f"{model}-loo")
+    paired = _ours(ctx, "larf_rf", model).merge(loo_rows, on=["dataset", "rep"], suffixes=("", "_loo"))
     gain = (paired.r2_loo - paired.r2).groupby(paired.dataset).mean()
     return pd.DataFrame(
         [
@@ -263,7 +263,7 @@ POINTS = ({"tau0": 100.0, "M": 1}, {"tau0": 1.0, "M": 20})  # chosen under OSQP,
 SOLVERS = ("OSQP", "auto", "CLARABEL", "ECOS")
 
 
-def which_optimum(root: Path) -> pd.DataFrame:
+def which_optimum(ctx: ReportContext) -> pd.DataFrame:
     """Expensive (eight QP fits): on Regression, RF, repetition 34 (the repetition ``afr diff`` found
     moved most), the unit's own split, scaling and forest, epsM-w-LARF refit on its 80 training rows
     at the two grid points the old (OSQP) and new (AUTO) stores selected; per solver: the
@@ -309,15 +309,15 @@ ALPHA = 0.05  # the papers' significance level
 MAIN_STORES = (("larf_rf", "RF"), ("larf_ert", "ERT"))
 
 
-def compute_per_base(root: Path) -> pd.DataFrame:
+def compute_per_base(ctx: ReportContext) -> pd.DataFrame:
     """The compute (minutes, as ``afr status`` sums it: recorded CPU, or wall for a store made before
     CPU was recorded) each base's LARF store records."""
     return pd.DataFrame(
         [
             {
                 "base": base,
-                "store": shown_store(root, store),
-                **dict(zip(("minutes", "measured"), stored_status(root / store).recorded_compute())),
+                "store": ctx.shown_store(store),
+                **dict(zip(("minutes", "measured"), ctx.status(store).recorded_compute())),
             }
             for store, base in MAIN_STORES
         ]
@@ -332,10 +332,10 @@ def compute_per_base_text(frame: pd.DataFrame) -> str:
     )
 
 
-def holm_family(root: Path) -> pd.DataFrame:
+def holm_family(ctx: ReportContext) -> pd.DataFrame:
     """``results/larf/compare.md``'s paired tests over all repetitions: each row's t-test p and its
     p Holm-adjusted over the whole table (one family)."""
-    table = report_table(root / "larf" / "compare.md")
+    table = report_table(ctx.root / "larf" / "compare.md")
     holm = next(c for c in table.columns if c.startswith("p (Holm"))
     return pd.DataFrame(
         {
@@ -362,10 +362,10 @@ def holm_family_text(frame: pd.DataFrame) -> str:
     )
 
 
-def table9_ties(root: Path) -> pd.DataFrame:
+def table9_ties(ctx: ReportContext) -> pd.DataFrame:
     """The Friedman test on the paper's own Table 9 (ERT, 100-1000 trees), with the correction for
     ties (as ``friedman.md`` shows it) and without it."""
-    results = stored(root / "larf_trees").results
+    results = ctx.stored("larf_trees").results
     group, _, _, paper = next(t for t in friedman_tables(results, "larf:9"))
     _, p_plain, _, p_f_plain = friedman_from_ranks(paper.mean_ranks, paper.n)
     return pd.DataFrame(
@@ -390,7 +390,7 @@ def table9_ties_text(frame: pd.DataFrame) -> str:
     )
 
 
-def larf_vs_abrf(root: Path) -> pd.DataFrame:
+def larf_vs_abrf(ctx: ReportContext) -> pd.DataFrame:
     """LARF − eps-ABRF per base: the paper's printed p and its effect (recomputed from its Table 10),
     LARF's column of the paper above ours on repetitions 0-9 (mean gap, cells within the agreement
     tolerance), and our paired t-test on repetitions 0-9 and on every repetition."""
@@ -398,12 +398,12 @@ def larf_vs_abrf(root: Path) -> pd.DataFrame:
     printed = printed[(printed.paper == "larf") & (printed.table == "10")].set_index("base")
     rows = []
     for store, base in MAIN_STORES:
-        ours10 = _mean(root, store, "larf", PAPER_REPS)
+        ours10 = _mean(ctx, store, "larf", PAPER_REPS)
         paper = _paper("larf:10", base, "larf")
         gap = paper - ours10
-        ten = paired_ttest(ours10, _mean(root, store, "eps-abrf", PAPER_REPS)[ours10.index])
-        every_larf = _mean(root, store, "larf")
-        every = paired_ttest(every_larf, _mean(root, store, "eps-abrf")[every_larf.index])
+        ten = paired_ttest(ours10, _mean(ctx, store, "eps-abrf", PAPER_REPS)[ours10.index])
+        every_larf = _mean(ctx, store, "larf")
+        every = paired_ttest(every_larf, _mean(ctx, store, "eps-abrf")[every_larf.index])
         rows.append(
             {
                 "base": base,
@@ -458,7 +458,7 @@ def _largest_mean(cells: pd.DataFrame) -> str:
     return f"{worst['mean']:+.2g} ({_where(worst)})"
 
 
-def regen_under_auto(root: Path) -> pd.DataFrame:
+def regen_under_auto(ctx: ReportContext) -> pd.DataFrame:
     """``afr diff`` of each LARF store as committed under OSQP (``results/larf/before_auto.csv.xz``,
     its selected rows kept when the stores were regenerated under AUTO) against the store today, on
     the repetitions both hold: per store the cells above 1e-4, the largest per-repetition move, the
@@ -467,12 +467,12 @@ def regen_under_auto(root: Path) -> pd.DataFrame:
     moved above 1e-4."""
     from afr_cli.store.diff import diff_frames
 
-    before = pd.read_csv(root / BEFORE_AUTO, keep_default_na=False, na_values=[""])
+    before = pd.read_csv(ctx.root / BEFORE_AUTO, keep_default_na=False, na_values=[""])
     before["params"] = before["params"].map(json.loads)  # JSON, as the stores' exports hold them
     rows = []
     for store, old in before.groupby("store", sort=False):
         cells = diff_frames(
-            old.drop(columns="store"), stored(root / store).results, old_name=BEFORE_AUTO, new_name=store
+            old.drop(columns="store"), ctx.stored(store).results, old_name=BEFORE_AUTO, new_name=store
         ).cells
         cells = cells.assign(abs_mean=cells["mean"].abs())
         small, other = cells[cells.dataset.isin(SMALL)], cells[~cells.dataset.isin(SMALL)]
@@ -502,7 +502,7 @@ def regen_under_auto(root: Path) -> pd.DataFrame:
 HELD = ("larf_rf", "larf_ert", "larf_trees", "larf_leave_self_out")  # the stores this page describes
 
 
-def stores_held(root: Path) -> pd.DataFrame:
+def stores_held(ctx: ReportContext) -> pd.DataFrame:
     """What each store of the page holds now (``afr status``): the rows of its generated sentence on
     repetitions, datasets and bases, under the root the page is built for (``holdings_text``)."""
-    return holdings(root, HELD)
+    return holdings(ctx, HELD)

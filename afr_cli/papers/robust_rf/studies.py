@@ -35,8 +35,8 @@ from afr_cli.ensembles import get_ensemble
 from afr_cli.ensembles.leaf_statistics import LeafStatistics
 from afr_cli.models.robust import RobustRFFamily, weight_bounds, weights_problem
 from afr_cli.publish.claims.judge import describe_test, judge
-from afr_cli.publish.frames import StoreMissing, compute_words, report_by_name, report_frames, stored, stored_status
-from afr_cli.publish.page_words import shown_store
+from afr_cli.publish.context import ReportContext
+from afr_cli.publish.frames import StoreMissing, compute_words
 from afr_cli.publish.store_words import holdings, holdings_text  # noqa: F401 (a show)
 from afr_cli.publish.studies import render_frame
 from afr_cli.solvers.solve import solve
@@ -49,17 +49,26 @@ REPS, ALL_REPS = 100, 10  # the paper's count; the 11-dataset store holds 10
 ALL_MODELS = ("robust-rf-a0.2", "robust-rf-a0.05", "robust-rf-train-a0.2")
 
 
-def _view(root: Path, store: str, selection: str, reps: int) -> pd.DataFrame:
-    frames = stored(root / store)
-    return results_in_view(frames.results, frames.grid, selection, reps, "rmse")
+def _view(ctx: ReportContext, store: str, selection: str, reps: int) -> pd.DataFrame:
+    """A store's results in one selection, computed once per report (callers only read it)."""
+    frames = ctx.stored(store)
+    return ctx.once(
+        ("robust_rf view", store, selection, reps),
+        lambda: results_in_view(frames.results, frames.grid, selection, reps, "rmse"),
+    )
 
 
-def _comparisons(root: Path, store: str, models: tuple[str, ...], reps: int) -> dict:
-    """RF against each model per (forest, selection name): {model: BaseComparison}."""
+def _comparisons(ctx: ReportContext, store: str, models: tuple[str, ...], reps: int) -> dict:
+    """RF against each model per (forest, selection name): {model: BaseComparison}; each set of
+    tests is run once per report, however many studies quote it."""
+    return ctx.once(("robust_rf comparisons", store, models, reps), lambda: _compared(ctx, store, models, reps))
+
+
+def _compared(ctx: ReportContext, store: str, models: tuple[str, ...], reps: int) -> dict:
     out = {}
     for forest, base in FORESTS:
         for name, selection in SELECTIONS:
-            v = _view(root, store, selection, reps)
+            v = _view(ctx, store, selection, reps)
             out[(forest, name)] = {m: compare_models(v[v.base == base], "rf", m, "rmse").bases[0] for m in models}
     return out
 
@@ -67,15 +76,15 @@ def _comparisons(root: Path, store: str, models: tuple[str, ...], reps: int) -> 
 TABLE_ONE_CLAIMS = ("t1-robust-beats-rf-a0.2", "t1-robust-beats-rf-a0.05")
 
 
-def table_one_verdicts(root: Path) -> pd.DataFrame:
+def table_one_verdicts(ctx: ReportContext) -> pd.DataFrame:
     """Table I's claim ("the robust RF again outperforms the original RF") judged as the ledger
     judges it, per robust column: the paper's count of cells, ours, the verdict (claims/judge.py)."""
     this = known_paper("robust_rf")
     rows = []
     for claim in (c for c in this.claims if c["id"] in TABLE_ONE_CLAIMS):
-        results = report_frames(report_by_name()[claim["report"]], root)
+        results = ctx.report_frames(claim["report"])
         if results is None:
-            raise StoreMissing(f"{root}: no store of the report {claim['report']}")
+            raise StoreMissing(f"{ctx.root}: no store of the report {claim['report']}")
         v = judge(this.id, claim, results, this.reps)
         rows.append(
             {
@@ -101,11 +110,11 @@ def _counts(record) -> str:
     return f"{len(record.wins)} / {len(record.ties)} / {len(record.losses)}"
 
 
-def table_one(root: Path) -> pd.DataFrame:
+def table_one(ctx: ReportContext) -> pd.DataFrame:
     """Table I (Boston, base RF): ours under inner-CV and best-test selection beside the paper's cells."""
-    paper = published_table("robust_rf:I")
+    paper = ctx.published_table("robust_rf:I")
     paper = paper[paper.metric == "rmse"]
-    views = {name: _view(root, "robust_rf_boston", sel, REPS) for name, sel in SELECTIONS}
+    views = {name: _view(ctx, "robust_rf_boston", sel, REPS) for name, sel in SELECTIONS}
     mean = {
         name: v[v.base == "RF"].groupby(["model", "train_fraction", "noise_eta"]).rmse.mean()
         for name, v in views.items()
@@ -134,9 +143,9 @@ def table_one(root: Path) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _gains(root: Path, store: str, models: tuple[str, ...]) -> pd.DataFrame:
+def _gains(ctx: ReportContext, store: str, models: tuple[str, ...]) -> pd.DataFrame:
     rows = []
-    for (forest, name), by_model in _comparisons(root, store, models, REPS).items():
+    for (forest, name), by_model in _comparisons(ctx, store, models, REPS).items():
         row = {"forest": forest, "selection": name}
         for model, c in by_model.items():
             row[f"{model} − RF"] = c.ttest.mean_diff
@@ -146,22 +155,22 @@ def _gains(root: Path, store: str, models: tuple[str, ...]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def boston_gains(root: Path) -> pd.DataFrame:
+def boston_gains(ctx: ReportContext) -> pd.DataFrame:
     """Boston: robust − RF over the 18 (gamma, eta) cells, per forest and selection."""
-    return _gains(root, "robust_rf_boston", ("robust-rf-a0.2", "robust-rf-a0.05"))
+    return _gains(ctx, "robust_rf_boston", ("robust-rf-a0.2", "robust-rf-a0.05"))
 
 
-def diabetes_gains(root: Path) -> pd.DataFrame:
+def diabetes_gains(ctx: ReportContext) -> pd.DataFrame:
     """Diabetes (Figures 1-2): robust (alpha = 0.002) − RF over the 18 cells."""
-    return _gains(root, "robust_rf_diabetes", ("robust-rf-a0.002",))
+    return _gains(ctx, "robust_rf_diabetes", ("robust-rf-a0.002",))
 
 
-def gain_by_cell(root: Path) -> pd.DataFrame:
+def gain_by_cell(ctx: ReportContext) -> pd.DataFrame:
     """Robust (alpha = 0.2) − RF per (gamma, eta) on Boston's depth-4 forest: does the gain grow
     with less data and with noise, as the paper says?"""
     rows = []
     for name, selection in SELECTIONS:
-        v = _view(root, "robust_rf_boston", selection, REPS)
+        v = _view(ctx, "robust_rf_boston", selection, REPS)
         m = v[v.base == "RF"].groupby(["model", "noise_eta", "train_fraction"]).rmse.mean()
         gain = m["robust-rf-a0.2"] - m["rf"]
         for eta in (0.0, 0.5):
@@ -174,7 +183,7 @@ def gain_by_cell(root: Path) -> pd.DataFrame:
                     "mean": cells.mean(),
                 }
             )
-    paper = published_table("robust_rf:I")
+    paper = ctx.published_table("robust_rf:I")
     paper = paper[paper.metric == "rmse"].pivot_table(
         index=["noise_eta", "train_fraction"], columns="model", values="value"
     )
@@ -192,10 +201,10 @@ def gain_by_cell(root: Path) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def all_datasets(root: Path) -> pd.DataFrame:
+def all_datasets(ctx: ReportContext) -> pd.DataFrame:
     """The 11-dataset run: cells (of 198) where each robust model is better than RF, tied or worse,
     per forest and selection."""
-    table = _comparisons(root, "robust_rf_all", ALL_MODELS, ALL_REPS)
+    table = _comparisons(ctx, "robust_rf_all", ALL_MODELS, ALL_REPS)
     return pd.DataFrame(
         [
             {
@@ -238,9 +247,9 @@ def all_datasets_shown(frame: pd.DataFrame) -> str:
     return render_frame(frame, 3) + "\n\n" + "\n".join(lines)
 
 
-def all_datasets_wins(root: Path) -> pd.DataFrame:
+def all_datasets_wins(ctx: ReportContext) -> pd.DataFrame:
     """The 11-dataset run per dataset: cells of 18 where alpha = 0.2 beats RF (inner CV), per forest."""
-    table = _comparisons(root, "robust_rf_all", ALL_MODELS[:1], ALL_REPS)
+    table = _comparisons(ctx, "robust_rf_all", ALL_MODELS[:1], ALL_REPS)
     first = table[(FORESTS[0][0], "inner-CV")][ALL_MODELS[0]].per_dataset
     datasets = sorted({cell.split(" [")[0] for cell in first["dataset"]})
     wins = {
@@ -321,12 +330,12 @@ def forest_settings(settings: list[str], gammas: tuple[float, ...], reps: int) -
     return pd.DataFrame(rows)
 
 
-def rf_search(root: Path) -> pd.DataFrame:
+def rf_search(ctx: ReportContext) -> pd.DataFrame:
     """Expensive (about 2,000 forests): the 23 settings at gamma 15/75/95 %, 30 splits each."""
     return forest_settings(list(SETTINGS), SEARCH_GAMMAS, 30)
 
 
-def rf_check(root: Path) -> pd.DataFrame:
+def rf_check(ctx: ReportContext) -> pd.DataFrame:
     """Expensive: the chosen setting on all nine fractions, 100 splits each."""
     return forest_settings([CHOSEN], ALL_GAMMAS, 100)
 
@@ -382,7 +391,7 @@ def rf_check_table(check: pd.DataFrame) -> pd.DataFrame:
 LAMBDAS = (0.0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 100.0)
 
 
-def weight_path(root: Path) -> pd.DataFrame:
+def weight_path(ctx: ReportContext) -> pd.DataFrame:
     """Expensive (one forest, 22 solves): the robust RF's tree weights as lambda varies on Boston, one
     split at gamma 15 %, fully grown forest (100 trees, as configs/robust_rf_boston.yaml's RF-msl1),
     alpha = 0.05, bootstrap leaf statistics. Per (eps, lambda): the largest weight, the trees at the
@@ -428,7 +437,7 @@ def weight_path(root: Path) -> pd.DataFrame:
             "test_rmse": float(np.sqrt(np.mean((y[test] - forest.predict(X[test])) ** 2))),
         }
     )
-    _weight_figure(curves, c, root / "robust_rf" / "weight_path.png")
+    _weight_figure(curves, c, ctx.root / "robust_rf" / "weight_path.png")
     return pd.DataFrame(rows)
 
 
@@ -457,7 +466,7 @@ def weight_path_table(path: pd.DataFrame) -> pd.DataFrame:
     return shown
 
 
-def summary(root: Path) -> pd.DataFrame:
+def summary(ctx: ReportContext) -> pd.DataFrame:
     """The quantities the page's summary quotes, one row each (name, value): robust (alpha = 0.2)
     against RF on Boston's two forests and Diabetes, per selection; how the gain moves with the
     noise and the training fraction; Table I's columns against the paper's cells; and the
@@ -465,18 +474,18 @@ def summary(root: Path) -> pd.DataFrame:
     q = {}
     for store, key in (("robust_rf_boston", "boston"), ("robust_rf_diabetes", "diabetes")):
         model = "robust-rf-a0.2" if key == "boston" else "robust-rf-a0.002"
-        for (forest, selection), by_model in _comparisons(root, store, (model,), REPS).items():
+        for (forest, selection), by_model in _comparisons(ctx, store, (model,), REPS).items():
             c, tag = by_model[model], f"{key}|{forest}|{selection}"
             q[f"{tag}|better"], q[f"{tag}|worse"] = len(c.record.wins), len(c.record.losses)
             q[f"{tag}|cells"], q[f"{tag}|diff"] = (
                 len(c.record.wins) + len(c.record.ties) + len(c.record.losses),
                 c.ttest.mean_diff,
             )
-    gains = gain_by_cell(root).set_index(["selection", "η"])
+    gains = gain_by_cell(ctx).set_index(["selection", "η"])
     q["gain|eta0"], q["gain|eta0.5"] = gains.loc[("inner-CV", "0"), "mean"], gains.loc[("inner-CV", "0.5"), "mean"]
     by_fraction = gains.loc["inner-CV"].drop(columns="mean").mean()
     q["gain|smallest_at"] = by_fraction.idxmax()
-    table = table_one(root)
+    table = table_one(ctx)
     ours_rf, paper_rf = table["RF ours"], table["RF paper"].astype(float)
     paper_effect = table["α=0.2 paper"].astype(float) - paper_rf
     for alpha in ("0.2", "0.05"):
@@ -496,7 +505,7 @@ def summary(root: Path) -> pd.DataFrame:
     q["table|same_sign"] = int((ours_effect * paper_effect > 0).sum())
     ratio = (ours_effect / paper_effect)[ours_effect * paper_effect > 0]
     q["table|ratio_median"] = ratio.median()
-    for (forest, selection), by_model in _comparisons(root, "robust_rf_all", ALL_MODELS, ALL_REPS).items():
+    for (forest, selection), by_model in _comparisons(ctx, "robust_rf_all", ALL_MODELS, ALL_REPS).items():
         for model, c in by_model.items():
             tag = f"all|{forest}|{selection}|{model}"
             q[f"{tag}|better"], q[f"{tag}|worse"] = len(c.record.wins), len(c.record.losses)
@@ -558,18 +567,18 @@ def summary_text(frame: pd.DataFrame) -> str:
 STORES = (("robust_rf_boston", "Table I"), ("robust_rf_diabetes", "Figures 1-2"), ("robust_rf_all", "section 5"))
 
 
-def store_facts(root: Path) -> pd.DataFrame:
+def store_facts(ctx: ReportContext) -> pd.DataFrame:
     """Per store under ``root`` (``afr status``): its shown path, datasets, units, the compute they
     recorded, and how many of its solves fell back from DAQP to CLARABEL (a ridge QP whose answer
     failed DAQP's check) or failed."""
     rows = []
     for store, label in STORES:
-        status = stored_status(root / store)
+        status = ctx.status(store)
         minutes, measured = status.recorded_compute()
         datasets = list(status.reps.index)
         rows.append(
             {
-                "store": shown_store(root, store),
+                "store": ctx.shown_store(store),
                 "label": label,
                 "units": status.units,
                 "minutes": minutes,
@@ -630,12 +639,12 @@ def table_one_agreement_text(table: pd.DataFrame) -> str:
 DIABETES_MODEL = "robust-rf-a0.002"
 
 
-def diabetes_notes(root: Path) -> pd.DataFrame:
+def diabetes_notes(ctx: ReportContext) -> pd.DataFrame:
     """Diabetes (Figures 1-2), per forest and selection: robust − RF over the cells, its t-test p
     with each fraction's noise levels one unit (as ``diabetes_gains``) and with the cells counted as
     independent, the RMSE range of the cells, and RF's noise-free RMSE at each training fraction."""
     rows = []
-    for (forest, selection), by_model in _comparisons(root, "robust_rf_diabetes", (DIABETES_MODEL,), REPS).items():
+    for (forest, selection), by_model in _comparisons(ctx, "robust_rf_diabetes", (DIABETES_MODEL,), REPS).items():
         c = by_model[DIABETES_MODEL]
         cells = c.per_dataset
         rf_clean = {cell: rmse for cell, rmse in zip(cells.dataset, cells.rf) if "noise_eta=0]" in cell}
@@ -681,7 +690,7 @@ def diabetes_notes_text(frame: pd.DataFrame) -> str:
 HELD = ("robust_rf_boston", "robust_rf_diabetes", "robust_rf_all")  # the stores this page describes
 
 
-def stores_held(root: Path) -> pd.DataFrame:
+def stores_held(ctx: ReportContext) -> pd.DataFrame:
     """What each store of the page holds now (``afr status``): the rows of its generated sentence on
     repetitions, datasets and bases, under the root the page is built for (``holdings_text``)."""
-    return holdings(root, HELD)
+    return holdings(ctx, HELD)

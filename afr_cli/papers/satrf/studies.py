@@ -24,14 +24,14 @@ import pandas as pd
 
 from afr_cli.analysis.bayesian import DEFAULT_ROPE
 from afr_cli.analysis.stats import holm_adjust
-from afr_cli.catalogue.published import published_table
 from afr_cli.config.experiment import load_experiment
 from afr_cli.core.paths import PROJECT_ROOT
 from afr_cli.engine.runner import RunOptions, run_experiment
 from afr_cli.figures.plots import surface_table
 from afr_cli.publish.claims.columns import ColumnRef, published_column
 from afr_cli.publish.claims.judge import ALPHA
-from afr_cli.publish.frames import StoreMissing, report_table, stored
+from afr_cli.publish.context import ReportContext
+from afr_cli.publish.frames import StoreMissing, report_table
 from afr_cli.publish.page_words import how_many, in_brackets, listing, repetitions_label, significance_words
 from afr_cli.publish.store_words import holdings, holdings_text  # noqa: F401 (a show)
 from afr_cli.publish.studies import render_frame
@@ -64,18 +64,18 @@ def _published(spec: str, base: str, model: str) -> pd.Series:
     return published_column(ColumnRef(spec, base, model), "r2")
 
 
-def _means(root: Path, store: str, selection: str, reps: int | None = None) -> pd.DataFrame:
-    frames = stored(root / store)
+def _means(ctx: ReportContext, store: str, selection: str, reps: int | None = None) -> pd.DataFrame:
+    frames = ctx.stored(store)
     view = results_in_view(frames.results, frames.grid, selection, reps)
     return view.groupby(["dataset", "model"]).r2.mean().unstack("model")
 
 
-def _columns(root: Path, bases=BASES, reps: int | None = None) -> dict[str, tuple[pd.Series, pd.Series]]:
+def _columns(ctx: ReportContext, bases=BASES, reps: int | None = None) -> dict[str, tuple[pd.Series, pd.Series]]:
     """Per shown column: (ours by dataset, the paper's by dataset), over repetitions 0..reps-1
     (every stored one when None)."""
     cols = {}
     for base, forest, store, spec in bases:
-        stored, best = _means(root, store, "stored", reps), _means(root, store, "best-test", reps)
+        stored, best = _means(ctx, store, "stored", reps), _means(ctx, store, "best-test", reps)
         paper_forest, paper_abrf = _published(spec, base, forest), _published("satrf:9", base, "eps-abrf")
         cols[base] = (stored[forest], paper_forest)
         cols[f"eps-ABRF ({base})"] = (stored["eps-abrf"], paper_abrf)
@@ -83,15 +83,15 @@ def _columns(root: Path, bases=BASES, reps: int | None = None) -> dict[str, tupl
     return cols
 
 
-def identified_protocol(root: Path) -> pd.DataFrame:
+def identified_protocol(ctx: ReportContext) -> pd.DataFrame:
     """``derived_protocol``'s table for the papers' identified protocol, on their repetitions 0-9."""
-    return _ours_beside_paper(_columns(root, IDENTIFIED, PAPERS_REPS))
+    return _ours_beside_paper(_columns(ctx, IDENTIFIED, PAPERS_REPS))
 
 
-def derived_protocol(root: Path) -> pd.DataFrame:
+def derived_protocol(ctx: ReportContext) -> pd.DataFrame:
     """Per dataset: ours / paper / difference for RF, ERT and eps-ABRF on each, and eps-ABRF chosen
     on the test set (difference to the paper in brackets)."""
-    return _ours_beside_paper(_columns(root))
+    return _ours_beside_paper(_columns(ctx))
 
 
 def _ours_beside_paper(cols: dict[str, tuple[pd.Series, pd.Series]]) -> pd.DataFrame:
@@ -108,10 +108,10 @@ def _ours_beside_paper(cols: dict[str, tuple[pd.Series, pd.Series]]) -> pd.DataF
     return pd.DataFrame(rows)
 
 
-def derived_gains(root: Path) -> pd.DataFrame:
+def derived_gains(ctx: ReportContext) -> pd.DataFrame:
     """eps-ABRF − its forest on the UCI sets, ours beside the paper's, per forest; and how much
     choosing eps-ABRF's grid point on the test set raises it (range over the 11 datasets)."""
-    cols = _columns(root)
+    cols = _columns(ctx)
     rows = []
     for base in ("RF", "ERT"):
         ours = cols[f"eps-ABRF ({base})"][0] - cols[base][0]
@@ -127,10 +127,10 @@ def derived_gains(root: Path) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def identified_gains(root: Path) -> pd.DataFrame:
+def identified_gains(ctx: ReportContext) -> pd.DataFrame:
     """eps-ABRF − its forest per dataset under the papers' identified protocol, on their repetitions
     0-9, ours beside the paper's (RF from LARF Table 3 and ERT from Table 5 against SAT-RF Table 9)."""
-    cols = _columns(root, IDENTIFIED, PAPERS_REPS)
+    cols = _columns(ctx, IDENTIFIED, PAPERS_REPS)
     rows = []
     for d in DATASETS:
         row = {"dataset": d}
@@ -186,13 +186,13 @@ def derived_gains_shown(frame: pd.DataFrame) -> str:
     return render_frame(frame, 3) + "\n\n" + "\n".join(lines)
 
 
-def softmax_comparisons(root: Path) -> pd.DataFrame:
+def softmax_comparisons(ctx: ReportContext) -> pd.DataFrame:
     """eps-ABRF against the untrained Softmax model (eps = 0, tau = 1) over the datasets, per
     protocol and forest, on every stored repetition: the rows of the reports' compare.md (mean of
     B − A, Demšar's t-test with p Holm-adjusted over the two forests, Wilcoxon, wins)."""
     rows = []
     for protocol, bases in (("identified", IDENTIFIED), ("derived", BASES)):
-        results = pd.concat([stored(root / store).results for _, _, store, _ in bases], ignore_index=True)
+        results = pd.concat([ctx.stored(store).results for _, _, store, _ in bases], ignore_index=True)
         comparison = compare_models(results, "softmax", "eps-abrf")
         holm = holm_adjust([c.ttest.p for c in comparison.bases])
         for c, p_holm in zip(comparison.bases, holm):
@@ -237,10 +237,10 @@ FIGURES = ("Friedman1", "Boston", "Wine")  # Figures 2-4 (Figure 1, Sparse, is j
 PANELS = (("sat-rf-yx-tau-eps", "tau", "eps"), ("sat-rf-yx-kappa-gamma", "kappa", "gamma"))
 
 
-def figure_peaks(root: Path) -> pd.DataFrame:
+def figure_peaks(ctx: ReportContext) -> pd.DataFrame:
     """Per dataset of Figures 2-4, each panel's best grid point and its mean test R² over every
     stored repetition (the point ``afr reproduce satrf`` marks in the figure)."""
-    grid = stored(root / "satrf_surfaces").grid
+    grid = ctx.stored("satrf_surfaces").grid
     rows = []
     for dataset in FIGURES:
         row = {"dataset": dataset}
@@ -255,10 +255,10 @@ def figure_peaks(root: Path) -> pd.DataFrame:
 TAIL_DATASET, TAIL_FIRST = "Friedman3", 20  # the first run of the derived store held 20 repetitions
 
 
-def friedman3_tail(root: Path) -> pd.DataFrame:
+def friedman3_tail(ctx: ReportContext) -> pd.DataFrame:
     """Plain RF's test R² on Friedman 3 under the derived protocol (results/abrf_rf_derived), over
     splits: its standard deviation, minimum, and mean over the first 20 and over every repetition."""
-    r = stored(root / "abrf_rf_derived").results
+    r = ctx.stored("abrf_rf_derived").results
     r2 = r[(r.dataset == TAIL_DATASET) & (r.model == "rf")].sort_values("rep").r2
     return pd.DataFrame(
         [
@@ -278,7 +278,7 @@ DRAW_SEEDS = tuple(range(8))
 DRAWS_CONFIG = PROJECT_ROOT / "configs" / "synthetic_draws.yaml"
 
 
-def synthetic_draws(root: Path) -> pd.DataFrame:
+def synthetic_draws(ctx: ReportContext) -> pd.DataFrame:
     """Expensive (8 runs of plain RF, 3 datasets x 20 repetitions): configs/synthetic_draws.yaml
     for each data seed in ``DRAW_SEEDS``, in a scratch folder; per seed and dataset, RF's mean
     test R²."""
@@ -339,14 +339,14 @@ def _agreement_row(report: Path, model: str) -> tuple[int, int, int, float]:
     raise ValueError(f"{report}: no agreement row for {model}")
 
 
-def softmax_scaling(root: Path) -> pd.DataFrame:
+def softmax_scaling(ctx: ReportContext) -> pd.DataFrame:
     """The untrained Softmax model's R² cells of Tables 2-7 (repetitions 0-9) under each feature
     scaling of configs/satrf_softmax_scaling.yaml, by the one agreement rule: the counts the
     reports under results/satrf_softmax/<scaling>/ give, summed over the tables."""
     rows = []
     for scaling, label in SCALINGS:
         counts = [
-            _agreement_row(Path(root) / "satrf_softmax" / scaling / f"paper-satrf-{t}.md", "softmax")
+            _agreement_row(ctx.root / "satrf_softmax" / scaling / f"paper-satrf-{t}.md", "softmax")
             for t in SOFTMAX_TABLES
         ]
         n = sum(c[0] for c in counts)
@@ -369,11 +369,11 @@ VARIANT_PAIRS = (
 )
 
 
-def variant_tests(root: Path) -> pd.DataFrame:
+def variant_tests(ctx: ReportContext) -> pd.DataFrame:
     """The paired tests of the page's misses, as compare.md computes them (mean of B − A over the
     datasets, Demšar's t-test, Wilcoxon, better/tie/worse at the printed precision), on every stored
     repetition and on the papers' repetitions 0-9."""
-    results = pd.concat([stored(root / store).results for store in SATRF_STORES], ignore_index=True)
+    results = pd.concat([ctx.stored(store).results for store in SATRF_STORES], ignore_index=True)
     rows = []
     for a, b, what in VARIANT_PAIRS:
         for label, view in _rep_views(results):
@@ -458,10 +458,10 @@ def yx_over_y_text(frame: pd.DataFrame) -> str:
 VARIANTS = ("sat-rf-yx", "sat-rf-x", "sat-rf-y")  # the one-head variants; -yx first
 
 
-def yx_best(root: Path) -> pd.DataFrame:
+def yx_best(ctx: ReportContext) -> pd.DataFrame:
     """The (dataset, forest) pairs where SAT-RF-yx's mean R² at the printed precision (three
     decimals) is strictly above both other variants', on every stored repetition and on 0-9."""
-    results = pd.concat([stored(root / store).results for store in SATRF_STORES], ignore_index=True)
+    results = pd.concat([ctx.stored(store).results for store in SATRF_STORES], ignore_index=True)
     rows = []
     for label, view in _rep_views(results):
         means = (
@@ -495,14 +495,14 @@ def yx_best_text(frame: pd.DataFrame) -> str:
     )
 
 
-def table9_gap(root: Path) -> pd.DataFrame:
+def table9_gap(ctx: ReportContext) -> pd.DataFrame:
     """Table 9 on the papers' repetitions 0-9, per forest: how far the paper's SAT-RF column is above
     ours (inner CV, mean over the datasets), and in how many cells our eps-ABRF is within the
     agreement tolerance of the paper's, under inner CV and under best-test."""
-    cols = _columns(root, IDENTIFIED, PAPERS_REPS)
+    cols = _columns(ctx, IDENTIFIED, PAPERS_REPS)
     rows = []
     for (base, _, _, _), store in zip(IDENTIFIED, SATRF_STORES):
-        satrf = _means(root, store, "stored", PAPERS_REPS)["sat-rf"]
+        satrf = _means(ctx, store, "stored", PAPERS_REPS)["sat-rf"]
         row = {
             "forest": base,
             "datasets": len(DATASETS),
@@ -532,11 +532,11 @@ FORESTS = ("rf", "ert")
 VARIANTS_AND_ABRF = ("eps-abrf", "sat-rf", "sat-rf-y", "sat-rf-x")
 
 
-def compare_family(root: Path) -> pd.DataFrame:
+def compare_family(ctx: ReportContext) -> pd.DataFrame:
     """The overview rows of the SAT-RF report's compare.md (one family of paired tests): per row B,
     A, base, the t-test's p raw and Holm-adjusted over the family, and the Bayesian signed-rank
     test's P(=) and P(B)."""
-    path = root / COMPARE_REPORT
+    path = ctx.root / COMPARE_REPORT
     if not path.is_file():
         raise StoreMissing(str(path))
     table = report_table(path)
@@ -579,11 +579,11 @@ def compare_family_text(family: pd.DataFrame) -> str:
 ERT_TABLES = ("3", "5", "7")  # the SAT-RF paper's ERT tables (-y, -x, -yx), each with a Softmax column
 
 
-def softmax_ties(root: Path) -> pd.DataFrame:
+def softmax_ties(ctx: ReportContext) -> pd.DataFrame:
     """Per ERT table of the paper: on how many datasets its printed Softmax R² equals its ERT R²."""
     rows = []
     for table in ERT_TABLES:
-        printed = published_table(f"satrf:{table}")
+        printed = ctx.published_table(f"satrf:{table}")
         wide = printed[printed.metric == "r2"].pivot_table(
             index="dataset", columns="model", values="value_str", aggfunc="first"
         )
@@ -600,13 +600,13 @@ def softmax_ties_text(ties: pd.DataFrame) -> str:
     )
 
 
-def sparse_softmax(root: Path) -> pd.DataFrame:
+def sparse_softmax(ctx: ReportContext) -> pd.DataFrame:
     """Sparse's Softmax R² cells of Tables 2-7 (repetitions 0-9): ours − the paper's under each
     scaling, from the reports' committed cells (results/satrf_softmax/<scaling>/paper-satrf-N.csv)."""
     rows = []
     for scaling, _ in SCALINGS:
         for table in SOFTMAX_TABLES:
-            path = Path(root) / "satrf_softmax" / scaling / f"paper-satrf-{table}.csv"
+            path = ctx.root / "satrf_softmax" / scaling / f"paper-satrf-{table}.csv"
             if not path.is_file():
                 raise StoreMissing(str(path))
             cells = pd.read_csv(path)
@@ -640,7 +640,7 @@ HELD = (
 )  # the stores this page describes
 
 
-def stores_held(root: Path) -> pd.DataFrame:
+def stores_held(ctx: ReportContext) -> pd.DataFrame:
     """What each store of the page holds now (``afr status``): the rows of its generated sentence on
     repetitions, datasets and bases, under the root the page is built for (``holdings_text``)."""
-    return holdings(root, HELD)
+    return holdings(ctx, HELD)

@@ -25,8 +25,7 @@ from afr_cli.publish.claims.judge import (
     printed_test,
     reason,
 )
-from afr_cli.publish.frames import load_store, report_by_name, report_frames
-from afr_cli.publish.page_words import shown_root
+from afr_cli.publish.context import ReportContext
 from afr_cli.tables.agreement import RULE, as_printed
 from afr_cli.tables.format import METRIC_NAMES, grid
 from afr_cli.tables.paper_compare import paper_comparison, printed_cells
@@ -34,20 +33,25 @@ from afr_cli.tables.paper_compare import paper_comparison, printed_cells
 LEDGER = "claims.md"
 
 
-def judge_paper(paper: Paper, root: Path) -> list[Verdict]:
-    """Every claim of a paper, judged on the stores under ``root``."""
-    reports = report_by_name()
+def judge_paper(paper: Paper, ctx: ReportContext) -> list[Verdict]:
+    """Every claim of a paper, judged on the stores of the report context (once per context: the
+    ledger, the page's blocks and the site share the verdicts)."""
+    return list(ctx.once(("verdicts", paper.id), lambda: _judged(paper, ctx)))
+
+
+def _judged(paper: Paper, ctx: ReportContext) -> list[Verdict]:
+    reports = ctx.reports_by_name()
     out = []
     for claim in paper.claims:
         if claim.get("test") == "surface_peak":
-            store = load_store(root / claim["store"])
+            store = ctx.store(claim["store"])
             out.append(judge(paper.id, claim, None, paper.reps, store.grid if store else None))
         elif claim.get("test") == "figure_wins":
-            store = load_store(root / claim["store"])
+            store = ctx.store(claim["store"])
             out.append(judge(paper.id, claim, store.results if store else None, paper.reps))
         else:
             report = reports.get(claim.get("report"))
-            results = report_frames(report, root) if report is not None else None
+            results = ctx.report_frames(report) if report is not None else None
             out.append(judge(paper.id, claim, results, paper.reps))
     return out
 
@@ -202,15 +206,15 @@ def render_ledger(paper: Paper, verdicts: list[Verdict]) -> str:
     return "\n\n".join(head + blocks) + "\n"
 
 
-def summary_block(paper: Paper, verdicts: list[Verdict], root: Path = Path("results")) -> str:
+def summary_block(paper: Paper, verdicts: list[Verdict], shown: str = "results") -> str:
     """The summary of a paper's claims on its page: the verdict count and one line per claim. The
     ledger is named by its path under the root the page is built for (``results/`` for the
-    committed page, the scratch root of ``afr reproduce --root DIR`` for its copy), not linked: the
+    committed page, the scratch root of ``afr reproduce --root DIR`` for its copy: ``shown``), not linked: the
     block is the same text in whichever page holds it, and a relative link would resolve from one
     page only."""
     lines = [
         f"{len(verdicts)} claims, judged by `afr report` from the stores ({verdict_counts(verdicts)}; ledger: "
-        f"`{shown_root(root)}/{paper.id}/{LEDGER}`):",
+        f"`{shown}/{paper.id}/{LEDGER}`):",
         "",
     ]
     for v in verdicts:
@@ -233,24 +237,25 @@ def summary_block(paper: Paper, verdicts: list[Verdict], root: Path = Path("resu
     return "\n".join(lines)
 
 
-def agreement_rows(paper: Paper, root: Path, reps: int | None = None) -> list[list[str]]:
+def agreement_rows(paper: Paper, ctx: ReportContext, reps: int | None = None) -> list[list[str]]:
     """Per agreement group of the paper's data file, per metric and selection: cells, as printed,
     within tolerance and mean Δ on repetitions 0..reps-1 (default the paper's own; the agreement rule)."""
     reps = paper.reps if reps is None else reps
-    reports = report_by_name()
+    reports = ctx.reports_by_name()
     rows = []
     for group in paper.agreement:
         report = reports[group["report"]]
         stored_rows = []
         for selection in ("stored", "best-test"):
-            results = report_frames(report, root, reps, selection)
+            results = ctx.report_frames(report, reps, selection)
             if results is None:
                 continue
+            specs = dict.fromkeys(spec for spec, _ in group["columns"])  # each table compared once, not per metric
+            compared = {spec: (paper_comparison(results, spec), printed_cells(spec)) for spec in specs}
             for metric in group["metrics"]:
                 cells = []
                 for spec, model in group["columns"]:
-                    comparison = paper_comparison(results, spec)
-                    printed = printed_cells(spec)
+                    comparison, printed = compared[spec]
                     part = comparison[
                         (comparison["model"] == model) & (comparison["metric"] == metric) & comparison["ours"].notna()
                     ]
@@ -283,16 +288,16 @@ EFFECT_RULE = (
 )
 
 
-def effect_rows(paper: Paper, root: Path, reps: int | None = None) -> list[list[str]]:
+def effect_rows(paper: Paper, ctx: ReportContext, reps: int | None = None) -> list[list[str]]:
     """Per agreement group with ``effect_of: MODEL`` (a table whose effect is small against its
     metric, so that cells within tolerance say nothing about the effect): per metric and column,
     the cells, how many effects have the paper's sign, how many agree (EFFECT_RULE), and the mean
     effect of the paper and of ours, on repetitions 0..reps-1 (inner CV, as stored)."""
     reps = paper.reps if reps is None else reps
-    reports = report_by_name()
+    reports = ctx.reports_by_name()
     rows = []
     for group in (g for g in paper.agreement if g.get("effect_of")):
-        results = report_frames(reports[group["report"]], root, reps)
+        results = ctx.report_frames(reports[group["report"]], reps)
         if results is None:
             continue
         baseline = group["effect_of"]
@@ -321,9 +326,9 @@ def effect_rows(paper: Paper, root: Path, reps: int | None = None) -> list[list[
     return rows
 
 
-def effect_block(paper: Paper, root: Path) -> str | None:
+def effect_block(paper: Paper, ctx: ReportContext) -> str | None:
     """The effect rows as a Markdown table, under the cell agreement; None without ``effect_of``."""
-    rows = effect_rows(paper, root)
+    rows = effect_rows(paper, ctx)
     if not rows:
         return None
     headers = ["effect", "metric", "cells", "paper's sign", "agrees", "mean (paper)", "mean (ours)"]
@@ -332,14 +337,14 @@ def effect_block(paper: Paper, root: Path) -> str | None:
     )
 
 
-def agreement_block(paper: Paper, root: Path) -> str | None:
+def agreement_block(paper: Paper, ctx: ReportContext) -> str | None:
     """The paper's agreement counts as a Markdown table for its page's section; None when there are
     no rows to show. A paper whose text states another count of repetitions than the protocol we
     identified (``stated_reps``) is headlined on the stated count, the identified one beside it."""
     headers = ["columns", "metric", "selection", "cells", "as printed", "within tol", "mean Δ"]
     if paper.stated_reps and paper.stated_reps != paper.reps:
-        stated = agreement_rows(paper, root, paper.stated_reps)
-        inferred = agreement_rows(paper, root, paper.reps)
+        stated = agreement_rows(paper, ctx, paper.stated_reps)
+        inferred = agreement_rows(paper, ctx, paper.reps)
         if not stated and not inferred:
             return None
         rows = [[f"0-{paper.stated_reps - 1} (stated)", *r] for r in stated] + [
@@ -351,7 +356,7 @@ def agreement_block(paper: Paper, root: Path) -> str | None:
             f"other papers' numbers; by the one agreement rule ({RULE}):\n\n"
             + grid(["repetitions", *headers], rows, "md")
         )
-    rows = agreement_rows(paper, root)
+    rows = agreement_rows(paper, ctx)
     if not rows:
         return None
     return f"On the paper's own repetitions 0-{paper.reps - 1}, by the one agreement rule ({RULE}):\n\n" + grid(
