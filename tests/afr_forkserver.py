@@ -11,17 +11,26 @@ console script does (``sys.exit(main())`` through the interpreter's normal exit)
 check stays at the process boundary: the child's exit status and the bytes it wrote to stderr.
 
 ``run_afr_forked(invocations, jobs)`` returns a ``subprocess.CompletedProcess`` per invocation,
-in order. Invocations that need something a fork cannot give (a mount namespace, another
-interpreter) still run as real subprocesses.
+in order. ``run_one(invocation, timeout)`` runs one invocation through a server kept open for the
+whole test session (one per pytest process, so one per xdist worker): tests/conftest.py's
+``run_afr`` uses it, so the suite's hundreds of single ``afr`` commands pay the start-up once per
+worker instead of once per command. What the server itself printed while importing (nothing,
+normally) is put before each child's own output, as a real process would print it. Invocations
+that need something a fork cannot give (a mount namespace, another interpreter, a live process to
+signal) still run as real subprocesses.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import select
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,9 +89,95 @@ def run_afr_forked(
         ]
 
 
+class _Server:
+    """A fork server answering one invocation at a time for as long as the test process lives.
+
+    Protocol: the server prints ``ready`` once it has imported PRELOAD (its own stdout and stderr of
+    that phase went to files, read here once), then for each request line it prints the child's pid
+    and, when the child ends, its exit code."""
+
+    def __init__(self) -> None:
+        self.scratch = tempfile.TemporaryDirectory(prefix="afr-forks-")
+        preload_out, preload_err = Path(self.scratch.name) / "preload.out", Path(self.scratch.name) / "preload.err"
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, "stream", str(preload_out), str(preload_err)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=_SESSION_ENV,
+        )
+        self.pending = b""
+        self.count = 0
+        try:
+            ready = self._line(None)
+        except RuntimeError:
+            ready = None
+        if ready != "ready":
+            raise RuntimeError(f"the afr fork server did not start: {preload_err.read_text()[-3000:]}")
+        self.preload = (preload_out.read_text(), preload_err.read_text())
+
+    def _line(self, deadline: float | None) -> str | None:
+        """The server's next line, or None when ``deadline`` (time.monotonic()) passes first."""
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self.pending:
+            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if not select.select([fd], [], [], wait)[0]:
+                return None
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                raise RuntimeError(f"the afr fork server ended (exit {self.proc.wait()})")
+            self.pending += chunk
+        line, self.pending = self.pending.split(b"\n", 1)
+        return line.decode()
+
+    def run(self, invocation: Invocation, timeout: float) -> subprocess.CompletedProcess:
+        self.count += 1
+        out, err = Path(self.scratch.name) / f"{self.count}.out", Path(self.scratch.name) / f"{self.count}.err"
+        args = [afr_script(), *invocation.args]
+        request = {"args": args, "cwd": str(invocation.cwd), "env": invocation.env, "out": str(out), "err": str(err)}
+        self.proc.stdin.write((json.dumps(request) + "\n").encode())
+        self.proc.stdin.flush()
+        pid = int(self._line(None))
+        code = self._line(time.monotonic() + timeout)
+        timed_out = code is None
+        if timed_out:  # as subprocess.run does: kill the process, collect what it wrote, raise
+            os.kill(pid, signal.SIGKILL)
+            code = self._line(None)
+        stdout, stderr = self.preload[0] + out.read_text(), self.preload[1] + err.read_text()
+        out.unlink()
+        err.unlink()
+        if timed_out:
+            raise subprocess.TimeoutExpired(args, timeout, output=stdout, stderr=stderr)
+        return subprocess.CompletedProcess(args, int(code), stdout, stderr)
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+        self.scratch.cleanup()
+
+
+_server: _Server | None = None
+
+
+def run_one(invocation: Invocation, timeout: float = 600) -> subprocess.CompletedProcess:
+    """Run one invocation as a child of this process's long-lived fork server (started on first
+    use, ended when this process exits); like ``subprocess.run(..., capture_output=True,
+    text=True, timeout=timeout)``, it raises ``subprocess.TimeoutExpired`` after killing a child
+    that outlives ``timeout``."""
+    global _server
+    if _server is None or _server.proc.poll() is not None:
+        _server = _Server()
+        atexit.register(_server.close)
+    return _server.run(invocation, timeout)
+
+
 def _server_env() -> dict[str, str]:
     """The test's environment (as a real ``afr`` run from it would see it)."""
     return dict(os.environ)
+
+
+# The session's environment, taken when the tests start (before any test changes os.environ): the
+# long-lived server imports in it; each child then takes its own invocation's environment.
+_SESSION_ENV = dict(os.environ)
 
 
 def _become(request: dict, server_path: list[str]) -> None:
@@ -102,17 +197,52 @@ def _become(request: dict, server_path: list[str]) -> None:
     sys.argv[:] = request["args"]
 
 
-def _serve(jobs: int) -> None:
-    """Read every request (JSON lines on stdin), fork a child per request, ``jobs`` at a time, and
-    print ``INDEX EXITCODE`` as each ends. A child returns from here by raising SystemExit."""
+def _preload() -> list[str]:
+    """Import PRELOAD as the console script would (sys.path: its own directory first, then
+    PYTHONPATH, then the rest); the sys.path a child puts after its own PYTHONPATH."""
     import importlib
 
-    # sys.path as the console script has it: its own directory first, then PYTHONPATH, then the rest.
     sys.path[0] = str(Path(afr_script()).parent)
     own = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     server_path = [p for p in sys.path[1:] if p not in own]
     for name in PRELOAD:
         importlib.import_module(name)
+    return server_path
+
+
+def _stream(preload_out: str, preload_err: str) -> None:
+    """Serve one request at a time until stdin closes: print the child's pid when it starts and
+    its exit code when it ends. The import phase writes to the two files given, then stdout is
+    the protocol's again. A child returns from here by raising SystemExit."""
+    protocol = os.dup(1)
+    for fd, name in ((1, preload_out), (2, preload_err)):
+        target = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.dup2(target, fd)
+        os.close(target)
+    server_path = _preload()
+    main = sys.modules["afr_cli.cli"].main
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.dup2(protocol, 1)
+    os.close(protocol)
+    print("ready", flush=True)
+    while line := sys.stdin.buffer.readline():
+        request = json.loads(line)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            _become(request, server_path)
+            sys.exit(main())  # the console script's last line; unwinds to the interpreter's exit
+        print(pid, flush=True)
+        _, status = os.waitpid(pid, 0)
+        print(os.waitstatus_to_exitcode(status), flush=True)
+
+
+def _serve(jobs: int) -> None:
+    """Read every request (JSON lines on stdin), fork a child per request, ``jobs`` at a time, and
+    print ``INDEX EXITCODE`` as each ends. A child returns from here by raising SystemExit."""
+    server_path = _preload()
     main = sys.modules["afr_cli.cli"].main
     pending = [json.loads(line) for line in sys.stdin.read().splitlines() if line.strip()]
     order = list(range(len(pending)))
@@ -132,4 +262,7 @@ def _serve(jobs: int) -> None:
 
 
 if __name__ == "__main__":
-    _serve(int(sys.argv[1]))
+    if sys.argv[1] == "stream":
+        _stream(sys.argv[2], sys.argv[3])
+    else:
+        _serve(int(sys.argv[1]))
