@@ -148,6 +148,7 @@ def test_a_paper_without_claims_or_tables_shows_what_its_outputs_drew(tmp_path):
     """The Decision Machines print no table and make no claim of results: their page says so and
     shows the summary and comparisons `afr reproduce dm` drew, not an empty ledger and table."""
     from afr_cli.catalogue.knowledge import paper
+    from afr_cli.publish.context import ReportContext
     from afr_cli.publish.site import paper_page
 
     root = tmp_path / "results"
@@ -155,7 +156,7 @@ def test_a_paper_without_claims_or_tables_shows_what_its_outputs_drew(tmp_path):
     (root / "dm_soft" / "compare.md").write_text(
         "| dataset | forest | dm-soft |\n|---|---|---|\n| Wine | 0.41 | 0.42 |\n"
     )
-    page = paper_page(paper("dm"), [], root, tmp_path / "site")
+    page = paper_page(paper("dm"), [], ReportContext(root), tmp_path / "site")
     assert "records no claim" in page and 'class="paper-table"' not in page
     assert "<td>Wine</td>\n<td>0.41</td>\n<td>0.42</td>" in page  # an HTML table, not Markdown in <pre>
     assert "| Wine |" not in page and "<pre>| dataset" not in page

@@ -7,6 +7,7 @@ from __future__ import annotations
 import shutil
 
 from afr_cli.catalogue.knowledge import PROJECT_DIR, paper
+from afr_cli.publish.context import ReportContext
 from afr_cli.publish.markdown import slug, to_html
 from afr_cli.publish.outfiles import write_if_changed
 from afr_cli.publish.site import paper_page
@@ -35,7 +36,7 @@ def test_headings_carry_githubs_anchors():
 
 
 def test_the_docs_links_between_them_land_on_rendered_pages(tmp_path):
-    docs = Documents(tmp_path / "results", tmp_path / "site")
+    docs = Documents(ReportContext(tmp_path / "results"), tmp_path / "site")
     assert docs.page_of(PROJECT_DIR / "docs" / "cli.md") == "docs/cli.html"
     assert docs.page_of(PROJECT_DIR / "README.md") == "readme.html"
     page = docs.render(
@@ -53,7 +54,7 @@ def test_a_figure_shown_by_a_report_and_by_the_papers_outputs_appears_once(tmp_p
     figures = root / "satrf" / "figures"
     figures.mkdir(parents=True)
     shutil.copy(PROJECT_DIR / "results" / "satrf" / "figures" / "Sparse.png", figures)
-    page = paper_page(paper("satrf"), [], root, tmp_path / "site")
+    page = paper_page(paper("satrf"), [], ReportContext(root), tmp_path / "site")
     assert page.count('src="satrf/figures/Sparse.png"') == 1
     assert (tmp_path / "site" / "satrf" / "figures" / "Sparse.png").is_file()
 
