@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.ensemble import GradientBoostingRegressor
 
 from afr_cli.errors import AfrInputError
 
@@ -109,6 +108,8 @@ class EnsembleParts:
 def ensemble_parts(fitted, weights=None) -> EnsembleParts:
     """Trees, intercept and tree weights of a fitted RF / ERT, GBM, single tree, or any object with
     ``trees``, ``intercept`` and ``tree_weights`` (the ensemble registry's contract)."""
+    from sklearn.ensemble import GradientBoostingRegressor  # not at import: a config's check needs none
+
     forest = False
     if hasattr(fitted, "trees") and hasattr(fitted, "tree_weights"):
         trees = list(fitted.trees)

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.model_selection import KFold, train_test_split
-from sklearn.preprocessing import MinMaxScaler, StandardScaler
 
 from afr_cli.config.experiment import Base, Experiment, ModelConfig
 from afr_cli.core.plugin_registry import checked_predictions
@@ -32,8 +31,28 @@ from afr_cli.solvers.solve import SolveResult
 from afr_cli.store import UnitRecord
 
 REFIT = -1  # the stage index of "fit on the whole 80 %, score on the 20 %"
+
+
 # preprocess.scale: feature scalers fitted on each stage's training rows (targets are never scaled)
-SCALERS = {"standard": StandardScaler, "minmax": MinMaxScaler}
+class _Scalers(Mapping):
+    """scale name -> scikit-learn scaler class, imported when a run scales (``afr validate`` reads
+    the protocol's splits but must not import scikit-learn, which imports scipy.stats)."""
+
+    _NAMES = {"standard": "StandardScaler", "minmax": "MinMaxScaler"}
+
+    def __getitem__(self, scale: str) -> type:
+        import sklearn.preprocessing
+
+        return getattr(sklearn.preprocessing, self._NAMES[scale])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._NAMES)
+
+    def __len__(self) -> int:
+        return len(self._NAMES)
+
+
+SCALERS: Mapping[str, type] = _Scalers()
 
 
 def split_indices(n: int, test_fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -96,6 +115,8 @@ class UnitSeeds:
     def split_rows(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         """(train, test) rows; rep-index keeps train_test_split's order, as the papers' code fit it."""
         if self.by_index:
+            from sklearn.model_selection import train_test_split  # the papers' own split
+
             return train_test_split(np.arange(n), test_size=self.test_fraction, random_state=self.rep)
         return split_indices(n, self.test_fraction, self.split)
 
@@ -185,6 +206,8 @@ def run_unit(
     shared = shared if shared is not None else SharedWork()
     seeds = UnitSeeds(exp, dataset, base, rep, train_fraction)
     train, test = seeds.split_rows(len(y))
+    from sklearn.model_selection import KFold
+
     folds = KFold(exp.protocol.inner_folds, shuffle=True, random_state=seeds.folds)
     stages = [_Stage(i, train[tr], train[va]) for i, (tr, va) in enumerate(folds.split(train))]
     if not needs_inner_cv(exp):  # inner CV would only cost forest fits and solves

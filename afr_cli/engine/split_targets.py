@@ -13,7 +13,6 @@ dataset (the registered ones never have a constant split).
 from __future__ import annotations
 
 import numpy as np
-from sklearn.model_selection import KFold
 
 from afr_cli.config.experiment import Experiment
 from afr_cli.engine.protocol import UnitSeeds, needs_inner_cv
@@ -39,6 +38,8 @@ def undefined_r2_splits(exp: Experiment, dataset: str, y: np.ndarray) -> list[st
             if _constant(y[test]):
                 found.append(f"({where})")
             elif folds_matter:
+                from sklearn.model_selection import KFold  # only where inner folds are checked
+
                 folds = KFold(exp.protocol.inner_folds, shuffle=True, random_state=seeds.folds)
                 bad = [k for k, (_, held_out) in enumerate(folds.split(train)) if _constant(y[train[held_out]])]
                 if bad:

@@ -10,18 +10,24 @@ T * learning_rate * h_t). LightGBM is not covered: its first tree absorbs the in
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-from sklearn.ensemble import ExtraTreesRegressor, GradientBoostingRegressor, RandomForestRegressor
-from sklearn.tree import BaseDecisionTree
 
 from afr_cli.ensembles.base import BOOSTED, OWN, FittedEnsemble
 from afr_cli.ensembles.random_forests import forest_ensemble
 from afr_cli.ensembles.tree import tree_ensemble
 from afr_cli.errors import AfrInputError
 
+if TYPE_CHECKING:
+    from sklearn.ensemble import GradientBoostingRegressor
+
 
 def from_fitted(model) -> FittedEnsemble:
     """The FittedEnsemble view of a fitted scikit-learn regressor (see the module doc)."""
+    from sklearn.ensemble import ExtraTreesRegressor, GradientBoostingRegressor, RandomForestRegressor
+    from sklearn.tree import BaseDecisionTree
+
     if isinstance(model, FittedEnsemble):
         return model
     if not hasattr(model, "n_features_in_"):

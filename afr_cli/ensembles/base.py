@@ -16,6 +16,7 @@ Families declare which structures they can attend over.
 
 from __future__ import annotations
 
+import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -23,14 +24,6 @@ from typing import Any, ClassVar
 import numpy as np
 
 from afr_cli.core.params import Param
-from afr_cli.ensembles.fast_trees import (
-    forest_leaves,
-    forest_predict,
-    is_forest,
-    rows_for_trees,
-    stacked_leaves,
-    tree_predict,
-)
 from afr_cli.errors import AfrInputError
 
 TRAINING_MEAN, OWN = "training-mean", "own"
@@ -78,10 +71,14 @@ class FittedEnsemble:
     def apply(self, X: np.ndarray) -> np.ndarray:
         """Node id of the leaf each row of X reaches in each tree, shape (n, T)."""
         if self.fast:
-            X32 = rows_for_trees(self.model if self.model is not None else self.trees[0], X)
-            if is_forest(self.model):
-                return forest_leaves(self.trees, X32)
-            return stacked_leaves(self.trees, X32)
+            # scikit-learn's internals, imported where a fitted ensemble is used: a config's check
+            # reads the ensembles' parameters and must not import scikit-learn (issue 32)
+            from afr_cli.ensembles import fast_trees as ft
+
+            X32 = ft.rows_for_trees(self.model if self.model is not None else self.trees[0], X)
+            if ft.is_forest(self.model):
+                return ft.forest_leaves(self.trees, X32)
+            return ft.stacked_leaves(self.trees, X32)
         if self.model is not None and hasattr(self.model, "apply"):
             leaves = self.model.apply(X)
             return leaves.reshape(len(leaves), -1)
@@ -90,14 +87,16 @@ class FittedEnsemble:
     def predict(self, X: np.ndarray) -> np.ndarray:
         """The ensemble's own prediction (the tables' GBM / RF / ERT column)."""
         if self.fast:
-            X32 = rows_for_trees(self.model if self.model is not None else self.trees[0], X)
-            if is_forest(self.model):
-                return forest_predict(self.trees, X32)
+            from afr_cli.ensembles import fast_trees as ft
+
+            X32 = ft.rows_for_trees(self.model if self.model is not None else self.trees[0], X)
+            if ft.is_forest(self.model):
+                return ft.forest_predict(self.trees, X32)
             if self.model is not None:
-                return tree_predict(self.model, X32)
+                return ft.tree_predict(self.model, X32)
             pred = np.full(len(X), self.intercept)
             for weight, tree in zip(self.tree_weights, self.trees):
-                pred += weight * tree_predict(tree, X32)
+                pred += weight * ft.tree_predict(tree, X32)
             return pred
         if self.model is not None:
             return self.model.predict(X)
@@ -158,3 +157,18 @@ class Ensemble(ABC):
         ):
             label += f"@{params['n_estimators']}"
         return label
+
+
+class SklearnClass:
+    """A class attribute naming a scikit-learn class, imported when first read.
+
+    The registry's ensembles declare their scikit-learn class (``RandomForest.sklearn_class``), but
+    importing scikit-learn imports scipy.stats; validating a config only reads names and parameters,
+    so the class is looked up when an ensemble is fit. A subclass may still set a class itself.
+    """
+
+    def __init__(self, module: str, name: str):
+        self.module, self.name = module, name
+
+    def __get__(self, instance: object, owner: type | None = None) -> type:
+        return getattr(importlib.import_module(self.module), self.name)

@@ -20,12 +20,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from sklearn.tree import DecisionTreeRegressor, ExtraTreeRegressor
-from sklearn.utils import check_array, check_random_state
 
 from afr_cli.core.params import ENSEMBLE, Param
-from afr_cli.ensembles.base import BOOSTED, OWN, Ensemble, FittedEnsemble
-from afr_cli.ensembles.fast_trees import tree_predict
+from afr_cli.ensembles.base import BOOSTED, OWN, Ensemble, FittedEnsemble, SklearnClass
 from afr_cli.ensembles.params import MAX_FEATURES, MAX_TREES, MIN_SAMPLES_LEAF
 from afr_cli.ensembles.tree_path import fast_trees
 
@@ -48,6 +45,11 @@ def boost(
     max_features: Any,
 ) -> FittedEnsemble:
     """The boosting loop; ``learner`` is a scikit-learn tree class, all drawing from one stream."""
+    from sklearn.tree import DecisionTreeRegressor, ExtraTreeRegressor
+    from sklearn.utils import check_array, check_random_state
+
+    from afr_cli.ensembles.fast_trees import tree_predict
+
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
     stream = check_random_state(seed)  # an int, None or a RandomState, as scikit-learn takes it
@@ -77,7 +79,7 @@ def boost(
 class _GBM(Ensemble):
     params = (ITERATIONS, LEARNING_RATE, DEPTH, MIN_SAMPLES_LEAF, MAX_FEATURES)
     structure = BOOSTED
-    learner: type
+    learner: type | SklearnClass
 
     def fit(self, X: np.ndarray, y: np.ndarray, seed: int | None, **params: Any) -> FittedEnsemble:
         return boost(X, y, self.learner, seed, **self.with_defaults(params))
@@ -86,10 +88,10 @@ class _GBM(Ensemble):
 class BoostedTrees(_GBM):
     name = "gbm-dt"
     summary = "gradient boosting, squared loss, CART learners (h0 = mean y, constant learning rate)"
-    learner = DecisionTreeRegressor
+    learner = SklearnClass("sklearn.tree", "DecisionTreeRegressor")
 
 
 class BoostedExtraTrees(_GBM):
     name = "gbm-ert"
     summary = "gradient boosting, squared loss, single extremely randomised trees as learners"
-    learner = ExtraTreeRegressor
+    learner = SklearnClass("sklearn.tree", "ExtraTreeRegressor")

@@ -10,12 +10,24 @@ import copy
 from typing import Any
 
 import numpy as np
-from sklearn.ensemble import ExtraTreesRegressor, RandomForestRegressor
 
-from afr_cli.ensembles.base import AVERAGE, TRAINING_MEAN, Ensemble, FittedEnsemble
-from afr_cli.ensembles.fast_trees import fit_forest, fits_fast
+from afr_cli.ensembles.base import AVERAGE, TRAINING_MEAN, Ensemble, FittedEnsemble, SklearnClass
 from afr_cli.ensembles.params import MAX_DEPTH, MAX_FEATURES, MIN_SAMPLES_LEAF, N_ESTIMATORS
 from afr_cli.ensembles.tree_path import fast_trees
+
+
+def fits_fast(forest) -> bool:
+    """``fast_trees.fits_fast``; the fast path (scikit-learn's internals) is imported by a fit."""
+    from afr_cli.ensembles import fast_trees as ft
+
+    return ft.fits_fast(forest)
+
+
+def fit_forest(forest, X: np.ndarray, y: np.ndarray):
+    """``fast_trees.fit_forest``, imported by a fit (a config's check imports no scikit-learn)."""
+    from afr_cli.ensembles import fast_trees as ft
+
+    return ft.fit_forest(forest, X, y)
 
 
 def forest_ensemble(forest, fast: bool = False) -> FittedEnsemble:
@@ -33,6 +45,8 @@ def forest_prefix(fitted: FittedEnsemble, n_trees: int) -> FittedEnsemble:
     trees of a larger forest, tree for tree; prediction and apply run over ``estimators_`` in order
     (single-threaded). tests/test_shared_work.py pins this, per kind, against forests fitted apart.
     """
+    from sklearn.ensemble import ExtraTreesRegressor, RandomForestRegressor
+
     forest = fitted.model
     if forest is None or not isinstance(forest, (RandomForestRegressor, ExtraTreesRegressor)):
         raise TypeError("forest_prefix needs a fitted rf or ert forest")
@@ -47,7 +61,7 @@ def forest_prefix(fitted: FittedEnsemble, n_trees: int) -> FittedEnsemble:
 class _Forest(Ensemble):
     params = (N_ESTIMATORS, MIN_SAMPLES_LEAF, MAX_FEATURES, MAX_DEPTH)
     structure = AVERAGE
-    sklearn_class: type
+    sklearn_class: type | SklearnClass
 
     def fit(self, X: np.ndarray, y: np.ndarray, seed: int | None, **params: Any) -> FittedEnsemble:
         p = self.with_defaults(params)
@@ -67,10 +81,10 @@ class _Forest(Ensemble):
 class RandomForest(_Forest):
     name = "rf"
     summary = "random forest (bootstrap, best split over max_features)"
-    sklearn_class = RandomForestRegressor
+    sklearn_class = SklearnClass("sklearn.ensemble", "RandomForestRegressor")
 
 
 class ExtraTrees(_Forest):
     name = "ert"
     summary = "extremely randomised trees (no bootstrap, random thresholds)"
-    sklearn_class = ExtraTreesRegressor
+    sklearn_class = SklearnClass("sklearn.ensemble", "ExtraTreesRegressor")

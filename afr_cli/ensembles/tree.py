@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from sklearn.tree import DecisionTreeRegressor
 
 from afr_cli.ensembles.base import AVERAGE, TRAINING_MEAN, Ensemble, FittedEnsemble
 from afr_cli.ensembles.params import MAX_DEPTH, MAX_FEATURES, MIN_SAMPLES_LEAF
@@ -29,6 +28,8 @@ class DecisionTree(Ensemble):
     structure = AVERAGE
 
     def fit(self, X: np.ndarray, y: np.ndarray, seed: int | None, **params: Any) -> FittedEnsemble:
+        from sklearn.tree import DecisionTreeRegressor  # imported by a fit, not by a config's check
+
         p = self.with_defaults(params)
         tree = DecisionTreeRegressor(
             min_samples_leaf=p["min_samples_leaf"],

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import linprog
 
 from afr_cli.solvers.problems import LinearAttentionProblem, LinearConstraints, LinearProblem
 
@@ -39,6 +38,8 @@ def solve_lp(problem: LinearAttentionProblem | LinearProblem) -> tuple[str, np.n
         b_eq = np.concatenate([t / scale, cons.eq_rhs])
         c = np.concatenate([np.zeros(p), np.ones(2 * n)])
         bounds = _bounds(cons) + [(0.0, None)] * (2 * n)
+    from scipy.optimize import linprog  # an LP is solved: not imported to read a config (issue 32)
+
     res = linprog(
         c,
         A_eq=A_eq if len(b_eq) else None,
