@@ -1,65 +1,104 @@
-"""Model families (the papers' models) and their scikit-learn estimators."""
+"""Model families (the papers' models) and their scikit-learn estimators.
+
+``FAMILIES`` is the registry configs name families from. The SAT-RF families are declared by name
+and built from ``afr_cli.models.satrf`` when first looked up, and the estimators (``EpsABRF``,
+``LARF``, ``AGBoost``, ``SATRF``, ``RobustRF``, ...) are imported when first asked for: each
+subclasses scikit-learn's BaseEstimator, and importing scikit-learn imports scipy.stats, which
+``afr validate`` (a config checked against the families' parameters) must not pay for (issue 32).
+"""
 
 from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator, MutableMapping
+from typing import Any
 
 from afr_cli.core.plugin_registry import import_plugin
 from afr_cli.dm import DecisionMachine
 from afr_cli.errors import AfrInputError
 from afr_cli.models.abrf import EpsABRFFamily
-from afr_cli.models.agboost import AGBoost, AGBoostFamily, AGBoostOnFitted, NonParamFamily
+from afr_cli.models.agboost import AGBoostFamily, NonParamFamily
 from afr_cli.models.base import Family, Param
 from afr_cli.models.dm_soft import DMSoftFamily
-from afr_cli.models.estimator import AttentionForestRegressor
-from afr_cli.models.larf import LARF, LARF_FAMILIES, LEAVE_SELF_OUT_FAMILIES
+from afr_cli.models.larf import LARF_FAMILIES, LEAVE_SELF_OUT_FAMILIES
 from afr_cli.models.plain import ForestFamily
 from afr_cli.models.robust import ROBUST_FAMILIES
-from afr_cli.models.robust_estimator import RobustRF
-from afr_cli.models.satrf import SATRF, satrf_family
-from afr_cli.solvers.solve import DEFAULT_SOLVER
 
 
-class EpsABRF(AttentionForestRegressor):
-    """eps-ABRF: alpha_k = (1-eps) softmax_k(-||x - A_k(x)||^2 / tau) + eps w_k over a RF or ERT.
+class _Declared:
+    """A family not built yet: ``module.factory(*args)`` builds it."""
 
-    ``w_`` (length T) is trained on the simplex by the shared solver (QP for loss="l2", LP
-    for "l1"); eps = 0 is the "Softmax" model and leaves ``w_`` uniform and unused.
-    """
+    def __init__(self, module: str, factory: str, *args: Any):
+        self.module, self.factory, self.args = module, factory, args
 
-    family = EpsABRFFamily()
+    def build(self) -> Family:
+        return getattr(importlib.import_module(self.module), self.factory)(*self.args)
 
-    def __init__(
-        self,
-        base: str = "rf",
-        n_estimators: int = 100,
-        min_samples_leaf: int = 10,
-        max_features: float = 1.0,
-        eps: float = 0.5,
-        tau: float = 1.0,
-        loss: str = "l2",
-        solver: str = DEFAULT_SOLVER,
-        random_state=None,
-    ):
-        self.base = base
-        self.n_estimators = n_estimators
-        self.min_samples_leaf = min_samples_leaf
-        self.max_features = max_features
-        self.eps = eps
-        self.tau = tau
-        self.loss = loss
-        self.solver = solver
-        self.random_state = random_state
+
+class FamilyRegistry(MutableMapping):
+    """name -> Family, in registration order; a declared family is built when first looked up
+    (``name in``, iterating names and ``len`` build nothing)."""
+
+    def __init__(self) -> None:
+        self._held: dict[str, Family | _Declared] = {}
+
+    def declare(self, name: str, module: str, factory: str, *args: Any) -> None:
+        self._held[name] = _Declared(module, factory, *args)
+
+    def __getitem__(self, name: str) -> Family:
+        held = self._held[name]
+        if isinstance(held, _Declared):
+            held = self._held[name] = held.build()
+        return held
+
+    def __setitem__(self, name: str, family: Family) -> None:
+        self._held[name] = family
+
+    def __delitem__(self, name: str) -> None:
+        del self._held[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._held
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._held)
+
+    def __len__(self) -> int:
+        return len(self._held)
 
 
 # Registered families, by the name configs use in `family:`.
-FAMILIES: dict[str, Family] = {f.name: f for f in (ForestFamily(), EpsABRFFamily())}
+FAMILIES = FamilyRegistry()
+FAMILIES.update({f.name: f for f in (ForestFamily(), EpsABRFFamily())})
 FAMILIES.update(LARF_FAMILIES)  # the ten LARF variants: eps-arf ... em-w-larf
 FAMILIES.update(LEAVE_SELF_OUT_FAMILIES)  # em-w-larf-loo, em-larf-loo (an experiment of ours)
-FAMILIES.update(
-    {f.name: f for f in (satrf_family("y"), satrf_family("x"), satrf_family("yx"), satrf_family("y", heads=2))}
-)  # sat-rf-y, -x, -yx, -y2
+for _name, _variant, _heads in (
+    ("sat-rf-y", "y", 1),
+    ("sat-rf-x", "x", 1),
+    ("sat-rf-yx", "yx", 1),
+    ("sat-rf-y2", "y", 2),
+):
+    FAMILIES.declare(_name, "afr_cli.models.satrf", "satrf_family", _variant, _heads)
 FAMILIES[DMSoftFamily.name] = DMSoftFamily()  # dm-soft: soft Decision-Machine trees (an extension)
 FAMILIES.update({f.name: f for f in (AGBoostFamily(), NonParamFamily())})  # over boosted ensembles
 FAMILIES.update({f.name: f for f in ROBUST_FAMILIES.values()})  # robust-rf, robust-rf-train
+
+# The estimators, imported when first asked for (the module docstring says why).
+_ESTIMATORS = {
+    "AGBoost": "afr_cli.models.estimators",
+    "AGBoostOnFitted": "afr_cli.models.estimators",
+    "AttentionForestRegressor": "afr_cli.models.estimator",
+    "EpsABRF": "afr_cli.models.estimators",
+    "LARF": "afr_cli.models.estimators",
+    "RobustRF": "afr_cli.models.robust_estimator",
+    "SATRF": "afr_cli.models.satrf",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _ESTIMATORS:
+        return getattr(importlib.import_module(_ESTIMATORS[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def get_family(name: str, where: str = "family") -> Family:

@@ -21,13 +21,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from afr_cli.ensembles import BOOSTED, from_fitted
+from afr_cli.ensembles import BOOSTED
 from afr_cli.ensembles.leaf_statistics import RowTensors, softmax_neg
-from afr_cli.errors import AfrInputError
 from afr_cli.models.abrf import EpsABRFFamily, SoftmaxFeatures
 from afr_cli.models.base import DESIGN, EPS, Param
-from afr_cli.models.estimator import AttentionForestRegressor
-from afr_cli.solvers.solve import DEFAULT_SOLVER, LinearAttentionProblem
+from afr_cli.solvers.solve import LinearAttentionProblem
 
 DELTA = Param("delta", DESIGN, 0.9, 0.0, 1.0, doc="discount: iteration t's distance is scaled by delta^t")
 LEARNERS = ("dt", "ert")
@@ -97,68 +95,3 @@ class NonParamFamily(AGBoostFamily):
 
     def training_problem(self, feats, y, mixing) -> None:
         return None
-
-
-class AGBoost(AttentionForestRegressor):
-    """AGBoost over our GBM (``learner`` "dt" or "ert"): w_ (length T) trained on the simplex.
-
-    Fitted: ``trees_`` (the T scikit-learn trees, in order), ``init_`` (h0), ``w_``, and as every
-    estimator ``forest_`` (the FittedEnsemble) and ``leaf_stats_``. No feature scaling here.
-    """
-
-    family = AGBoostFamily()
-
-    def __init__(
-        self,
-        learner: str = "dt",
-        n_estimators: int = 200,
-        learning_rate: float = 0.01,
-        max_depth: int = 5,
-        min_samples_leaf: int = 10,
-        eps: float = 0.5,
-        delta: float = 0.9,
-        loss: str = "l2",
-        solver: str = DEFAULT_SOLVER,
-        random_state=None,
-    ):
-        self.learner = learner
-        self.n_estimators = n_estimators
-        self.learning_rate = learning_rate
-        self.max_depth = max_depth
-        self.min_samples_leaf = min_samples_leaf
-        self.eps = eps
-        self.delta = delta
-        self.loss = loss
-        self.solver = solver
-        self.random_state = random_state
-
-    @property
-    def base(self) -> str:
-        if self.learner not in LEARNERS:
-            raise AfrInputError(f"AGBoost.learner: {self.learner!r} is not allowed; allowed: {', '.join(LEARNERS)}")
-        return f"gbm-{self.learner}"
-
-    def fit(self, X, y):
-        super().fit(X, y)
-        self.trees_, self.init_ = self.forest_.trees, self.forest_.intercept
-        return self
-
-
-class AGBoostOnFitted(AttentionForestRegressor):
-    """AGBoost's attention on a boosted model fitted elsewhere (a scikit-learn
-    GradientBoostingRegressor, see ``ensembles.from_fitted``): ``fit(X, y)`` trains w on the
-    rows given, normally the model's own training rows, and leaves ``estimator`` untouched."""
-
-    family = AGBoostFamily()
-
-    def __init__(
-        self, estimator=None, eps: float = 0.5, delta: float = 0.9, loss: str = "l2", solver: str = DEFAULT_SOLVER
-    ):
-        self.estimator = estimator
-        self.eps = eps
-        self.delta = delta
-        self.loss = loss
-        self.solver = solver
-
-    def _fit_ensemble(self, X: np.ndarray, y: np.ndarray):
-        return from_fitted(self.estimator)

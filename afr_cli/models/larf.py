@@ -21,9 +21,8 @@ import numpy as np
 from afr_cli.ensembles.leaf_statistics import RowTensors, softmax_neg
 from afr_cli.errors import AfrInputError
 from afr_cli.models.base import DESIGN, EPS, MIXING, Family, Param, uniform
-from afr_cli.models.estimator import AttentionForestRegressor
 from afr_cli.models.larf_leaf import leaf_attention
-from afr_cli.solvers.solve import DEFAULT_SOLVER, ConstraintBuilder, LinearAttentionProblem, simplex_constraints
+from afr_cli.solvers.solve import ConstraintBuilder, LinearAttentionProblem, simplex_constraints
 
 TAU0 = Param(
     "tau0",
@@ -260,45 +259,3 @@ def larf_family(variant: str, where: str = "variant") -> LARFFamily:
         return LARF_FAMILIES[variant]
     except (KeyError, TypeError):
         raise AfrInputError(f"{where}: unknown LARF variant {variant!r}; allowed: {', '.join(LARF_FAMILIES)}") from None
-
-
-class LARF(AttentionForestRegressor):
-    """LARF over a RF or ERT; ``variant`` picks one of the ten models of the paper's Section 5.
-
-    Parameters a variant does not use are ignored: tau0 (ARF variants), M (all but em-),
-    eps (all but w-: the others train it), varsigma (w-, eps-). Fitted: ``taus_``, ``eps_``
-    and ``w_`` with yhat = mean_j (1-eps_j) S_j + mean(eps_) sum_k w_k B_k for every variant.
-    """
-
-    def __init__(
-        self,
-        variant: str = "em-w-larf",
-        base: str = "rf",
-        tau0: float = 1.0,
-        M: int = 1,
-        eps: float = 0.5,
-        varsigma: float = 1e-3,
-        loss: str = "l2",
-        solver: str = DEFAULT_SOLVER,
-        n_estimators: int = 100,
-        min_samples_leaf: int = 10,
-        max_features: float = 1.0,
-        random_state=None,
-    ):
-        self.variant = variant
-        self.base = base
-        self.tau0 = tau0
-        self.M = M
-        self.eps = eps
-        self.varsigma = varsigma
-        self.loss = loss
-        self.solver = solver
-        self.n_estimators = n_estimators
-        self.min_samples_leaf = min_samples_leaf
-        self.max_features = max_features
-        self.random_state = random_state
-
-    @property
-    def family(self) -> LARFFamily:
-        """The variant's family (the base class reads ``self.family``)."""
-        return larf_family(self.variant, "LARF.variant")
