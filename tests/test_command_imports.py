@@ -121,11 +121,13 @@ def test_help_loads_no_numerical_library(tmp_path):
     assert _loaded(_modules(tmp_path, "bench", "--help"), NUMERICAL) == []
 
 
-def test_validate_loads_no_solver_plotting_cluster_or_model_library(tmp_path):
+@pytest.mark.parametrize("config, family_module", [("larf_ert", "larf"), ("satrf_rf", "satrf")])
+def test_validate_loads_no_solver_plotting_cluster_or_model_library(tmp_path, config, family_module):
     # a config is checked against the families' parameters, but nothing is solved, drawn, sent or
     # fitted: scikit-learn is not imported (importing it imports scipy.stats, sklearn/utils/fixes.py),
-    # nor HiGHS's scipy.optimize (issue 32)
-    modules = _modules(tmp_path, "validate", str(ROOT / "configs" / "larf_ert.yaml"))
+    # nor HiGHS's scipy.optimize (issue 32); SAT-RF's families are built from their module, whose
+    # scikit-learn estimator lives in models/regressors.py
+    modules = _modules(tmp_path, "validate", str(ROOT / "configs" / f"{config}.yaml"))
     assert "afr_cli.engine.preflight" in modules  # the config was checked
-    assert "afr_cli.models.larf" in modules  # against its families' declarations
+    assert f"afr_cli.models.{family_module}" in modules  # against its families' declarations
     assert _loaded(modules, ("cvxpy", "matplotlib", "dask", "sklearn", "scipy.stats", "scipy.optimize")) == []

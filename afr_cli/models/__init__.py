@@ -85,13 +85,13 @@ FAMILIES.update({f.name: f for f in ROBUST_FAMILIES.values()})  # robust-rf, rob
 
 # The estimators, imported when first asked for (the module docstring says why).
 _ESTIMATORS = {
-    "AGBoost": "afr_cli.models.estimators",
-    "AGBoostOnFitted": "afr_cli.models.estimators",
+    "AGBoost": "afr_cli.models.regressors",
+    "AGBoostOnFitted": "afr_cli.models.regressors",
     "AttentionForestRegressor": "afr_cli.models.estimator",
-    "EpsABRF": "afr_cli.models.estimators",
-    "LARF": "afr_cli.models.estimators",
+    "EpsABRF": "afr_cli.models.regressors",
+    "LARF": "afr_cli.models.regressors",
     "RobustRF": "afr_cli.models.robust_estimator",
-    "SATRF": "afr_cli.models.satrf",
+    "SATRF": "afr_cli.models.regressors",
 }
 
 

@@ -27,7 +27,7 @@ reported uniform. theta = the remaining blocks in the order (w, v_1, ..., v_t), 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cache
 
@@ -37,8 +37,7 @@ from afr_cli.core.params import is_integer
 from afr_cli.ensembles.leaf_statistics import RowTensors, softmax_neg
 from afr_cli.errors import AfrInputError
 from afr_cli.models.base import DESIGN, EPS, MIXING, TAU, Family, Param, uniform
-from afr_cli.models.estimator import AttentionForestRegressor
-from afr_cli.solvers.solve import DEFAULT_SOLVER, ConstraintBuilder, LinearAttentionProblem
+from afr_cli.solvers.solve import ConstraintBuilder, LinearAttentionProblem
 
 VARIANTS = ("y", "x", "yx")
 YX_FLOOR = 1e-12
@@ -347,64 +346,3 @@ def _family(variant: str, heads: int) -> SATRFFamily:
         "params": (EPS, TAU) + head_params,
     }
     return type(f"SATRF{variant.upper()}{suffix}Family", (SATRFFamily,), attrs)()
-
-
-class SATRF(AttentionForestRegressor):
-    """SAT-RF-y / -x / -yx over a RF or ERT; ``heads`` stacked self-attentions (Section 6).
-
-    With heads = 1 ``gamma`` and ``kappa`` are numbers; with heads = h they are h-tuples (head 1
-    first). Fitted: ``w_`` (T,), ``v_`` ((T,) for one head, (h, T) otherwise), trained jointly on
-    simplices by the shared solver (QP for loss="l2", LP for "l1"); eps = gamma = 0 is the
-    tables' "Softmax" model and trains nothing.
-    """
-
-    def __init__(
-        self,
-        variant: str = "y",
-        base: str = "rf",
-        eps: float = 0.5,
-        gamma: float | Sequence[float] = 0.5,
-        tau: float = 1.0,
-        kappa: float | Sequence[float] = 1.0,
-        loss: str = "l2",
-        solver: str = DEFAULT_SOLVER,
-        n_estimators: int = 100,
-        min_samples_leaf: int = 10,
-        max_features: float = 1.0,
-        random_state=None,
-        heads: int = 1,
-    ):
-        self.variant = variant
-        self.base = base
-        self.eps = eps
-        self.gamma = gamma
-        self.tau = tau
-        self.kappa = kappa
-        self.loss = loss
-        self.solver = solver
-        self.n_estimators = n_estimators
-        self.min_samples_leaf = min_samples_leaf
-        self.max_features = max_features
-        self.random_state = random_state
-        self.heads = heads
-
-    @property
-    def family(self) -> SATRFFamily:
-        return satrf_family(self.variant, self.heads)
-
-    def _values(self, names: tuple[str, ...]) -> dict[str, float]:
-        labelled = {"eps": ("eps", self.eps), "tau": ("tau", self.tau)}
-        labelled.update(zip(self.family.gamma_names(), self._per_head("gamma", self.gamma)))
-        labelled.update(zip(self.family.kappa_names(), self._per_head("kappa", self.kappa)))
-        return {n: self.family.param(n).check(labelled[n][1], f"SATRF.{labelled[n][0]}") for n in names}
-
-    def _per_head(self, param: str, value) -> list[tuple[str, object]]:
-        """(label, value) per head: the number itself for one head, else the tuple's items."""
-        if self.heads == 1:
-            return [(param, value)]
-        if not isinstance(value, (list, tuple, np.ndarray)) or np.ndim(value) != 1 or len(value) != self.heads:
-            raise AfrInputError(
-                f"SATRF.{param}: {value!r} is not allowed; with heads={self.heads} "
-                f"give {self.heads} numbers, one per head"
-            )
-        return [(f"{param}[{j}]", v) for j, v in enumerate(value)]

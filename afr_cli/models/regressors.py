@@ -1,12 +1,15 @@
-"""The papers' models as scikit-learn regressors: EpsABRF, LARF, AGBoost and AGBoostOnFitted.
+"""The papers' models as scikit-learn regressors: EpsABRF, LARF, SATRF, AGBoost and AGBoostOnFitted
+(the robust RF's is ``robust_estimator``; their shared base, ``estimator``).
 
-They live apart from the families they fit (``abrf``, ``larf``, ``agboost``) because a scikit-learn
+They live apart from the families they fit (``abrf``, ``larf``, ``satrf``, ``agboost``) because a scikit-learn
 estimator imports scikit-learn, and scikit-learn imports scipy.stats: ``afr validate`` reads the
 families' names and parameters and imports none of it (issue 32). ``afr_cli.models`` exports these
 classes when first asked for one.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -16,6 +19,7 @@ from afr_cli.models.abrf import EpsABRFFamily
 from afr_cli.models.agboost import LEARNERS, AGBoostFamily
 from afr_cli.models.estimator import AttentionForestRegressor
 from afr_cli.models.larf import LARFFamily, larf_family
+from afr_cli.models.satrf import SATRFFamily, satrf_family
 from afr_cli.solvers.solve import DEFAULT_SOLVER
 
 
@@ -156,3 +160,64 @@ class AGBoostOnFitted(AttentionForestRegressor):
 
     def _fit_ensemble(self, X: np.ndarray, y: np.ndarray):
         return from_fitted(self.estimator)
+
+
+class SATRF(AttentionForestRegressor):
+    """SAT-RF-y / -x / -yx over a RF or ERT; ``heads`` stacked self-attentions (Section 6).
+
+    With heads = 1 ``gamma`` and ``kappa`` are numbers; with heads = h they are h-tuples (head 1
+    first). Fitted: ``w_`` (T,), ``v_`` ((T,) for one head, (h, T) otherwise), trained jointly on
+    simplices by the shared solver (QP for loss="l2", LP for "l1"); eps = gamma = 0 is the
+    tables' "Softmax" model and trains nothing.
+    """
+
+    def __init__(
+        self,
+        variant: str = "y",
+        base: str = "rf",
+        eps: float = 0.5,
+        gamma: float | Sequence[float] = 0.5,
+        tau: float = 1.0,
+        kappa: float | Sequence[float] = 1.0,
+        loss: str = "l2",
+        solver: str = DEFAULT_SOLVER,
+        n_estimators: int = 100,
+        min_samples_leaf: int = 10,
+        max_features: float = 1.0,
+        random_state=None,
+        heads: int = 1,
+    ):
+        self.variant = variant
+        self.base = base
+        self.eps = eps
+        self.gamma = gamma
+        self.tau = tau
+        self.kappa = kappa
+        self.loss = loss
+        self.solver = solver
+        self.n_estimators = n_estimators
+        self.min_samples_leaf = min_samples_leaf
+        self.max_features = max_features
+        self.random_state = random_state
+        self.heads = heads
+
+    @property
+    def family(self) -> SATRFFamily:
+        return satrf_family(self.variant, self.heads)
+
+    def _values(self, names: tuple[str, ...]) -> dict[str, float]:
+        labelled = {"eps": ("eps", self.eps), "tau": ("tau", self.tau)}
+        labelled.update(zip(self.family.gamma_names(), self._per_head("gamma", self.gamma)))
+        labelled.update(zip(self.family.kappa_names(), self._per_head("kappa", self.kappa)))
+        return {n: self.family.param(n).check(labelled[n][1], f"SATRF.{labelled[n][0]}") for n in names}
+
+    def _per_head(self, param: str, value) -> list[tuple[str, object]]:
+        """(label, value) per head: the number itself for one head, else the tuple's items."""
+        if self.heads == 1:
+            return [(param, value)]
+        if not isinstance(value, (list, tuple, np.ndarray)) or np.ndim(value) != 1 or len(value) != self.heads:
+            raise AfrInputError(
+                f"SATRF.{param}: {value!r} is not allowed; with heads={self.heads} "
+                f"give {self.heads} numbers, one per head"
+            )
+        return [(f"{param}[{j}]", v) for j, v in enumerate(value)]
