@@ -40,6 +40,19 @@ def run_afr(
     return run_one(Invocation(tuple(args), Path(cwd or ROOT), dict(os.environ if env is None else env)), timeout)
 
 
+@pytest.fixture(autouse=True)
+def _environment_restored():
+    """Each test starts from the environment the test before it started from. A library may set
+    variables in this process's os.environ (Dask's nanny sets OMP_NUM_THREADS and its kin for the
+    workers it spawns), and every afr command a later test runs inherits them: with xdist running
+    the files in another order, a record of `afr bench steps` then named those variables."""
+    saved = dict(os.environ)
+    yield
+    if dict(os.environ) != saved:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
 @pytest.fixture
 def small_data():
     """A small regression problem (Friedman 1, 60 rows) split 45/15."""
