@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
@@ -9,6 +11,8 @@ from afr_cli.catalogue.knowledge import paper, param_rows, parse_paper, reports,
 from afr_cli.catalogue.printed_tests import ttest_sources
 from afr_cli.catalogue.published import published_table
 from afr_cli.errors import AfrInputError
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_every_claim_report_and_ttest_of_the_data_files_is_well_formed():
@@ -176,6 +180,14 @@ MINIMAL = {"id": "x", "published": "x.csv"}
         ({"reports": [{"name": "r", "stores": [], "compare": [["a"]]}]}, "reports[0]: compare: ['a'] is not allowed"),
         ({"reports": ["r"]}, "x.yaml: reports[0]: 'r' is not allowed; allowed: a mapping"),
         (
+            {"reports": [{"name": "r", "stores": [], "friedman_alpha": 1}]},
+            "x.yaml: reports[0]: 1 is not allowed; friedman_alpha must be in (0, 1)",
+        ),
+        (
+            {"reports": [{"name": "r", "stores": [], "friedman_alpha": "5%"}]},
+            "x.yaml: reports[0]: '5%' is not a number; friedman_alpha must be in (0, 1)",
+        ),
+        (
             {"experiments": [{"config": "configs/quickstart.yaml", "reps": 1, "out": "../x"}]},
             "experiments[0]: out: '../x' leaves the results root",
         ),
@@ -251,3 +263,22 @@ def test_a_published_csv_is_checked_before_anything_runs(tmp_path):
         check_published(paper)
     csv.write_text(header + ",noise_eta\n\nx,1,RF,D,rf,r2,0.5,0\n")
     check_published(paper)  # a blank line is no row
+
+
+def test_a_report_chooses_its_post_hoc_alpha(tmp_path):
+    """Issue 34 item 6: a report's post-hoc tests run at the alpha its data file chooses (default
+    the papers' 0.05), and friedman.md says which."""
+    from afr_cli.publish.context import ReportContext
+    from afr_cli.tables.friedman import ALPHA, write_friedman
+
+    chosen = parse_paper({**MINIMAL, "reports": [{"name": "r", "stores": [], "friedman_alpha": 0.1}]}, "x.yaml")
+    default = parse_paper({**MINIMAL, "reports": [{"name": "r", "stores": []}]}, "x.yaml")
+    assert chosen.reports[0].friedman_alpha == 0.1 and default.reports[0].friedman_alpha == ALPHA == 0.05
+    results = ReportContext(ROOT / "results").report_frames("larf_trees")
+    for folder in ("a10", "a05"):
+        (tmp_path / folder).mkdir()
+    write_friedman(results, ["larf:9"], tmp_path / "a10", chosen.reports[0].friedman_alpha)
+    write_friedman(results, ["larf:9"], tmp_path / "a05", default.reports[0].friedman_alpha)
+    at10, at05 = ((tmp_path / d / "friedman.md").read_text(encoding="utf-8") for d in ("a10", "a05"))
+    assert "α = 0.1" in at10 and "α = 0.05" not in at10
+    assert "α = 0.05" in at05 and "α = 0.1" not in at05

@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 
 from afr_cli.analysis.rope import DEFAULT_ROPE
+from afr_cli.core.bounds import REAL, Interval
 from afr_cli.core.params import is_integer, is_number
 from afr_cli.core.path_rules import name_problem
 from afr_cli.errors import AfrInputError
@@ -53,7 +54,17 @@ PAPER_KEYS = {
     "outputs",
     "studies",
 }
-REPORT_KEYS = {"name", "stores", "tables", "compare", "compare_metric", "compare_rope", "friedman", "also_reps"}
+REPORT_KEYS = {
+    "name",
+    "stores",
+    "tables",
+    "compare",
+    "compare_metric",
+    "compare_rope",
+    "friedman",
+    "friedman_alpha",
+    "also_reps",
+}
 EXPERIMENT_KEYS = {"config", "reps", "out", "set", "datasets", "label"}
 OUTPUT_KEYS = {"afr", "stdout", "reps", "label"}
 STUDY_KEYS = {"name", "function", "block", "cache", "show", "digits", "formats"}
@@ -79,6 +90,10 @@ class TableInfo:
         return f"{self.paper}:{self.name}"
 
 
+ALPHA = 0.05  # the papers' significance level, the post-hoc tests' default
+FRIEDMAN_ALPHA = Interval(REAL, 0, 1, closed="neither")  # a report's post-hoc significance level
+
+
 @dataclass(frozen=True)
 class Report:
     """A committed report: stores under results/, the published tables set beside them, the
@@ -93,6 +108,7 @@ class Report:
     compare_metric: str = "r2"  # the metric of the paired comparisons (the paper's own measure)
     also_reps: tuple[int, ...] = ()  # also written on repetitions 0..N-1 (results/<report>/reps<N>/)
     compare_rope: float = DEFAULT_ROPE  # ROPE half-width of the Bayesian tests, in compare_metric's unit
+    friedman_alpha: float = ALPHA  # the significance level of the post-hoc tests (Nemenyi, Wilcoxon-Holm)
 
 
 @dataclass(frozen=True)
@@ -338,6 +354,7 @@ def _parse_report(raw: Any, paper: str, where: str) -> Report:
         _compare_metric(raw, where),
         also,
         _compare_rope(raw, where),
+        FRIEDMAN_ALPHA.check(raw.get("friedman_alpha", ALPHA), where, "friedman_alpha"),
     )
 
 

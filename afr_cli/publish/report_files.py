@@ -138,5 +138,5 @@ def write_report(report: Report, ctx: ReportContext, reps: int | None = None) ->
         blocks = [f"## {c.b} against {c.a}\n\n" + render_model_comparison(c, "md") for c in comparisons]
         if write_if_changed(out / "compare.md", "\n\n".join([overview, *blocks]) + "\n"):
             written.append(out / "compare.md")
-    written += write_friedman(results, report.friedman, out)
+    written += write_friedman(results, report.friedman, out, report.friedman_alpha)
     return written

@@ -24,11 +24,10 @@ import pandas as pd
 
 from afr_cli.analysis.posthoc import PairwiseTests, wilcoxon_holm
 from afr_cli.analysis.stats import FriedmanResult, friedman_nemenyi
-from afr_cli.catalogue.knowledge import param_rows
+from afr_cli.catalogue.knowledge import ALPHA, param_rows
 from afr_cli.tables.format import METRIC_NAMES, METRICS, grid
 from afr_cli.tables.paper_compare import base_group, paper_comparison, printed_cells
 
-ALPHA = 0.05
 TIE_RULE = (
     "ties: every score, ours and the paper's, rounded half-up to the decimals the paper prints on "
     "that dataset's row before ranking; equal scores share their mean rank, χ² corrected for ties"
