@@ -21,12 +21,14 @@ demo: $(STAMP)
 	$(BIN)/afr run configs/quickstart.yaml --out results/quickstart --fresh --yes
 	$(BIN)/afr table --results results/quickstart --std
 
+# pytest-xdist: one worker per core (-n auto), each test file whole on one worker (--dist loadfile:
+# a file's module-scoped fixtures, the corpora's fork-server batches and scratch roots, are built once).
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist loadfile
 
 # The tests without the end-to-end runs and subprocess corpora (@pytest.mark.slow): for development.
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -n auto --dist loadfile -m "not slow"
 
 # Regenerate requirements.lock: install pyproject.toml's dependencies (newest allowed versions)
 # into a fresh temporary venv and freeze it, without afr itself. Commit the result.
