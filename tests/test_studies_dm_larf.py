@@ -76,6 +76,9 @@ def test_larf_prose_studies_give_the_numbers_the_page_typed(larf_blocks):
         "p = 0.042 (was 0.143 without the correction; Iman-Davenport p = 0.034, was 0.14)"
         in larf_blocks["study:larf:table9_ties"]
     )
+    ties = larf_blocks["study:larf:table9_ties"]
+    assert "Nemenyi finds no pair apart there" in ties
+    assert "Each of the other 11 Friedman verdicts (the tables' groups, ours and the paper's) stays on the same" in ties
     abrf = larf_blocks["study:larf:larf_vs_abrf"]
     assert "The paper's p = 0.00067 / 0.00029 rest on a LARF column about 0.035 above ours" in abrf
     assert "4 of 11 cells within 0.02 on RF" in abrf and "(+0.0205 RF, +0.0097 ERT)" in abrf
@@ -135,3 +138,26 @@ def test_the_larf_small_sets_sentence_counts_the_gap_column(larf_blocks):
         f"Over every stored repetition (100 per set) our mean stays below the paper's number on {how_many(below, 3)} "
         "sets" in block
     )
+
+
+def test_the_tie_correction_sentence_counts_what_crosses_the_level():
+    """The LARF page's "every other Friedman verdict stays on the same side" was typed; it is now
+    counted from the tests, so a verdict the correction moves is named instead."""
+    import pandas as pd
+
+    from afr_cli.catalogue.knowledge import paper
+    from afr_cli.publish.context import load_studies
+
+    text = load_studies(paper("larf")).table9_ties_text
+    row = {"group": "", "metric": "r2", "alpha": 0.05, "models": 4, "Nemenyi pairs apart": 0}
+    row.update({"Iman-Davenport p": 0.03, "Iman-Davenport p without the correction": 0.1})
+    frame = pd.DataFrame(
+        [
+            {**row, "table": "larf:9", "side": "paper", "p": 0.2, "p without the correction": 0.3},
+            {**row, "table": "larf:8", "side": "ours", "p": 0.04, "p without the correction": 0.06},
+            {**row, "table": "larf:8", "side": "paper", "p": 0.001, "p without the correction": 0.002},
+        ]
+    )
+    words = text(frame)
+    assert "do not differ significantly, p = 0.2" in words and "sits less easily" not in words
+    assert "Of the other 2 Friedman verdicts, the correction moves 1 across the level: larf:8 (ours)." in words
