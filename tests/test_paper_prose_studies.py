@@ -84,7 +84,7 @@ def test_the_robust_rf_studies_give_the_numbers_the_page_typed(blocks):
         in notes
     )
     assert "on a scale of 56-64" in notes and "(+0.21 RMSE on average)" in notes
-    assert "59.9 at a training fraction of 0.15, 55.9 at 0.95" in notes
+    assert "59.9 at a training fraction of 15 %, 55.9 at 95 %" in notes
     assert "| paper (Table I) | 0 | -0.045 | -0.028 |" in blocks["study:robust_rf:gain_by_cell"]
 
 

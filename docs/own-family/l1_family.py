@@ -2,8 +2,16 @@
 
 import numpy as np
 
-from afr_cli.family_api import (EPS, TAU, Family, LinearAttentionProblem, SoftmaxFeatures, simplex_constraints,
-                                softmax_neg, uniform)
+from afr_cli.family_api import (
+    EPS,
+    TAU,
+    Family,
+    LinearAttentionProblem,
+    SoftmaxFeatures,
+    simplex_constraints,
+    softmax_neg,
+    uniform,
+)
 
 
 class L1ABRF(Family):
@@ -30,8 +38,7 @@ class L1ABRF(Family):
         if eps == 0.0:
             return None
         trees = feats.values.shape[1]
-        return LinearAttentionProblem(y, (1 - eps) * feats.softmax_sum, eps * feats.values,
-                                      simplex_constraints(trees))
+        return LinearAttentionProblem(y, (1 - eps) * feats.softmax_sum, eps * feats.values, simplex_constraints(trees))
 
     def predict(self, feats, mixing, theta):
         """(1 - eps) softmax sum + eps B w, with w uniform when untrained."""
