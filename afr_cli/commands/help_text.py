@@ -7,8 +7,7 @@ stops mid-sentence at the end of a source line, or is cut with ``...`` (plain). 
 the app is ``ProseGroup``: when typer builds the click command tree it rewrites every command once
 -- values are named by what they are (``--reps N``, ``--set KEY=VALUE``, ``CONFIG``, ``[NAMES]...``),
 flags take no tag, bounds read ``at least 1``, and each description is whole paragraphs -- so ``afr X --help`` in a
-terminal,
-docs/cli.md (``afr_cli.commands.cli_docs``) and a test's ``CliRunner`` all print the same words.
+terminal, docs/cli.md (``afr_cli.commands.cli_docs``) and a test's ``CliRunner`` all print the same words.
 """
 
 from __future__ import annotations

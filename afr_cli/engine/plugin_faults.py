@@ -5,8 +5,7 @@ failed and the run ends with one line naming the unit, the plugin and the call.
 An exception raised by afr's own code in a unit is a bug of afr and keeps its traceback; one
 with a frame in a plugin's module is the plugin's, reported in one line naming the call afr made
 into it and the line that failed, since its author can reproduce it from the unit's name. An exit attempt
-(``sys.exit``, ``os._exit``) inside
-a unit is never afr's: it is always one line, never the process's silent exit.
+(``sys.exit``, ``os._exit``) inside a unit is never afr's: it is always one line, never the process's silent exit.
 """
 
 from __future__ import annotations

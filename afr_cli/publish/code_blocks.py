@@ -1,7 +1,6 @@
 """Generated blocks of the code's own constants: the solver layer's size limit, ridges and
 acceptance tolerances, ``afr regress``'s tolerances (with its golden files' sizes) and the input limits, read from
-the modules
-that use them. The documentation names a constant and the block beside it shows its value, so a
+the modules that use them. The documentation names a constant and the block beside it shows its value, so a
 page can never quote a tolerance the code no longer has (``afr report --check`` fails when one
 changes and the page is not regenerated).
 """

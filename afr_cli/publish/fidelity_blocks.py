@@ -1,8 +1,7 @@
 """Generated blocks of docs/reproduction.md's fidelity checks. ``fidelity:rep_count``: one published
 baseline cell against our same recipe over 10 and over 100 repetitions (why the published baselines
 are 10-repetition means). ``fidelity:raw_features``: the re-runs under raw features (``preprocess.scale: none``): how
-far the
-SAT-RF Softmax cells and three epsM-w-LARF cells move from the papers' numbers when the features
+far the SAT-RF Softmax cells and three epsM-w-LARF cells move from the papers' numbers when the features
 are not standardised, against the same cells standardised (the reference default). It reads only
 committed files: the Softmax scaling study's reports (``results/satrf_softmax/<scaling>/``, written
 by ``afr report``), the LARF fidelity re-run's export (``results/fidelity/larf_rf_none``), the

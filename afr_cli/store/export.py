@@ -8,8 +8,7 @@ xz format holds no time stamp or file name, so exporting unchanged data gives th
 store -> export -> store gives the same rows (the grid's test scores to ``grid_digits``, below).
 (xz, not gzip: the grid scores are near-random
 digits, and xz's larger window makes the LARF grids 22 % smaller; README, "The results store".) Columns the code does
-not know
-(added by a later schema) are carried by their declared SQLite type.
+not know (added by a later schema) are carried by their declared SQLite type.
 
 The grid's test scores (``test_r2``, ``test_mae``, ``test_rmse``; one row per grid point, read
 by best-test tables and surfaces) are written to ``grid_digits`` = 7 significant digits, a

@@ -8,8 +8,7 @@ leaves only complete units; the next run skips them and computes the rest.
 The SQLite file is the *working* store (git-ignored); its committed form is the export beside it
 (``export/``, see ``afr_cli.store.export``). Readers go through ``afr_cli.store.reader``, which
 reads the store when there is one and the export otherwise (both satisfy ``ResultsReader``). A store is opened
-read-only wherever only
-reading is needed, and a file that is not a readable store is a one-line ``AfrInputError``.
+read-only wherever only reading is needed, and a file that is not a readable store is a one-line ``AfrInputError``.
 The journal is SQLite's rollback journal, not WAL: a read-only reader then creates no files at all
 (WAL readers leave ``-wal``/``-shm`` files behind), and a reader during a run waits for the unit
 being written (one short transaction) instead of seeing a half-checkpointed file.
