@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from afr_cli.errors import AfrInputError
-from afr_cli.publish.bench_blocks import load_words
+from afr_cli.publish.bench_blocks import interactive_rows, load_words
 
 COMMANDS = (("table", "--compare", "eps-abrf", "sat-rf"), ("status",), ("table", "--results", "results/satrf_rf"))
 NEEDS = ("results/satrf_rf", "results/satrf_ert")  # committed stores the commands read
@@ -110,16 +110,7 @@ def lines(result: dict) -> list[str]:
     from tabulate import tabulate
 
     ref = result["reference"]
-    rows = [
-        [
-            r["command"],
-            f"{r['cpu_s']:.2f}",
-            f"{r['wall_s']:.2f}",
-            f"{r['ratio']:.2f}x",
-            "yes" if r["within_target"] else "no",
-        ]
-        for r in result["commands"]
-    ]
+    rows = interactive_rows(result, quoted=False)
     return [
         f"CPU s (user + system) of each whole process, median of {result['runs']} runs after one warm-up; "
         f"reference `{ref['command']}`: {ref['cpu_s']:.2f} CPU s{load_words(result)}",

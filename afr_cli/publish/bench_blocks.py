@@ -24,22 +24,28 @@ def load_words(result: dict) -> str:
     return f"; load average {load[0]:.1f} before, {load[1]:.1f} after" if load else ""
 
 
+def interactive_rows(result: dict, quoted: bool) -> list[list[str]]:
+    """One row per command of an ``afr bench interactive`` result: command (in backticks when
+    ``quoted``, for a page), CPU s, wall s, ratio to the reference and whether within the target."""
+    return [
+        [
+            f"`{r['command']}`" if quoted else r["command"],
+            f"{r['cpu_s']:.2f}",
+            f"{r['wall_s']:.2f}",
+            f"{r['ratio']:.2f}x",
+            "yes" if r["within_target"] else "no",
+        ]
+        for r in result["commands"]
+    ]
+
+
 def interactive_block(records: list[dict]) -> str:
     """The pages' ``bench:interactive`` block: per record, each command's CPU against the reference's."""
     parts = []
     for record in records:
         x = record["result"]
         ref = x["reference"]
-        rows = [
-            [
-                f"`{r['command']}`",
-                f"{r['cpu_s']:.2f}",
-                f"{r['wall_s']:.2f}",
-                f"{r['ratio']:.2f}x",
-                "yes" if r["within_target"] else "no",
-            ]
-            for r in x["commands"]
-        ]
+        rows = interactive_rows(x, quoted=True)
         rows.append([f"`{ref['command']}` (reference)", f"{ref['cpu_s']:.2f}", f"{ref['wall_s']:.2f}", "1.00x", ""])
         parts.append(
             f"CPU seconds (user + system) of each whole process, median of {x['runs']} runs after "
