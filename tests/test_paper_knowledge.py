@@ -282,3 +282,18 @@ def test_a_report_chooses_its_post_hoc_alpha(tmp_path):
     at10, at05 = ((tmp_path / d / "friedman.md").read_text(encoding="utf-8") for d in ("a10", "a05"))
     assert "α = 0.1" in at10 and "α = 0.05" not in at10
     assert "α = 0.05" in at05 and "α = 0.1" not in at05
+
+
+def test_check_studies_loads_each_studies_file_once(monkeypatch):
+    """The pre-run check resolves every study (and its ``show``) of a paper from one load of its
+    studies.py: the file is executed once, not once per function it names."""
+    from afr_cli.publish import studies
+    from afr_cli.reproduction.checks import check_studies
+
+    satrf = paper("satrf")
+    assert sum(1 + bool(s.show) for s in satrf.studies) > 1  # several functions named
+    loads = []
+    real = studies.load_studies
+    monkeypatch.setattr(studies, "load_studies", lambda p: loads.append(p.id) or real(p))
+    check_studies(satrf)
+    assert loads == ["satrf"]

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pandas as pd
 
@@ -32,11 +33,18 @@ from afr_cli.publish.pages import is_project_results
 from afr_cli.store import has_results
 
 
-def study_function(paper: Paper, study: Study, name: str | None = None, ctx: ReportContext | None = None):
+def study_function(
+    paper: Paper,
+    study: Study,
+    name: str | None = None,
+    ctx: ReportContext | None = None,
+    module: ModuleType | None = None,
+):
     """The function a study names (``name``: another of its file, its ``show``), or a one-line
     error naming the file and what it holds; the file is loaded once per report context ``ctx``
-    (without one, as a check before a run does, it is loaded for this call)."""
-    module = ctx.studies_module(paper) if ctx is not None else load_studies(paper)
+    (without one, from ``module`` when the caller loaded it, else for this call)."""
+    if module is None:
+        module = ctx.studies_module(paper) if ctx is not None else load_studies(paper)
     fn = getattr(module, name or study.function, None)
     if not callable(fn):
         known = sorted(

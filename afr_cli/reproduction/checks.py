@@ -126,13 +126,17 @@ def check_claims(paper: Paper) -> None:
 
 
 def check_studies(paper: Paper) -> None:
-    """Each declared study (and its ``show``) is a function of the folder's studies.py."""
-    from afr_cli.publish.studies import study_function
+    """Each declared study (and its ``show``) is a function of the folder's studies.py (the file
+    is loaded once for all of them)."""
+    from afr_cli.publish.studies import load_studies, study_function
 
+    if not paper.studies:
+        return
+    module = load_studies(paper)
     for study in paper.studies:
-        study_function(paper, study)
+        study_function(paper, study, module=module)
         if study.show:
-            study_function(paper, study, study.show)
+            study_function(paper, study, study.show, module=module)
 
 
 def check_paper(paper: Paper) -> None:
