@@ -280,7 +280,7 @@ def _score_model(
         theta = None
         if problem is not None:
             try:
-                result, _ = memo.solve(problem, loss=model.loss, solver=model.solver)
+                result, _ = memo.solve(problem, loss=model.loss, solver=model.solver, remember=family.repeats_problems)
             except SolverError:
                 s.status["failed"] += 1
                 _record(s, i, stage, None)

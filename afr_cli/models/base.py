@@ -32,6 +32,11 @@ class Family(ABC):
     params: ClassVar[tuple[Param, ...]] = ()
     # the ensemble structures it can attend over (afr_cli.ensembles: "average" forests, "boosted" GBMs)
     structures: ClassVar[tuple[str, ...]] = (AVERAGE,)
+    # Whether a unit can pose one of its problems twice (two grid points, stages or models with the
+    # same bytes). False: the solve memo neither keys nor keeps its problems (``SolveMemo.solve``),
+    # since hashing them would find nothing. Only speed depends on it: a problem solved again gives
+    # the same bytes, so a family that says False and does repeat a problem loses time, never a bit.
+    repeats_problems: ClassVar[bool] = True
 
     @classmethod
     def param(cls, name: str) -> Param:

@@ -106,6 +106,10 @@ class LARFFamily(Family):
     trains: ClassVar[str]
     mixture: ClassVar[bool]
     eps_floor: ClassVar[bool]
+    # Every grid point has its own Phi (tau0 and M change the head sums or the leaf attention, eps
+    # scales B; varsigma only bounds), and each stage its own rows: 0 repeated problems in 976
+    # solves of LARF's units (issue 36), so the solve memo does not key them.
+    repeats_problems = False
 
     def __init_subclass__(cls, *, leaf: bool, trains: str, mixture: bool, leave_self_out: bool = False, **kwargs):
         super().__init_subclass__(**kwargs)

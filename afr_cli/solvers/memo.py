@@ -97,10 +97,18 @@ class SolveMemo:
 
         return build
 
-    def solve(self, problem: Problem, loss: str = "l2", solver: str = DEFAULT_SOLVER) -> tuple[SolveResult, bool]:
+    def solve(
+        self, problem: Problem, loss: str = "l2", solver: str = DEFAULT_SOLVER, remember: bool = True
+    ) -> tuple[SolveResult, bool]:
         """(the result, whether it came from the memo). A hit is the stored result with its own
-        copy of theta and 0 seconds (no time was spent); SolverError as ``solve`` raises it."""
-        if not self.enabled:
+        copy of theta and 0 seconds (no time was spent); SolverError as ``solve`` raises it.
+
+        ``remember=False``: the problem is solved as with the memo off, neither keyed nor kept (nor
+        its Gram): for a family that never poses a problem twice (``Family.repeats_problems``;
+        LARF's units found 0 repeats in 976 solves), whose keys would cost hashing every array and
+        find nothing. The result is the same bytes either way (every backend is a pure function of
+        its problem, and a Gram built afresh is the kept one's bytes)."""
+        if not (self.enabled and remember):
             self.solves += 1
             return solve(problem, loss=loss, solver=solver), False
         digests = [layout_key(a) for a in _arrays(problem)]  # each array hashed once, Phi's reused for its Gram
