@@ -72,7 +72,7 @@ class _CompiledQP:
         if isinstance(problem, QuadraticProblem):
             R, z = hessian_factor(problem.H, problem.f)
         else:
-            R, z = gram_factor(problem.Phi, problem.y - problem.r)
+            R, z = gram_factor(problem.Phi, problem.target)
         scale = max(np.abs(R).max(initial=0.0), np.abs(z).max(initial=0.0), 1e-12)
         self.R_upper.value, self.z.value = R[self.upper_index] / scale, z / scale
         _set_bounds(self, problem.constraints)
@@ -92,7 +92,7 @@ class _CompiledL1:
         self.problem = cp.Problem(cp.Minimize(cp.norm1(self.Phi @ self.theta - self.t)), cons)
 
     def set_values(self, problem: LinearAttentionProblem) -> None:
-        t = problem.y - problem.r
+        t = problem.target
         scale = max(np.abs(problem.Phi).max(initial=0.0), np.abs(t).max(initial=0.0), 1e-12)
         self.Phi.value, self.t.value = problem.Phi / scale, t / scale
         _set_bounds(self, problem.constraints)

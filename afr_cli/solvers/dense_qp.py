@@ -51,7 +51,7 @@ def _daqp(H, f, cons: LinearConstraints, warm):
     if warm is not None and len(warm) == p:  # start from the previous solution's active bounds
         sense[:p][(warm <= cons.lower) | (warm >= cons.upper)] = _DAQP_ACTIVE
     A = np.ascontiguousarray(cons.eq_matrix if m else np.zeros((0, p)))
-    H = np.ascontiguousarray(H + DAQP_RIDGE * np.eye(p))
+    H = with_ridge(H, DAQP_RIDGE)
     x, _, flag, _ = daqp.solve(
         H,
         np.ascontiguousarray(f),
@@ -65,6 +65,16 @@ def _daqp(H, f, cons: LinearConstraints, warm):
     )
     status = _DAQP_STATUS.get(int(flag), f"exitflag {int(flag)}")
     return status, (np.asarray(x, dtype=float) if flag > 0 else None)
+
+
+def with_ridge(H: np.ndarray, ridge: float) -> np.ndarray:
+    """``np.ascontiguousarray(H + ridge * np.eye(p))`` bit for bit, without the identity matrix and
+    its product: off the diagonal that sum adds ridge * 0 = +0.0 (which only turns a -0.0 into +0.0),
+    so H + 0.0 in C order, and on the diagonal (H_ii + 0.0) + ridge = H_ii + ridge."""
+    out = np.add(H, 0.0, order="C")
+    diagonal = out.reshape(-1)[:: out.shape[0] + 1]  # a view of the C-ordered copy's diagonal
+    diagonal += ridge
+    return out
 
 
 def _piqp(H, f, cons: LinearConstraints, warm):

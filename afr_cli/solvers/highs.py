@@ -26,7 +26,7 @@ def solve_lp(problem: LinearAttentionProblem | LinearProblem) -> tuple[str, np.n
         bounds = _bounds(cons)
     else:
         n = len(problem.y)
-        t = problem.y - problem.r
+        t = problem.target
         scale = max(np.abs(problem.Phi).max(initial=0.0), np.abs(t).max(initial=0.0), 1e-12)
         eye = sp.identity(n, format="csr")
         A_eq = sp.vstack(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -31,6 +32,11 @@ class LinearConstraints:
         """The length of theta."""
         return len(self.lower)
 
+    @cached_property
+    def finite_upper(self) -> np.ndarray:
+        """Which upper bounds are finite: read by every ``violation`` check of a solve, taken once."""
+        return np.isfinite(self.upper)
+
     def structure_key(self) -> str:
         """Identifies what must be compiled in: the equality matrix and which uppers are finite."""
         h = hashlib.sha1()
@@ -44,7 +50,7 @@ class LinearConstraints:
         if not np.all(np.isfinite(theta)):
             return float("inf")
         parts = [np.max(self.lower - theta, initial=0.0)]
-        finite = np.isfinite(self.upper)
+        finite = self.finite_upper
         if finite.any():
             parts.append(np.max(theta[finite] - self.upper[finite], initial=0.0))
         if len(self.eq_rhs):
@@ -117,16 +123,25 @@ def simplex_constraints(size: int) -> LinearConstraints:
 
 @dataclass(frozen=True)
 class LinearAttentionProblem:
-    """min over theta of loss(y - r - Phi theta) under ``constraints``; loss is l2 or l1."""
+    """min over theta of loss(y - r - Phi theta) under ``constraints``; loss is l2 or l1.
+
+    The arrays are not changed once the problem is posed: ``target`` is taken from them once."""
 
     y: np.ndarray
     r: np.ndarray
     Phi: np.ndarray
     constraints: LinearConstraints
 
+    @cached_property
+    def target(self) -> np.ndarray:
+        """y - r, what Phi theta fits, (n,): computed once per problem for the finiteness check,
+        the quadratic form's f, the backends and the objective, each of which took it anew."""
+        return self.y - self.r
+
     def residual(self, theta: np.ndarray) -> np.ndarray:
-        """y - r - Phi theta: the training residual at theta, (n,)."""
-        return self.y - self.r - self.Phi @ theta
+        """y - r - Phi theta: the training residual at theta, (n,) (``target`` minus Phi theta: the
+        same two subtractions in the same order as ``y - r - Phi @ theta``, so the same bits)."""
+        return self.target - self.Phi @ theta
 
     def objective(self, theta: np.ndarray, loss: str) -> float:
         """The training loss at theta, computed on the original n rows."""
@@ -135,7 +150,7 @@ class LinearAttentionProblem:
 
     def finite(self) -> bool:
         """Whether Phi and y - r are finite (a solver is never given NaN or inf)."""
-        return bool(np.all(np.isfinite(self.Phi)) and np.all(np.isfinite(self.y - self.r)))
+        return bool(np.all(np.isfinite(self.Phi)) and np.all(np.isfinite(self.target)))
 
 
 @dataclass(frozen=True)
@@ -198,5 +213,5 @@ def as_quadratic(problem: LinearAttentionProblem | QuadraticProblem, H: np.ndarr
     if isinstance(problem, QuadraticProblem):
         return problem
     H = gram(problem.Phi) if H is None else H
-    f = -2.0 * (problem.Phi.T @ (problem.y - problem.r))
+    f = -2.0 * (problem.Phi.T @ problem.target)
     return QuadraticProblem(H, f, problem.constraints)

@@ -139,6 +139,13 @@ def solve(
     raise SolverError(f"no solver could fit the attention weights ({tried})")
 
 
+def largest_magnitude(a: np.ndarray) -> float:
+    """max |a_ij| (0 for an empty array), as ``np.abs(a).max(initial=0.0)`` gives it, without the
+    array of magnitudes: the larger of the largest entry and minus the smallest (|x| is exact, so
+    the same float; a NaN anywhere is NaN either way, since max and min propagate it)."""
+    return max(float(a.max(initial=0.0)), -float(a.min(initial=0.0)))
+
+
 def _attempt(
     problem: Problem, kind: str, backend: str, warm: np.ndarray | None, gram_of: Callable[[], np.ndarray] | None = None
 ) -> tuple[str, np.ndarray | None]:
@@ -151,7 +158,7 @@ def _attempt(
                 return "error: not a QP", None
             shared = gram_of() if gram_of is not None and isinstance(problem, LinearAttentionProblem) else None
             quad = as_quadratic(problem, shared)
-            scale = max(np.abs(quad.H).max(initial=0.0), np.abs(quad.f).max(initial=0.0), 1e-300)
+            scale = max(largest_magnitude(quad.H), largest_magnitude(quad.f), 1e-300)
             H, f = quad.H / scale, quad.f / scale
             status, theta = solve_dense(backend, H, f, cons, warm)
         elif backend == "HIGHS":
