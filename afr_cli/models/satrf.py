@@ -100,6 +100,8 @@ def _chain_block(
 ) -> tuple[np.ndarray, ...]:
     if variant == "y" and _walks_pairs(values):
         return chain_block_y(values, kappas)
+    if variant == "x" or (variant == "yx" and _walks_pairs(values)):
+        return chain_block_fused(values, keys, variant, kappas)
     return tensor_chain_block(values, keys, variant, kappas)
 
 
@@ -167,6 +169,41 @@ def chain_block_y(values: np.ndarray, kappas: tuple[float, ...]) -> tuple[np.nda
         if kappa not in exps:
             exps[kappa] = symmetric_exponentials(values, kappa)
         z = satrf_kernels.attend_symmetric(exps[kappa], np.ascontiguousarray(z))
+        chain.append(z)
+    return tuple(reversed(chain))
+
+
+def chain_block_fused(
+    values: np.ndarray, keys: np.ndarray, variant: str, kappas: tuple[float, ...]
+) -> tuple[np.ndarray, ...]:
+    """The x or yx chain of a block with its elementwise passes fused (``satrf_kernels``), bit for
+    bit ``tensor_chain_block``: numpy still takes the key norms (einsum), the Gram stack (matmul),
+    s / -kappa and every exponential; one compiled pass turns the Gram stack into the dissimilarity
+    (the six to twelve passes of ``pair_dissimilarity``), another divides each line by its sum.
+
+    x: the tensors are C-ordered, so numpy sums each line pairwise (``normalize_lines`` does the
+    same) and ``attend`` hands the matrices to BLAS, as before. yx (rows innermost, as
+    ``_walks_pairs`` requires): each line summed one term after another and attended column by
+    column, both in ``attend_lines``. Any other block (T < 2 trees; yx with one row, or leaf values
+    laid out by row) stays on the tensor path."""
+    from afr_cli.models import satrf_kernels  # numba only where SAT-RF features are built
+
+    if values.shape[1] < 2:
+        return tensor_chain_block(values, keys, variant, kappas)
+    sq = np.einsum("ntm,ntm->nt", keys, keys)
+    gram = np.matmul(keys, keys.transpose(0, 2, 1))
+    if not gram.flags.c_contiguous:  # numpy's own layout decides its sums: not a layout seen here
+        return tensor_chain_block(values, keys, variant, kappas)
+    s = satrf_kernels.dissimilarity_from_gram(gram, sq, values, variant == "yx")
+    z = values
+    chain = []
+    for kappa in reversed(kappas):
+        e = np.divide(s, -kappa)
+        np.exp(e, out=e)
+        if variant == "x":
+            z = attend(satrf_kernels.normalize_lines(e), z)
+        else:
+            z = satrf_kernels.attend_lines(e, np.ascontiguousarray(z))
         chain.append(z)
     return tuple(reversed(chain))
 
