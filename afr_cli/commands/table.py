@@ -134,6 +134,45 @@ def table(
 ) -> None:
     """Summarise results per dataset and model, or set them beside a published table; with
     --compare A B, the comparison of B against A first (the full table only with --all)."""
+    from afr_cli.commands.answer_memo import answer_key, answered, store_parts
+    from afr_cli.store.discover import stores_under
+
+    options = {
+        "results": [str(d) for d in results_dirs or []],
+        "metric": metric,
+        "format": fmt,
+        "std": with_std,
+        "paper": paper,
+        "tol": tol,
+        "selection": selection,
+        "reps": reps,
+        "compare": list(compare) if compare is not None else None,
+        "rope": rope,
+        "all": show_all,
+    }
+    # what the answer reads: the stores named, or every store --compare chooses among
+    read = results_dirs or (stores_under() if compare is not None else None)
+    key = answer_key("table", options, store_parts(read) if read else None)
+    answered(
+        key, lambda: _answer(results_dirs, metric, fmt, with_std, paper, tol, selection, reps, compare, rope, show_all)
+    )
+
+
+def _answer(
+    results_dirs: list[Path] | None,
+    metric: str | None,
+    fmt: str,
+    with_std: bool,
+    paper: str | None,
+    tol: float | None,
+    selection: str,
+    reps: int | None,
+    compare: tuple[str, str] | None,
+    rope: float,
+    show_all: bool,
+) -> bool:
+    """What ``afr table`` prints (:func:`table`); True: it is a function of the stores and options
+    it was given, so its memo may keep it (afr_cli/commands/answer_memo.py)."""
     from afr_cli import tables
     from afr_cli.catalogue.knowledge import paper as paper_info
     from afr_cli.catalogue.knowledge import paper_reps
@@ -200,6 +239,7 @@ def table(
         typer.echo(tables.render_summary(results, metric, fmt, with_std), nl=False)
     if fmt == "csv" and note:
         print(note, file=sys.stderr)
+    return True
 
 
 def _echo_comparison(model_comparison, fmt: str) -> None:
