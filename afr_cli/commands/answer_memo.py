@@ -35,13 +35,12 @@ import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from afr_cli.store.cache import cache_dir, content_key, read_entry, write_entry
+from afr_cli.store.cache import CACHE_ENV, cache_dir, content_key, read_entry, write_entry
 from afr_cli.store.discover import export_fingerprint
 
 ANSWER_KIND = "answers"  # the cache folder's kind for recorded answers
 ANSWER_FORMAT = "answer-memo/1"  # bump when the key's parts or an entry's layout change
 PACKAGE = Path(__file__).resolve().parents[1]  # afr_cli/: its code and its data files
-CACHE_ENV = "AFR_EXPORT_CACHE"  # where the cache is: no part of any answer
 STREAMS = ("out", "err")
 
 
@@ -121,6 +120,7 @@ def answer_key(command: str, options: dict[str, object], stores: list[str] | Non
     (:func:`store_parts`), or None when it is not to be memoized (``stores`` None, or the cache off)."""
     if stores is None or cache_dir() is None:
         return None
+    # the AFR_* settings, but not where the cache is: no part of any answer
     environment = sorted((k, v) for k, v in os.environ.items() if k.startswith("AFR_") and k != CACHE_ENV)
     return content_key(
         ANSWER_FORMAT,

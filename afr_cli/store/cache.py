@@ -3,7 +3,9 @@
 decoded once and every later ``afr table``, ``afr table --compare`` or ``afr status`` reads the
 derived form instead of decompressing and parsing the xz CSV again (issue 35). ``afr table
 --compare`` also keeps here the result of each test it ran (closed form or seeded, each is a
-function of its arguments: afr_cli/tables/compare_memo.py; the hierarchical test's as a small JSON).
+function of its arguments: afr_cli/tables/compare_memo.py; the hierarchical test's as a small JSON),
+and those commands keep their whole answer here too (what they printed, replayed while nothing
+they read has changed: afr_cli/commands/answer_memo.py), so that a repeated one loads no pandas.
 
 Where: ``.cache/exports/`` in the project root (git-ignored; ``AFR_EXPORT_CACHE`` names another
 folder, and ``AFR_EXPORT_CACHE=off`` turns the cache off). Not under ``results/``: that folder
