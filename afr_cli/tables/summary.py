@@ -197,7 +197,7 @@ def render_summary(
     metric = metric or "r2"
     params = selected_params(results) if params is None else params
     numeric = summary_wide(results, metric, with_std=False, params=params)
-    shown = summary_wide(results, metric, with_std=with_std, params=params)
+    shown = summary_wide(results, metric, with_std=True, params=params) if with_std else numeric  # one build
     columns = wide_columns(with_axes_in_dataset(results), params)
     rows = []
     for i in range(len(shown)):
