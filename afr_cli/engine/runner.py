@@ -1,7 +1,9 @@
 """``afr run``: schedule the missing units of an experiment in parallel and store each as it ends.
 
-Units run in joblib workers (loky locally, or a Dask cluster through joblib's dask backend);
-the parent process is the only writer of the store, one transaction per finished unit.
+Units run in loky worker processes through joblib (``--jobs``), or on every worker of a Dask
+cluster through its client (``--backend dask``: afr_cli/engine/dask_backend.py, whatever the
+cluster's size); the parent process is the only writer of the store, one transaction per finished
+unit.
 ``run_experiments`` runs several experiments at once (``afr reproduce``): their units that fit
 the same forests are computed together (``unit_groups.fuse_tasks``), and each unit still goes
 to its own experiment's store, under that store's lock (taken in a fixed order).
@@ -14,8 +16,8 @@ import platform
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
-from contextlib import ExitStack, nullcontext
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
@@ -390,14 +392,15 @@ def run_experiments(experiments: list[Experiment], options: RunOptions, echo=pri
     """Run every unit not yet in each experiment's store (one store per experiment, each named
     once), units that fit the same forests together (``options.speedups.fuse``); return the
     stores, in order. Every input is checked and every dataset loaded before any store is
-    touched; the stores' locks are taken in the order of their paths and all released on exit."""
+    touched; the stores' locks are taken in the order of their paths and all released on exit.
+    A Dask scheduler is reached before any store is touched too (one that cannot be is one line)."""
     loaded = []
     for exp in experiments:
         check_runnable(exp)  # what the run would trip on, before anything is loaded or written
         data, identity = load_experiment_data(exp)  # read and checked before the store is touched
         check_runnable(exp, {name: len(y) for name, (_, y) in data.items()})
         loaded.append((data, identity))
-    with ExitStack() as locks:
+    with _workers(options) as workers, ExitStack() as locks:
         running: dict[int, _Running] = {}
         order = sorted(range(len(experiments)), key=lambda i: str((experiments[i].results / STORE_FILE).resolve()))
         for i in order:  # a fixed order: two runs over overlapping stores cannot take them crosswise
@@ -409,7 +412,7 @@ def run_experiments(experiments: list[Experiment], options: RunOptions, echo=pri
         runs = [running[i] for i in range(len(experiments))]
         for r in runs:
             _announce(r, options, echo)
-        _run_locked([r for r in runs if r.todo], options, echo)
+        _run_locked([r for r in runs if r.todo], options, echo, workers)
         return [r.store for r in runs]
 
 
@@ -426,13 +429,13 @@ def _announce(r: _Running, options: RunOptions, echo) -> None:
         echo(complete_message(exp, r.store.directory, held.done_units(), options.command))
 
 
-def _run_locked(active: list[_Running], options: RunOptions, echo) -> None:
+def _run_locked(active: list[_Running], options: RunOptions, echo, workers) -> None:
     """Compute the missing units of ``active`` (each store locked and prepared), then export each
     store; an interrupt or a failed unit leaves every stored unit whole (complete stores exported)."""
     if not active:
         return
     try:
-        _run_units(active, options, echo)
+        _run_units(active, options, echo, workers)
     except KeyboardInterrupt as stop:
         with interrupts_ignored():  # a second Ctrl-C must not cut the count short
             counts = [(r, _stored_of_target(r)) for r in active]
@@ -479,9 +482,9 @@ def _export_complete(active: list[_Running], options: RunOptions, echo) -> None:
         echo(f"exported -> {r.store.directory / 'export'} (the committed form of the store)")
 
 
-def _run_units(active: list[_Running], options: RunOptions, echo) -> None:
-    """Compute the units in workers and store each in its experiment's store as it arrives (one
-    transaction per unit), under one progress bar."""
+def _run_units(active: list[_Running], options: RunOptions, echo, workers) -> None:
+    """Compute the units on ``workers`` (``_workers``) and store each in its experiment's store as
+    it arrives (one transaction per unit), under one progress bar."""
     remaining = Counter((i, d, r.exp.bases[b].id) for i, r in enumerate(active) for d, b, _, _ in r.todo)
     if options.backend == "loky" and options.jobs != 1:
         start_quiet_resource_tracker()
@@ -489,11 +492,11 @@ def _run_units(active: list[_Running], options: RunOptions, echo) -> None:
     bar_context = nullcontext(options.bar) if options.bar is not None else _progress(total, options.progress)
     experiments = [r.exp for r in active]
     tasks = fuse_tasks(experiments, [unit_tasks(r.exp, r.todo, options.speedups) for r in active], options.speedups)
-    with _backend(options), cancelled_tasks_unannounced(), bar_context as bar:
-        jobs = Parallel(n_jobs=options.jobs, return_as="generator_unordered")
+    with cancelled_tasks_unannounced(), bar_context as bar:
         started = time.perf_counter()
+        calls = ((*_task_args(active, task), options.speedups) for task in tasks)
         try:
-            for units in jobs(delayed(_run_task)(*_task_args(active, task), options.speedups) for task in tasks):
+            for units in workers.run_unordered(_run_task, calls):
                 for i, unit in units:
                     store = active[i].store
                     with storage_faults(store.path, f"store unit {unit.dataset} / {unit.base} / rep {unit.rep}"):
@@ -504,11 +507,14 @@ def _run_units(active: list[_Running], options: RunOptions, echo) -> None:
                     if remaining[key] == 0:
                         bar.write(dataset_summary(store, active[i].exp, unit.dataset, unit.base))
         except Exception as err:
-            if type(err).__name__ != "TerminatedWorkerError":  # loky's: a worker process ended abruptly
+            # loky's and Dask's names for a worker process that ended abruptly (Dask's after the
+            # task was retried on other workers as many times as the cluster allows)
+            if type(err).__name__ not in ("TerminatedWorkerError", "KilledWorker"):
                 raise
             where = active[0].store.path if len(active) == 1 else "afr reproduce"
             raise worker_died(str(where), experiments) from None
-        bar.write(f"done in {time.perf_counter() - started:.1f} s")
+        where = workers.where()  # on Dask: how many tasks ran on which workers
+        bar.write(f"done in {time.perf_counter() - started:.1f} s" + (f"; {where}" if where else ""))
 
 
 def _task_args(active: list[_Running], task: FusedTask) -> tuple:
@@ -538,31 +544,36 @@ def dataset_summary(store: ResultsStore, exp: Experiment, dataset: str, base: st
     return f"{dataset} / {base} ({df.rep.nunique()} reps): R2 " + ", ".join(parts)
 
 
-def _backend(options: RunOptions):
-    if options.backend == "dask":
-        try:
-            from distributed import Client
-        except ImportError:
-            raise AfrInputError("--backend dask needs the dask extra: pip install 'afr[dask]'") from None
-        client = Client(options.scheduler, timeout="20s")
-        return _DaskContext(client)
-    return parallel_config(backend="loky", initializer=quiet_worker)
+class _LocalUnits:
+    """Tasks in loky worker processes on this machine (``--jobs``; 1: in this process)."""
+
+    def __init__(self, jobs: int) -> None:
+        self.jobs = jobs
+
+    def run_unordered(self, function: Callable, calls) -> Any:
+        """``function(*args)`` for each ``args`` of ``calls``; the results in the order they finish."""
+        return Parallel(n_jobs=self.jobs, return_as="generator_unordered")(delayed(function)(*args) for args in calls)
+
+    def where(self) -> str:
+        """Nothing to add: the tasks ran on this machine."""
+        return ""
 
 
-class _DaskContext:
-    """joblib's dask backend bound to a client, closed on exit."""
-
-    def __init__(self, client):
-        self.client = client
-        self.cfg = parallel_config(backend="dask")
-
-    def __enter__(self):
-        self.cfg.__enter__()
-        return self
-
-    def __exit__(self, *exc):
-        self.cfg.__exit__(*exc)
-        self.client.close()
+@contextmanager
+def _workers(options: RunOptions) -> Iterator[Any]:
+    """Where the tasks run: loky workers (``--jobs``), or every worker of a Dask cluster, whatever
+    its size and ``--jobs`` (afr_cli/engine/dask_backend.py: not joblib's dask backend, which ran
+    every task in this process on a one-worker cluster)."""
+    if options.backend != "dask":
+        with parallel_config(backend="loky", initializer=quiet_worker):
+            yield _LocalUnits(options.jobs)
+        return
+    try:
+        from afr_cli.engine.dask_backend import DaskUnits
+    except ImportError:
+        raise AfrInputError("--backend dask needs the dask extra: pip install 'afr[dask]'") from None
+    with DaskUnits(options.scheduler) as cluster:
+        yield cluster
 
 
 def _progress(total: int, enabled: bool):
