@@ -49,10 +49,7 @@ def report(
     ),
 ) -> None:
     """Write every store's summary and ours beside the papers' tables (results/<report>/)."""
-    from afr_cli.publish.build import stale_outputs, write_all, written_line
-    from afr_cli.publish.frames import report_by_name, reps_shortfall
-    from afr_cli.publish.site import write_site
-    from afr_cli.store import has_results, load_results
+    from afr_cli.publish import build_keys
 
     check_directory("--root", root_option)
     root = Path(root_option)
@@ -68,7 +65,7 @@ def report(
             raise AfrInputError(
                 "--check: takes no report names, --reps, --html or --studies; allowed: afr report --check [--root DIR]"
             )
-        stale = stale_outputs(root)
+        stale = _checked(root)
         for line in stale:
             typer.echo(line)
         if stale:
@@ -77,14 +74,70 @@ def report(
         typer.echo("every generated file and block is current")
         return
     try:
-        written = write_site(root) if site_only else write_all(root, names or None, reps, html, studies)
+        written = _built(root, names or None, reps, html, studies, site_only)
     except OSError as err:
         raise AfrInputError(f"{err.filename}: cannot write the report ({err.strerror})") from None
-    typer.echo(written_line(written, root))
+    if written is None:  # the same state a full build of this kind left: nothing to write
+        typer.echo(build_keys.NOTHING_CHANGED.format(root=root))
+    else:
+        from afr_cli.publish.build import written_line
+
+        typer.echo(written_line(written, root))
+    if reps is None:
+        return
+    from afr_cli.publish.frames import report_by_name, reps_shortfall
+    from afr_cli.store import has_results, load_results
+
     stores = dict.fromkeys(
         root / s for r in report_by_name().values() if not names or r.name in names for s in r.stores
     )
-    for store in (s for s in stores if reps is not None and has_results(s)):
+    for store in (s for s in stores if has_results(s)):
         short = reps_shortfall(load_results(store), reps, str(store))
         if short:
             typer.echo(f"note: {short}", err=True)
+
+
+def _checked(root: Path) -> list[str]:
+    """``afr report --check``'s lines: recorded for this state (afr_cli/publish/build_keys.py), or
+    regenerated in a scratch copy and recorded."""
+    from afr_cli.publish import build_keys
+
+    mode = build_keys.Mode("check")
+    lines = build_keys.remembered(root, mode)
+    if lines is not None:
+        return lines
+    from afr_cli.publish.build import stale_outputs
+
+    return build_keys.remember(root, mode, lambda: stale_outputs(root), answer=list)
+
+
+def _built(
+    root: Path, names: list[str] | None, reps: int | None, html: bool, studies: bool, site_only: bool
+) -> list[Path] | None:
+    """The files a build wrote, or None when it was skipped: the state is the one a full build of
+    the same kind left (afr_cli/publish/build_keys.py). ``--studies`` always reruns in full."""
+    from afr_cli.publish import build_keys
+
+    if site_only:
+        mode, also = build_keys.Mode("site"), ()
+    else:
+        mode = build_keys.Mode("build", tuple(names or ()), reps, html)
+        # a full --html build also answers for the build without the site and for --site-only
+        also = (build_keys.Mode("build"), build_keys.Mode("site")) if html and not names and reps is None else ()
+    if studies:
+        from afr_cli.publish.build import write_all
+
+        return write_all(root, names, reps, html, studies)
+    if build_keys.remembered(root, mode) is not None:
+        return None
+
+    def run() -> list[Path]:
+        if site_only:
+            from afr_cli.publish.site import write_site
+
+            return write_site(root)
+        from afr_cli.publish.build import write_all
+
+        return write_all(root, names, reps, html)
+
+    return build_keys.remember(root, mode, run, answer=lambda _: [], wrote=lambda written: written, also=also)

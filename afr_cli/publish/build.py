@@ -3,7 +3,10 @@
 generated block that differs from what the stores give now.
 
 A file whose bytes would not change is not rewritten, and the command prints one line
-(``written_line``): how many files changed, by folder, or that none did.
+(``written_line``): how many files changed, by folder, or that none did. Before any of this runs,
+``afr report`` asks build_keys.py whether the state (stores, pages, afr's code, every file the last
+full run of the same kind read) is the one that run left; then nothing is built at all, and a
+check's answer is the one recorded (afr_cli/commands/report.py).
 
 Order: each store's summary and each report's files (afr_cli/publish/report_files.py), then, on
 every repetition and all reports, the claims ledgers (claims/ledger.py) and the pages' generated
@@ -19,6 +22,7 @@ import tempfile
 from pathlib import Path
 
 from afr_cli.publish.bench_blocks import bench_blocks
+from afr_cli.publish.build_keys import CHECK_SCRATCH, NOTHING_CHANGED
 from afr_cli.publish.claims.ledger import (
     LEDGER,
     agreement_block,
@@ -117,7 +121,7 @@ def written_line(written: list[Path], root: Path) -> str:
     """The one line ``afr report`` prints: how many files changed and in which folders under
     ``root`` (an unchanged file is never rewritten), or that nothing changed."""
     if not written:
-        return f"nothing changed: every file afr report writes from {root} is current (none written)"
+        return NOTHING_CHANGED.format(root=root)
     folders: dict[str, int] = {}
     for path in map(Path, written):
         inside = path.relative_to(root).parts if path.is_relative_to(root) else ()
@@ -149,7 +153,7 @@ def stale_outputs(root: Path) -> list[str]:
     generated file that differs or is missing, per stale generated block of a page, and per site
     file that the build would no longer write. Nothing under ``root`` is touched."""
     root = Path(root)
-    with tempfile.TemporaryDirectory(prefix="afr-check-") as scratch:
+    with tempfile.TemporaryDirectory(prefix=CHECK_SCRATCH) as scratch:
         copy = Path(scratch) / root.resolve().name
         shutil.copytree(root, copy, ignore=shutil.ignore_patterns(SITE, "*.sqlite-journal", "*.sqlite-wal"))
         for page in page_files(root):
