@@ -16,6 +16,7 @@ import typer
 
 from afr_cli.commands import (
     bench,
+    bench_dask,
     datasets,
     diff,
     dm,
@@ -93,6 +94,7 @@ _bench = _group(
         "steps": bench.steps,
         "regenerated": bench.regenerated,
         "interactive": bench.interactive,
+        "dask": bench_dask.dask_bench,
     },
     no_args_is_help=True,
 )

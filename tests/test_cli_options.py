@@ -72,6 +72,7 @@ def test_report_validate_and_models_have_modules_of_their_own():
 def test_every_command_taking_reps_refuses_zero_in_the_same_words():
     takers = _taking("--reps")
     assert takers == [
+        ("bench", "dask"),
         ("bench", "fusion"),
         ("bench", "steps"),
         ("bench", "unit"),

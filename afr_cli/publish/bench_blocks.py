@@ -468,6 +468,48 @@ def profile_block(records: list[dict]) -> str:
     return _cells(["what was profiled", "total", "where the time goes"], ["what", "total", "parts"], records)
 
 
+def dask_block(records: list[dict]) -> str:
+    """``afr bench dask``: per record, a task's CPU by where it ran (paired with the loky worker's)
+    and a whole run's units per minute by Dask workers, with whether its rows equal --jobs 1."""
+    parts = []
+    for record in records:
+        x = record["result"]
+        cpu, scale = x["unit_cpu"], x["scaling"]
+        rounds = f"{cpu['rounds']} round{'s' * (cpu['rounds'] != 1)}"
+        cpu_rows = [
+            [p["place"], f"{p['median_cpu_s']:.3f}", f"{p['median_thread_cpu_s']:.3f}", _ratio(p["ratio_to_loky"])]
+            for p in cpu["places"]
+        ]
+        run_rows = [
+            [
+                r["where"],
+                str(r["workers"]),
+                f"{r['wall_s']:.1f}",
+                f"{r['units_per_min']:.1f}",
+                "yes" if r["identical"] else "no",
+            ]
+            for r in scale["rows"]
+        ]
+        parts.append(
+            f"{Path(x['config']).stem} on {', '.join(x['datasets'])}, repetitions 0..{x['reps'] - 1}; "
+            f"load average {x['load_average'][0]:.1f} before, {x['load_average'][1]:.1f} after, on "
+            f"{x['cores']} cores. CPU seconds per task ({cpu['tasks']} tasks, {rounds}, each task in "
+            "every place in turn):\n\n"
+            + table(
+                ["where the task ran", "CPU s (median)", "its thread's CPU s", "x loky worker (paired median)"],
+                cpu_rows,
+                ["---", "---:", "---:", "---:"],
+            )
+            + f"\n\nA whole run of its {scale['units']} units:\n\n"
+            + table(
+                ["where", "workers", "wall s", "units per minute", "rows equal --jobs 1"],
+                run_rows,
+                ["---", "---:", "---:", "---:", "---"],
+            )
+        )
+    return "\n\n".join(parts)
+
+
 RENDERERS: dict[str, Callable[[list[dict]], str]] = {
     "floor": floor_block,
     "unit": unit_block,
@@ -483,6 +525,7 @@ RENDERERS: dict[str, Callable[[list[dict]], str]] = {
     "profile": profile_block,
     "rerun": rerun_block,
     "interactive": interactive_block,
+    "dask": dask_block,
 }
 
 
