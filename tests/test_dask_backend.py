@@ -43,8 +43,9 @@ def _tables(out) -> dict[str, pd.DataFrame]:
 @pytest.mark.slow
 def test_a_one_worker_cluster_runs_every_unit_on_its_worker_with_the_rows_of_jobs_1(tmp_path, capsys):
     """joblib's dask backend saw one core on a one-worker cluster and ran every unit in afr's own
-    process; each unit now goes to the worker (the run's last line names it), even with --jobs 1,
-    and the rows are those of a local --jobs 1 run, cell for cell."""
+    process; each unit now goes to the worker (the run's last line names it), whatever --jobs says
+    (-1: every core of this machine, which the run's target no longer names as its workers), and
+    the rows are those of a local --jobs 1 run, cell for cell."""
     distributed = pytest.importorskip("distributed")
     config = tmp_path / "dask.yaml"
     config.write_text(yaml.safe_dump(CONFIG))
@@ -56,12 +57,13 @@ def test_a_one_worker_cluster_runs_every_unit_on_its_worker_with_the_rows_of_job
         distributed.Client(cluster, set_as_default=False) as client,
     ):
         (worker,) = client.scheduler_info()["workers"]
-        options = RunOptions(jobs=1, backend="dask", scheduler=cluster.scheduler_address, **quiet)
+        options = RunOptions(jobs=-1, backend="dask", scheduler=cluster.scheduler_address, **quiet)
         run_experiment(load_experiment(config, None, tmp_path / "dask"), options, echo=lambda *_: None)
         prepared = client.run(_worker_prepared)[worker]
     last = capsys.readouterr().out.strip().splitlines()[-1]
     assert last.endswith(f"; 3 tasks on 1 Dask worker ({worker})"), last
     assert prepared  # the nanny's MALLOC_TRIM_THRESHOLD_ was undone in the worker that ran the units
+    assert ResultsStore(tmp_path / "dask").manifest()["runs"][-1]["target"]["workers"] == 1
     local, dask = _tables(tmp_path / "local"), _tables(tmp_path / "dask")
     for table in ("results", "grid", "units"):
         pd.testing.assert_frame_equal(local[table], dask[table], check_exact=True)

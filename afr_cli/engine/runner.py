@@ -406,7 +406,8 @@ def run_experiments(experiments: list[Experiment], options: RunOptions, echo=pri
         for i in order:  # a fixed order: two runs over overlapping stores cannot take them crosswise
             exp = experiments[i]
             lock = locks.enter_context(StoreLock(exp.results / STORE_FILE))
-            store, todo = prepare_store(exp, options.fresh, options.confirm, options.jobs, loaded[i][1], lock)
+            # the run's target names its workers: loky's for --jobs, or the Dask cluster's threads
+            store, todo = prepare_store(exp, options.fresh, options.confirm, workers.threads(), loaded[i][1], lock)
             total = len(exp.datasets) * len(exp.bases) * len(exp.protocol.axes()) * exp.protocol.reps
             running[i] = _Running(exp, store, todo, loaded[i][0], total)
         runs = [running[i] for i in range(len(experiments))]
@@ -553,6 +554,10 @@ class _LocalUnits:
     def run_unordered(self, function: Callable, calls) -> Any:
         """``function(*args)`` for each ``args`` of ``calls``; the results in the order they finish."""
         return Parallel(n_jobs=self.jobs, return_as="generator_unordered")(delayed(function)(*args) for args in calls)
+
+    def threads(self) -> int:
+        """The worker processes ``--jobs`` asks for (-1: one per core)."""
+        return effective_n_jobs(self.jobs)
 
     def where(self) -> str:
         """Nothing to add: the tasks ran on this machine."""
