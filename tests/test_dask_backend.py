@@ -5,6 +5,7 @@ large-block behaviour Dask's nanny switches off (afr_cli/engine/worker_setup.py)
 from __future__ import annotations
 
 import os
+import platform
 import subprocess
 import sys
 
@@ -99,7 +100,7 @@ def _faults(how: str, trim: bool) -> tuple[str, int]:
     return prepared, int(faults)
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's allocator")
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc's allocator")
 def test_a_nanny_started_worker_gets_the_allocator_of_a_plain_process_back():
     """With MALLOC_TRIM_THRESHOLD_ set, each freed 2 MiB array goes back to the kernel and the
     next one faults its 512 pages in again; prepare_worker makes the process reuse the block, as
