@@ -3,8 +3,11 @@
 Two measurements of one config's units (its datasets, repetitions 0..reps-1, fused as a run
 fuses them):
 
-- **CPU per unit, by where it runs**: the same tasks in afr's own process (``--jobs 1``), in a
-  loky worker process (``--jobs N``), on the worker of a one-worker local Dask cluster as
+- **CPU per unit, by where it runs**: the same tasks in afr's own process and in a loky worker
+  process, both with glibc's allocator as the process started, in a loky worker started as a
+  run starts its workers (the allocator prepared by engine/worker_setup.py, as afr's process is
+  for ``--jobs 1``: what the first two places show is the saving), on the worker of a one-worker
+  local Dask cluster as
   ``--backend dask`` runs them (afr_cli/engine/dask_backend.py, the worker's allocator prepared by
   engine/worker_setup.py), and on a second such worker left as Dask's nanny starts it (its
   ``MALLOC_TRIM_THRESHOLD_`` in force: the cost issue 36 found). One task at a time, each task
@@ -38,12 +41,18 @@ from afr_cli.config.experiment import Experiment, load_experiment
 from afr_cli.core.quiet_interrupt import quiet_worker
 from afr_cli.engine.dask_backend import DaskUnits
 from afr_cli.engine.experiment_data import load_experiment_data
-from afr_cli.engine.runner import RunOptions, _run_task, _Running, _task_args, run_experiments
+from afr_cli.engine.runner import RunOptions, _run_task, _Running, _task_args, run_experiments, start_worker
 from afr_cli.engine.shared_work import Speedups
 from afr_cli.engine.tasks import fuse_tasks, unit_tasks
 from afr_cli.store import ResultsStore
 
-PLACES = ("in afr's process", "loky worker", "Dask worker", "Dask worker, nanny's allocator")
+PLACES = (
+    "in afr's process",
+    "loky worker",
+    "Dask worker",
+    "Dask worker, nanny's allocator",
+    "loky worker, allocator prepared",
+)  # the first two as the process started: the allocator's effect is the last against the second
 TIMED_COLUMNS = ("seconds", "forest_seconds", "cpu_seconds", "finished_at")
 
 
@@ -88,11 +97,13 @@ def _calls(exp: Experiment) -> list[tuple]:
 
 def unit_cpu(exp: Experiment, rounds: int) -> dict:
     """Each task's units' CPU in every place (``PLACES``), after one warm-up task in each."""
-    from joblib.externals.loky import get_reusable_executor
+    from joblib.externals.loky import ProcessPoolExecutor, get_reusable_executor
 
     calls = _calls(exp)
     loky = get_reusable_executor(max_workers=1, initializer=quiet_worker)
     loky.submit(int).result()  # spawned now, before any nanny's variables are in this environment
+    prepared_loky = ProcessPoolExecutor(max_workers=1, initializer=start_worker)  # as a run's workers
+    prepared_loky.submit(int).result()
     with local_cluster(1) as prepared, local_cluster(1) as plain, DaskUnits(prepared.scheduler_address) as dask:
         from distributed import Client
 
@@ -102,6 +113,7 @@ def unit_cpu(exp: Experiment, rounds: int) -> dict:
                 PLACES[1]: lambda args: loky.submit(_timed, _run_task, args).result(),
                 PLACES[2]: lambda args: next(dask.run_unordered(_timed, [(_run_task, args)])),
                 PLACES[3]: lambda args: client.submit(_timed, _run_task, args, pure=False).result(),
+                PLACES[4]: lambda args: prepared_loky.submit(_timed, _run_task, args).result(),
             }
             for place in PLACES:
                 run[place](calls[0])
@@ -114,6 +126,7 @@ def unit_cpu(exp: Experiment, rounds: int) -> dict:
                         process = sum(unit.cpu_seconds for _, unit in records)
                         samples[place].append((process, thread))
     loky.shutdown(wait=True)
+    prepared_loky.shutdown(wait=True)
     return {"tasks": len(calls), "rounds": rounds, "places": [_place(p, samples) for p in PLACES]}
 
 

@@ -8,7 +8,7 @@ glibc's adaptive rule raises the threshold only to the largest mapped block free
 to twice that), so a process keeps mapping, trimming and faulting whatever is larger. afr's units
 allocate and free such arrays by the thousand (attention tensors, Gram matrices, leaf statistics).
 Measured on satrf_rf, larf_rf, dm_soft and agboost_dt units, the thresholds set against left as
-the process starts (docs/speed.md, "Allocator"; ``afr bench dask``'s places): minor page faults per
+the process starts (docs/speed.md, "Dask"; ``afr bench dask``'s places): minor page faults per
 task fell from thousands to a handful. Dask's nanny makes it worse: it starts every worker with
 ``MALLOC_TRIM_THRESHOLD_=65536``, and setting any ``MALLOC_*_`` threshold switches the adaptive rule
 off (satrf_rf units 1.2-1.5x the CPU with the variable).
