@@ -43,11 +43,24 @@ def _files(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+def _checkout_left_out(monkeypatch) -> None:
+    """The digest without the checkout's own folders (afr_cli/, docs/, configs/ ...): other sessions
+    edit this checkout while the suite runs, and each edit is rightly a rebuild, which would make
+    these tests' "skipped" flaky. What they test is the scratch root and the trace; that the
+    checkout's folders are digested is test_the_digest_holds_afrs_own_folders'."""
+    real_declared = build_keys.declared
+    project = build_keys.PROJECT_ROOT.resolve()
+    monkeypatch.setattr(build_keys, "declared", lambda root: real_declared(root)[:3])
+    real_ignored = build_keys._ignored
+    monkeypatch.setattr(build_keys, "_ignored", lambda path: path.is_relative_to(project) or real_ignored(path))
+
+
 @pytest.fixture
 def calls(monkeypatch, tmp_path):
     """The build's expensive steps counted (the real ones still run), in a cache of this test's own."""
     monkeypatch.setenv("AFR_EXPORT_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv(build_keys.FULL_ENV, raising=False)
+    _checkout_left_out(monkeypatch)
     counted: Counter[str] = Counter()
     for name in ("write_all", "stale_outputs"):
         real = getattr(build, name)
@@ -161,6 +174,7 @@ def fake_build(monkeypatch, tmp_path):
     of callables the test fills): what a real build would read or do while it runs."""
     monkeypatch.setenv("AFR_EXPORT_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv(build_keys.FULL_ENV, raising=False)
+    _checkout_left_out(monkeypatch)
     extra: list = []
     counted: Counter[str] = Counter()
 
@@ -240,3 +254,25 @@ def test_an_unreadable_cache_record_or_an_unwritable_cache_is_a_full_build(tmp_p
     (tmp_path / "out.txt-is-a-file").write_text("")  # the cache folder cannot be made
     assert _report(root) is not None and _report(root) is not None
     assert counted["write_all"] == 4
+
+
+def test_the_digest_holds_afrs_own_folders(tmp_path, monkeypatch):
+    """Outside the tests above, the digest holds afr's package (code, paper folders and pages) and
+    the project's pages, configs and datasets: an edit to any of them is another snapshot."""
+    root = tmp_path / "results"
+    root.mkdir()
+    tops = build_keys.declared(root)
+    project = build_keys.PROJECT_ROOT.resolve()
+    assert root.resolve() in tops and (tmp_path / "README.md") in tops and (tmp_path / "docs") in tops
+    assert {build_keys.PACKAGE_DIR.resolve(), project / "docs", project / "configs", project / "README.md"} <= set(tops)
+    package = tmp_path / "afr_cli"  # a stand-in package: the real one is not edited by a test
+    (package / "papers" / "satrf").mkdir(parents=True)
+    (package / "papers" / "satrf" / "paper.yaml").write_text("title: one\n")
+    (package / "__pycache__").mkdir()
+    (package / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"compiled")
+    monkeypatch.setattr(build_keys, "PACKAGE_DIR", package)
+    before = build_keys.snapshot(root)
+    (package / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"compiled again")  # derived: not an input
+    assert build_keys.snapshot(root) == before
+    (package / "papers" / "satrf" / "paper.yaml").write_text("title: two\n")
+    assert build_keys.snapshot(root) != before
