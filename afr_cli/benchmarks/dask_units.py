@@ -3,11 +3,11 @@
 Two measurements of one config's units (its datasets, repetitions 0..reps-1, fused as a run
 fuses them):
 
-- **CPU per unit, by where it runs**: the same tasks in afr's own process and in a loky worker
-  process, both with glibc's allocator as the process started, in a loky worker started as a
-  run starts its workers (the allocator prepared by engine/worker_setup.py, as afr's process is
-  for ``--jobs 1``: what the first two places show is the saving), on the worker of a one-worker
-  local Dask cluster as
+- **CPU per unit, by where it runs**: the same tasks in afr's own process (``--jobs 1``), in a
+  loky worker process (``--jobs N``), in a second loky worker with glibc's thresholds set as
+  engine/worker_setup.py sets them on a Dask worker (whether they would save CPU in every unit
+  process: issue 36 measured, and a run does not set them), on the worker of a one-worker local
+  Dask cluster as
   ``--backend dask`` runs them (afr_cli/engine/dask_backend.py, the worker's allocator prepared by
   engine/worker_setup.py), and on a second such worker left as Dask's nanny starts it (its
   ``MALLOC_TRIM_THRESHOLD_`` in force: the cost issue 36 found). One task at a time, each task
@@ -41,9 +41,10 @@ from afr_cli.config.experiment import Experiment, load_experiment
 from afr_cli.core.quiet_interrupt import quiet_worker
 from afr_cli.engine.dask_backend import DaskUnits
 from afr_cli.engine.experiment_data import load_experiment_data
-from afr_cli.engine.runner import RunOptions, _run_task, _Running, _task_args, run_experiments, start_worker
+from afr_cli.engine.runner import RunOptions, _run_task, _Running, _task_args, run_experiments
 from afr_cli.engine.shared_work import Speedups
 from afr_cli.engine.tasks import fuse_tasks, unit_tasks
+from afr_cli.engine.worker_setup import set_thresholds
 from afr_cli.store import ResultsStore
 
 PLACES = (
@@ -51,8 +52,8 @@ PLACES = (
     "loky worker",
     "Dask worker",
     "Dask worker, nanny's allocator",
-    "loky worker, allocator prepared",
-)  # the first two as the process started: the allocator's effect is the last against the second
+    "loky worker, thresholds set",
+)  # the last against the second: what the thresholds would do in a run's loky workers
 TIMED_COLUMNS = ("seconds", "forest_seconds", "cpu_seconds", "finished_at")
 
 
@@ -76,6 +77,13 @@ def local_cluster(workers: int) -> Iterator[Any]:
         yield cluster
     finally:
         cluster.close()
+
+
+def _thresholds_set() -> None:
+    """A loky worker's start for the bench's last place: quiet on an interrupt, as a run's
+    workers are, with glibc's thresholds set."""
+    quiet_worker()
+    set_thresholds()
 
 
 def _calls(exp: Experiment) -> list[tuple]:
@@ -102,7 +110,7 @@ def unit_cpu(exp: Experiment, rounds: int) -> dict:
     calls = _calls(exp)
     loky = get_reusable_executor(max_workers=1, initializer=quiet_worker)
     loky.submit(int).result()  # spawned now, before any nanny's variables are in this environment
-    prepared_loky = ProcessPoolExecutor(max_workers=1, initializer=start_worker)  # as a run's workers
+    prepared_loky = ProcessPoolExecutor(max_workers=1, initializer=_thresholds_set)
     prepared_loky.submit(int).result()
     with local_cluster(1) as prepared, local_cluster(1) as plain, DaskUnits(prepared.scheduler_address) as dask:
         from distributed import Client

@@ -9,7 +9,7 @@ each. A few tasks per worker thread are in flight at a time (the window follows 
 workers join or leave), so a long run does not park thousands of pickled tasks on the scheduler.
 
 Each task reports the worker that ran it, so a run can say where its units went
-(``DaskUnits.where``). The worker's allocator is prepared for afr's units (``worker_setup``) by
+(``DaskUnits.where``). The worker's own setup for afr's units (``worker_setup``) is applied by
 the first task a worker process runs.
 """
 
@@ -23,7 +23,7 @@ from typing import Any
 from distributed import Client, as_completed, get_worker
 from distributed.comm.addressing import parse_address, parse_host_port
 
-from afr_cli.engine.worker_setup import prepare_allocator
+from afr_cli.engine.worker_setup import prepare_worker
 from afr_cli.errors import AfrInputError
 
 IN_FLIGHT_PER_THREAD = 2  # one running and one queued on each worker thread: no thread waits for the next
@@ -31,7 +31,7 @@ IN_FLIGHT_PER_THREAD = 2  # one running and one queued on each worker thread: no
 
 def _on_worker(function: Callable[..., Any], args: tuple) -> tuple[str, Any]:
     """Run on a worker: the worker's address and ``function(*args)``."""
-    prepare_allocator()
+    prepare_worker()
     return get_worker().address, function(*args)
 
 

@@ -45,7 +45,6 @@ from afr_cli.engine.plugin_faults import UnitFailed, unit_failure, worker_died
 from afr_cli.engine.preflight import check_runnable
 from afr_cli.engine.shared_work import Speedups
 from afr_cli.engine.tasks import FusedTask, fuse_tasks, run_fused_task, unit_tasks
-from afr_cli.engine.worker_setup import prepare_allocator
 from afr_cli.errors import AfrInputError, RunInterrupted
 from afr_cli.store import STORE_FILE, ResultsStore, UnitRecord, axis_defaults, has_results, open_existing
 from afr_cli.store.export import export_store, seed_store
@@ -546,13 +545,6 @@ def dataset_summary(store: ResultsStore, exp: Experiment, dataset: str, base: st
     return f"{dataset} / {base} ({df.rep.nunique()} reps): R2 " + ", ".join(parts)
 
 
-def start_worker() -> None:
-    """A loky worker's start, before its first unit: no traceback on an interrupt, and glibc's
-    allocator prepared for afr's units (afr_cli/engine/worker_setup.py)."""
-    quiet_worker()
-    prepare_allocator()
-
-
 class _LocalUnits:
     """Tasks in loky worker processes on this machine (``--jobs``; 1: in this process)."""
 
@@ -560,11 +552,7 @@ class _LocalUnits:
         self.jobs = jobs
 
     def run_unordered(self, function: Callable, calls) -> Any:
-        """``function(*args)`` for each ``args`` of ``calls``; the results in the order they finish.
-        On one worker joblib runs them in this process, which then prepares its own allocator (a
-        loky worker does in ``start_worker``)."""
-        if self.threads() == 1:
-            prepare_allocator()
+        """``function(*args)`` for each ``args`` of ``calls``; the results in the order they finish."""
         return Parallel(n_jobs=self.jobs, return_as="generator_unordered")(delayed(function)(*args) for args in calls)
 
     def threads(self) -> int:
@@ -582,7 +570,7 @@ def _workers(options: RunOptions) -> Iterator[Any]:
     its size and ``--jobs`` (afr_cli/engine/dask_backend.py: not joblib's dask backend, which ran
     every task in this process on a one-worker cluster)."""
     if options.backend != "dask":
-        with parallel_config(backend="loky", initializer=start_worker):
+        with parallel_config(backend="loky", initializer=quiet_worker):
             yield _LocalUnits(options.jobs)
         return
     try:
