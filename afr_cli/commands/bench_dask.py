@@ -1,5 +1,5 @@
 """``afr bench dask``: a unit's CPU on a Dask worker against a loky worker and afr's own process,
-and a run's units per minute on 1, 2, ... local Dask workers with its rows checked against
+and a run's units per minute on each count of local Dask workers with its rows checked against
 ``--jobs 1`` (afr_cli/benchmarks/dask_units.py). A module of its own beside ``bench`` (which is
 long already); it checks, prints and records as the other benchmarks do, through bench's helpers."""
 
@@ -25,8 +25,8 @@ def dask_bench(
     note: str = typer.Option("", "--note", help=NOTE_HELP),
 ) -> None:
     """A unit's CPU on a Dask worker against a loky worker and afr's own process (the same
-    tasks, one at a time, in turn), and units per minute of a whole run on 1, 2, ... local Dask
-    workers, each run's rows checked cell for cell against --jobs 1."""
+    tasks, one at a time, in turn), and units per minute of a whole run on each count of local Dask
+    workers that --workers names, each run's rows checked cell for cell against --jobs 1."""
     from afr_cli.config.experiment import load_experiment
 
     _checked(fmt, "AUTO", 20, 1)
