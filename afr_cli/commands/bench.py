@@ -64,6 +64,27 @@ def _emit(result: dict, fmt: str, lines: list[str]) -> None:
     typer.echo(json.dumps(result, indent=2) if fmt == "json" else "\n".join(lines))
 
 
+def worker_counts(workers: str, example: str) -> tuple[int, ...]:
+    """``--workers`` as counts (comma-separated, each at least 1), or its one-line error."""
+    try:
+        counts = tuple(int(w) for w in workers.split(","))
+    except ValueError:
+        counts = ()
+    if not counts or min(counts) < 1:
+        raise AfrInputError(f"--workers: {workers!r} is not allowed; comma-separated counts >= 1, e.g. {example}")
+    return counts
+
+
+def chosen_datasets(datasets: str, known: list[str]) -> list[str]:
+    """``--datasets`` (comma-separated) as names, each one of ``known``, or its one-line error
+    naming the first unknown one and what is allowed (in ``known``'s order)."""
+    chosen = [d.strip() for d in datasets.split(",") if d.strip()]
+    unknown = [d for d in chosen if d not in known]
+    if not chosen or unknown:
+        raise AfrInputError(f"--datasets: {(unknown or [datasets])[0]!r} is not allowed; allowed: {', '.join(known)}")
+    return chosen
+
+
 def _checked(fmt: str, solver: str, n: int, trees: int) -> str:
     """Validate the common options before any work; the solver's canonical name."""
     from afr_cli.solvers.solve import SOLVERS
@@ -345,19 +366,9 @@ def fusion(
     from afr_cli.config.experiment import load_experiment
 
     _checked(fmt, "AUTO", 20, 1)
-    chosen = [d.strip() for d in datasets.split(",") if d.strip()]
-    try:
-        counts = tuple(int(w) for w in workers.split(","))
-    except ValueError:
-        counts = ()
-    if not counts or min(counts) < 1:
-        raise AfrInputError(f"--workers: {workers!r} is not allowed; comma-separated counts >= 1, e.g. 1,2")
+    counts = worker_counts(workers, "1,2")
     known = {d for c in (configs or RF_GROUP) for d in load_experiment(c).datasets}
-    unknown = [d for d in chosen if d not in known]
-    if not chosen or unknown:
-        raise AfrInputError(
-            f"--datasets: {(unknown or [datasets])[0]!r} is not allowed; allowed: {', '.join(sorted(known))}"
-        )
+    chosen = chosen_datasets(datasets, sorted(known))
     r = run(list(configs or RF_GROUP), chosen, reps, counts, cache_mb)
     rows = [
         [

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from afr_cli.commands.bench import NOTE_HELP, RECORD_HELP, _checked, _emit, _record
+from afr_cli.commands.bench import NOTE_HELP, RECORD_HELP, _checked, _emit, _record, chosen_datasets, worker_counts
 from afr_cli.commands.options import at_least, reps_option
 from afr_cli.errors import AfrInputError
 
@@ -30,17 +30,8 @@ def dask_bench(
     from afr_cli.config.experiment import load_experiment
 
     _checked(fmt, "AUTO", 20, 1)
-    try:
-        counts = tuple(int(w) for w in workers.split(","))
-    except ValueError:
-        counts = ()
-    if not counts or min(counts) < 1:
-        raise AfrInputError(f"--workers: {workers!r} is not allowed; comma-separated counts >= 1, e.g. 1,2,4")
-    known = load_experiment(config).datasets
-    chosen = [d.strip() for d in datasets.split(",") if d.strip()]
-    unknown = [d for d in chosen if d not in known]
-    if not chosen or unknown:
-        raise AfrInputError(f"--datasets: {(unknown or [datasets])[0]!r} is not allowed; allowed: {', '.join(known)}")
+    counts = worker_counts(workers, "1,2,4")
+    chosen = chosen_datasets(datasets, list(load_experiment(config).datasets))
     try:
         import distributed  # noqa: F401  (the measurement starts local clusters)
     except ImportError:
