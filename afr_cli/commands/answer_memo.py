@@ -35,7 +35,7 @@ import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from afr_cli.store.cache import CACHE_ENV, cache_dir, content_key, read_entry, write_entry
+from afr_cli.store.cache import CACHE_ENV, cache_dir, content_key, installed_distributions, read_entry, write_entry
 from afr_cli.store.discover import export_fingerprint
 
 ANSWER_KIND = "answers"  # the cache folder's kind for recorded answers
@@ -91,18 +91,6 @@ def package_files() -> list[bytes | str]:
     return parts
 
 
-def distributions() -> str:
-    """The installed distributions on ``sys.path`` (their metadata folders' names, which carry the
-    name and version), one per line in order."""
-    names: set[str] = set()
-    for entry in sys.path:
-        try:
-            names.update(n for n in os.listdir(entry or ".") if n.endswith((".dist-info", ".egg-info")))
-        except OSError:  # a zip, a missing folder
-            continue
-    return "\n".join(sorted(names))
-
-
 def store_parts(directories: Iterable[str | Path]) -> list[str] | None:
     """Each store's path as shown and its export's fingerprint, or None when one of them is not a
     fixed export (a working store, or nothing readable): such an answer is computed live."""
@@ -128,7 +116,7 @@ def answer_key(command: str, options: dict[str, object], stores: list[str] | Non
         json.dumps(options, sort_keys=True, default=str),
         os.getcwd(),
         json.dumps(environment),
-        distributions(),
+        installed_distributions(),
         *package_files(),
         *stores,
     )

@@ -47,7 +47,7 @@ from typing import TypeVar
 import xxhash
 
 from afr_cli.core.paths import PACKAGE_DIR, PROJECT_ROOT, data_cache_dir
-from afr_cli.store.cache import CACHE_ENV, cache_dir, content_key, read_entry, write_entry
+from afr_cli.store.cache import CACHE_ENV, cache_dir, content_key, installed_distributions, read_entry, write_entry
 
 KIND = "report-builds"  # the export cache's folder for these records
 FORMAT = "report-build/1"  # bump when the digest's parts or a record's layout change
@@ -239,25 +239,13 @@ def _extra_part(files: Iterable[str], folders: Iterable[str]) -> list[str]:
     return parts
 
 
-def distributions() -> str:
-    """The installed distributions on ``sys.path`` (their metadata folders' names carry the name
-    and version), one per line."""
-    names: set[str] = set()
-    for entry in sys.path:
-        try:
-            names.update(n for n in os.listdir(entry or ".") if n.endswith((".dist-info", ".egg-info")))
-        except OSError:
-            continue
-    return "\n".join(sorted(names))
-
-
 def digest(state: dict[str, str], files: Iterable[str] = (), folders: Iterable[str] = ()) -> str:
     """The state digest: the snapshot, the traced extras, the libraries and the environment."""
     environment = sorted(
         (k, v) for k, v in os.environ.items() if k.startswith(ENVIRONMENT) and k not in (CACHE_ENV, FULL_ENV)
     )
     flat = [part for item in sorted(state.items()) for part in item]
-    return content_key(FORMAT, distributions(), json.dumps(environment), *flat, *_extra_part(files, folders))
+    return content_key(FORMAT, installed_distributions(), json.dumps(environment), *flat, *_extra_part(files, folders))
 
 
 # -- the records ------------------------------------------------------------------------------------

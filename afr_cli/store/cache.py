@@ -71,6 +71,19 @@ def content_key(*parts: bytes | str) -> str:
     return digest.hexdigest()
 
 
+def installed_distributions() -> str:
+    """The installed distributions on ``sys.path`` (their metadata folders' names, which carry the
+    name and version), one per line in order: part of a key whose value depends on the libraries
+    (a memoized answer, a report build's record)."""
+    names: set[str] = set()
+    for entry in sys.path:
+        try:
+            names.update(n for n in os.listdir(entry or ".") if n.endswith((".dist-info", ".egg-info")))
+        except OSError:  # a zip, a missing folder
+            continue
+    return "\n".join(sorted(names))
+
+
 def source_of(*modules: str) -> bytes:
     """The source bytes of afr modules (``afr_cli.store.export``, ...): part of a key, so an
     entry made by other decoding code is not served."""
