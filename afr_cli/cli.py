@@ -93,6 +93,7 @@ _bench = _group(
         "fusion": bench.fusion,
         "steps": bench.steps,
         "regenerated": bench.regenerated,
+        "baseline": bench.baseline,
         "interactive": bench.interactive,
         "dask": bench_dask.dask_bench,
     },

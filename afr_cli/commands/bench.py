@@ -508,6 +508,82 @@ def regenerated(
         raise typer.Exit(1)
 
 
+def baseline(
+    before: Path = typer.Argument(
+        ..., help="a root written by the code before (afr reproduce ... --reps N --root DIR)"
+    ),
+    after: Path = typer.Argument(..., help="a root of the same units written by today's code, in the same hour"),
+    committed: Path = typer.Option(Path("results"), "--committed", help="the committed results root (projection)"),
+    threshold: float = typer.Option(1e-9, help="count the cells whose largest change exceeds this"),
+    key: str = typer.Option("idle", help="the record's name"),
+    fmt: str = typer.Option("table", "--format", help="table or json"),
+    record: bool = typer.Option(False, "--record", help=RECORD_HELP),
+    note: str = typer.Option("", "--note", help=NOTE_HELP),
+) -> None:
+    """The reproduction's CPU, the code before against today's on the same units run in the same
+    hour: per store whether any number moved, each side's recorded CPU and their ratio, the
+    committed store's CPU on those units, and both sides projected to the repetitions the committed
+    stores hold. Exit 1 when a cell moved above --threshold."""
+
+    from afr_cli.benchmarks.baseline import compare_costs
+
+    _checked(fmt, "AUTO", 20, 1)
+    if not threshold >= 0:
+        raise AfrInputError(f"--threshold: {threshold!r} is not allowed; a number >= 0")
+    r = compare_costs(before, after, committed, threshold)
+    _emit(r, fmt, baseline_lines(r))
+    if record:
+        _record("baseline", (key,), r, note=note)
+    if r["cells_above"]:
+        raise typer.Exit(1)
+
+
+def baseline_lines(r: dict) -> list[str]:
+    """``afr bench baseline``'s result as text: a headline and one row per store."""
+    from tabulate import tabulate
+
+    def minutes(x: float | None) -> str:
+        return "—" if x is None else f"{x:.2f}"
+
+    rows = [
+        [
+            s["store"],
+            s["units"],
+            s["cells_above"],
+            f"{s['grid_moved']} of {s['grid_rows']}",
+            minutes(s["cpu_min_before"]),
+            minutes(s["cpu_min_after"]),
+            f"{s['cpu_min_after'] / s['cpu_min_before']:.2f}" if s["cpu_min_before"] else "—",
+            minutes(s["cpu_min_committed_same_units"]),
+            f"{s['projected_before']:.1f}",
+            f"{s['projected_after']:.1f}",
+        ]
+        for s in r["stores"]
+    ]
+    ratio = "—" if r["ratio"] is None else f"{r['ratio']:.2f}"
+    return [
+        f"{r['after']} against {r['before']}: {len(rows)} stores, {r['cells_above']} cell(s) and "
+        f"{r['grid_moved']} grid point(s) moved; CPU-min {r['cpu_min_before']:.1f} before, "
+        f"{r['cpu_min_after']:.1f} after (ratio {ratio}); projected to the committed stores' "
+        f"repetitions {r['projected_before']:.1f} before, {r['projected_after']:.1f} after",
+        tabulate(
+            rows,
+            headers=[
+                "store",
+                "units",
+                "cells moved",
+                "grid points moved",
+                "CPU-min before",
+                "CPU-min after",
+                "ratio",
+                "committed, same units",
+                "projected before",
+                "projected after",
+            ],
+        ),
+    ]
+
+
 def interactive(
     runs: int = typer.Option(5, "--runs", help="counted runs of each command, after one warm-up", callback=at_least(1)),
     fmt: str = typer.Option("table", "--format", help="table or json"),

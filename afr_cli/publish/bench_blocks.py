@@ -510,6 +510,84 @@ def dask_block(records: list[dict]) -> str:
     return "\n\n".join(parts)
 
 
+def baseline_block(records: list[dict]) -> str:
+    """``afr bench baseline``: per record, the code before against today's on the same units run in
+    the same hour, store by store (numbers moved, CPU each side, the committed store's CPU on those
+    units, both projected to the committed stores' repetitions) with a total row and its sentence."""
+
+    def minutes(x: float | None, digits: int = 2) -> str:
+        return "" if x is None else f"{x:.{digits}f}"
+
+    parts = []
+    for r in records:
+        x = r["result"]
+        rows = [
+            [
+                s["store"],
+                str(s["units"]),
+                str(s["cells_above"]),
+                grid_cell(s["grid_moved"], s["grid_rows"], s["grid_rounding_flips"]),
+                minutes(s["cpu_min_before"]),
+                minutes(s["cpu_min_after"]),
+                f"{s['cpu_min_after'] / s['cpu_min_before']:.2f}" if s["cpu_min_before"] else "",
+                minutes(s["cpu_min_committed_same_units"]),
+                minutes(s["projected_before"], 1),
+                minutes(s["projected_after"], 1),
+            ]
+            for s in x["stores"]
+        ]
+        same_units = [s["cpu_min_committed_same_units"] for s in x["stores"]]
+        rows.append(
+            [
+                f"**all {len(x['stores'])} stores**",
+                str(sum(s["units"] for s in x["stores"])),
+                f"**{x['cells_above']}**",
+                grid_cell(
+                    x["grid_moved"],
+                    sum(s["grid_rows"] for s in x["stores"]),
+                    sum(s["grid_rounding_flips"] for s in x["stores"]),
+                ),
+                minutes(x["cpu_min_before"]),
+                minutes(x["cpu_min_after"]),
+                minutes(x["ratio"]),
+                "" if None in same_units else minutes(sum(same_units)),
+                f"**{x['projected_before']:.1f}**",
+                f"**{x['projected_after']:.1f}**",
+            ]
+        )
+        committed = (
+            ""
+            if x["cpu_min_committed"] is None or not x["projected_before"]
+            else f". The committed stores record {x['cpu_min_committed']:.1f} CPU-min, made on other days by the "
+            f"code before; at the ratio of the two projections "
+            f"({x['projected_after'] / x['projected_before']:.3f}) today's code would record "
+            f"{x['cpu_min_committed'] * x['projected_after'] / x['projected_before']:.1f} CPU-min on the machine of "
+            "those days"
+        )
+        parts.append(
+            table(
+                [
+                    "store",
+                    "units",
+                    "cells moved",
+                    "grid points moved",
+                    "CPU-min before",
+                    "CPU-min today's code",
+                    "ratio",
+                    "committed store, same units",
+                    "projected before",
+                    "projected today's code",
+                ],
+                rows,
+                ["---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"],
+            )
+            + f"\n\nProjected to the repetitions the committed stores hold: {x['projected_before']:.1f} CPU-min "
+            f"by the code before and {x['projected_after']:.1f} by today's code, run in the same hour"
+            f"{committed}."
+        )
+    return "\n\n".join(parts)
+
+
 RENDERERS: dict[str, Callable[[list[dict]], str]] = {
     "floor": floor_block,
     "unit": unit_block,
@@ -521,6 +599,7 @@ RENDERERS: dict[str, Callable[[list[dict]], str]] = {
     "fusion": fusion_block,
     "regen": regen_block,
     "regenerated": regenerated_block,
+    "baseline": baseline_block,
     "steps": steps_block,
     "profile": profile_block,
     "rerun": rerun_block,
