@@ -66,7 +66,7 @@ def boost(
             tree.fit(X, y - fitted)
             fitted += learning_rate * tree.predict(X)
         else:
-            residual = check_array(y - fitted, ensure_2d=False, dtype=None)  # what fit checks of y
+            residual = _checked_residual(y - fitted, check_array)
             if X32 is None:  # what fit makes of X, once: float32 in X's layout, the missing-values mask
                 X32 = check_array(X, dtype=np.float32, accept_sparse="csc", ensure_all_finite=False)
                 missing = tree._compute_missing_values_in_feature_mask(X32)
@@ -74,6 +74,17 @@ def boost(
             fitted += learning_rate * tree_predict(tree, X32)
         trees.append(tree)
     return FittedEnsemble(trees, np.full(n_estimators, float(learning_rate)), h0, OWN, BOOSTED, fast=fast)
+
+
+def _checked_residual(residual: np.ndarray, check_array) -> np.ndarray:
+    """``residual`` as a learner's ``fit`` checks its y (``check_array(ensure_2d=False,
+    dtype=None)``), without the check's cost when it has nothing to say: a non-empty one-column
+    float64 array with every value finite comes back from it as the same array (no copy, no
+    conversion), and that is what ``y - fitted`` nearly always is. Anything else (NaN or inf, no
+    rows) goes through the check itself, so it fails as scikit-learn's own fit does."""
+    if residual.ndim == 1 and residual.size and np.isfinite(residual).all():
+        return residual
+    return check_array(residual, ensure_2d=False, dtype=None)
 
 
 class _GBM(Ensemble):
