@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -36,14 +36,21 @@ LEAF_STATS = ("bootstrap", "train")
 
 
 def half_widths(sd: np.ndarray, counts: np.ndarray, alpha: float) -> np.ndarray:
-    """t_{1-alpha/2, n-1} sd / sqrt(n) per leaf; 0 where n < 2 (no interval can be estimated)."""
+    """t_{1-alpha/2, n-1} sd / sqrt(n) per leaf; 0 where n < 2 (no interval can be estimated).
+
+    The t quantile is taken once per distinct count and spread back (a forest's leaves hold a few
+    dozen distinct counts; scipy's quantile, a scalar function applied element by element, cost
+    most of the family's features when taken per leaf): each leaf's quantile is the same number,
+    and the product and quotient after it are the same operations, so every bit is unchanged."""
     from scipy import stats as sps  # a config's check declares the family without importing scipy.stats
 
     counts = np.asarray(counts, dtype=float)
     ok = counts >= 2
     out = np.zeros(np.shape(counts))
-    t = sps.t.ppf(1.0 - alpha / 2.0, counts[ok] - 1.0)
-    out[ok] = t * np.asarray(sd, dtype=float)[ok] / np.sqrt(counts[ok])
+    inside = counts[ok]
+    distinct, which = np.unique(inside, return_inverse=True)
+    t = sps.t.ppf(1.0 - alpha / 2.0, distinct - 1.0)[which]
+    out[ok] = t * np.asarray(sd, dtype=float)[ok] / np.sqrt(inside)
     return out
 
 
@@ -90,6 +97,18 @@ def node_table(rows: RowTensors, leaf_stats: str) -> NodeTable:
     if leaf_stats not in cache:
         cache[leaf_stats] = NODE_TABLES[leaf_stats](rows.stats)
     return cache[leaf_stats]
+
+
+def node_half_widths(rows: RowTensors, leaf_stats: str, alpha: float) -> np.ndarray:
+    """``half_widths`` of every node of the rows' forest for one reading and alpha, once per fitted
+    forest: a row set's half-widths are these gathered at its leaves, the same numbers as the
+    half-widths of its gathered counts and deviations (each is a function of its own node's)."""
+    cache = _NODE_TABLES.setdefault(rows.stats, {})
+    key = (leaf_stats, "half-widths", alpha)
+    if key not in cache:
+        table = node_table(rows, leaf_stats)
+        cache[key] = half_widths(table.sd, table.count, alpha)
+    return cache[key]
 
 
 def pessimistic_costs(y: np.ndarray, z: np.ndarray, h: np.ndarray) -> np.ndarray:
@@ -148,6 +167,11 @@ def weight_constraints(T: int, eps: float) -> LinearConstraints:
     return ConstraintBuilder(T).simplex(slice(None)).bounds(slice(None), lo, hi).build()
 
 
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
 def weights_problem(c: np.ndarray, eps: float, lam: float) -> QuadraticProblem | LinearProblem:
     """min_w c.w + lam ||w||^2 over W(eps), as the shared solver layer takes it: a linear term plus
     a ridge (H = 2 lam I, f = c) when lam > 0, the LP c.w when lam = 0."""
@@ -173,10 +197,21 @@ LAM = Param("lam", MIXING, 0.0, 0.0, None, doc="ridge lambda ||w||^2 on the tree
 
 @dataclass(frozen=True)
 class IntervalFeatures:
-    """Per row set: tree predictions z (n, T) and their interval half-widths h (n, T)."""
+    """Per row set: tree predictions z (n, T) and their interval half-widths h (n, T); ``costs``
+    keeps the scaled costs per training target vector (every mixing point of a grid poses its
+    problem with the same costs)."""
 
     z: np.ndarray
     h: np.ndarray
+    costs_by_target: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def costs(self, y: np.ndarray) -> np.ndarray:
+        """``scaled_costs(y, z, h)``, computed once per distinct y (its layout and bytes), read-only."""
+        y = np.asarray(y, float)
+        key = (y.shape, y.strides, y.tobytes())
+        if key not in self.costs_by_target:
+            self.costs_by_target[key] = _read_only(scaled_costs(y, self.z, self.h))
+        return self.costs_by_target[key]
 
 
 class RobustRFFamily(Family):
@@ -194,13 +229,13 @@ class RobustRFFamily(Family):
 
         def build() -> IntervalFeatures:
             table = node_table(rows, self.leaf_stats)
-            h = half_widths(table.sd[rows.leaves], table.count[rows.leaves], alpha)
+            h = np.ascontiguousarray(node_half_widths(rows, self.leaf_stats, alpha)[rows.leaves])  # C order, as before
             return IntervalFeatures(table.mean[rows.leaves], h)
 
         return rows.memo(("robust-rf", self.leaf_stats, alpha), build)
 
     def costs(self, feats: IntervalFeatures, y: np.ndarray) -> np.ndarray:
-        return scaled_costs(y, feats.z, feats.h)
+        return feats.costs(y)
 
     def training_problem(
         self, feats: IntervalFeatures, y: np.ndarray, mixing: Mapping[str, float]

@@ -64,5 +64,5 @@ class RobustRF(AttentionForestRegressor):
         super().fit(X, y)
         X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64, reset=False)
         feats = self.family.features(self.leaf_stats_.rows(), self._values(self.family.design_names()))
-        self.costs_ = self.family.costs(feats, y)
+        self.costs_ = self.family.costs(feats, y).copy()  # the family keeps its own (read-only)
         return self
