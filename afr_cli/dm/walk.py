@@ -26,13 +26,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from afr_cli.dm import hard, soft
+from afr_cli.dm import soft
 from afr_cli.dm.machine import checked_rows, checked_tau
 
 # Rows the kernel walks together: their node sums (nodes of the largest tree x rows, two arrays)
 # stay within this many entries, so in the CPU cache, with 16 to 512 rows (512 measured 2x faster
 # than 64 on 100 trees of ~130 nodes). Each row's numbers are its own: no bit depends on it.
 BLOCK_ENTRIES = 65536
+# Rows per chunk of ``tree_predictions``: its dense arrays (u, log sigmoid u per internal node, log p
+# and p per leaf) stay within about this many entries each, a few MB, so each pass over them finds
+# the last one's output in the CPU cache (hard.CHUNK_ENTRIES, 4M, measured 1.3x slower on a forest
+# of 8,000 nodes). Each row's numbers are its own: no bit depends on it.
+CHUNK_ENTRIES = 500_000
 
 
 @dataclass(frozen=True)
@@ -110,6 +115,38 @@ def walkable(trees: list, scale: np.ndarray) -> WalkedForest | None:
     )
 
 
+# log sigmoid(u) = min(u, 0) - log1p(exp(-|u|)) (``soft.log_sigmoid``) is exactly min(u, 0) where
+# exp(-|u|) is exactly 0 (|u| >= EXP_IS_ZERO_AT: exp rounds to 0 below about -745.13) and where
+# u <= -EXACT_BELOW (then log1p(exp(u)) <= exp(-40), about 4e-18, is below half an ulp of u, 3.6e-15
+# at 32 and up: u - it rounds to u). numpy's exp and log1p take 10-50x longer on an input whose
+# result underflows or is subnormal, and a small tau puts most entries there (tau = 0.001: about
+# half past 700), so when SPARSE_FROM of the entries lie past FAST_BELOW the exponentials are taken
+# on the others only, gathered into one array, those of the slow band [FAST_BELOW, EXP_IS_ZERO_AT)
+# in one of their own (below that share the gathering costs more than it saves).
+FAST_BELOW = 708.0
+EXP_IS_ZERO_AT = 746.0
+EXACT_BELOW = 40.0
+SPARSE_FROM = 0.1
+
+
+def log_sigmoid(U: np.ndarray) -> np.ndarray:
+    """``soft.log_sigmoid(U)``, every bit, for a C-contiguous U: its own path when few entries lie
+    past FAST_BELOW, else exp and log1p (numpy's own, element by element the same numbers wherever an
+    element sits in an array) taken only where needed and subtracted there from min(u, 0), which
+    elsewhere is the result exactly."""
+    from afr_cli.dm import walk_kernels
+
+    if walk_kernels.count_at_least(U, FAST_BELOW) < SPARSE_FROM * U.size:
+        return soft.log_sigmoid(U)
+    out = np.minimum(U, 0.0)
+    vals, idx, f, b = walk_kernels.split_tails(U, FAST_BELOW, EXP_IS_ZERO_AT, EXACT_BELOW)
+    for part in (vals[:f], vals[b:]):
+        np.exp(part, out=part)
+        np.log1p(part, out=part)
+    walk_kernels.subtract_at(out, vals, idx, f, b)
+    return out
+
+
 def tree_predictions(forest: WalkedForest, X: np.ndarray, tau: float) -> np.ndarray:
     """Each tree's soft prediction sum_i p_i v_i at temperature tau, (n, T): bit for bit
     ``DecisionMachine.tree_predictions_soft`` of the same trees and scales (X checked as it checks)."""
@@ -119,11 +156,14 @@ def tree_predictions(forest: WalkedForest, X: np.ndarray, tau: float) -> np.ndar
     out = np.zeros((forest.n_trees, X.shape[0]))  # summed tree by tree, returned row by row
     max_nodes = int(np.diff(forest.tree_start).max())
     block = max(16, min(512, BLOCK_ENTRIES // max_nodes))
-    for rows in hard.chunks(X.shape[0], len(forest.features) + forest.n_leaves):
+    width = len(forest.features) + forest.n_leaves
+    size = max(1, CHUNK_ENTRIES // width)
+    for start in range(0, X.shape[0], size):
+        rows = slice(start, min(X.shape[0], start + size))
         U = X[rows].T[forest.features]  # (S x - t) / tau per internal node and row: the same
         U -= forest.thresholds[:, None]  # subtraction and division as the matrices', transposed
         U /= tau
-        R = soft.log_sigmoid(U)  # numpy's exp and log1p: the matrices' bits
+        R = log_sigmoid(U)  # numpy's exp and log1p: the matrices' bits
         log_p, dead = walk_kernels.leaf_log_p(
             U,
             R,

@@ -89,3 +89,54 @@ def sum_by_tree(p, dead, value, tree_of_leaf, out):  # pragma: no cover
         for r in range(p.shape[1]):
             if not dead[j, r]:
                 out[k, r] += p[j, r] * v
+
+
+@numba.njit(cache=True)
+def count_at_least(u, bound):  # pragma: no cover
+    """How many entries of u have |u| >= bound."""
+    flat = u.reshape(u.size)
+    count = 0
+    for i in range(flat.size):
+        count += abs(flat[i]) >= bound
+    return count
+
+
+@numba.njit(cache=True)
+def split_tails(u, fast_below, zero_from, exact_below):  # pragma: no cover
+    """-|u| of the entries whose log sigmoid needs an exponential, gathered into one array: those
+    with |u| < fast_below from the front (``vals[:f]``), those with fast_below <= |u| < zero_from
+    from the back (``vals[b:]``), and their flat indices into u (``idx``), as (vals, idx, f, b).
+    Left out: |u| >= zero_from (exp(-|u|) is exactly 0) and u <= -exact_below (log1p(exp(u)) is
+    below half an ulp of u): there log sigmoid(u) is min(u, 0) exactly. Negation and absolute value
+    are exact."""
+    flat = u.reshape(u.size)
+    n = flat.size
+    # Without branches (which half the entries would mispredict): every entry is written to the
+    # front's next slot and the back's next slot, and only the counter of its kind moves. The two
+    # slots are free (f <= b - 1 since at most n entries are kept in n + 1 slots) or the same one.
+    vals = np.empty(n + 1)
+    idx = np.empty(n + 1, np.int64)
+    f, b = 0, n + 1
+    for i in range(n):
+        x = flat[i]
+        a = abs(x)
+        keep = (a < zero_from) & (x > -exact_below)
+        fast = a < fast_below
+        vals[f] = -a
+        idx[f] = i
+        vals[b - 1] = -a
+        idx[b - 1] = i
+        f += keep & fast
+        b -= keep & (not fast)
+    return vals, idx, f, b
+
+
+@numba.njit(cache=True)
+def subtract_at(out, vals, idx, f, b):  # pragma: no cover
+    """out.flat[idx[k]] -= vals[k] for k < f and k >= b (out C-contiguous): numpy's ``out -= tail``
+    at those entries, the same subtraction."""
+    flat = out.reshape(out.size)
+    for k in range(f):
+        flat[idx[k]] -= vals[k]
+    for k in range(b, len(vals)):
+        flat[idx[k]] -= vals[k]
