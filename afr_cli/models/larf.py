@@ -18,7 +18,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from afr_cli.ensembles.leaf_statistics import RowTensors, softmax_neg
+from afr_cli.ensembles.leaf_statistics import RowTensors
 from afr_cli.errors import AfrInputError
 from afr_cli.models.base import DESIGN, EPS, MIXING, Family, Param, uniform
 from afr_cli.models.larf_leaf import leaf_attention
@@ -87,12 +87,33 @@ def mixture_features(rows: RowTensors, tau0: float | None, M: int, exclude_self:
 
     def head(exponent: float) -> np.ndarray:
         return rows.memo(
-            ("larf-head", tau0, exclude, exponent),
-            lambda: np.einsum("nt,nt->n", softmax_neg(sqdist, 10.0**exponent), values),
+            ("larf-head", tau0, exclude, exponent), lambda: head_sum(sqdist, values, 10.0**exponent, minima())
         )
+
+    def minima() -> np.ndarray:
+        return rows.memo(("larf-head-minima", tau0, exclude), lambda: row_minima(sqdist))
 
     sums = np.column_stack([head(float(e)) for e in _exponents(M)])
     return MixtureFeatures(values, sums, head_taus(M))
+
+
+def row_minima(sqdist: np.ndarray) -> np.ndarray:
+    """Each row's smallest squared distance, (n,): what every head's softmax shifts by."""
+    from afr_cli.models import larf_kernels  # numba only where LARF's features are built
+
+    return larf_kernels.row_minima(np.asarray(sqdist, dtype=float))
+
+
+def head_sum(sqdist: np.ndarray, values: np.ndarray, tau: float, minima: np.ndarray | None = None) -> np.ndarray:
+    """sum_k softmax_k(-sqdist / tau) values_k per row, (n,): ``np.einsum("nt,nt->n",
+    softmax_neg(sqdist, tau), values)`` bit for bit, the softmax's passes other than numpy's exp
+    compiled (``larf_kernels``). ``minima``: ``row_minima(sqdist)``, shared by every tau."""
+    from afr_cli.models import larf_kernels  # numba only where LARF's features are built
+
+    sqdist = np.asarray(sqdist, dtype=float)
+    E = larf_kernels.row_logits(sqdist, row_minima(sqdist) if minima is None else minima, tau)
+    np.exp(E, out=E)
+    return np.einsum("nt,nt->n", larf_kernels.softmax_rows(E), values)
 
 
 class LARFFamily(Family):

@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from afr_cli.ensembles.leaf_statistics import RowTensors
 
@@ -72,38 +71,34 @@ def _without_self(dist: LeafDistances, T: int) -> LeafDistances:
 
 
 def _distances(rows: RowTensors) -> LeafDistances:
+    from afr_cli.models import larf_kernels  # numba only where LARF's leaf attention is built
+
     stats, (n, T) = rows.stats, rows.leaves.shape
-    member_ptr, member_rows = stats.membership.indptr, stats.membership.indices
     leaves = rows.leaves.ravel()  # line i*T + k
     lengths = stats.counts[leaves].astype(np.int64)  # >= 1: a leaf holds a fit row
     indptr = np.concatenate([[0], np.cumsum(lengths)])
-    offset = np.repeat(member_ptr[leaves] - indptr[:-1], lengths)
-    members = member_rows[np.arange(indptr[-1]) + offset]
+    members = larf_kernels.leaf_members(leaves, lengths, stats.membership.indptr, stats.membership.indices, indptr)
     X_train = stats.X
     train_sq = np.einsum("jm,jm->j", X_train, X_train)
     query_sq = np.einsum("im,im->i", rows.X, rows.X)
-    query = np.repeat(np.arange(n), np.diff(indptr[::T]))  # query row of each entry
     sqdist = np.empty(len(members))
     step = max(1, CHUNK_ELEMENTS // max(len(X_train), 1))
     for start in range(0, n, step):
         stop = min(start + step, n)
-        a, b = indptr[start * T], indptr[stop * T]
         gram = rows.X[start:stop] @ X_train.T
-        cross = gram[query[a:b] - start, members[a:b]]
-        sqdist[a:b] = query_sq[query[a:b]] + train_sq[members[a:b]] - 2.0 * cross
-    return LeafDistances(indptr, members, np.maximum(sqdist, 0.0))
+        larf_kernels.leaf_sqdist(gram, start, T, indptr, members, query_sq, train_sq, sqdist)
+    return LeafDistances(indptr, members, sqdist)
 
 
 def _attend(rows: RowTensors, tau0: float, exclude_self: bool) -> LeafAttention:
+    from afr_cli.models import larf_kernels  # numba only where LARF's leaf attention is built
+
     dist, stats = leaf_distances(rows, exclude_self), rows.stats
     n, T = rows.leaves.shape
-    starts, lengths = dist.indptr[:-1], np.diff(dist.indptr)
-    z = -dist.sqdist / tau0  # segment softmax per line
-    z -= np.repeat(np.maximum.reduceat(z, starts), lengths)
-    np.exp(z, out=z)
-    z /= np.repeat(np.add.reduceat(z, starts), lengths)
-    weights = sp.csr_matrix((z, dist.members, dist.indptr), shape=(n * T, len(stats.y)))
-    keys = (weights @ stats.X).reshape(n, T, -1)
-    values = (weights @ stats.y).reshape(n, T)
+    low = rows.memo(("larf-leaf-minima", exclude_self), lambda: larf_kernels.segment_minima(dist.sqdist, dist.indptr))
+    E = larf_kernels.segment_logits(dist.sqdist, dist.indptr, low, tau0)  # segment softmax per line
+    np.exp(E, out=E)
+    keys, values = larf_kernels.segment_attend(E, dist.indptr, dist.members, stats.X, stats.y)
+    keys = keys.reshape(n, T, -1)
     diff = keys - rows.X[:, None, :]
-    return LeafAttention(keys, values, np.einsum("ntm,ntm->nt", diff, diff))
+    return LeafAttention(keys, values.reshape(n, T), np.einsum("ntm,ntm->nt", diff, diff))
