@@ -74,9 +74,9 @@ def segment_logits(d, indptr, low, tau):  # pragma: no cover
 
 @numba.njit(cache=True, error_model="numpy")
 def segment_attend(E, indptr, members, X, y):  # pragma: no cover
-    """Per line: the exponentials E of ``segment_logits``'s z (exp(MARK) read as 0), weights
-    mu = E / (their sum as ``np.add.reduceat`` adds it: the first plus numpy's pairwise sum of
-    the rest), written over E, and keys A = mu @ X[members] (lines, m), values B = mu @ y[members]
+    """Per line: the exponentials E of ``segment_logits``'s z (exp(MARK) read as 0, written over
+    E), weights mu = E / (their sum as ``np.add.reduceat`` adds it: the first plus numpy's
+    pairwise sum of the rest), and keys A = mu @ X[members] (lines, m), values B = mu @ y[members]
     (lines,), each summed from 0 over the members in order (scipy's ``csr_matvecs`` /
     ``csr_matvec``)."""
     lines, m = len(indptr) - 1, X.shape[1]
@@ -92,12 +92,10 @@ def segment_attend(E, indptr, members, X, y):  # pragma: no cover
         total = E[start]
         if stop - start > 1:
             total = total + _pairwise_sum(E, start + 1, stop - start - 1)
-        for e in range(start, stop):
-            E[e] = E[e] / total
         acc[:] = 0.0
         value = 0.0
         for e in range(start, stop):
-            w = E[e]
+            w = E[e] / total
             j = members[e]
             value += w * y[j]
             for f in range(m):
