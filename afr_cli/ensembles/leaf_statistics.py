@@ -5,7 +5,10 @@ was fit on (not only a tree's bootstrap sample), as the papers' authors' code do
 section 2). Values are what the ensemble declares (``afr_cli.ensembles.base``): the training
 rows' mean target (forests) or its own scaled leaf value (GBM, with its intercept h0).
 Everything is vectorised over (rows, trees): leaves get global ids (node id + the tree's
-offset), and a sparse leaf-by-row membership matrix gives means and member lists at once.
+offset), and a sparse leaf-by-row membership matrix gives member lists and counts, and the means
+in one pass over it. The matrix and the sums are compiled (numba, imported at first use), in
+scipy's own order and layout: tests/test_unit_overhead.py pins them against scipy's conversion
+and products, bit for bit.
 """
 
 from __future__ import annotations
