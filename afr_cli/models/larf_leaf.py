@@ -4,7 +4,10 @@ mu(x, x_j) = softmax over the training rows j in x's leaf of -||x - x_j||^2 / ta
 keys A_k(x) = sum_j mu x_j and values B_k(x) = sum_j mu y_j. Vectorised over rows, trees and
 leaf members with a ragged (CSR) layout: one entry per (row, tree, member), distances
 ||x||^2 + ||x_j||^2 - 2 x.x_j computed once per row set, then per tau0 a segment softmax and
-two sparse products. No tensor is padded to the widest leaf or carries the feature axis.
+the weighted sums of the members' x_j and y_j. No tensor is padded to the widest leaf or carries
+the feature axis. The passes over the entries are compiled (``larf_kernels``: numpy's and
+scipy's operations in their order, the same bytes; tests/test_larf_fast.py); the Gram blocks,
+the exponentials and the einsums are numpy's.
 """
 
 from __future__ import annotations
