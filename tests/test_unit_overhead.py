@@ -8,10 +8,9 @@ infinity or an empty residual fails as before. Pinned here: the check's answer f
 of residual, and whole GBM fits on the fast path against scikit-learn's own ``fit``/``predict``
 per learner (the ``sklearn`` tree path) over learners, seeds, tiny and tied data.
 
-``LeafStatistics`` built its leaf-by-row membership through scipy's COO to CSR conversion,
-summed it for the counts and multiplied it into X and y for the means; ``membership_matrix``
-builds the same CSR arrays with one compiled counting sort, the counts are its row lengths, and
-``leaf_sums`` adds each leaf's rows in scipy's order in one compiled pass. Pinned here against the COO construction:
+``LeafStatistics`` built its leaf-by-row membership through scipy's COO to CSR conversion and
+summed it for the counts; ``membership_matrix`` builds the same CSR arrays with one compiled
+counting sort, and the counts are its row lengths. Pinned here against the COO construction:
 leaves laid out by column (forests) and by row (boosting, single trees), one row, one tree, empty
 leaves, every leaf id out of range refused as scipy refuses it, and whole leaf statistics (means,
 counts, values, a sparse product as robust.py takes it) of fitted ensembles of every kind.
@@ -139,42 +138,7 @@ def test_the_compiled_count_is_the_one_taken():
     assert ls.membership_matrix(leaves, 4).indices.tolist() == [0, 2, 1, 0, 1, 2]
     ls._KERNELS.clear()
     ls.membership_matrix(leaves, 4)
-    ls.leaf_sums(ls.membership_matrix(leaves, 4), np.ones((3, 2)), np.ones(3))
-    assert sorted(ls._KERNELS) == ["members", "sums"]
-
-
-def _scipy_sums(m: sp.csr_matrix, X: np.ndarray, y: np.ndarray) -> list[bytes]:
-    """What ``LeafStatistics`` took before ``leaf_sums``: two sparse products."""
-    sum_x, sum_y = np.asarray(m @ X), np.asarray(m @ y[:, None]).ravel()
-    return [sum_x.tobytes(), sum_x.strides, sum_x.dtype, sum_y.tobytes(), sum_y.shape]
-
-
-@pytest.mark.parametrize("layout", ["C", "F", "strided"])
-@pytest.mark.parametrize("n, T, m", [(1, 1, 1), (5, 3, 0), (40, 6, 1), (70, 130, 4)])
-def test_leaf_sums_are_scipys_products(layout, n, T, m):
-    rng = np.random.default_rng(n + T + m)
-    per_tree = 4
-    leaves = np.asfortranarray(rng.integers(0, per_tree, (n, T)) + per_tree * np.arange(T))
-    membership = ls.membership_matrix(leaves, per_tree * T + 3)
-    X = rng.normal(size=(n, 2 * m)) * 10.0 ** rng.integers(-8, 9, (n, 2 * m))  # sums that round
-    X = np.asarray(X[:, ::2] if layout == "strided" else X[:, :m], order="F" if layout == "F" else "C")
-    y = rng.normal(size=n) * 1e6
-    if n > 3:
-        X[0] = -0.0
-        y[1] = -0.0
-        X[2, : min(m, 1)] = np.inf
-    got_x, got_y = ls.leaf_sums(membership, X, y)
-    assert [got_x.tobytes(), got_x.strides, got_x.dtype, got_y.tobytes(), got_y.shape] == _scipy_sums(membership, X, y)
-
-
-def test_leaf_sums_over_other_data_are_scipys_own_products():
-    leaves = np.asfortranarray(np.array([[0, 2], [1, 3], [0, 3]]))
-    membership = ls.membership_matrix(leaves, 4)
-    X32 = np.arange(6, dtype=np.float32).reshape(3, 2)
-    got = ls.leaf_sums(membership, X32, np.ones(3))
-    assert got[0].dtype == np.float64 and got[0].tobytes() == np.asarray(membership @ X32).tobytes()
-    weighted = membership * 2.0
-    assert ls.leaf_sums(weighted, np.ones((3, 1)), np.ones(3))[1].tolist() == [4.0, 2.0, 2.0, 4.0]
+    assert sorted(ls._KERNELS) == ["members"]
 
 
 def _old_statistics(stats: LeafStatistics) -> list[bytes]:

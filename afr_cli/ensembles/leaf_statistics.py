@@ -5,10 +5,9 @@ was fit on (not only a tree's bootstrap sample), as the papers' authors' code do
 section 2). Values are what the ensemble declares (``afr_cli.ensembles.base``): the training
 rows' mean target (forests) or its own scaled leaf value (GBM, with its intercept h0).
 Everything is vectorised over (rows, trees): leaves get global ids (node id + the tree's
-offset), and a sparse leaf-by-row membership matrix gives member lists and counts, and the means
-in one pass over it. The matrix and the sums are compiled (numba, imported at first use), in
-scipy's own order and layout: tests/test_unit_overhead.py pins them against scipy's conversion
-and products, bit for bit.
+offset), and a sparse leaf-by-row membership matrix gives means and member lists at once. The
+matrix is built by a compiled counting sort (numba, imported at first use) into the arrays scipy's
+own conversion gives: tests/test_unit_overhead.py pins them, bit for bit.
 """
 
 from __future__ import annotations
@@ -41,9 +40,8 @@ class LeafStatistics:
         self.membership = membership_matrix(self.train_leaves, self.n_nodes)
         self.counts = np.diff(self.membership.indptr).astype(float)  # what membership.sum(axis=1) adds up
         safe = np.maximum(self.counts, 1)[:, None]
-        sum_x, sum_y = leaf_sums(self.membership, self.X, self.y)
-        self.mean_x = sum_x / safe
-        self.mean_y = sum_y / safe.ravel()
+        self.mean_x = np.asarray(self.membership @ self.X) / safe
+        self.mean_y = np.asarray(self.membership @ self.y[:, None]).ravel() / safe.ravel()
         # B of every global node: the training mean, or the ensemble's own scaled leaf value
         self.leaf_value = (
             np.concatenate(self.ensemble.own_leaf_values()) if self.ensemble.leaf_values == OWN else self.mean_y
@@ -94,17 +92,6 @@ def membership_matrix(leaves: np.ndarray, n_nodes: int) -> sp.csr_matrix:
     return sp.csr_matrix((np.ones(n * T), indices, indptr), shape=(n_nodes, n))
 
 
-def leaf_sums(membership: sp.csr_matrix, X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(membership @ X, (membership @ y[:, None]).ravel()) for a membership of ones, float64 X (n, m)
-    and y (n,): each leaf's sum over its rows, as scipy's ``csr_matvecs`` takes it (from zero, one
-    row after another in the leaf's order, adding 1.0 * x, which is x), in one compiled pass over
-    the leaves (``_sums``) instead of two sparse products and their conversions."""
-    plain = X.ndim == 2 and X.shape[1] and y.ndim == 1 and X.dtype == y.dtype == np.float64
-    if not plain or not np.all(membership.data == 1.0):
-        return np.asarray(membership @ X), np.asarray(membership @ y[:, None]).ravel()
-    return _kernel("sums")(membership.indptr, membership.indices, X, y)
-
-
 _INT32_MAX = 2**31 - 1
 _KERNELS: dict = {}
 
@@ -117,20 +104,6 @@ def _kernel(name: str):
 
         _KERNELS[name] = numba.njit(cache=True)(globals()[f"_{name}"])
     return _KERNELS[name]
-
-
-def _sums(indptr, indices, X, y):  # pragma: no cover (run compiled)
-    """Each leaf's sum of its rows' X and y, from zero in the leaf's order of rows."""
-    n_nodes, m = indptr.size - 1, X.shape[1]
-    sum_x = np.zeros((n_nodes, m))
-    sum_y = np.zeros(n_nodes)
-    for leaf in range(n_nodes):
-        for p in range(indptr[leaf], indptr[leaf + 1]):
-            row = indices[p]
-            for k in range(m):
-                sum_x[leaf, k] += X[row, k]
-            sum_y[leaf] += y[row]
-    return sum_x, sum_y
 
 
 def _members(leaves, n_nodes):  # pragma: no cover (run compiled)
