@@ -6,7 +6,7 @@ log1p is still numpy's own (on this project's AVX-512 machine numpy's exp and lo
 libm's in the last bit, which is why the kernels call neither). Cases: RF, ERT and GBM (values
 times the learning rate), 1 to 40 trees, shallow and deep trees, rows lying exactly on thresholds
 and repeated rows, tau from 1e-12 (every path but one pruned) to 100, rows not a multiple of the
-kernel's block, several chunks, no rows, and a tau so small that u reaches -inf (NaN in the
+kernel's block, several chunks (the last one short), no rows, and a tau so small that u reaches -inf (NaN in the
 matrices, kept)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from sklearn.datasets import make_friedman1
 from sklearn.ensemble import ExtraTreesRegressor, GradientBoostingRegressor, RandomForestRegressor
 from sklearn.tree import DecisionTreeRegressor
 
-from afr_cli.dm import DecisionMachine, ensemble_parts, hard, walk
+from afr_cli.dm import DecisionMachine, ensemble_parts, walk
 from afr_cli.dm.walk import tree_predictions, walkable
 from afr_cli.ensembles import get_ensemble
 from afr_cli.ensembles.leaf_statistics import LeafStatistics
@@ -72,10 +72,17 @@ def test_boosted_trees_chunks_and_no_rows(monkeypatch):
     X, y = _data(120, seed=2)
     model = GradientBoostingRegressor(n_estimators=15, max_depth=4, random_state=0).fit(X, y)
     Q = _query(X, model)
-    monkeypatch.setattr(hard, "CHUNK_ENTRIES", 50 * 20)  # a few rows per chunk: many chunks
+    forest = walkable(ensemble_parts(model).trees, np.ones(15))
+    rows_per_chunk = 9  # 196 rows: 21 chunks of 9 and one of 7
+    monkeypatch.setattr(walk, "CHUNK_ENTRIES", rows_per_chunk * (len(forest.features) + forest.n_leaves))
+    chunks = []
+    log_sigmoid = walk.log_sigmoid  # taken once per chunk: counts the chunks the walk takes
+    monkeypatch.setattr(walk, "log_sigmoid", lambda U: chunks.append(U.shape[1]) or log_sigmoid(U))
     for tau in TAUS:
+        chunks.clear()
         walked, matrices = _both(model, Q, tau)
         assert walked.tobytes() == matrices.tobytes(), tau
+        assert chunks == [min(rows_per_chunk, len(Q) - s) for s in range(0, len(Q), rows_per_chunk)], tau
     walked, matrices = _both(model, Q[:0], 0.1)
     assert walked.shape == matrices.shape == (0, 15)
 
