@@ -3,7 +3,9 @@ path they replace (kept here as the reference: d23ba31's ``larf_leaf._distances`
 ``larf.mixture_features``' head, ``np.einsum("nt,nt->n", softmax_neg(d, tau), values)``).
 
 No tolerance: the kernels only negate, divide, subtract, add, multiply and compare; the Gram
-blocks, the squared norms, the exponentials and the einsums stay numpy's. Cases: leaves of 1 to
+blocks, the squared norms and the exponentials stay numpy's, and the kernels' sums of products
+add in the order of numpy's einsum (pinned here: another numpy or platform whose einsum adds
+otherwise fails these tests, not the numbers). Cases: leaves of 1 to
 over 130 training rows (numpy's pairwise sum changes order at 8 and splits above 128), 3 to 130
 trees (a head's row sum the same), 1, 3 and 8 features, tied training rows (distance exactly 0),
 query rows that are training rows, a Gram taken in several chunks, leave-one-out lines, tau0 from
@@ -121,10 +123,9 @@ def test_leaf_distances_attention_and_heads_are_the_numpy_path_byte_for_byte(cas
                 for tau in HEAD_TAUS[::3] if tau0 != 1.0 else HEAD_TAUS:
                     want_head = reference_head(ref.key_sqdist, ref.values, tau)
                     _same(larf.head_sum(level.key_sqdist, level.values, tau, minima), want_head, (case, tau0, tau))
-        for tau in HEAD_TAUS:  # the heads over plain leaf means (the *-ARF variants)
-            _same(
-                larf.head_sum(rows.key_sqdist, rows.values, tau), reference_head(rows.key_sqdist, rows.values, tau), tau
-            )
+        for values in (rows.values, np.ascontiguousarray(rows.values)):  # *-ARF heads; by column, by row
+            for tau in HEAD_TAUS:
+                _same(larf.head_sum(rows.key_sqdist, values, tau), reference_head(rows.key_sqdist, values, tau), tau)
 
 
 def test_a_gram_taken_in_chunks_gives_the_same_distances(monkeypatch):
@@ -143,7 +144,7 @@ def test_numpys_exp_is_zero_below_the_underflow_bound_and_a_mark_is_told_apart()
     assert np.exp(logits).max() <= 1.0 < larf_kernels.MARKED < np.exp(larf_kernels.MARK)
 
 
-def test_softmax_rows_keeps_numpys_nan_and_a_line_of_one():
+def test_heads_keep_numpys_nan_and_a_line_of_one_its_member():
     d = np.array([[0.5, np.nan, 1.0], [2.0, 2.0, 2.0]])
     values = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
     for tau in (1e-3, 1.0):
@@ -152,10 +153,26 @@ def test_softmax_rows_keeps_numpys_nan_and_a_line_of_one():
     one = LeafDistances(np.array([0, 1, 3]), np.array([0, 0, 1], dtype=np.int32), np.array([4.0, 1.0, 1.0]))
     E = larf_kernels.segment_logits(one.sqdist, one.indptr, larf_kernels.segment_minima(one.sqdist, one.indptr), 0.5)
     np.exp(E, out=E)
-    keys, values = larf_kernels.segment_attend(
-        E, one.indptr, one.members, np.array([[1.0], [3.0]]), np.array([2.0, 6.0])
-    )
-    assert keys.ravel().tolist() == [1.0, 2.0] and values.tolist() == [2.0, 4.0]
+    X, y, query = np.array([[1.0], [3.0]]), np.array([2.0, 6.0]), np.array([[0.0]])
+    keys, values, key_sqdist = larf_kernels.segment_attend(E, one.indptr, one.members, X, y, query, 2)
+    assert keys.ravel().tolist() == [1.0, 2.0] and values.tolist() == [2.0, 4.0] and key_sqdist.tolist() == [1.0, 4.0]
+
+
+@pytest.mark.parametrize("zeros", [False, True])
+def test_einsum_dot_adds_as_numpys_einsum(zeros):
+    """The einsum the attention kernel stands in for (and its two-operand form), every length to
+    140 (blocks of eight, an odd tail), products of any scale and sign, exact zeros among them."""
+    rng = np.random.default_rng(int(zeros))
+    for n in range(1, 141):
+        a = rng.random((9, n)) * 10.0 ** rng.uniform(-8, 8, (9, n))
+        b = rng.normal(size=(9, n)) * 10.0 ** rng.uniform(-3, 3, (9, n))
+        if zeros:
+            a[:, ::3] = 0.0
+        want = np.einsum("nt,nt->n", a, b)
+        got = [larf_kernels.einsum_dot(a.ravel(), i * n, b.ravel(), i * n, n) for i in range(9)]
+        _same(np.array(got), want, n)
+        want = np.einsum("ntm,ntm->nt", b.reshape(9, 1, n), b.reshape(9, 1, n)).ravel()
+        _same(np.array([larf_kernels.einsum_dot(b.ravel(), i * n, b.ravel(), i * n, n) for i in range(9)]), want, n)
 
 
 def test_a_larf_unit_gives_the_numpy_paths_rows(tmp_path, monkeypatch):

@@ -2,22 +2,23 @@
 
 ``larf_leaf`` computed the first level with about ten numpy passes over every (row, tree, leaf
 member) entry (a division, a segment maximum, two repeats, a subtraction, a segment sum, a
-division, a sparse matrix built and two sparse products), and ``larf.mixture_features`` each
-head's softmax with five passes over (rows, trees). These kernels do the same IEEE operations in
-the same order in two passes each; the exponentials stay numpy's (on AVX-512 numpy's exp differs
-from libm's in the last bit), taken between the two passes:
+division, a sparse matrix built, two sparse products, the keys' differences and an einsum), and
+``larf.mixture_features`` each head's softmax with five passes over (rows, trees).
+These kernels do the same IEEE operations in the same order in two passes each; the
+exponentials stay numpy's (on AVX-512 numpy's exp differs from libm's in the last bit), taken
+between the two passes:
 
-- ``segment_logits``: z = (-d) / tau0 minus its line's maximum (``np.maximum.reduceat``: the
-  first entry, then each next one unless it is smaller; a NaN wins);
+- ``segment_minima`` and ``segment_logits``: z = (-d) / tau0 minus its line's maximum
+  (``np.maximum.reduceat``), which is (-min d) / tau0, the minima taken once for every tau0;
 - ``segment_attend``: each line's exponentials divided by their sum as ``np.add.reduceat`` adds
   them (the first entry plus numpy's pairwise sum of the rest), then A = sum_j mu x_j and
   B = sum_j mu y_j from zero, one member after another (scipy's CSR products: ``csr_matvecs``
-  and ``csr_matvec``);
-- ``leaf_sqdist``: ||x||^2 + ||x_j||^2 - 2 x.x_j gathered from numpy's Gram block, then
-  numpy's maximum with 0;
-- ``row_logits`` and ``normalize_rows``: a head's softmax over trees, z = (-d) / tau minus the
-  row maximum, then each row divided by its sum as ``z.sum(axis=-1)`` adds it (0 plus numpy's
-  pairwise sum of the row).
+  and ``csr_matvec``), and ||A - x||^2 as numpy's einsum adds it (``einsum_dot``);
+- ``leaf_members`` and ``leaf_sqdist``: each line's training rows, and ||x||^2 + ||x_j||^2 -
+  2 x.x_j gathered from numpy's Gram block, then numpy's maximum with 0;
+- ``row_minima``, ``row_logits`` and ``softmax_rows``: a head's softmax over trees, z = (-d) / tau
+  minus the row maximum, each row divided by its sum as ``z.sum(axis=-1)`` adds it (0 plus
+  numpy's pairwise sum of the row); numpy's einsum then sums the weighted values.
 
 Imported only where LARF's features are built (numba's import is not every command's start).
 """
@@ -37,6 +38,30 @@ from afr_cli.models.satrf_kernels import _pairwise_sum
 UNDERFLOW = -746.0
 MARK = 2.0
 MARKED = 2.0
+
+
+@numba.njit(cache=True, error_model="numpy")
+def einsum_dot(a, a0, b, b0, n):  # pragma: no cover
+    """sum_k a[a0 + k] b[b0 + k] over k < n as ``np.einsum`` sums one output of "ntm,ntm->nt"
+    (its loop for two contiguous operands and a reduced output, built for the
+    baseline of numpy's x86-64 wheels: two running sums, lane 0 over even k, lane 1 over odd k,
+    blocks of eight taken from their last pair to their first, each product added to its
+    lane, then the lanes added and the sum added to the output's 0). tests/test_larf_fast.py
+    pins it against np.einsum; a numpy whose einsum adds in another order fails there."""
+    lane0 = 0.0
+    lane1 = 0.0
+    k = 0
+    while n - k >= 8:
+        for pair in (6, 4, 2, 0):
+            lane0 = a[a0 + k + pair] * b[b0 + k + pair] + lane0
+            lane1 = a[a0 + k + pair + 1] * b[b0 + k + pair + 1] + lane1
+        k += 8
+    while k < n:
+        lane0 = a[a0 + k] * b[b0 + k] + lane0
+        if k + 1 < n:
+            lane1 = a[a0 + k + 1] * b[b0 + k + 1] + lane1
+        k += 2
+    return 0.0 + (lane0 + lane1)
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -73,16 +98,19 @@ def segment_logits(d, indptr, low, tau):  # pragma: no cover
 
 
 @numba.njit(cache=True, error_model="numpy")
-def segment_attend(E, indptr, members, X, y):  # pragma: no cover
-    """Per line: the exponentials E of ``segment_logits``'s z (exp(MARK) read as 0, written over
-    E), weights mu = E / (their sum as ``np.add.reduceat`` adds it: the first plus numpy's
-    pairwise sum of the rest), and keys A = mu @ X[members] (lines, m), values B = mu @ y[members]
-    (lines,), each summed from 0 over the members in order (scipy's ``csr_matvecs`` /
-    ``csr_matvec``)."""
+def segment_attend(E, indptr, members, X, y, Xq, T):  # pragma: no cover
+    """Per line i T + k: the exponentials E of ``segment_logits``'s z (exp(MARK) read as 0,
+    written over E), weights mu = E / (their sum as ``np.add.reduceat`` adds it: the first plus
+    numpy's pairwise sum of the rest), keys A = mu @ X[members] (lines, m) and values
+    B = mu @ y[members] (lines,), each summed from 0 over the members in order (scipy's
+    ``csr_matvecs`` / ``csr_matvec``), and ||A - Xq[i]||^2 (lines,) as ``np.einsum("ntm,ntm->nt",
+    diff, diff)`` sums the differences ``keys - Xq[:, None, :]``."""
     lines, m = len(indptr) - 1, X.shape[1]
     keys = np.zeros((lines, m))
     values = np.zeros(lines)
+    key_sqdist = np.zeros(lines)
     acc = np.empty(m)
+    diff = np.empty(m)
     for e in range(len(E)):
         E[e] = 0.0 if E[e] > MARKED else E[e]
     for line in range(lines):
@@ -101,8 +129,12 @@ def segment_attend(E, indptr, members, X, y):  # pragma: no cover
             for f in range(m):
                 acc[f] += w * X[j, f]
         values[line] = value
-        keys[line, :] = acc
-    return keys, values
+        i = line // T
+        for f in range(m):
+            keys[line, f] = acc[f]
+            diff[f] = acc[f] - Xq[i, f]
+        key_sqdist[line] = einsum_dot(diff, 0, diff, 0, m)
+    return keys, values, key_sqdist
 
 
 @numba.njit(cache=True, error_model="numpy")

@@ -6,8 +6,8 @@ leaf members with a ragged (CSR) layout: one entry per (row, tree, member), dist
 ||x||^2 + ||x_j||^2 - 2 x.x_j computed once per row set, then per tau0 a segment softmax and
 the weighted sums of the members' x_j and y_j. No tensor is padded to the widest leaf or carries
 the feature axis. The passes over the entries are compiled (``larf_kernels``: numpy's and
-scipy's operations in their order, the same bytes; tests/test_larf_fast.py); the Gram blocks,
-the exponentials and the einsums are numpy's.
+scipy's operations in their order, the same bytes; tests/test_larf_fast.py); the Gram blocks
+and the exponentials are numpy's.
 """
 
 from __future__ import annotations
@@ -101,7 +101,5 @@ def _attend(rows: RowTensors, tau0: float, exclude_self: bool) -> LeafAttention:
     low = rows.memo(("larf-leaf-minima", exclude_self), lambda: larf_kernels.segment_minima(dist.sqdist, dist.indptr))
     E = larf_kernels.segment_logits(dist.sqdist, dist.indptr, low, tau0)  # segment softmax per line
     np.exp(E, out=E)
-    keys, values = larf_kernels.segment_attend(E, dist.indptr, dist.members, stats.X, stats.y)
-    keys = keys.reshape(n, T, -1)
-    diff = keys - rows.X[:, None, :]
-    return LeafAttention(keys, values.reshape(n, T), np.einsum("ntm,ntm->nt", diff, diff))
+    keys, values, key_sqdist = larf_kernels.segment_attend(E, dist.indptr, dist.members, stats.X, stats.y, rows.X, T)
+    return LeafAttention(keys.reshape(n, T, -1), values.reshape(n, T), key_sqdist.reshape(n, T))
