@@ -121,6 +121,20 @@ def test_the_raw_features_block_agrees_with_the_committed_reports_and_summaries(
         assert re.search(rf"{shown} \d\.\d{{3}} \(paper \d\.\d{{3}}, standardised {standard:.3f}\)", block), dataset
 
 
+def test_the_raw_features_block_is_left_out_where_a_root_lacks_a_dataset_it_quotes(monkeypatch):
+    """A reproduction on a subset of the datasets (afr reproduce --datasets) holds no Friedman 3 say:
+    the block is left out instead of ending the report in a KeyError."""
+    from afr_cli.publish import fidelity_blocks as blocks
+
+    assert raw_features_block(ReportContext(RESULTS)) is not None
+    monkeypatch.setattr(blocks, "LARF_DATASETS", (*blocks.LARF_DATASETS, "Nowhere"))
+    assert raw_features_block(ReportContext(RESULTS)) is None
+    monkeypatch.undo()
+    table, datasets = blocks.SOFTMAX_SHOWN
+    monkeypatch.setattr(blocks, "SOFTMAX_SHOWN", (table, (*datasets, "Nowhere")))
+    assert raw_features_block(ReportContext(RESULTS)) is None
+
+
 def test_the_fidelity_blocks_leave_out_what_a_root_lacks(tmp_path):
     assert fidelity_blocks(ReportContext(tmp_path)) == {}
     shutil.copytree(RESULTS / "satrf_rf", tmp_path / "satrf_rf")

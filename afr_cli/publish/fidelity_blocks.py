@@ -78,7 +78,8 @@ def rep_count_block(ctx: ReportContext) -> str | None:
 
 def raw_features_block(ctx: ReportContext) -> str | None:
     """Two bullets: the Softmax cells and the LARF cells under raw features, against the paper and
-    against standardised features; None when a source is missing under the context's root."""
+    against standardised features; None when a source is missing under the context's root or lacks a
+    dataset the block quotes (a reproduction on a subset of the datasets)."""
     root = ctx.root
     if not (
         all((root / SOFTMAX_STUDY / s / "paper-satrf-2.csv").is_file() for s in ("none", "standard"))
@@ -98,6 +99,11 @@ def raw_features_block(ctx: ReportContext) -> str | None:
         (published.base == "RF") & (published.model == LARF_MODEL) & (published.metric == "r2")
     ].set_index("dataset")["value"]
     larf_raw, larf_standard = _larf_means(ctx, LARF_RAW), _larf_means(ctx, LARF_STANDARD)
+    shown_cells = [set(cells[cells.table == table].dataset) for cells in (raw, standard)]
+    if not all(set(datasets) <= have for have in shown_cells) or not all(
+        set(LARF_DATASETS) <= set(means.index) for means in (larf_raw, larf_standard, published)
+    ):
+        return None  # a root reproduced on other datasets holds nothing this block quotes
     larf = ", ".join(
         f"{_name(d)} {larf_raw[d]:.3f} (paper {published[d]:.3f}, standardised {larf_standard[d]:.3f})"
         for d in LARF_DATASETS
