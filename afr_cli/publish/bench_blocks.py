@@ -565,7 +565,8 @@ def baseline_block(records: list[dict]) -> str:
             "those days"
         )
         parts.append(
-            table(
+            f"Record `{r['key']}`:\n\n"
+            + table(
                 [
                     "store",
                     "units",
