@@ -59,6 +59,12 @@ def _record(kind: str, key: tuple, result: dict, command: str | None = None, not
     typer.echo(f"recorded: {path} (afr report renders it into the pages' bench:{kind} block)", err=True)
 
 
+def _check_threshold(threshold: float) -> None:
+    """--threshold of the store comparisons (regenerated, baseline): a number >= 0 (NaN refused)."""
+    if not threshold >= 0:
+        raise AfrInputError(f"--threshold: {threshold!r} is not allowed; a number >= 0")
+
+
 def _emit(result: dict, fmt: str, lines: list[str]) -> None:
     """Print a benchmark's result (``fmt`` was checked by ``_checked`` before the run)."""
     typer.echo(json.dumps(result, indent=2) if fmt == "json" else "\n".join(lines))
@@ -464,8 +470,7 @@ def regenerated(
     from afr_cli.publish.bench_blocks import grid_cell
 
     _checked(fmt, "AUTO", 20, 1)
-    if not threshold >= 0:
-        raise AfrInputError(f"--threshold: {threshold!r} is not allowed; a number >= 0")
+    _check_threshold(threshold)
     r = compare_roots(old, new, threshold)
     rows = [
         [
@@ -528,8 +533,7 @@ def baseline(
     from afr_cli.benchmarks.baseline import compare_costs
 
     _checked(fmt, "AUTO", 20, 1)
-    if not threshold >= 0:
-        raise AfrInputError(f"--threshold: {threshold!r} is not allowed; a number >= 0")
+    _check_threshold(threshold)
     r = compare_costs(before, after, committed, threshold)
     _emit(r, fmt, baseline_lines(r))
     if record:
