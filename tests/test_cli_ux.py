@@ -65,7 +65,6 @@ def test_estimators_reject_an_unknown_solver_or_loss_at_fit_as_a_config_does(tmp
 
 
 def _run_tiny(tmp_path, reps: int, out, datasets: list[str] | None = None) -> list[str]:
-    from afr_cli.engine.messages import rerun_command
     from afr_cli.engine.runner import RunOptions, run_experiment
 
     config = tmp_path / "tiny.yaml"
@@ -75,7 +74,8 @@ def _run_tiny(tmp_path, reps: int, out, datasets: list[str] | None = None) -> li
     lines: list[str] = []
     run_experiment(
         exp,
-        RunOptions(jobs=1, progress=False, command=rerun_command(config, None, [], out)),
+        # the command as afr run's given_command rebuilds it from `afr run tiny.yaml --reps N --out DIR`
+        RunOptions(jobs=1, progress=False, command=["afr", "run", str(config), "--reps", str(reps), "--out", str(out)]),
         echo=lambda text: lines.extend(str(text).splitlines()),
     )
     return lines
@@ -91,8 +91,9 @@ def test_a_complete_experiment_says_so_with_its_table_and_how_to_extend_or_move_
         f"base (2 datasets x 1 bases) in {out}"
     )
     assert lines[2].split(":", 1)[1].strip() == f"afr table --results {out}"
-    assert f"afr run {tmp_path / 'tiny.yaml'} --out {out} --reps 4" in lines[3]
-    assert lines[4].endswith(f"afr run {tmp_path / 'tiny.yaml'} --out DIR")
+    # the user's --reps is changed where it stands, never repeated; the new store replaces --out
+    assert f"afr run {tmp_path / 'tiny.yaml'} --reps 4 --out {out}  (computes" in lines[3]
+    assert lines[4].endswith(f"afr run {tmp_path / 'tiny.yaml'} --reps 2 --out DIR")
     # a store extended unevenly: each (dataset, base)'s count
     _run_tiny(tmp_path, 3, out, ["Sparse"])
     lines = _run_tiny(tmp_path, 2, out)

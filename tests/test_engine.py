@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import sqlite3
 import subprocess
@@ -152,7 +153,9 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.slow
-def test_ctrl_c_stops_two_workers_quietly_and_the_same_command_resumes(config_path, reference, tmp_path):
+def test_ctrl_c_stops_two_workers_quietly_and_the_printed_command_resumes_the_same_run(
+    config_path, reference, tmp_path
+):
     # 100 repetitions (200 units): enough that the interrupt lands mid-run however fast a unit is.
     # The run gets Ctrl-C's default action even when the suite itself runs in the background (a shell
     # starts a background job with SIGINT ignored, and Python keeps an ignored SIGINT ignored: the
@@ -180,15 +183,19 @@ def test_ctrl_c_stops_two_workers_quietly_and_the_same_command_resumes(config_pa
     for noise in ("Traceback", "KeyboardInterrupt", "Solver interrupted"):
         assert noise not in stderr, stderr
     last = stderr.strip().splitlines()[-1]
-    assert last == (
-        f"interrupted: {tmp_path}: {stored} of {units} units stored; re-running the same command "
-        f"(afr run {config_path} --out {tmp_path}) resumes with the missing ones"
+    # the hint is the command as typed, every option in the order given (--jobs and --reps too)
+    hint = f"afr run {config_path} --jobs 2 --out {tmp_path} --reps {reps}"
+    assert (
+        last
+        == f"interrupted: {tmp_path}: {stored} of {units} units stored; to resume with the missing ones, run: {hint}"
     )
     deadline = time.time() + 30
     while any(_alive(w) for w in workers) and time.time() < deadline:
         time.sleep(0.1)
     assert not [w for w in workers if _alive(w)], "the workers must stop with the run"
-    resumed = run_afr(*command[1:], "-q")
+    typed = shlex.split(last.split("run: ", 1)[1])  # the hint, followed literally
+    assert typed[0] == "afr" and typed[1:] == command[1:]
+    resumed = run_afr(*typed[1:], "-q")
     assert resumed.returncode == 0, resumed.stderr
     assert f"{stored} already stored, {units - stored} to run" in resumed.stdout
     rows = _rows(tmp_path)

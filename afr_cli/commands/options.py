@@ -77,3 +77,43 @@ def check_directory(option: str, value: str | None) -> None:
     problem = directory_error(option, value)
     if problem:
         raise AfrInputError(problem)
+
+
+def given_command(ctx: typer.Context, leave_out: tuple[str, ...] = ()) -> list[str]:
+    """The command the user typed, rebuilt from its parsed parameters: ``afr``, the command's
+    name, its arguments as typed, then every option given on the command line in the order given
+    (the parser records options in the order it meets them), each under its long name. An
+    option named in ``leave_out`` (a parameter name such as ``fresh``) is left out: a hint that
+    repeats the command must not repeat what must not be done twice. Quoting the words
+    (``shlex.quote``) makes a line the shell gives back word for word."""
+    names = []
+    at = ctx
+    while at is not None and at.parent is not None:  # the root's name is the program's, always afr
+        names.insert(0, at.info_name)
+        at = at.parent
+    params = {p.name: p for p in ctx.command.get_params(ctx)}
+    arguments: list[str] = []
+    options: list[str] = []
+    for name, value in ctx.params.items():
+        param = params.get(name)
+        source = ctx.get_parameter_source(name)
+        if param is None or name in leave_out or getattr(source, "name", "") != "COMMANDLINE":
+            continue
+        many = param.multiple or (param.nargs != 1 and isinstance(value, (list, tuple)))
+        values = list(value) if many else [value]
+        if param.param_type_name == "argument":
+            arguments += [str(v) for v in values]
+            continue
+        if getattr(param, "is_flag", False):
+            chosen = param.opts if value else param.secondary_opts
+            if chosen:
+                options.append(_long(chosen))
+            continue
+        for v in values:
+            options += [_long(param.opts), str(v)]
+    return ["afr", *names, *arguments, *options]
+
+
+def _long(opts: list[str]) -> str:
+    """The long spelling of an option (``--quiet`` for ``-q/--quiet``)."""
+    return next((o for o in opts if o.startswith("--")), opts[0])

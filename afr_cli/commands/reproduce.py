@@ -6,11 +6,12 @@ import sys
 
 import typer
 
-from afr_cli.commands.options import jobs_option, reps_option, trees_option
+from afr_cli.commands.options import given_command, jobs_option, reps_option, trees_option
 from afr_cli.errors import AfrInputError
 
 
 def reproduce(
+    ctx: typer.Context,
     targets: list[str] | None = typer.Argument(
         None,
         help="paper ids (satrf, larf, ...), paper folders (a directory holding paper.yaml, anywhere) or config files",
@@ -44,6 +45,7 @@ def reproduce(
 
     from joblib import effective_n_jobs
 
+    from afr_cli.engine.messages import shell_line
     from afr_cli.engine.runner import RunOptions
     from afr_cli.engine.shared_work import speedups_for
     from afr_cli.reproduction.checks import check_root
@@ -67,7 +69,7 @@ def reproduce(
         scheduler=scheduler,
         progress=not quiet,
         speedups=speedups,
-        resume=["afr", *sys.argv[1:]],
+        resume=given_command(ctx),
     )
     chosen = [d.strip() for d in datasets.split(",") if d.strip()] if datasets is not None else None
     if chosen is not None and not chosen:
@@ -78,6 +80,8 @@ def reproduce(
     workers = effective_n_jobs(jobs) if backend == "loky" else 1
     typer.echo(render_plan(planned, root, workers))
     if plan_only:
+        if any(p.missing for p in planned):
+            typer.echo(f"to run it: {shell_line(given_command(ctx, leave_out=('plan_only',)))}")
         return
     times = run_plan(planned, options, echo=typer.echo)
     started = time.perf_counter()

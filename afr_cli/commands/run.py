@@ -10,11 +10,12 @@ from pathlib import Path
 
 import typer
 
-from afr_cli.commands.options import check_directory, jobs_option, reps_option, trees_option
+from afr_cli.commands.options import check_directory, given_command, jobs_option, reps_option, trees_option
 from afr_cli.errors import AfrInputError
 
 
 def run(
+    ctx: typer.Context,
     config: Path = typer.Argument(..., help="experiment YAML, e.g. configs/quickstart.yaml"),
     reps: int | None = reps_option("repetitions (protocol.reps)"),
     jobs: int = jobs_option(),
@@ -33,7 +34,6 @@ def run(
     """Run an experiment (resumes: only units missing from the store are computed)."""
     from afr_cli.catalogue.knowledge import is_reference_store
     from afr_cli.config.experiment import load_experiment
-    from afr_cli.engine.messages import rerun_command
     from afr_cli.engine.runner import RunOptions, run_experiment
     from afr_cli.engine.shared_work import speedups_for
 
@@ -49,7 +49,7 @@ def run(
         fresh=fresh,
         progress=not quiet,
         confirm=_fresh_confirmation(yes),
-        command=rerun_command(config, datasets, set_, out),
+        command=given_command(ctx, leave_out=("fresh", "yes")),
         export=is_reference_store(exp.results) or (exp.results / "export").is_dir(),
         speedups=speedups,
     )

@@ -1,6 +1,10 @@
 """What ``afr run`` tells the user when there is nothing to run, and when it is interrupted:
 what the store holds and the next command to type (its table, more repetitions, a new store,
-or the same command again to resume)."""
+or the same command again to resume).
+
+Every command it prints is the user's own command line (``RunOptions.command``, rebuilt from the
+parsed options by ``afr_cli.commands.options.given_command``), with at most one option changed
+(``--reps``, ``--out``), so that the line, typed as printed, does what it says."""
 
 from __future__ import annotations
 
@@ -11,28 +15,27 @@ from pathlib import Path
 from afr_cli.config.experiment import Experiment
 
 
-def rerun_command(config: Path | str, datasets: str | None, sets: list[str], out: Path | None) -> list[str]:
-    """The user's ``afr run`` command without --reps, --fresh and the scheduling options: the
-    part that names the experiment and its store, to which a suggestion adds --reps or --out."""
-    cmd = ["afr", "run", str(config)]
-    if datasets:
-        cmd += ["--datasets", datasets]
-    for item in sets:
-        cmd += ["--set", item]
-    if out is not None:
-        cmd += ["--out", str(out)]
-    return cmd
-
-
-def _shell(words: list[str]) -> str:
+def shell_line(words: list[str]) -> str:
+    """The words as one line the shell splits back into the same words."""
     return " ".join(shlex.quote(w) for w in words)
 
 
-def _without_out(cmd: list[str]) -> list[str]:
-    if "--out" in cmd:
-        i = cmd.index("--out")
-        return cmd[:i] + cmd[i + 2 :]
-    return cmd
+def with_option(command: list[str], option: str, value: str | None) -> list[str]:
+    """``command`` with ``option`` set to ``value`` where it stands (appended when absent); a
+    ``value`` of None removes the option and its value."""
+    out, i, placed = [], 0, False
+    while i < len(command):
+        if command[i] == option and i + 1 < len(command):
+            if value is not None and not placed:
+                out += [option, value]
+                placed = True
+            i += 2
+            continue
+        out.append(command[i])
+        i += 1
+    if value is not None and not placed:
+        out += [option, value]
+    return out
 
 
 def stored_repetitions(exp: Experiment, done: set[tuple[str, str, int]]) -> str:
@@ -54,16 +57,19 @@ def complete_message(exp: Experiment, store_dir: Path, done: set[tuple[str, str,
             f"{exp.name}: complete, nothing to run; the store holds {stored_repetitions(exp, done)} "
             f"({len(exp.datasets)} datasets x {len(exp.bases)} bases) in {store_dir}",
             f"  its table:        afr table --results {shlex.quote(str(store_dir))}",
-            f"  more repetitions: {_shell(command + ['--reps', str(more)])}  (computes only the new ones)",
-            f"  a new store:      {_shell(_without_out(command) + ['--out', 'DIR'])}",
+            f"  more repetitions: {shell_line(with_option(command, '--reps', str(more)))}  "
+            "(computes only the new ones)",
+            f"  a new store:      {shell_line(with_option(command, '--out', 'DIR'))}",
         ]
     )
 
 
 def interrupted_message(store_dir: Path, stored: int, target: int, command: list[str] | None) -> str:
-    """One line after Ctrl-C: how many units are stored and that the same command resumes."""
-    again = _shell(command) if command else "the same `afr run` command"
-    return (
-        f"{store_dir}: {stored} of {target} units stored; re-running the same command "
-        f"({again}) resumes with the missing ones"
-    )
+    """One line after Ctrl-C: how many units are stored and the exact command that resumes."""
+    again = shell_line(command) if command else "the same `afr run` command"
+    return f"{store_dir}: {stored} of {target} units stored; to resume with the missing ones, run: {again}"
+
+
+def failed_message(message: str, command: list[str] | None) -> str:
+    """A failed run's one line, ending with the exact command that resumes once the cause is fixed."""
+    return f"{message}: {shell_line(command)}" if command else message

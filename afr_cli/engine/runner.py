@@ -40,12 +40,12 @@ from afr_cli.core.quiet_interrupt import (
 )
 from afr_cli.core.version import git_output
 from afr_cli.engine.experiment_data import load_experiment_data
-from afr_cli.engine.messages import complete_message, interrupted_message
+from afr_cli.engine.messages import complete_message, failed_message, interrupted_message
 from afr_cli.engine.plugin_faults import UnitFailed, unit_failure, worker_died
 from afr_cli.engine.preflight import check_runnable
 from afr_cli.engine.shared_work import Speedups
 from afr_cli.engine.tasks import FusedTask, fuse_tasks, run_fused_task, unit_tasks
-from afr_cli.errors import AfrInputError, RunInterrupted
+from afr_cli.errors import AfrInputError, RunFailed, RunInterrupted
 from afr_cli.store import STORE_FILE, ResultsStore, UnitRecord, axis_defaults, has_results, open_existing
 from afr_cli.store.export import export_store, seed_store
 from afr_cli.store.faults import storage_faults
@@ -68,8 +68,8 @@ class RunOptions:
     fresh: bool = False
     progress: bool = True
     confirm: Callable[[str], bool] | None = None  # asked before --fresh deletes results
-    # The user's `afr run` command without --reps/--fresh/scheduling (run_messages.rerun_command):
-    # when given, a complete store says how to extend it, and an interrupted run how to resume.
+    # The user's `afr run` command as given, without --fresh/--yes (options.given_command): when
+    # given, a complete store says how to extend it, and an interrupted or failed run how to resume.
     command: list[str] | None = None
     # Whether the finished store is exported (results/<name>/export/, the committed form): the
     # caller decides, `afr run` for the stores a paper folder declares (or that have an export).
@@ -456,6 +456,10 @@ def _run_locked(active: list[_Running], options: RunOptions, echo, workers) -> N
             _record_failure(r.store, str(failed))
         with interrupts_ignored():
             _export_complete([x for x in active if x is not r], options, echo)
+        failed.args = (failed_message(str(failed), options.resume or options.command),)
+        raise
+    except RunFailed as failed:  # a storage fault or a worker that died: the same command resumes
+        failed.args = (failed_message(str(failed), options.resume or options.command),)
         raise
     _export_complete(active, options, echo)
 
