@@ -55,7 +55,10 @@ def test_a_run_records_cpu_seconds_and_the_export_round_trips_them(tmp_path):
     assert seeded["cpu_seconds"].tolist() == units["cpu_seconds"].tolist()
     status = store_status(out)
     assert status.cpu_units == 2 and status.seconds_per_unit()[1] == "CPU"
-    assert "CPU-min recorded on 2 of them" in render_status(status)
+    text = render_status(status)
+    assert "of CPU (process time); " in text and "of unit wall time summed over the units" in text
+    assert "recorded on" not in text  # both units record their CPU
+    assert "latest run: " in text and "elapsed for its 2 units on 1 worker" in text
     assert "from recorded CPU for 1 store(s), from wall time for 0" in render_totals([status], workers=2)
 
 

@@ -52,8 +52,11 @@ def test_even_store_reports_reps_compute_and_solves(tmp_path):
     assert status.solves == {"OSQP:optimal": 84, "CLARABEL:optimal": 12, "fallbacks": 12}
     assert status.compute_minutes == 6.0
     text = render_status(status)
-    assert "12 units: 2 datasets x 2 bases, 3 repetitions on every (dataset, base); 6.0 min of compute" in text
-    assert "fallbacks 12 (12.50 %); failed 0" in text and "code 0123456" in text
+    assert "12 units: 2 datasets x 2 bases, 3 repetitions on every (dataset, base)" in text
+    # no unit of this store records its CPU: the wall time is named as such, never as CPU
+    assert "compute: 6.0 min of unit wall time summed over the units (no unit records its CPU time)" in text
+    assert "fallbacks 12 (12.50 % of the solves); failed 0" in text and "code 0123456" in text
+    assert "(a fallback: the first solver's answer failed afr's feasibility or optimality check" in text
     assert "Sparse" not in text  # the per-dataset table only when uneven or asked for
     assert "Sparse" in render_status(status, detail=True)
 
@@ -85,9 +88,13 @@ def test_totals_sum_the_stores_and_scale_each_to_the_asked_repetitions(tmp_path)
     statuses = [store_status(tmp_path / "a"), store_status(tmp_path / "b")]
     assert statuses[0].mean_reps == 3.0 and statuses[1].mean_reps == 1.0
     text = render_totals(statuses, workers=2, at=6)
-    assert text.splitlines()[0] == "all 2 stores: 14 units, 7.0 min of compute (3.5 min wall at best on 2 workers)"
+    assert (
+        text.splitlines()[0] == "all 2 stores: 14 units, 7.0 min of unit wall time (3.5 min wall at best on 2 workers)"
+    )
     # 6.0 min x 6/3 + 1.0 min x 6/1 = 18 min
-    assert text.splitlines()[1] == "at 6 repetitions each: 18.0 min of compute (9.0 min wall at best on 2 workers)"
+    assert (
+        text.splitlines()[1] == "at 6 repetitions each: 18.0 min of unit wall time (9.0 min wall at best on 2 workers)"
+    )
 
 
 def test_an_exports_status_comes_from_the_cache_but_an_unfinished_runs_progress_is_live(tmp_path, monkeypatch):

@@ -23,6 +23,29 @@ def _stores_under_results() -> str:
     return ", ".join(str(d) for d in stores_under()) or "none"
 
 
+def _complete_repetitions(directory: Path, results):
+    """The store's results without a repetition a run stopped half-way through, and a note on
+    stderr saying which was left out and why (afr_cli/store/holdings.py); and the note of an
+    ``--until-decided`` run saying why it stopped."""
+    from afr_cli.store import open_existing
+    from afr_cli.store.holdings import without_incomplete_repetitions
+
+    reader = open_existing(directory)
+    manifest = reader.manifest()
+    kept, partial = without_incomplete_repetitions(results, manifest, reader.frame("units"))
+    if partial:
+        which = ", ".join(f"rep {r} ({held} of {n} units)" for r, (held, n) in sorted(partial.items()))
+        print(
+            f"note: {directory}: {kept['rep'].nunique()} complete repetitions; {which} incomplete "
+            "(an interrupted run), left out of the tables until a run completes it",
+            file=sys.stderr,
+        )
+    stopped = manifest.get("stopped")
+    if isinstance(stopped, dict) and stopped.get("reason"):
+        print(f"note: {directory}: an --until-decided run {stopped['reason']}", file=sys.stderr)
+    return kept
+
+
 def _load(
     dirs: list[Path],
     selection: str = "stored",
@@ -67,7 +90,7 @@ def _load(
                 f"--results: {d} is not a results store (no {STORE_FILE} or export); "
                 f"stores under ./results: {_stores_under_results()}"
             )
-        results = load_results(d)
+        results = _complete_repetitions(d, load_results(d))
         wants_grid = selection == "best-test" or (results["selection"] == "best-test").any()
         view = results_in_view(results, load_grid(d) if wants_grid else None, selection, reps, store_select_by(d))
         frames.append(tag_rows(view, d) if len(dirs) > 1 else view)

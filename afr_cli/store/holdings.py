@@ -60,3 +60,33 @@ def store_holdings_of(directory: str | Path) -> Holdings:
     reader.meta()  # a damaged manifest is the error it always was, before the table is read
     key = content_key("holdings", reader.meta_bytes(), reader.table_bytes("results"), _code())
     return cached("holdings", key, lambda: _from_results(reader.frame("results")))
+
+
+def incomplete_repetitions(manifest: dict, units) -> dict[int, tuple[int, int]]:
+    """The repetitions a run stopped half-way through: rep -> (units held, units the run set out
+    to store for it), for every repetition of the latest run's target (its datasets x bases x
+    axis points, recorded at its start) that holds some of those units but not all. Such a
+    repetition (an interrupted run's last) is left out of the tables until a run completes it:
+    kept, its datasets would average over different repetitions than the others'. Empty for a
+    store whose latest run recorded no target (made before targets) or that holds it whole."""
+    runs = manifest.get("runs") or []
+    target = runs[-1].get("target") if runs else None
+    if not target or not len(units) or not target.get("reps"):
+        return {}
+    per_rep = int(target["units"]) // int(target["reps"])
+    mine = units[
+        units["dataset"].isin(target["datasets"])
+        & units["base"].isin(target["bases"])
+        & (units["rep"] < target["reps"])
+    ]
+    held = mine.groupby("rep").size()
+    return {int(rep): (int(n), per_rep) for rep, n in held.items() if n < per_rep}
+
+
+def without_incomplete_repetitions(results, manifest: dict, units):
+    """``results`` without the rows of the repetitions a run stopped half-way through
+    (:func:`incomplete_repetitions`), and those repetitions."""
+    partial = incomplete_repetitions(manifest, units)
+    if not partial:
+        return results, partial
+    return results[~results["rep"].isin(list(partial))], partial

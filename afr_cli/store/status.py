@@ -18,6 +18,7 @@ from tabulate import tabulate
 from afr_cli.core.durations import format_duration
 from afr_cli.store.cache import cached, content_key, source_of
 from afr_cli.store.export import ExportedStore, decoder_fingerprint
+from afr_cli.store.holdings import incomplete_repetitions
 from afr_cli.store.reader import ResultsReader, open_existing
 from afr_cli.store.schema import varying_axes
 
@@ -39,6 +40,8 @@ class StoreStatus:
     cpu_units: int = 0  # units recording their process time (stores made before record none)
     forest_seconds_per_unit: float | None = None  # mean recorded seconds of a unit's forest step (None: no unit)
     progress_pending: bool = False  # the latest run has not reached its target (progress is then live)
+    elapsed: str | None = None  # the latest run's elapsed time, its start to its last stored unit
+    incomplete: dict[int, tuple[int, int]] = field(default_factory=dict)  # rep -> (held, target) left out
 
     @property
     def solved(self) -> int:
@@ -92,7 +95,7 @@ def store_status(directory: str | Path) -> StoreStatus:
 @lru_cache(maxsize=1)
 def _status_code() -> bytes:
     """The code a cached status depends on: this module and the export's decoder."""
-    return source_of("afr_cli.store.status", "afr_cli.store.schema") + decoder_fingerprint()
+    return source_of("afr_cli.store.status", "afr_cli.store.schema", "afr_cli.store.holdings") + decoder_fingerprint()
 
 
 def _derived_status(store: ResultsReader, directory: str | Path) -> StoreStatus:
@@ -136,7 +139,26 @@ def _derived_status(store: ResultsReader, directory: str | Path) -> StoreStatus:
         len(cpu),
         float(units["forest_seconds"].mean()) if len(units) else None,
         progress is not None,
+        _latest_elapsed(manifest, units),
+        incomplete_repetitions(manifest, units),
     )
+
+
+def _latest_elapsed(manifest: dict, units: pd.DataFrame) -> str | None:
+    """The latest run's elapsed (wall-clock) time, from its start to the last unit it stored, with
+    its units and workers: what a reader compares with the units' summed compute."""
+    runs = manifest.get("runs") or []
+    started = runs[-1].get("started_at") if runs else None
+    if not started or not len(units) or "finished_at" not in units:
+        return None
+    finished = pd.to_datetime(units["finished_at"], utc=True, errors="coerce")
+    mine = finished[finished >= pd.Timestamp(started)]
+    if not len(mine):
+        return None
+    seconds = (mine.max() - pd.Timestamp(started)).total_seconds()
+    workers = (runs[-1].get("target") or {}).get("workers")
+    on = f" on {workers} worker{'s' * (workers != 1)}" if workers else ""
+    return f"{format_duration(seconds, 'seconds')} elapsed for its {len(mine)} unit{'s' * (len(mine) != 1)}{on}"
 
 
 def run_progress(manifest: dict, units: pd.DataFrame, now: datetime | None = None) -> str | None:
@@ -241,19 +263,23 @@ def render_status(status: StoreStatus, detail: bool = False) -> str:
         span += f" at each of {status.axis_points} ({', '.join(status.axes)}) points"
     n_data, n_bases = len(status.reps.index), len(status.reps.columns)
     lines.append(
-        f"  {status.units} units: {n_data} dataset{'s' * (n_data != 1)} x {n_bases} base{'s' * (n_bases != 1)}, "
-        f"{span}; {status.compute_minutes:.1f} min of compute"
-        + (
-            f" (wall); {status.cpu_minutes:.1f} CPU-min recorded on {status.cpu_units} of them"
-            if status.cpu_units
-            else ""
-        )
+        f"  {status.units} units: {n_data} dataset{'s' * (n_data != 1)} x {n_bases} base{'s' * (n_bases != 1)}, {span}"
     )
+    lines.append("  " + _compute_line(status))
+    if status.incomplete:
+        which = ", ".join(f"rep {r} holds {held} of {n} units" for r, (held, n) in sorted(status.incomplete.items()))
+        lines.append(f"  incomplete: {which} (an interrupted run); the tables leave it out until a run completes it")
+    stopped = m.get("stopped")
+    if isinstance(stopped, dict) and stopped.get("reason"):
+        lines.append(f"  until decided: {stopped['reason']}")
     if status.solves:
         by_solver = ", ".join(f"{k} {n}" for k, n in sorted(status.solves.items()) if ":" in k)
         fell_back, failed = status.solves.get("fallbacks", 0), status.solves.get("failed", 0)
-        share = f" ({100 * fell_back / status.solved:.2f} %)" if status.solved else ""
-        lines.append(f"  solves: {by_solver}; fallbacks {fell_back}{share}; failed {failed}")
+        share = f" ({100 * fell_back / status.solved:.2f} % of the solves)" if status.solved else ""
+        lines.append(
+            f"  solves: {by_solver}; fallbacks {fell_back}{share}; failed {failed}"
+            + (f"\n  {FALLBACK_MEANING}" if fell_back else "")
+        )
     lines += [f"  gap: {g}" for g in status.gaps]
     if detail or low != high or status.gaps:
         table = status.reps.reset_index()
@@ -263,6 +289,29 @@ def render_status(status: StoreStatus, detail: bool = False) -> str:
     return "\n".join(lines)
 
 
+FALLBACK_MEANING = (
+    "(a fallback: the first solver's answer failed afr's feasibility or optimality check, or it "
+    "stopped, and another solver answered the same problem; failed: no solver did; docs/design.md, Solvers)"
+)
+
+
+def _compute_line(status: StoreStatus) -> str:
+    """The store's compute, CPU apart from wall: the units' recorded process time, the wall time
+    their own clocks sum to (units run side by side, so more than any run's elapsed time), and
+    the latest run's elapsed time."""
+    wall = f"{format_duration(60 * status.compute_minutes, 'seconds')} of unit wall time summed over the units"
+    if status.cpu_units:
+        cpu = f"{format_duration(60 * status.cpu_minutes, 'seconds')} of CPU (process time)"
+        if status.cpu_units < status.units:
+            cpu += f" (recorded on {status.cpu_units} of the {status.units} units)"
+        text = f"compute: {cpu}; {wall}"
+    else:
+        text = f"compute: {wall} (no unit records its CPU time)"
+    if status.elapsed:
+        text += f"; latest run: {status.elapsed}"
+    return text
+
+
 def render_totals(statuses: list[StoreStatus], workers: int, at: int | None = None) -> str:
     """The stores' compute summed, and the least wall time it means on ``workers`` processes; with
     ``at``, every store's compute scaled to ``at`` repetitions per (dataset, base) (compute grows
@@ -270,13 +319,13 @@ def render_totals(statuses: list[StoreStatus], workers: int, at: int | None = No
     units = sum(s.units for s in statuses)
     minutes = sum(s.compute_minutes for s in statuses)
     lines = [
-        f"all {len(statuses)} stores: {units} units, {minutes:.1f} min of compute "
+        f"all {len(statuses)} stores: {units} units, {minutes:.1f} min of unit wall time "
         f"({format_duration(60 * minutes / workers)} wall at best on {workers} workers)"
     ]
     if at is not None:
         scaled = sum(s.compute_minutes * at / s.mean_reps for s in statuses if s.mean_reps)
         lines.append(
-            f"at {at} repetitions each: {scaled:.1f} min of compute "
+            f"at {at} repetitions each: {scaled:.1f} min of unit wall time "
             f"({format_duration(60 * scaled / workers)} wall at best on {workers} workers)"
         )
     if any(s.cpu_units for s in statuses):

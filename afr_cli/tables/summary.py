@@ -217,9 +217,13 @@ def render_summary(
         headers = [tex(h) for h in headers]
     long = summary_long(results)
     n_reps = long.loc[long["metric"] == metric, "n_reps"]  # the shown metric's: an undefined R² is not a repetition
-    reps = f"{n_reps.min()}" if n_reps.min() == n_reps.max() else f"{n_reps.min()}–{n_reps.max()}"
+    reps = (
+        f"{n_reps.min()} reps"
+        if n_reps.min() == n_reps.max()
+        else f"{n_reps.min()}–{n_reps.max()} reps (datasets or models hold different counts)"
+    )
     title = (
-        f"{METRIC_NAMES.get(metric, metric)}: mean{' ± std' if with_std else ''} over {reps} reps;"
+        f"{METRIC_NAMES.get(metric, metric)}: mean{' ± std' if with_std else ''} over {reps};"
         f" best per dataset and base in bold"
     )
     note = selection_note(results)
