@@ -109,6 +109,9 @@ def given_command(ctx: typer.Context, leave_out: tuple[str, ...] = ()) -> list[s
             if chosen:
                 options.append(_long(chosen))
             continue
+        if param.nargs > 1 and not param.multiple:  # one option, several values: --until-decided A B
+            options += [_long(param.opts), *(str(v) for v in values)]
+            continue
         for v in values:
             options += [_long(param.opts), str(v)]
     return ["afr", *names, *arguments, *options]

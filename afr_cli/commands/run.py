@@ -10,7 +10,14 @@ from pathlib import Path
 
 import typer
 
-from afr_cli.commands.options import check_directory, given_command, jobs_option, reps_option, trees_option
+from afr_cli.commands.options import (
+    at_least,
+    check_directory,
+    given_command,
+    jobs_option,
+    reps_option,
+    trees_option,
+)
 from afr_cli.errors import AfrInputError
 
 
@@ -30,6 +37,23 @@ def run(
     scheduler: str | None = typer.Option(None, "--scheduler", help="Dask scheduler address"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
     trees: str = trees_option(),
+    until_decided: tuple[str, str] | None = typer.Option(
+        None,
+        "--until-decided",
+        metavar="A B",
+        help="add repetitions in batches until the comparison of models A and B (afr table --compare) "
+        "names a winner or practical equivalence at P >= 0.95 on every base, or --max-reps is reached; "
+        "the store records why it stopped",
+    ),
+    max_reps: int | None = typer.Option(
+        None,
+        "--max-reps",
+        callback=at_least(1),
+        help="with --until-decided: the most repetitions to run (default: the config's protocol.reps, or --reps)",
+    ),
+    batch: int = typer.Option(
+        10, "--batch", callback=at_least(1), help="with --until-decided: repetitions added between decisions"
+    ),
 ) -> None:
     """Run an experiment (resumes: only units missing from the store are computed)."""
     from afr_cli.catalogue.knowledge import is_reference_store
@@ -53,7 +77,39 @@ def run(
         export=is_reference_store(exp.results) or (exp.results / "export").is_dir(),
         speedups=speedups,
     )
-    run_experiment(exp, options, echo=typer.echo)
+    if until_decided is None:
+        if max_reps is not None or ctx.get_parameter_source("batch").name == "COMMANDLINE":
+            raise AfrInputError("--max-reps and --batch go with --until-decided A B")
+        run_experiment(exp, options, echo=typer.echo)
+        return
+    _run_until_decided(
+        exp,
+        options,
+        until_decided,
+        max_reps,
+        batch,
+        lambda n: load_experiment(config, _overrides(n, datasets, set_, config), out),
+    )
+
+
+def _run_until_decided(exp, options, models: tuple[str, str], max_reps: int | None, batch: int, experiment_at) -> None:
+    """--until-decided: batches of repetitions until A against B is decided (afr_cli/engine/until_decided.py);
+    --fresh applies to the first batch only, and an interrupt names the whole command to resume."""
+    from dataclasses import replace
+
+    from afr_cli.engine.runner import run_experiment
+    from afr_cli.engine.until_decided import check_models, run_until_decided
+
+    check_models(exp, *models)
+    maximum = max_reps if max_reps is not None else exp.protocol.reps
+    batches = iter(range(10**9))
+
+    def run_batch(at):
+        first = next(batches) == 0
+        quiet = replace(options, command=None, resume=options.command, fresh=options.fresh and first)
+        return run_experiment(at, quiet, echo=typer.echo)
+
+    run_until_decided(experiment_at, run_batch, *models, batch, maximum, typer.echo, options.command)
 
 
 def _overrides(

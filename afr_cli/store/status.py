@@ -271,7 +271,8 @@ def render_status(status: StoreStatus, detail: bool = False) -> str:
         lines.append(f"  incomplete: {which} (an interrupted run); the tables leave it out until a run completes it")
     stopped = m.get("stopped")
     if isinstance(stopped, dict) and stopped.get("reason"):
-        lines.append(f"  until decided: {stopped['reason']}")
+        later = " (later runs have extended the store beyond it)" if high > int(stopped.get("reps") or 0) else ""
+        lines.append(f"  until decided: {stopped['reason']}{later}")
     if status.solves:
         by_solver = ", ".join(f"{k} {n}" for k, n in sorted(status.solves.items()) if ":" in k)
         fell_back, failed = status.solves.get("fallbacks", 0), status.solves.get("failed", 0)

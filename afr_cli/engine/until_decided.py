@@ -1,0 +1,155 @@
+"""``afr run --until-decided A B``: add repetitions in batches until the comparison of two models
+is decided on every base, or a maximum count is reached, and record in the store why it stopped.
+
+A repetition's seeds derive from its index (``afr_cli.engine.seeds``), never from the batch it
+was computed in: a run stopped at 30 repetitions holds exactly the first 30 repetitions of a run
+to 100, and any later run (``afr run`` with more ``--reps``, or ``--until-decided`` with a higher
+``--max-reps``) extends it with repetition 30 onwards.
+
+The decision is taken by the answer of ``afr table --compare`` (the same test it reports on each
+base), through one adapter, :func:`decide`: it is the only place this module reads the comparison
+code, so a change of the decision rule is one call to change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import pandas as pd
+
+from afr_cli.config.experiment import Experiment
+from afr_cli.engine.messages import shell_line
+from afr_cli.errors import AfrInputError
+from afr_cli.store import ResultsStore, load_results
+from afr_cli.store.export import export_store
+
+DEFAULT_BATCH = 10
+SURE = 0.95  # the probability at which a verdict is taken as decided
+STOPPED_KEY = "stopped"  # the store manifest's entry saying why an --until-decided run stopped
+
+
+@dataclass(frozen=True)
+class BaseVerdict:
+    """The comparison on one base: which outcome is most probable, with what probability, by which test."""
+
+    base: str
+    outcome: str  # "A better than B", "B better than A" or "A and B practically equivalent"
+    probability: float
+    test: str  # which test gave the probability
+
+    @property
+    def decided(self) -> bool:
+        return self.probability >= SURE
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The comparison of two models on every base the results hold both on."""
+
+    verdicts: tuple[BaseVerdict, ...]
+
+    @property
+    def decided(self) -> bool:
+        return bool(self.verdicts) and all(v.decided for v in self.verdicts)
+
+    def sentence(self) -> str:
+        """Per base its most probable outcome and probability, e.g. ``base RF: rf better than
+        dt at P = 0.990 (the hierarchical Bayesian test's posterior share)``."""
+        return "; ".join(f"base {v.base}: {v.outcome} at P = {v.probability:.3f} ({v.test})" for v in self.verdicts)
+
+
+def decide(results: pd.DataFrame, a: str, b: str, metric: str = "r2") -> Decision:
+    """The adapter: the verdict of ``afr table --compare A B`` on every base, from the test its
+    answer rests on (the hierarchical Bayesian test; without it, the Bayesian signed-rank test
+    over datasets; on one dataset, its correlated t-test), as the region (A better, practical
+    equivalence, B better) with the highest posterior probability."""
+    from afr_cli.tables.compare import compare_models
+
+    comparison = compare_models(results, a, b, metric)
+    verdicts = []
+    for c in comparison.bases:
+        hier = c.hierarchical
+        if hier.result is not None:
+            probs, test = hier.result.probabilities, "posterior share of the hierarchical Bayesian test"
+        elif c.ttest.n >= 2:
+            probs, test = c.signed_rank.probabilities, "Bayesian signed-rank test over the datasets"
+        else:
+            bayes = next(iter(c.per_dataset_bayes.values()), None)
+            if bayes is None:
+                verdicts.append(BaseVerdict(c.base, "no test applies", 0.0, "too few repetitions"))
+                continue
+            probs, test = bayes.probabilities, "Bayesian correlated t-test over the repetitions"
+        outcomes = {
+            f"{a} better than {b}": probs.left,
+            f"{a} and {b} practically equivalent": probs.rope,
+            f"{b} better than {a}": probs.right,
+        }
+        outcome = max(outcomes, key=lambda k: outcomes[k] if outcomes[k] == outcomes[k] else -1.0)
+        probability = outcomes[outcome]
+        verdicts.append(BaseVerdict(c.base, outcome, float(probability if probability == probability else 0.0), test))
+    return Decision(tuple(verdicts))
+
+
+def check_models(exp: Experiment, a: str, b: str) -> None:
+    """Both models are the experiment's and differ, or one line naming the option and the choices."""
+    ids = [m.id for m in exp.models]
+    for model in (a, b):
+        if model not in ids:
+            raise AfrInputError(f"--until-decided: unknown model {model!r}; models of {exp.source}: {', '.join(ids)}")
+    if a == b:
+        raise AfrInputError(f"--until-decided: needs two different models, got {a!r} twice")
+
+
+def stop_reason(decision: Decision, reps: int, maximum: int) -> dict:
+    """The store's record of why the run stopped: decided on every base, or the maximum reached."""
+    decided = decision.decided
+    if decided:
+        why = f"stopped at {reps} repetitions: decided on every base at P >= {SURE} ({decision.sentence()})"
+    else:
+        why = f"stopped at {reps} repetitions: reached the maximum ({maximum}), undecided ({decision.sentence()})"
+    return {
+        "reps": reps,
+        "decided": decided,
+        "maximum": maximum,
+        "reason": why,
+        "at": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+
+
+def run_until_decided(
+    experiment_at: Callable[[int], Experiment],
+    run: Callable[[Experiment], ResultsStore],
+    a: str,
+    b: str,
+    batch: int,
+    maximum: int,
+    echo: Callable[[str], None] = print,
+    command: list[str] | None = None,
+) -> dict:
+    """Run ``experiment_at(n)`` (the experiment at n repetitions) with ``run`` for n = batch,
+    2 batch, ... up to ``maximum``, deciding A against B after each batch on repetitions 0..n-1;
+    stop when every base is decided or at the maximum, record why in the store (and its export,
+    when it has one) and return that record."""
+    target = min(batch, maximum)
+    while True:
+        exp = experiment_at(target)
+        check_models(exp, a, b)
+        store = run(exp)
+        results = load_results(exp.results)
+        results = results[results["rep"] < target]
+        decision = decide(results, a, b, (exp.raw.get("protocol") or {}).get("select_by", "r2"))
+        echo(f"after {target} repetitions: {decision.sentence()}")
+        if decision.decided or target >= maximum:
+            break
+        target = min(target + batch, maximum)
+    record = stop_reason(decision, target, maximum)
+    if command:
+        record["command"] = shell_line(command)
+    if store.exists():  # (a store seeded from nothing: a fresh clone's export alone is left as committed)
+        store.create({STOPPED_KEY: record})
+    if store.exists() and (store.directory / "export").is_dir():
+        export_store(store.directory)  # the committed form carries the record too
+    echo(record["reason"])
+    return record
