@@ -35,7 +35,14 @@ from afr_cli.publish.context import ReportContext
 from afr_cli.publish.frames import chosen_reports
 from afr_cli.publish.markdown import table
 from afr_cli.reproduction.checks import check_paper
-from afr_cli.reproduction.plan_costs import Projection, committed_costs, family_costs, project, unit_costs
+from afr_cli.reproduction.plan_costs import (
+    Projection,
+    committed_costs,
+    estimated_costs,
+    family_costs,
+    project,
+    unit_costs,
+)
 from afr_cli.store import has_results, open_existing
 from afr_cli.store.status import store_status
 
@@ -144,7 +151,11 @@ def plan_experiment(
     if todo:
         own = unit_costs(store_dir, "its store") if held is not None else None
         committed = committed_costs(spec.store(), store_dir)
-        measured = [m for m in (own, committed) if m is not None] or [m for m in (family_costs(exp),) if m]
+        measured = [m for m in (own, committed) if m is not None]
+        if not measured:  # nothing of this experiment measured: its families' committed costs, else a probe
+            family = family_costs(exp)
+            whole = family is not None and len(family.per_cell) == len(exp.datasets) * len(exp.bases)
+            measured = [m for m in (family, None if whole else estimated_costs(exp, todo)) if m is not None]
         planned.projection = project([(d, exp.bases[b].id) for d, b, _, _ in todo], measured)
         if planned.forest_seconds_per_unit is None and committed is not None:
             planned.forest_seconds_per_unit = committed.forest
