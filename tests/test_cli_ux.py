@@ -225,6 +225,11 @@ def test_status_shows_a_runs_target_progress_and_eta(tmp_path):
     store.create({"runs": [{"started_at": started.isoformat(timespec="seconds"), "target": stopped}]})
     line = run_progress(store.manifest(), units, now)
     assert "stopped; re-run the same command to resume" in line and "left to compute if resumed" in line
+    # a run that recorded its command (afr run does) names it: the exact line to type
+    recorded = dict(stopped, command="afr run mine.yaml --reps 15 --out 'my dir'")
+    store.create({"runs": [{"started_at": started.isoformat(timespec="seconds"), "target": recorded}]})
+    line = run_progress(store.manifest(), units, now)
+    assert "stopped; to resume, run: afr run mine.yaml --reps 15 --out 'my dir'):" in line
     before = (datetime.now(UTC) + timedelta(hours=1)).isoformat()  # no unit of this run yet
     store.create({"runs": [{"started_at": before, "target": target}]})
     assert "ETA 0.1 min remaining, from the mean unit time (1.0 s) over 2 workers" in run_progress(

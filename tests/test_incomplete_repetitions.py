@@ -7,7 +7,7 @@ from __future__ import annotations
 from afr_cli.commands.table import _complete_repetitions
 from afr_cli.store import ResultsStore, UnitRecord, load_results
 from afr_cli.store.holdings import incomplete_repetitions
-from afr_cli.store.status import render_status, store_status
+from afr_cli.store.status import incomplete_text, render_status, store_status
 from afr_cli.tables.summary import render_summary
 
 
@@ -44,6 +44,7 @@ def test_the_half_stored_repetition_is_found_from_the_runs_target(tmp_path):
     assert incomplete_repetitions(store.manifest(), store.frame("units")) == {2: (1, 2)}
     text = render_status(store_status(tmp_path))
     assert "incomplete: rep 2 holds 1 of 2 units (an interrupted run); the tables leave it out" in text
+    assert incomplete_text({3: (1, 2), 4: (1, 2), 5: (0, 2), 9: (1, 2)}) == "reps 3-5, 9 hold 3 of 8 units"
 
 
 def test_the_tables_leave_it_out_and_say_so(tmp_path, capsys):
@@ -54,7 +55,16 @@ def test_the_tables_leave_it_out_and_say_so(tmp_path, capsys):
     assert sorted(kept["rep"].unique()) == [0, 1]
     assert render_summary(kept, "r2", "md").startswith("R²: mean over 2 reps;")
     note = capsys.readouterr().err
-    assert "2 complete repetitions; rep 2 (1 of 2 units) incomplete (an interrupted run), left out" in note
+    assert "2 complete repetitions; rep 2 holds 1 of 2 units, incomplete (an interrupted run): left out" in note
+
+
+def test_a_dataset_the_run_never_reached_is_missing_not_uneven(tmp_path):
+    store = ResultsStore(tmp_path)
+    target = {"datasets": ["Sparse", "Yacht"], "bases": ["RF"], "reps": 4, "units": 8}
+    store.create({"experiment": "demo", "runs": [{"started_at": "2026-01-01T00:00:00+00:00", "target": target}]})
+    for rep in range(3):  # Sparse's first 3 repetitions, nothing of Yacht yet
+        store.write_unit(UnitRecord("Sparse", "RF", rep, rep, 80, 20, 0.5, 30.0, [_row("rf", 0.5)], []))
+    assert incomplete_repetitions(store.manifest(), store.frame("units")) == {}
 
 
 def test_a_store_holding_its_target_whole_loses_nothing(tmp_path, capsys):

@@ -29,15 +29,15 @@ def _complete_repetitions(directory: Path, results):
     ``--until-decided`` run saying why it stopped."""
     from afr_cli.store import open_existing
     from afr_cli.store.holdings import without_incomplete_repetitions
+    from afr_cli.store.status import incomplete_text
 
     reader = open_existing(directory)
     manifest = reader.manifest()
     kept, partial = without_incomplete_repetitions(results, manifest, reader.frame("units"))
     if partial:
-        which = ", ".join(f"rep {r} ({held} of {n} units)" for r, (held, n) in sorted(partial.items()))
         print(
-            f"note: {directory}: {kept['rep'].nunique()} complete repetitions; {which} incomplete "
-            "(an interrupted run), left out of the tables until a run completes it",
+            f"note: {directory}: {kept['rep'].nunique()} complete repetitions; {incomplete_text(partial)}, "
+            "incomplete (an interrupted run): left out of the tables until a run completes them",
             file=sys.stderr,
         )
     stopped = manifest.get("stopped")

@@ -40,7 +40,7 @@ from afr_cli.core.quiet_interrupt import (
 )
 from afr_cli.core.version import git_output
 from afr_cli.engine.experiment_data import load_experiment_data
-from afr_cli.engine.messages import complete_message, failed_message, interrupted_message
+from afr_cli.engine.messages import complete_message, failed_message, interrupted_message, shell_line
 from afr_cli.engine.plugin_faults import UnitFailed, unit_failure, worker_died
 from afr_cli.engine.preflight import check_runnable
 from afr_cli.engine.shared_work import Speedups
@@ -165,11 +165,12 @@ def run_history(previous: dict, manifest: dict, reps: int, stored: int, target: 
     return runs
 
 
-def run_target(exp: Experiment, jobs: int) -> dict:
+def run_target(exp: Experiment, jobs: int, command: list[str] | None = None) -> dict:
     """What a run sets out to store (datasets x bases x repetitions 0..reps-1) and who runs it
-    (host, process id, workers), recorded at its start so ``afr status`` can show its progress
-    and an ETA while it runs."""
+    (host, process id, workers, and the command that resumes it), recorded at its start so
+    ``afr status`` can show its progress and an ETA while it runs, and how to resume it."""
     return {
+        **({"command": shell_line(command)} if command else {}),
         "datasets": list(exp.datasets),
         "bases": [b.id for b in exp.bases],
         "reps": exp.protocol.reps,
@@ -187,6 +188,7 @@ def prepare_store(
     jobs: int = 1,
     data_identity: dict[str, dict] | None = None,
     lock: StoreLock | None = None,
+    command: list[str] | None = None,
 ) -> tuple[ResultsStore, list[tuple]]:
     """Open the experiment's store and list its missing units (dataset, base index, (train fraction,
     noise level), rep); refuse
@@ -194,7 +196,8 @@ def prepare_store(
     committed export, so a fresh clone extends an experiment from where it stands. ``fresh`` on
     results that exist needs ``confirm`` to say yes. The manifest is written, with this run added
     to its history, only when there is something to run: a no-op run leaves it untouched, and
-    every refusal comes before anything is written. With ``lock``, the store's write lock is taken
+    every refusal comes before anything is written; ``command``, the user's command line, is
+    recorded in the run's target (``afr status`` prints it to resume). With ``lock``, the store's write lock is taken
     before writing and the missing units are listed again under it (another run may have stored
     some meanwhile), so no unit is computed twice."""
     store = ResultsStore(exp.results)
@@ -214,7 +217,7 @@ def prepare_store(
             seed_store(exp.results)
         known = {**(previous.get("data") or {}), **(data_identity or {})}  # datasets of earlier runs stay
         manifest = manifest_for(exp, known)
-        manifest["runs"] = run_history(previous, manifest, exp.protocol.reps, len(done), run_target(exp, jobs))
+        manifest["runs"] = run_history(previous, manifest, exp.protocol.reps, len(done), run_target(exp, jobs, command))
         with storage_faults(store.path, "create the results store"):
             store.create(manifest)
     return store, todo
@@ -407,7 +410,15 @@ def run_experiments(experiments: list[Experiment], options: RunOptions, echo=pri
             exp = experiments[i]
             lock = locks.enter_context(StoreLock(exp.results / STORE_FILE))
             # the run's target names its workers: loky's for --jobs, or the Dask cluster's threads
-            store, todo = prepare_store(exp, options.fresh, options.confirm, workers.threads(), loaded[i][1], lock)
+            store, todo = prepare_store(
+                exp,
+                options.fresh,
+                options.confirm,
+                workers.threads(),
+                loaded[i][1],
+                lock,
+                options.resume or options.command,
+            )
             total = len(exp.datasets) * len(exp.bases) * len(exp.protocol.axes()) * exp.protocol.reps
             running[i] = _Running(exp, store, todo, loaded[i][0], total)
         runs = [running[i] for i in range(len(experiments))]

@@ -63,9 +63,10 @@ def store_holdings_of(directory: str | Path) -> Holdings:
 
 
 def incomplete_repetitions(manifest: dict, units) -> dict[int, tuple[int, int]]:
-    """The repetitions a run stopped half-way through: rep -> (units held, units the run set out
-    to store for it), for every repetition of the latest run's target (its datasets x bases x
-    axis points, recorded at its start) that holds some of those units but not all. Such a
+    """The repetitions a run stopped half-way through: rep -> (units held, units it should hold),
+    for every repetition of the latest run's target (its datasets x bases x axis points,
+    recorded at its start) that holds some but not all of the units of the (dataset, base)
+    cells the store holds any unit of (a cell the run never reached is missing, not uneven). Such a
     repetition (an interrupted run's last) is left out of the tables until a run completes it:
     kept, its datasets would average over different repetitions than the others'. Empty for a
     store whose latest run recorded no target (made before targets) or that holds it whole."""
@@ -73,12 +74,16 @@ def incomplete_repetitions(manifest: dict, units) -> dict[int, tuple[int, int]]:
     target = runs[-1].get("target") if runs else None
     if not target or not len(units) or not target.get("reps"):
         return {}
-    per_rep = int(target["units"]) // int(target["reps"])
     mine = units[
         units["dataset"].isin(target["datasets"])
         & units["base"].isin(target["bases"])
         & (units["rep"] < target["reps"])
     ]
+    if not len(mine):
+        return {}
+    # a (dataset, base) the run has not reached yet holds nothing: it is missing, not uneven
+    per_cell = int(target["units"]) // (int(target["reps"]) * len(target["datasets"]) * len(target["bases"]))
+    per_rep = per_cell * mine.groupby(["dataset", "base"]).ngroups
     held = mine.groupby("rep").size()
     return {int(rep): (int(n), per_rep) for rep, n in held.items() if n < per_rep}
 

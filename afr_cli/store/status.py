@@ -213,8 +213,18 @@ def _process_state(target: dict) -> str:
     try:
         os.kill(int(target["pid"]), 0)
     except (OSError, ValueError, KeyError, TypeError):
-        return "stopped; re-run the same command to resume"
+        command = target.get("command")
+        return f"stopped; to resume, run: {command}" if command else "stopped; re-run the same command to resume"
     return f"running, pid {target['pid']}"
+
+
+def incomplete_text(partial: dict[int, tuple[int, int]]) -> str:
+    """'rep 15 holds 3 of 5 units', or for several 'reps 30-99 hold 40 of 140 units'."""
+    reps = sorted(partial)
+    held, wanted = sum(h for h, _ in partial.values()), sum(n for _, n in partial.values())
+    if len(reps) == 1:
+        return f"rep {reps[0]} holds {held} of {wanted} units"
+    return f"reps {_ranges(reps)} hold {held} of {wanted} units"
 
 
 def _ranges(values: list[int]) -> str:
@@ -267,8 +277,11 @@ def render_status(status: StoreStatus, detail: bool = False) -> str:
     )
     lines.append("  " + _compute_line(status))
     if status.incomplete:
-        which = ", ".join(f"rep {r} holds {held} of {n} units" for r, (held, n) in sorted(status.incomplete.items()))
-        lines.append(f"  incomplete: {which} (an interrupted run); the tables leave it out until a run completes it")
+        them = "it" if len(status.incomplete) == 1 else "them"
+        lines.append(
+            f"  incomplete: {incomplete_text(status.incomplete)} (an interrupted run); the tables leave "
+            f"{them} out until a run completes {them}"
+        )
     stopped = m.get("stopped")
     if isinstance(stopped, dict) and stopped.get("reason"):
         later = " (later runs have extended the store beyond it)" if high > int(stopped.get("reps") or 0) else ""
