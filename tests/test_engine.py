@@ -185,15 +185,13 @@ def test_ctrl_c_stops_two_workers_quietly_and_the_printed_command_resumes_the_sa
     last = stderr.strip().splitlines()[-1]
     # the hint is the command as typed, every option in the order given (--jobs and --reps too)
     hint = f"afr run {config_path} --jobs 2 --out {tmp_path} --reps {reps}"
-    assert (
-        last
-        == f"interrupted: {tmp_path}: {stored} of {units} units stored; to resume with the missing ones, run: {hint}"
-    )
+    said = f"{stored} of {units} units stored; this command resumes with the missing ones: {hint}"
+    assert last == f"interrupted: {tmp_path}: {said}"
     deadline = time.time() + 30
     while any(_alive(w) for w in workers) and time.time() < deadline:
         time.sleep(0.1)
     assert not [w for w in workers if _alive(w)], "the workers must stop with the run"
-    typed = shlex.split(last.split("run: ", 1)[1])  # the hint, followed literally
+    typed = shlex.split(last.split("missing ones: ", 1)[1])  # the hint, followed literally
     assert typed[0] == "afr" and typed[1:] == command[1:]
     resumed = run_afr(*typed[1:], "-q")
     assert resumed.returncode == 0, resumed.stderr

@@ -134,7 +134,7 @@ def test_an_interrupted_fused_run_resumes_with_what_each_store_lacks(tmp_path, a
 
     monkeypatch.setattr(ResultsStore, "write_unit", interrupted)
     with pytest.raises(
-        RunInterrupted, match=r"units stored; to resume with the missing ones, run: afr reproduce --all$"
+        RunInterrupted, match=r"units stored; this command resumes with the missing ones: afr reproduce --all$"
     ):
         run_experiments(exps, RunOptions(jobs=1, resume=["afr", "reproduce", "--all"], **QUIET))  # as afr reproduce
     monkeypatch.setattr(ResultsStore, "write_unit", write)

@@ -83,7 +83,7 @@ def test_one_option_is_changed_where_it_stands_or_appended():
 def test_interrupt_and_failure_lines_end_with_the_exact_command():
     cmd = ["afr", "run", "c.yaml", "--reps", "15", "--set", "name=a b"]
     line = interrupted_message("store", 3, 30, cmd)
-    assert line.endswith("run: afr run c.yaml --reps 15 --set 'name=a b'")
-    assert shlex.split(line.split("run: ", 1)[1]) == cmd
+    assert line.endswith("missing ones: afr run c.yaml --reps 15 --set 'name=a b'")
+    assert shlex.split(line.split("missing ones: ", 1)[1]) == cmd
     failed = failed_message("unit x failed: boom; rerunning the command resumes", cmd)
     assert failed.endswith("resumes: afr run c.yaml --reps 15 --set 'name=a b'")

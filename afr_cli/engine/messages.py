@@ -67,7 +67,7 @@ def complete_message(exp: Experiment, store_dir: Path, done: set[tuple[str, str,
 def interrupted_message(store_dir: Path, stored: int, target: int, command: list[str] | None) -> str:
     """One line after Ctrl-C: how many units are stored and the exact command that resumes."""
     again = shell_line(command) if command else "the same `afr run` command"
-    return f"{store_dir}: {stored} of {target} units stored; to resume with the missing ones, run: {again}"
+    return f"{store_dir}: {stored} of {target} units stored; this command resumes with the missing ones: {again}"
 
 
 def failed_message(message: str, command: list[str] | None) -> str:
