@@ -236,6 +236,8 @@ def test_a_plugin_failing_in_a_unit_ends_the_run_in_one_line_and_the_rerun_resum
         assert proc.returncode == 1 and len(lines) == 1 and "Traceback" not in err, err
         assert "unit Friedman1 / RF@20 / rep " in lines[0] and "'fails:FailsOnRep'" in lines[0], lines[0]
         assert "the plugin's own bug" in lines[0]
+        # it ends with the command that resumes once the plugin is fixed: the one typed, -q as --quiet
+        assert lines[0].endswith(f"rerunning the command resumes: afr run {config} --out s --quiet --jobs {jobs}")
     for jobs in ("1", "2"):  # os._exit in a unit: caught in the process running it, never a silent exit 0
         proc = _start(tmp_path, config, "s", "--jobs", jobs, env={**env, "FAIL_PLUGIN": "exit"})
         _, err = proc.communicate(timeout=300)
