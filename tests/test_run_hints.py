@@ -29,6 +29,7 @@ def _typed(args: list[str], leave_out: tuple[str, ...] = ()) -> list[str]:
         set_: list[str] = typer.Option([], "--set"),
         fresh: bool = typer.Option(False, "--fresh"),
         quiet: bool = typer.Option(False, "--quiet", "-q"),
+        until: tuple[str, str] | None = typer.Option(None, "--until-decided"),
     ) -> None:
         seen.append(given_command(ctx, leave_out))
 
@@ -71,6 +72,12 @@ def test_defaults_are_not_spelled_out_and_a_left_out_option_is_dropped():
         "--datasets",
         "A,B",
     ]
+
+
+def test_an_option_of_two_values_is_given_once_with_both():
+    got = _typed(["c.yaml", "--until-decided", "rf", "my model", "--reps", "30"])
+    assert got == ["afr", "run", "c.yaml", "--until-decided", "rf", "my model", "--reps", "30"]
+    assert shell_line(got) == "afr run c.yaml --until-decided rf 'my model' --reps 30"
 
 
 def test_one_option_is_changed_where_it_stands_or_appended():

@@ -67,6 +67,22 @@ def test_a_clear_winner_stops_early_says_why_and_extends_to_a_full_runs_rows(con
     pd.testing.assert_frame_equal(_rows(early), _rows(full), check_exact=True)
     assert len(_rows(full)) == 8 * 2
     assert "later runs have extended the store beyond it" in render_status(store_status(early))
+    # asked again, it starts from the 8 repetitions stored: decided on them, nothing to compute
+    again = run_afr(
+        "run", str(config), "--until-decided", "rf", "one-tree", "--batch", "5", "--out", str(early), *common
+    )
+    assert again.stdout.strip().splitlines()[-1].startswith("stopped at 8 repetitions: decided on every base")
+    assert len(_rows(early)) == 8 * 2
+    # one repetition is too few for any test: the maximum is reached, undecided
+    one = tmp_path / "one"
+    at_one = run_afr(
+        "run", str(config), "--until-decided", "rf", "one-tree", "--max-reps", "1", "--out", str(one), *common
+    )
+    assert at_one.stdout.strip().splitlines()[-1] == (
+        "stopped at 1 repetition: reached the maximum (1), undecided (base RF@30: no test decides yet "
+        "(the Bayesian correlated t-test over the repetitions gives no probability here))"
+    )
+    assert ResultsStore(one).manifest()["stopped"]["decided"] is False
 
 
 def test_options_are_checked_in_one_line(config, tmp_path):

@@ -13,6 +13,7 @@ code, so a change of the decision rule is one call to change.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -22,11 +23,12 @@ import pandas as pd
 from afr_cli.config.experiment import Experiment
 from afr_cli.engine.messages import shell_line
 from afr_cli.errors import AfrInputError
-from afr_cli.store import ResultsStore, load_results
+from afr_cli.store import ResultsStore, has_results, load_results, open_existing
 from afr_cli.store.export import export_store
 
 DEFAULT_BATCH = 10
 SURE = 0.95  # the probability at which a verdict is taken as decided
+NO_TEST = "no test decides yet"  # the outcome while too few repetitions are stored for any test
 STOPPED_KEY = "stopped"  # the store manifest's entry saying why an --until-decided run stopped
 
 
@@ -57,7 +59,12 @@ class Decision:
     def sentence(self) -> str:
         """Per base its most probable outcome and probability, e.g. ``base RF: rf better than
         dt at P = 0.990 (the hierarchical Bayesian test's posterior share)``."""
-        return "; ".join(f"base {v.base}: {v.outcome} at P = {v.probability:.3f} ({v.test})" for v in self.verdicts)
+        return "; ".join(
+            f"base {v.base}: {v.outcome} ({v.test})"
+            if v.outcome == NO_TEST
+            else f"base {v.base}: {v.outcome} at P = {v.probability:.3f} ({v.test})"
+            for v in self.verdicts
+        )
 
 
 def decide(results: pd.DataFrame, a: str, b: str, metric: str = "r2") -> Decision:
@@ -78,7 +85,7 @@ def decide(results: pd.DataFrame, a: str, b: str, metric: str = "r2") -> Decisio
         else:
             bayes = next(iter(c.per_dataset_bayes.values()), None)
             if bayes is None:
-                verdicts.append(BaseVerdict(c.base, "no test applies", 0.0, "too few repetitions"))
+                verdicts.append(BaseVerdict(c.base, NO_TEST, 0.0, "too few repetitions"))
                 continue
             probs, test = bayes.probabilities, "Bayesian correlated t-test over the repetitions"
         outcomes = {
@@ -86,9 +93,12 @@ def decide(results: pd.DataFrame, a: str, b: str, metric: str = "r2") -> Decisio
             f"{a} and {b} practically equivalent": probs.rope,
             f"{b} better than {a}": probs.right,
         }
-        outcome = max(outcomes, key=lambda k: outcomes[k] if outcomes[k] == outcomes[k] else -1.0)
-        probability = outcomes[outcome]
-        verdicts.append(BaseVerdict(c.base, outcome, float(probability if probability == probability else 0.0), test))
+        known = {k: float(p) for k, p in outcomes.items() if not math.isnan(p)}
+        if not known:
+            verdicts.append(BaseVerdict(c.base, NO_TEST, 0.0, f"the {test} gives no probability here"))
+            continue
+        outcome = max(known, key=known.get)
+        verdicts.append(BaseVerdict(c.base, outcome, known[outcome], test))
     return Decision(tuple(verdicts))
 
 
@@ -105,10 +115,11 @@ def check_models(exp: Experiment, a: str, b: str) -> None:
 def stop_reason(decision: Decision, reps: int, maximum: int) -> dict:
     """The store's record of why the run stopped: decided on every base, or the maximum reached."""
     decided = decision.decided
+    counted = f"{reps} repetition{'s' * (reps != 1)}"
     if decided:
-        why = f"stopped at {reps} repetitions: decided on every base at P >= {SURE} ({decision.sentence()})"
+        why = f"stopped at {counted}: decided on every base at P >= {SURE} ({decision.sentence()})"
     else:
-        why = f"stopped at {reps} repetitions: reached the maximum ({maximum}), undecided ({decision.sentence()})"
+        why = f"stopped at {counted}: reached the maximum ({maximum}), undecided ({decision.sentence()})"
     return {
         "reps": reps,
         "decided": decided,
@@ -116,6 +127,15 @@ def stop_reason(decision: Decision, reps: int, maximum: int) -> dict:
         "reason": why,
         "at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
+
+
+def _stored_reps(exp: Experiment) -> int:
+    """How many repetitions (0..n-1) the experiment's store holds on every dataset and base: 0 without a store."""
+    if not has_results(exp.results):
+        return 0
+    units = open_existing(exp.results).frame("units")
+    counts = units[units["dataset"].isin(exp.datasets)].groupby(["dataset", "base"])["rep"].nunique()
+    return int(counts.min()) if len(counts) == len(exp.datasets) * len(exp.bases) else 0
 
 
 def run_until_decided(
@@ -129,10 +149,11 @@ def run_until_decided(
     command: list[str] | None = None,
 ) -> dict:
     """Run ``experiment_at(n)`` (the experiment at n repetitions) with ``run`` for n = batch,
-    2 batch, ... up to ``maximum``, deciding A against B after each batch on repetitions 0..n-1;
+    2 batch, ... up to ``maximum`` (starting from the repetitions its store already holds, when
+    more: their verdict is the first asked), deciding A against B after each batch on repetitions 0..n-1;
     stop when every base is decided or at the maximum, record why in the store (and its export,
     when it has one) and return that record."""
-    target = min(batch, maximum)
+    target = min(max(batch, _stored_reps(experiment_at(batch))), maximum)
     while True:
         exp = experiment_at(target)
         check_models(exp, a, b)
@@ -140,7 +161,7 @@ def run_until_decided(
         results = load_results(exp.results)
         results = results[results["rep"] < target]
         decision = decide(results, a, b, (exp.raw.get("protocol") or {}).get("select_by", "r2"))
-        echo(f"after {target} repetitions: {decision.sentence()}")
+        echo(f"after {target} repetition{'s' * (target != 1)}: {decision.sentence()}")
         if decision.decided or target >= maximum:
             break
         target = min(target + batch, maximum)
