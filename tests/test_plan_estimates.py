@@ -9,10 +9,10 @@ import math
 import numpy as np
 import pytest
 import yaml
+from conftest import run_afr
 
 from afr_cli.config.experiment import load_experiment
 from afr_cli.engine.runner import missing_units
-from afr_cli.reproduction.pipeline import plan, render_plan, resolve_targets
 from afr_cli.reproduction.plan_costs import CostModel, _fit, estimated_costs, modelled_costs
 
 CONFIG = {
@@ -69,8 +69,11 @@ def test_a_probe_scales_the_models_cells_and_the_label_says_which(tmp_path):
 
 @pytest.mark.slow
 def test_a_plan_of_an_experiment_nothing_measured_projects_a_cost_from_the_probe(tmp_path):
-    planned = plan(resolve_targets([_config(tmp_path)], False), tmp_path / "root", 2)
-    text = render_plan(planned, tmp_path / "root", 2)
-    assert planned[0].projected_seconds > 0 and "0.0 CPU-min" not in text and "nothing measured" not in text
-    assert "one-unit probe" in text and "cost model fitted on" in text
-    assert not (tmp_path / "root").exists()  # the probe stores nothing
+    config, root = _config(tmp_path), tmp_path / "root"
+    proc = run_afr("reproduce", config, "--plan", "--reps", "2", "--root", str(root))
+    assert proc.returncode == 0, proc.stderr
+    assert "0.0 CPU-min" not in proc.stdout and "nothing measured" not in proc.stdout
+    assert "one-unit probe" in proc.stdout and "cost model fitted on" in proc.stdout
+    # the next step is the same command without --plan, every other option as given
+    assert proc.stdout.strip().splitlines()[-1] == f"to run it: afr reproduce {config} --reps 2 --root {root}"
+    assert not root.exists()  # the probe stores nothing
