@@ -6,7 +6,9 @@ and every other command start fast.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -19,6 +21,10 @@ from afr_cli.commands.options import (
     trees_option,
 )
 from afr_cli.errors import AfrInputError
+
+if TYPE_CHECKING:  # the engine is imported inside the command, so `afr --help` stays light
+    from afr_cli.config.experiment import Experiment
+    from afr_cli.engine.runner import RunOptions
 
 
 def run(
@@ -92,7 +98,14 @@ def run(
     )
 
 
-def _run_until_decided(exp, options, models: tuple[str, str], max_reps: int | None, batch: int, experiment_at) -> None:
+def _run_until_decided(
+    exp: Experiment,
+    options: RunOptions,
+    models: tuple[str, str],
+    max_reps: int | None,
+    batch: int,
+    experiment_at: Callable[[int], Experiment],
+) -> None:
     """--until-decided: batches of repetitions until A against B is decided (afr_cli/engine/until_decided.py);
     --fresh applies to the first batch only, and an interrupt names the whole command to resume."""
     from dataclasses import replace
@@ -102,14 +115,17 @@ def _run_until_decided(exp, options, models: tuple[str, str], max_reps: int | No
 
     check_models(exp, *models)
     maximum = max_reps if max_reps is not None else exp.protocol.reps
-    batches = iter(range(10**9))
+    batches_run: list[int] = []
 
-    def run_batch(at):
-        first = next(batches) == 0
-        quiet = replace(options, command=None, resume=options.command, fresh=options.fresh and first)
+    def run_batch(at: Experiment):
+        fresh = options.fresh and not batches_run  # the first batch starts afresh, the others extend it
+        batches_run.append(at.protocol.reps)
+        quiet = replace(options, command=None, resume=options.command, fresh=fresh)
         return run_experiment(at, quiet, echo=typer.echo)
 
-    run_until_decided(experiment_at, run_batch, *models, batch, maximum, typer.echo, options.command)
+    run_until_decided(
+        experiment_at, run_batch, *models, batch, maximum, typer.echo, options.command, fresh=options.fresh
+    )
 
 
 def _overrides(

@@ -147,13 +147,15 @@ def run_until_decided(
     maximum: int,
     echo: Callable[[str], None] = print,
     command: list[str] | None = None,
+    fresh: bool = False,
 ) -> dict:
     """Run ``experiment_at(n)`` (the experiment at n repetitions) with ``run`` for n = batch,
     2 batch, ... up to ``maximum`` (starting from the repetitions its store already holds, when
     more: their verdict is the first asked), deciding A against B after each batch on repetitions 0..n-1;
     stop when every base is decided or at the maximum, record why in the store (and its export,
     when it has one) and return that record."""
-    target = min(max(batch, _stored_reps(experiment_at(batch))), maximum)
+    stored = 0 if fresh else _stored_reps(experiment_at(batch))  # --fresh: the first batch discards the store
+    target = min(max(batch, stored), maximum)
     while True:
         exp = experiment_at(target)
         check_models(exp, a, b)
