@@ -26,7 +26,6 @@ from afr_cli.errors import AfrInputError
 from afr_cli.store import ResultsStore, has_results, load_results, open_existing
 from afr_cli.store.export import export_store
 
-DEFAULT_BATCH = 10
 SURE = 0.95  # the probability at which a verdict is taken as decided
 NO_TEST = "no test decides yet"  # the outcome while too few repetitions are stored for any test
 STOPPED_KEY = "stopped"  # the store manifest's entry saying why an --until-decided run stopped
