@@ -83,17 +83,17 @@ def check_numeric(frame: pd.DataFrame, where: str, target: str, drop: Sequence[s
     if len(found) == 1:
         name, row, value = found[0]
         raise AfrInputError(
-            f"{where}: column {name!r}: not numeric (row {row}: {value!r}); drop it "
-            f"(drop: [{', '.join(combined_drop(drop, [name]))}]) or encode it as numbers in the "
-            "file (e.g. one 0/1 column per category)"
+            f"{where}: column {name!r}: not numeric (row {row}: {value!r}); encode it "
+            f"(encode: {{{name}: onehot}}, or ordinal) or drop it (drop: [{', '.join(combined_drop(drop, [name]))}]); "
+            "`afr datasets info FILE --target COL` suggests the entry"
         )
     if found:
         listed = ", ".join(f"{name!r} (row {row}: {value!r})" for name, row, value in found)
         names = [name for name, _, _ in found]
         raise AfrInputError(
-            f"{where}: {len(found)} columns are not numeric: {listed}; drop them "
-            f"(drop: [{', '.join(combined_drop(drop, names))}]) or encode them as numbers in the "
-            "file (e.g. one 0/1 column per category)"
+            f"{where}: {len(found)} columns are not numeric: {listed}; encode them (encode: onehot, or "
+            f"a mapping column: onehot | ordinal) or drop them (drop: [{', '.join(combined_drop(drop, names))}]); "
+            "`afr datasets info FILE --target COL` suggests the entry"
         )
 
 

@@ -36,10 +36,11 @@ from afr_cli.data.checks import (
     check_unique_columns,
     rows_with_missing,
 )
+from afr_cli.data.encode import Spec, encode_features, parse_encode
 from afr_cli.data.registry import DATASETS, canonical_name
 from afr_cli.errors import AfrInputError
 
-FILE_KEYS = ("name", "file", "target", "sep", "features", "drop", "missing")
+FILE_KEYS = ("name", "file", "target", "sep", "features", "drop", "missing", "encode")
 # What a file entry does with a row holding a missing value (NaN, an empty cell) in a column it uses:
 # stop with an error naming it (the default), or leave the row out (counted in the manifest).
 MISSING = ("error", "drop-rows")
@@ -66,6 +67,7 @@ class FileDataset:
     features: tuple[str, ...] | None = None
     drop: tuple[str, ...] = ()
     missing: str = "error"
+    encode: Spec | None = None
 
     @property
     def where(self) -> str:
@@ -169,7 +171,8 @@ def parse_entry(item: Any, where: str, config_dir: Path) -> str | DatasetSource:
             f"{where}.missing: {missing!r} is not allowed; allowed: {', '.join(MISSING)} "
             "(drop-rows leaves out every row with a missing value in a column it uses)"
         )
-    return FileDataset(name, path, given, target, sep, features, drop, missing)
+    encode = parse_encode(item["encode"], f"{where}.encode") if "encode" in item else None
+    return FileDataset(name, path, given, target, sep, features, drop, missing, encode)
 
 
 def _is_registered(name: str) -> bool:
@@ -198,7 +201,14 @@ def load_source(source: DatasetSource) -> LoadedDataset:
     if isinstance(source, LoaderDataset):
         return _call_loader(source)
     return read_file_dataset(
-        source.path, source.target, source.sep, source.features, source.drop, source.given, source.missing
+        source.path,
+        source.target,
+        source.sep,
+        source.features,
+        source.drop,
+        source.given,
+        source.missing,
+        source.encode,
     )
 
 
@@ -224,9 +234,11 @@ def read_file_dataset(
     drop: tuple[str, ...] = (),
     given: str | None = None,
     missing: str = "error",
+    encode: Spec | None = None,
 ) -> LoadedDataset:
     """X from the feature columns (all but the target and ``drop``, or ``features``), y from
     ``target``; every check of afr_cli.data.checks applied, the file's bytes hashed as read.
+    ``encode`` turns text columns into numbers (afr_cli.data.encode; recorded in the identity).
     ``missing="drop-rows"`` leaves out each row with a missing value in those columns, and the
     identity counts them (``rows_dropped``)."""
     where = str(path)
@@ -239,7 +251,9 @@ def read_file_dataset(
     keep = list(features) if features is not None else [n for n in names if n != target and n not in drop]
     if not keep:
         raise AfrInputError(f"{where}: no feature columns left (columns: {', '.join(names)}; target {target!r})")
-    used = frame[keep + [target]]
+    encoded = encode_features(frame, keep, target, encode, where)
+    keep = encoded.columns
+    used = pd.concat([encoded.frame, frame[[target]]], axis=1)
     check_numeric(used, where, target, drop)
     row_numbers = np.arange(1, len(used) + 1)
     dropped = 0
@@ -265,6 +279,8 @@ def read_file_dataset(
     }
     if missing == "drop-rows":
         identity["rows_dropped"] = dropped
+    if encoded.record:
+        identity["encode"] = encoded.record
     return LoadedDataset(X, y, identity)
 
 
