@@ -189,10 +189,12 @@ def _file_info(
     ]
     y = survey.y
     if y is not None and len(y):
+        with np.errstate(over="ignore"):  # a target too large to square is named under problems
+            std = np.std(y, ddof=1) if len(y) > 1 else 0
         lines.append(
             (
                 "target",
-                f"{target}: mean {np.mean(y):.6g}, std {np.std(y, ddof=1) if len(y) > 1 else 0:.6g}, "
+                f"{target}: mean {np.mean(y):.6g}, std {std:.6g}, "
                 f"min {np.min(y):.6g}, max {np.max(y):.6g}, {len(np.unique(y))} distinct values",
             )
         )

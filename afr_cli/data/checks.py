@@ -125,6 +125,38 @@ def check_finite(
     raise AfrInputError(f"{where}: column {frame.columns[col]!r}: {kind} at row {at} ({count} in the column); {fix}")
 
 
+# The largest magnitude a value may have: R², the scaling and the attention problems square
+# values and sum the squares over the rows, which must stay far below float64's 1.8e308.
+MAX_MAGNITUDE = 1e100
+
+
+def magnitude_problem(frame: pd.DataFrame, row_numbers: Sequence[int] | None = None) -> str | None:
+    """The first value of ``frame`` (finite numbers) above MAX_MAGNITUDE in size, as the words of
+    a one-line problem (column, row, value, what is allowed and the fix), or None."""
+    values = np.abs(frame.to_numpy(dtype=np.float64))
+    big = values > MAX_MAGNITUDE
+    if not big.any():
+        return None
+    rows, cols = np.nonzero(big)
+    first = int(np.argmin(rows * values.shape[1] + cols))
+    row, col = int(rows[first]), int(cols[first])
+    at = int(row_numbers[row]) if row_numbers is not None else row + 1
+    largest = float(values[:, col].max())
+    scale = 10 ** int(np.ceil(np.log10(largest)))
+    return (
+        f"column {frame.columns[col]!r}: {frame.iat[row, col]:.6g} at row {at} ({int(big[:, col].sum())} in the "
+        f"column) is too large; the allowed magnitude is {MAX_MAGNITUDE:g} (R² and the models square the "
+        f"values); divide the column by a power of ten in the file (e.g. by {scale:.0e})"
+    )
+
+
+def check_magnitude(frame: pd.DataFrame, where: str, row_numbers: Sequence[int] | None = None) -> None:
+    """No value above MAX_MAGNITUDE in size: its square would overflow and every model fail."""
+    problem = magnitude_problem(frame, row_numbers)
+    if problem:
+        raise AfrInputError(f"{where}: {problem}")
+
+
 def rows_with_missing(frame: pd.DataFrame) -> np.ndarray:
     """A boolean mask of the rows with a missing value (NaN or an empty cell) in any column."""
     return np.isnan(frame.to_numpy(dtype=np.float64)).any(axis=1)

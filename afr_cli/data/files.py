@@ -26,10 +26,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from afr_cli.core.names import hint
 from afr_cli.data.checks import (
     check_columns_exist,
     check_finite,
     check_has_rows,
+    check_magnitude,
     check_named_columns,
     check_numeric,
     check_target_varies,
@@ -126,14 +128,14 @@ def parse_entry(item: Any, where: str, config_dir: Path) -> str | DatasetSource:
             return canonical_name(str(item))
         except AfrInputError:
             raise AfrInputError(
-                f"{where}: unknown dataset {item!r}; allowed: {', '.join(DATASETS)}, or "
+                f"{where}: unknown dataset {item!r}; {hint(str(item), DATASETS)}allowed: {', '.join(DATASETS)}, or "
                 "{name: NAME, file: PATH, target: COLUMN} or {name: NAME, loader: module:function}"
             ) from None
     name = item.get("name")
-    if not isinstance(name, str) or not name.strip() or "/" in name:
+    if not isinstance(name, str) or not name.strip() or "/" in name or has_control(name):
         raise AfrInputError(
-            f"{where}.name: must be a non-empty string without '/' (it names the dataset "
-            "in the store and tables, and seeds its splits)"
+            f"{where}.name: {name!r} is not allowed; a non-empty string without '/' or control "
+            "characters (it names the dataset in the store and tables, and seeds its splits)"
         )
     if name in DATASETS or _is_registered(name):
         raise AfrInputError(f"{where}.name: {name!r} is a registered dataset; give your data another name")
@@ -173,6 +175,12 @@ def parse_entry(item: Any, where: str, config_dir: Path) -> str | DatasetSource:
         )
     encode = parse_encode(item["encode"], f"{where}.encode") if "encode" in item else None
     return FileDataset(name, path, given, target, sep, features, drop, missing, encode)
+
+
+def has_control(name: str) -> bool:
+    """Whether ``name`` holds a control character (C0, DEL or C1: NUL, TAB, newline ...), which a
+    dataset's name must not: it labels table rows and file names, and would break them."""
+    return any(ord(c) < 32 or 127 <= ord(c) < 160 for c in name)
 
 
 def _is_registered(name: str) -> bool:
@@ -267,6 +275,7 @@ def read_file_dataset(
             )
         used, row_numbers = used[~gone], row_numbers[~gone]
     check_finite(used, where, MISSING_FIX, row_numbers)
+    check_magnitude(used, where, row_numbers)
     X = np.ascontiguousarray(used[keep].to_numpy(dtype=np.float64))
     y = np.ascontiguousarray(used[target].to_numpy(dtype=np.float64))
     check_target_varies(y, where, target)
@@ -355,7 +364,9 @@ def _call_loader(source: LoaderDataset) -> LoadedDataset:
     if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
         raise AfrInputError(f"{where}: returned X {X.shape} and y {y.shape}; expected X (n, m) and y (n,)")
     columns = [f"x{j}" for j in range(X.shape[1])]
-    check_finite(pd.DataFrame(np.column_stack([X, y]), columns=columns + ["y"]), where)
+    arrays = pd.DataFrame(np.column_stack([X, y]), columns=columns + ["y"])
+    check_finite(arrays, where)
+    check_magnitude(arrays, where)
     check_target_varies(y, where, "y")
     return LoadedDataset(
         X,

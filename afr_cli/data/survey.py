@@ -23,6 +23,7 @@ from afr_cli.data.checks import (
     SMALL_ROWS,
     check_columns_exist,
     combined_drop,
+    magnitude_problem,
     non_numeric_columns,
     rows_needed,
     small_data_warning,
@@ -160,6 +161,9 @@ def _values(survey: Survey, frame: pd.DataFrame, target_ok: bool) -> None:
     if inf.any():
         counts = ", ".join(f"{used[j]} {int(inf[:, j].sum())}" for j in np.flatnonzero(inf.any(axis=0)))
         _unfixable(survey, f"infinite values (by column: {counts}); fix them in the file or drop the column")
+    finite = values[~gone]
+    if not inf.any() and (big := magnitude_problem(pd.DataFrame(finite, columns=used))):
+        _unfixable(survey, big)
     if not target_ok:
         return
     y = values[~gone, -1]
