@@ -151,3 +151,16 @@ def test_encoded_columns_reach_the_model_and_beat_dropping_them(tmp_path):
     assert np.isclose(r2["encoded"], 0.466, atol=0.0005) and np.isclose(r2["dropped"], 0.326, atol=0.0005)
     assert info.returncode == 2 and "Traceback" not in info.stderr
     assert _docs_block() == info.stdout + info.stderr
+
+
+def test_survey_suggests_dropping_a_column_of_names(tmp_path):
+    """More categories than SUGGEST_ONEHOT_UP_TO (names, ids) are suggested dropped, not encoded."""
+    from afr_cli.data.encode import SUGGEST_ONEHOT_UP_TO
+
+    rows = SUGGEST_ONEHOT_UP_TO + 10
+    path = tmp_path / "people.csv"
+    path.write_text("who,x,y\n" + "".join(f"person{i},{i % 4},{i * 0.5}\n" for i in range(rows)))
+    survey = survey_file(path, "y")
+    assert survey.entry() == "{name: NAME, file: people.csv, target: y, drop: [who]}"
+    expected = f"dropped by the entry below (who: more than {SUGGEST_ONEHOT_UP_TO} categories, names or ids?)"
+    assert expected in survey.problems[0]

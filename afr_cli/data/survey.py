@@ -106,12 +106,16 @@ def survey_file(
         more, dropped = suggestion(frame, list(text))
         how = []
         if more:
-            how.append(f"encoded as numbers by encode: in the entry below ({_kinds(more)})")
+            how.append(
+                f"encoded as numbers by encode: in the entry below ({_kinds(more)}), or drop "
+                f"{'them' if len(more) > 1 else 'it'} instead"
+            )
         if dropped:
-            how.append(f"dropped by it ({', '.join(dropped)}: more than {SUGGEST} categories, names or ids?)")
+            how.append(
+                f"dropped by the entry below ({', '.join(dropped)}: more than {SUGGEST} categories, names or ids?)"
+            )
         survey.problems.append(
-            f"{len(text)} non-numeric column{'s' if len(text) > 1 else ''}: {listed}; {'; '.join(how)}; "
-            "or drop them instead"
+            f"{len(text)} non-numeric column{'s' if len(text) > 1 else ''}: {listed}; {'; '.join(how)}"
         )
         survey.encode = {**survey.encode, **more}
         survey.drop = combined_drop(drop, dropped)
