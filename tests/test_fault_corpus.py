@@ -110,13 +110,13 @@ def _tiny_text(**replace: str) -> str:
 BOMB = "".join(f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 10) if i else ', '.join(['x'] * 10)}]\n" for i in range(9))
 
 
-def _store(directory: Path, drop: tuple[str, str] | None = None, export: bool = False) -> Path:
+def _store(directory: Path, drop: tuple[str, str] | None = None, export: bool = False, config_hash: str = "x") -> Path:
     """A one-unit store of TINY (``drop``: a (table, column) removed; ``export``: its export too)."""
     from afr_cli.store import ResultsStore, UnitRecord
     from afr_cli.store.export import export_store
 
     store = ResultsStore(directory)
-    store.create({"experiment": "tiny", "config_hash": "x"})
+    store.create({"experiment": "tiny", "config_hash": config_hash})
     rows = [
         {
             "model": m,
@@ -165,6 +165,36 @@ def _not_a_store(tmp: Path) -> None:
     with sqlite3.connect(tmp / "s" / "store.sqlite") as conn:
         conn.execute("CREATE TABLE notes (text TEXT)")
     conn.close()
+
+
+def _export_with_corrupt_results(tmp: Path) -> None:
+    """A committed store as a fresh clone holds it (its export, no store.sqlite), with its
+    results table replaced by bytes that are not xz; made by c.yaml's config, so a run reads it."""
+    from afr_cli.config.experiment import load_experiment
+
+    _store(tmp / "s", export=True, config_hash=load_experiment(tmp / _write_config(tmp)).unit_hash())
+    (tmp / "s" / "store.sqlite").unlink()
+    (tmp / "s" / "export" / "results.csv.xz").write_bytes(b"not xz at all")
+
+
+def _own_csv(tmp: Path, scale: float = 1.0) -> str:
+    """A small file of the user's own (40 rows, two features, target y times ``scale``)."""
+    lines = ["a,b,y"] + [f"{i % 7},{(i * 3) % 11},{(i % 5 + 1) * scale!r}" for i in range(40)]
+    (tmp / "own.csv").write_text("\n".join(lines) + "\n")
+    return "own.csv"
+
+
+def own_data(command: str, name: str = "own", scale: float = 1.0, extra: tuple[str, ...] = ()):
+    """A config over one file dataset called ``name`` (its text as YAML writes it: a NUL stays
+    an escape in a double-quoted string), run or validated with ``extra`` options."""
+
+    def build(tmp: Path) -> tuple[str, ...]:
+        entry = {"name": name, "file": _own_csv(tmp, scale), "target": "y"}
+        _write_config(tmp, datasets=[entry])
+        tail = ("--out", "s", "--jobs", "1", "-q") if command == "run" else ()
+        return (command, "c.yaml", *tail, *extra)
+
+    return build
 
 
 def _then(setup: Callable[[Path], object], args: tuple[str, ...] | Callable[[Path], tuple[str, ...]]):
@@ -278,6 +308,32 @@ CASES = [
     Case("paths", "name-with-nul", text_config("validate", _tiny_text(name='name: "a\\0b"')), ("name", "control")),
     Case("paths", "name-with-nul-run", text_config("run", _tiny_text(name='name: "a\\0b"')), ("name",)),
     Case("paths", "name-with-newline", validate(name="a\nb"), ("name", "control")),
+    Case("paths", "dataset-name-with-nul", own_data("validate", "a\0b"), ("datasets[0].name", "control")),
+    Case("paths", "dataset-name-with-nul-run", own_data("run", "a\0b"), ("datasets[0].name", "control")),
+    Case(
+        "paths",
+        "datasets-option-with-control",
+        own_data("run", extra=("--datasets", "o\x01wn")),
+        ("--datasets", "control"),
+    ),
+    Case(
+        "usage",
+        "datasets-option-misspelt",
+        own_data("run", "swiss", extra=("--datasets", "Swiss")),
+        ("--datasets: unknown dataset 'Swiss'", "did you mean 'swiss'?", "the config's datasets: swiss"),
+    ),
+    Case(
+        "usage",
+        "family-is-a-best-of-model",
+        validate(models=[{"id": "sat-rf", "family": "sat-rf"}]),
+        ("models[0].family", "best_of", "sat-rf-y, sat-rf-x, sat-rf-yx"),
+    ),
+    Case(
+        "trip",
+        "target-near-1e301-run",
+        own_data("run", scale=1e301),
+        ("own.csv", "column 'y'", "allowed magnitude is 1e+100"),
+    ),
     Case(
         "paths",
         "name-too-long",
@@ -432,6 +488,12 @@ CASES = [
         "store-lacks-a-column-run",
         _then(lambda t: _store(t / "s", drop=("grid", "test_r2")), lambda t: ("run", _write_config(t), *RUN[2:])),
         ("store.sqlite", "test_r2"),
+    ),
+    Case(
+        "storage",
+        "export-results-not-xz-run",
+        _then(_export_with_corrupt_results, (*RUN, "--reps", "2")),
+        ("results.csv.xz", "unreadable export table"),
     ),
     Case("storage", "sqlite-but-not-a-store-table", _then(_not_a_store, TABLE), ("store.sqlite", "not an afr")),
     Case(

@@ -112,21 +112,25 @@ def test_every_text_column_is_named_in_the_one_error_with_the_whole_drop_list(tm
 # --- afr datasets info: every problem at once ----------------------------------------------
 
 
-def test_survey_names_all_three_text_columns_and_one_entry_drops_them_all(tmp_path):
+def test_survey_names_the_text_columns_and_one_entry_encodes_them_all(tmp_path):
     survey = survey_file(_carseats(tmp_path), "Sales", drop=("ShelveLoc",))
     assert len(survey.problems) == 1 and survey.unfixable == 0
     assert "2 non-numeric columns: 'Urban' (row 1: 'Yes'), 'US' (row 1: 'No')" in survey.problems[0]
-    assert survey.entry() == "{name: NAME, file: carseats.csv, target: Sales, drop: [ShelveLoc, Urban, US]}"
-    assert survey.columns == ["CompPrice", "Price"]
+    assert survey.entry() == (
+        "{name: NAME, file: carseats.csv, target: Sales, encode: {Urban: ordinal, US: ordinal}, drop: [ShelveLoc]}"
+    )
+    assert survey.columns == ["CompPrice", "Price", "Urban", "US"]
 
 
 def test_survey_of_hitters_combines_the_text_column_and_the_missing_rows(tmp_path):
     survey = survey_file(_hitters(tmp_path), "Salary")
     assert len(survey.problems) == 2 and survey.unfixable == 0
     assert "12 of 60 rows have a missing value" in survey.problems[1] and "Salary 12" in survey.problems[1]
-    assert survey.entry() == "{name: NAME, file: hitters.csv, target: Salary, drop: [League], missing: drop-rows}"
+    assert survey.entry() == (
+        "{name: NAME, file: hitters.csv, target: Salary, encode: {League: ordinal}, missing: drop-rows}"
+    )
     assert survey.rows_dropped == 12 and len(survey.y) == 48
-    fixed = survey_file(_hitters(tmp_path), "Salary", drop=("League",), missing="drop-rows")
+    fixed = survey_file(_hitters(tmp_path), "Salary", encode=(("League", "ordinal"),), missing="drop-rows")
     assert fixed.problems == [] and fixed.entry() == survey.entry()
 
 
@@ -273,12 +277,13 @@ def test_own_data_from_the_command_line(tmp_path):
     _one_line(carseats, "carseats.csv: 1 problem (listed above); the config entry above fixes it")
     assert "'ShelveLoc' (row 1: 'Bad'), 'Urban' (row 1: 'Yes'), 'US' (row 1: 'No')" in carseats.stdout
     assert (
-        "config entry  {name: NAME, file: carseats.csv, target: Sales, drop: [ShelveLoc, Urban, US]}" in carseats.stdout
+        "config entry  {name: NAME, file: carseats.csv, target: Sales, "
+        "encode: {ShelveLoc: onehot, Urban: ordinal, US: ordinal}}" in carseats.stdout
     )
     assert _docs_example() == carseats.stdout + carseats.stderr  # docs/datasets.md shows this run as it prints
     _one_line(hitters, "hitters.csv: 2 problems (listed above); the config entry above fixes them")
     assert "rows          48 of 60: 12 with a missing value left out" in hitters.stdout
-    assert "drop: [League], missing: drop-rows}" in hitters.stdout
+    assert "encode: {League: ordinal}, missing: drop-rows}" in hitters.stdout
 
     assert loaded.returncode == 0 and ": ok (loader:" in loaded.stdout, loaded.stderr
     _one_line(

@@ -216,9 +216,12 @@ def _snapshot(root: Path) -> dict[str, bytes | None]:
 @pytest.mark.parametrize(
     "args, needles",
     [
-        (("run", "c.yaml", "--out", "s", "--datasets", "Dia'betes"), ["datasets[0]", "unknown dataset", "Dia'betes"]),
-        (("run", "c.yaml", "--out", "s", "--datasets", "Yacht,[x]"), ["datasets[1]", "unknown dataset", "[x]"]),
-        (("run", "c.yaml", "--out", "s", "--datasets", "a: b"), ["datasets[0]", "'a: b'"]),
+        (
+            ("run", "c.yaml", "--out", "s", "--datasets", "Dia'betes"),
+            ["--datasets: unknown dataset", "Dia'betes", "did you mean 'Diabetes'?"],
+        ),
+        (("run", "c.yaml", "--out", "s", "--datasets", "Yacht,[x]"), ["--datasets: unknown dataset", "'[x]'"]),
+        (("run", "c.yaml", "--out", "s", "--datasets", "a: b"), ["--datasets: unknown dataset", "'a: b'"]),
         (("run", "c.yaml", "--out", "s", "--set", "protocol.reps=[1,"), ["--set protocol.reps", "'[1,'"]),
         (("validate", "c.yaml", "--set", "protocol.reps=[1,"), ["--set protocol.reps", "'[1,'", "not a YAML value"]),
         (("validate", "c.yaml", "--set", "models.1.grid.eps={a: ["), ["--set models.1.grid.eps", "'{a: ['"]),

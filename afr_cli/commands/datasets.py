@@ -82,6 +82,12 @@ def info(
         help="With a file: error, or drop-rows to leave out "
         "the rows with a missing value (as the entry's missing: key).",
     ),
+    encode: list[str] = typer.Option(
+        [],
+        "--encode",
+        help="With a file: COLUMN=onehot or COLUMN=ordinal (repeatable), or onehot or ordinal for "
+        "every text column (as the entry's encode: key).",
+    ),
 ) -> None:
     """Show the full registry record of one dataset, or what afr would read from a file of your own
     (rows, features, target summary), every problem of the file at once and the config entry that
@@ -89,7 +95,7 @@ def info(
     from afr_cli.data import DEFAULT_DATA_SEED, get_spec, verify_dataset
 
     if target is not None or Path(name).is_file():
-        _file_info(Path(name), target, sep, tuple(drop), missing)
+        _file_info(Path(name), target, sep, tuple(drop), missing, _encode_option(encode))
         return
     spec = get_spec(name)
     lines = [
@@ -130,7 +136,26 @@ def _print_record(lines: list[tuple[str, object]]) -> None:
             typer.echo(f"{'':<{width}}  {line}")
 
 
-def _file_info(path: Path, target: str | None, sep: str | None, drop: tuple[str, ...], missing: str) -> None:
+def _encode_option(values: list[str]) -> object:
+    """--encode as the entry's encode: value (a kind for every text column, or a mapping)."""
+    from afr_cli.data.encode import parse_encode
+
+    if not values:
+        return None
+    if len(values) == 1 and "=" not in values[0]:
+        return parse_encode(values[0], "--encode")
+    pairs = {}
+    for value in values:
+        column, sep, kind = value.partition("=")
+        if not sep or not column:
+            raise AfrInputError(f"--encode: {value!r} is not allowed; give COLUMN=onehot or COLUMN=ordinal")
+        pairs[column] = kind
+    return parse_encode(pairs, "--encode")
+
+
+def _file_info(
+    path: Path, target: str | None, sep: str | None, drop: tuple[str, ...], missing: str, encode: object = None
+) -> None:
     """What a ``{name, file, target}`` dataset entry would read from ``path``: every problem at
     once, and the one entry that fixes all an entry can fix."""
     import numpy as np
@@ -147,7 +172,7 @@ def _file_info(path: Path, target: str | None, sep: str | None, drop: tuple[str,
         raise AfrInputError(f"--missing: {missing!r} is not allowed; allowed: {', '.join(MISSING)}")
     if not path.is_file():
         raise AfrInputError(f"{path}: no such file")
-    survey = survey_file(path, target, sep, drop, missing)
+    survey = survey_file(path, target, sep, drop, missing, encode)
     need = rows_needed(DEFAULT_TEST_FRACTIONS, DEFAULT_INNER_FOLDS)
     rows = f"{survey.rows_in_file} (the default protocol, 80/20 with 3 inner folds, needs at least {need})"
     if survey.rows_dropped:
@@ -164,10 +189,12 @@ def _file_info(path: Path, target: str | None, sep: str | None, drop: tuple[str,
     ]
     y = survey.y
     if y is not None and len(y):
+        with np.errstate(over="ignore"):  # a target too large to square is named under problems
+            std = np.std(y, ddof=1) if len(y) > 1 else 0
         lines.append(
             (
                 "target",
-                f"{target}: mean {np.mean(y):.6g}, std {np.std(y, ddof=1) if len(y) > 1 else 0:.6g}, "
+                f"{target}: mean {np.mean(y):.6g}, std {std:.6g}, "
                 f"min {np.min(y):.6g}, max {np.max(y):.6g}, {len(np.unique(y))} distinct values",
             )
         )

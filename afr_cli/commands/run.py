@@ -139,23 +139,10 @@ def _overrides(
     if reps is not None:
         out.append(("protocol.reps", reps))
     if datasets:
-        names = [d.strip() for d in datasets.split(",") if d.strip()]
-        own = _own_dataset_entries(config) if config is not None else {}
-        out.append(("datasets", [own.get(n, n) for n in names]))
+        from afr_cli.config.dataset_option import datasets_override
+
+        out.append(("datasets", datasets_override(datasets, config)))
     return out
-
-
-def _own_dataset_entries(config: Path) -> dict[str, dict]:
-    """The config's ``{name: ..., file|loader: ...}`` dataset entries by name (none when the
-    file cannot be read: loading it reports that)."""
-    from afr_cli.config.experiment import read_yaml_file
-
-    try:
-        raw = read_yaml_file(config, "config")
-    except AfrInputError:
-        return {}
-    entries = raw.get("datasets") if isinstance(raw, dict) else None
-    return {e["name"]: e for e in entries or [] if isinstance(e, dict) and isinstance(e.get("name"), str)}
 
 
 def _fresh_confirmation(yes: bool):

@@ -259,10 +259,26 @@ def _answer(
             typer.echo("")
             _echo_comparison(model_comparison, fmt)
     else:
-        typer.echo(tables.render_summary(results, metric, fmt, with_std), nl=False)
+        _echo_summary(results, results_dirs or [], metric, fmt, with_std)
     if fmt == "csv" and note:
         print(note, file=sys.stderr)
     return True
+
+
+TABLE_WIDTH = 120  # an md summary wider than this is cut into blocks of columns that fit
+
+
+def _echo_summary(results, dirs: list[Path], metric: str | None, fmt: str, with_std: bool) -> None:
+    """The summary table, its datasets in the stores' config order, cut to TABLE_WIDTH in md;
+    then on stderr a line for each (dataset, base) whose trees barely split or whose models tie."""
+    from afr_cli import tables
+    from afr_cli.tables.store_notes import dataset_order, table_warnings
+
+    order = dataset_order(dirs)
+    text = tables.render_summary(results, metric, fmt, with_std, dataset_order=order, width=TABLE_WIDTH)
+    typer.echo(text, nl=False)
+    for line in table_warnings(dirs, results, metric or "r2"):
+        print(line, file=sys.stderr)
 
 
 def _echo_comparison(model_comparison, fmt: str) -> None:

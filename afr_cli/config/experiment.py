@@ -21,6 +21,7 @@ from typing import Any
 
 import yaml
 
+from afr_cli.config.family_names import unknown_family
 from afr_cli.config.plugin_files import PluginSource, activate, beside_config, defines_classes, parse_plugins
 from afr_cli.config.schema import (
     BASE,
@@ -36,6 +37,7 @@ from afr_cli.config.schema import (
     check_section,
     section_at,
 )
+from afr_cli.core.names import hint
 from afr_cli.core.yaml_safe import load_yaml
 from afr_cli.data.files import DatasetSource, LoaderDataset, parse_entry
 from afr_cli.ensembles import Ensemble, get_ensemble
@@ -471,6 +473,8 @@ def _models(node: Any, src: str, done: dict) -> tuple[ModelConfig, ...]:
         family_spec = item["family"]
         if not isinstance(family_spec, str):
             raise AfrInputError(f"{src}: {where}.family: must be a family name (see `afr models`) or module:Class")
+        if family_spec not in FAMILIES and ":" not in family_spec:
+            raise unknown_family(family_spec, f"{src}: {where}.family", FAMILIES)
         family = get_family(family_spec, f"{src}: {where}.family")
         loss = MODEL["loss"].check(item.get("loss", MODEL["loss"].default), f"{src}: {where}.loss")
         msolver = MODEL["solver"].check(item.get("solver", done["solver"]), f"{src}: {where}.solver")
@@ -497,9 +501,10 @@ def _check_select_as(models: list[ModelConfig], src: str) -> None:
         where = f"{src}: models[{i}].select_as"
         other = choosers.get(model.select_as) if isinstance(model.select_as, str) else None
         if other is None or other.id == model.id:
+            allowed = [k for k in choosers if k != model.id]
             raise AfrInputError(
                 f"{where}: {model.select_as!r} is not a model that selects its own grid point; "
-                f"allowed: {', '.join(k for k in choosers if k != model.id) or 'none'}"
+                f"{hint(str(model.select_as), allowed)}allowed: {', '.join(allowed) or 'none'}"
             )
         if other.grid != model.grid:
             raise AfrInputError(
@@ -553,9 +558,10 @@ def _best_of(item: dict, previous: list[ModelConfig], src: str, where: str, mid:
         raise AfrInputError(f"{src}: {where}.best_of: must list at least two model ids defined above it")
     for j, part in enumerate(parts):
         if part not in known or known[part].best_of:
+            allowed = [m.id for m in previous if not m.best_of]
             raise AfrInputError(
                 f"{src}: {where}.best_of[{j}]: {part!r} is not a model defined above; "
-                f"allowed: {', '.join(m.id for m in previous if not m.best_of)}"
+                f"{hint(str(part), allowed)}allowed: {', '.join(allowed)}"
             )
     return ModelConfig(mid, None, best_of=tuple(parts))
 

@@ -287,6 +287,17 @@ DATASET = Section(
             "drop", CUSTOM, "columns not used (text columns, ids)", (), shape="a list of column names", default_doc="[]"
         ),
         Key(
+            "encode",
+            CUSTOM,
+            "text (categorical) feature columns as numbers: onehot (one 0/1 column per category) or "
+            "ordinal (one column of codes 0, 1, ...) for every text column, or a mapping column: onehot | "
+            "ordinal | [categories in order]; categories from every row of the file, sorted; a missing cell "
+            "is all zeros (onehot) or a missing value (ordinal); recorded in the store's manifest",
+            None,
+            shape="onehot, ordinal or a mapping",
+            default_doc="null (a text column is an error)",
+        ),
+        Key(
             "missing",
             CHOICE,
             "a row with a missing value (NaN, an empty cell) in a used column: error stops "

@@ -83,17 +83,17 @@ def check_numeric(frame: pd.DataFrame, where: str, target: str, drop: Sequence[s
     if len(found) == 1:
         name, row, value = found[0]
         raise AfrInputError(
-            f"{where}: column {name!r}: not numeric (row {row}: {value!r}); drop it "
-            f"(drop: [{', '.join(combined_drop(drop, [name]))}]) or encode it as numbers in the "
-            "file (e.g. one 0/1 column per category)"
+            f"{where}: column {name!r}: not numeric (row {row}: {value!r}); encode it "
+            f"(encode: {{{name}: onehot}}, or ordinal) or drop it (drop: [{', '.join(combined_drop(drop, [name]))}]); "
+            "`afr datasets info FILE --target COL` suggests the entry"
         )
     if found:
         listed = ", ".join(f"{name!r} (row {row}: {value!r})" for name, row, value in found)
         names = [name for name, _, _ in found]
         raise AfrInputError(
-            f"{where}: {len(found)} columns are not numeric: {listed}; drop them "
-            f"(drop: [{', '.join(combined_drop(drop, names))}]) or encode them as numbers in the "
-            "file (e.g. one 0/1 column per category)"
+            f"{where}: {len(found)} columns are not numeric: {listed}; encode them (encode: onehot, or "
+            f"a mapping column: onehot | ordinal) or drop them (drop: [{', '.join(combined_drop(drop, names))}]); "
+            "`afr datasets info FILE --target COL` suggests the entry"
         )
 
 
@@ -123,6 +123,38 @@ def check_finite(
     if not np.isnan(values[row, col]):
         fix = "fix it in the file or drop the column"
     raise AfrInputError(f"{where}: column {frame.columns[col]!r}: {kind} at row {at} ({count} in the column); {fix}")
+
+
+# The largest magnitude a value may have: R², the scaling and the attention problems square
+# values and sum the squares over the rows, which must stay far below float64's 1.8e308.
+MAX_MAGNITUDE = 1e100
+
+
+def magnitude_problem(frame: pd.DataFrame, row_numbers: Sequence[int] | None = None) -> str | None:
+    """The first value of ``frame`` (finite numbers) above MAX_MAGNITUDE in size, as the words of
+    a one-line problem (column, row, value, what is allowed and the fix), or None."""
+    values = np.abs(frame.to_numpy(dtype=np.float64))
+    big = values > MAX_MAGNITUDE
+    if not big.any():
+        return None
+    rows, cols = np.nonzero(big)
+    first = int(np.argmin(rows * values.shape[1] + cols))
+    row, col = int(rows[first]), int(cols[first])
+    at = int(row_numbers[row]) if row_numbers is not None else row + 1
+    largest = float(values[:, col].max())
+    scale = 10 ** int(np.ceil(np.log10(largest)))
+    return (
+        f"column {frame.columns[col]!r}: {frame.iat[row, col]:.6g} at row {at} ({int(big[:, col].sum())} in the "
+        f"column) is too large; the allowed magnitude is {MAX_MAGNITUDE:g} (R² and the models square the "
+        f"values); divide the column by a power of ten in the file (e.g. by {scale:.0e})"
+    )
+
+
+def check_magnitude(frame: pd.DataFrame, where: str, row_numbers: Sequence[int] | None = None) -> None:
+    """No value above MAX_MAGNITUDE in size: its square would overflow and every model fail."""
+    problem = magnitude_problem(frame, row_numbers)
+    if problem:
+        raise AfrInputError(f"{where}: {problem}")
 
 
 def rows_with_missing(frame: pd.DataFrame) -> np.ndarray:

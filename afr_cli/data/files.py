@@ -26,20 +26,23 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from afr_cli.core.names import hint
 from afr_cli.data.checks import (
     check_columns_exist,
     check_finite,
     check_has_rows,
+    check_magnitude,
     check_named_columns,
     check_numeric,
     check_target_varies,
     check_unique_columns,
     rows_with_missing,
 )
+from afr_cli.data.encode import Spec, encode_features, parse_encode
 from afr_cli.data.registry import DATASETS, canonical_name
 from afr_cli.errors import AfrInputError
 
-FILE_KEYS = ("name", "file", "target", "sep", "features", "drop", "missing")
+FILE_KEYS = ("name", "file", "target", "sep", "features", "drop", "missing", "encode")
 # What a file entry does with a row holding a missing value (NaN, an empty cell) in a column it uses:
 # stop with an error naming it (the default), or leave the row out (counted in the manifest).
 MISSING = ("error", "drop-rows")
@@ -66,6 +69,7 @@ class FileDataset:
     features: tuple[str, ...] | None = None
     drop: tuple[str, ...] = ()
     missing: str = "error"
+    encode: Spec | None = None
 
     @property
     def where(self) -> str:
@@ -124,14 +128,14 @@ def parse_entry(item: Any, where: str, config_dir: Path) -> str | DatasetSource:
             return canonical_name(str(item))
         except AfrInputError:
             raise AfrInputError(
-                f"{where}: unknown dataset {item!r}; allowed: {', '.join(DATASETS)}, or "
+                f"{where}: unknown dataset {item!r}; {hint(str(item), DATASETS)}allowed: {', '.join(DATASETS)}, or "
                 "{name: NAME, file: PATH, target: COLUMN} or {name: NAME, loader: module:function}"
             ) from None
     name = item.get("name")
-    if not isinstance(name, str) or not name.strip() or "/" in name:
+    if not isinstance(name, str) or not name.strip() or "/" in name or has_control(name):
         raise AfrInputError(
-            f"{where}.name: must be a non-empty string without '/' (it names the dataset "
-            "in the store and tables, and seeds its splits)"
+            f"{where}.name: {name!r} is not allowed; a non-empty string without '/' or control "
+            "characters (it names the dataset in the store and tables, and seeds its splits)"
         )
     if name in DATASETS or _is_registered(name):
         raise AfrInputError(f"{where}.name: {name!r} is a registered dataset; give your data another name")
@@ -169,7 +173,14 @@ def parse_entry(item: Any, where: str, config_dir: Path) -> str | DatasetSource:
             f"{where}.missing: {missing!r} is not allowed; allowed: {', '.join(MISSING)} "
             "(drop-rows leaves out every row with a missing value in a column it uses)"
         )
-    return FileDataset(name, path, given, target, sep, features, drop, missing)
+    encode = parse_encode(item["encode"], f"{where}.encode") if "encode" in item else None
+    return FileDataset(name, path, given, target, sep, features, drop, missing, encode)
+
+
+def has_control(name: str) -> bool:
+    """Whether ``name`` holds a control character (C0, DEL or C1: NUL, TAB, newline ...), which a
+    dataset's name must not: it labels table rows and file names, and would break them."""
+    return any(ord(c) < 32 or 127 <= ord(c) < 160 for c in name)
 
 
 def _is_registered(name: str) -> bool:
@@ -198,7 +209,14 @@ def load_source(source: DatasetSource) -> LoadedDataset:
     if isinstance(source, LoaderDataset):
         return _call_loader(source)
     return read_file_dataset(
-        source.path, source.target, source.sep, source.features, source.drop, source.given, source.missing
+        source.path,
+        source.target,
+        source.sep,
+        source.features,
+        source.drop,
+        source.given,
+        source.missing,
+        source.encode,
     )
 
 
@@ -224,9 +242,11 @@ def read_file_dataset(
     drop: tuple[str, ...] = (),
     given: str | None = None,
     missing: str = "error",
+    encode: Spec | None = None,
 ) -> LoadedDataset:
     """X from the feature columns (all but the target and ``drop``, or ``features``), y from
     ``target``; every check of afr_cli.data.checks applied, the file's bytes hashed as read.
+    ``encode`` turns text columns into numbers (afr_cli.data.encode; recorded in the identity).
     ``missing="drop-rows"`` leaves out each row with a missing value in those columns, and the
     identity counts them (``rows_dropped``)."""
     where = str(path)
@@ -239,7 +259,9 @@ def read_file_dataset(
     keep = list(features) if features is not None else [n for n in names if n != target and n not in drop]
     if not keep:
         raise AfrInputError(f"{where}: no feature columns left (columns: {', '.join(names)}; target {target!r})")
-    used = frame[keep + [target]]
+    encoded = encode_features(frame, keep, target, encode, where)
+    keep = encoded.columns
+    used = pd.concat([encoded.frame, frame[[target]]], axis=1)
     check_numeric(used, where, target, drop)
     row_numbers = np.arange(1, len(used) + 1)
     dropped = 0
@@ -253,6 +275,7 @@ def read_file_dataset(
             )
         used, row_numbers = used[~gone], row_numbers[~gone]
     check_finite(used, where, MISSING_FIX, row_numbers)
+    check_magnitude(used, where, row_numbers)
     X = np.ascontiguousarray(used[keep].to_numpy(dtype=np.float64))
     y = np.ascontiguousarray(used[target].to_numpy(dtype=np.float64))
     check_target_varies(y, where, target)
@@ -265,6 +288,8 @@ def read_file_dataset(
     }
     if missing == "drop-rows":
         identity["rows_dropped"] = dropped
+    if encoded.record:
+        identity["encode"] = encoded.record
     return LoadedDataset(X, y, identity)
 
 
@@ -339,7 +364,9 @@ def _call_loader(source: LoaderDataset) -> LoadedDataset:
     if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
         raise AfrInputError(f"{where}: returned X {X.shape} and y {y.shape}; expected X (n, m) and y (n,)")
     columns = [f"x{j}" for j in range(X.shape[1])]
-    check_finite(pd.DataFrame(np.column_stack([X, y]), columns=columns + ["y"]), where)
+    arrays = pd.DataFrame(np.column_stack([X, y]), columns=columns + ["y"])
+    check_finite(arrays, where)
+    check_magnitude(arrays, where)
     check_target_varies(y, where, "y")
     return LoadedDataset(
         X,

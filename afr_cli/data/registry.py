@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from afr_cli.core.names import hint
 from afr_cli.errors import AfrInputError
 
 REGISTRY_FILE = Path(__file__).resolve().parent / "registry.yaml"
@@ -135,7 +136,7 @@ def canonical_name(name: str) -> str:
     """The registry spelling of ``name`` ("friedman 1" -> "Friedman1"); unknown names are an error."""
     found = _BY_KEY.get(_key(str(name)))
     if found is None:
-        raise AfrInputError(f"unknown dataset {name!r}; allowed: {', '.join(DATASETS)}")
+        raise AfrInputError(f"unknown dataset {name!r}; {hint(str(name), DATASETS)}allowed: {', '.join(DATASETS)}")
     return found
 
 

@@ -275,12 +275,12 @@ def _todo(exp: Experiment, done: set, manifest: dict) -> list[tuple]:
 
 def _check_same_data(exp: Experiment, held, previous: dict, data_identity: dict[str, dict]) -> None:
     """Refuse to extend a store whose file or loader dataset now holds other data: another file
-    (its sha256), or the same file read into other rows or columns (a changed ``drop:``, ``missing:``
-    or ``target:`` in the config's entry, which the config hash leaves out with the dataset list)."""
+    (its sha256), or the same file read into other rows or columns (a changed ``drop:``, ``missing:``,
+    ``encode:`` or ``target:`` in the config's entry, which the config hash leaves out with the dataset list)."""
     recorded = previous.get("data") or {}
     for name, now in data_identity.items():
         before = recorded.get(name) or {}
-        for key in ("sha256", "rows", "columns", "target", "rows_dropped"):
+        for key in ("sha256", "rows", "columns", "target", "rows_dropped", "encode"):
             old, new = before.get(key), now.get(key)
             if old is None or new is None or old == new:
                 continue

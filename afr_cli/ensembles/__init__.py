@@ -6,6 +6,7 @@ ensembles up here; nothing else in the engine names one.
 
 from __future__ import annotations
 
+from afr_cli.core.names import hint
 from afr_cli.core.plugin_registry import import_plugin
 from afr_cli.ensembles.adapters import from_fitted
 from afr_cli.ensembles.base import AVERAGE, BOOSTED, OWN, TRAINING_MEAN, Ensemble, FittedEnsemble
@@ -28,7 +29,7 @@ def get_ensemble(name: str, where: str = "kind") -> Ensemble:
     if isinstance(name, str) and ":" in name:
         return import_plugin(name, Ensemble, where, "an ensemble", "params and fit")
     raise AfrInputError(
-        f"{where}: unknown ensemble {name!r}; allowed: {', '.join(ENSEMBLES)}, "
+        f"{where}: unknown ensemble {name!r}; {hint(str(name), ENSEMBLES)}allowed: {', '.join(ENSEMBLES)}, "
         "or module:Class for an ensemble of your own"
     )
 

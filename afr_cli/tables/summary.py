@@ -145,18 +145,38 @@ def cell_lookup(frame: pd.DataFrame, value: str) -> dict:
     return {tuple(k): v for k, v in zip(frame[keys].itertuples(index=False), frame[value])}
 
 
+def ordered_datasets(datasets, order: tuple[str, ...] | None = None) -> list[str]:
+    """``datasets`` in ``order`` (a config's, as its store records it) where it names them, a
+    label with unit axes ('Boston [train_fraction=15]') at its dataset's place; the others after,
+    in the registry's order."""
+    if not order:
+        return sorted(datasets, key=dataset_key)
+    place = {name: i for i, name in enumerate(order)}
+
+    def key(label: str) -> tuple:
+        name = label.split(" [", 1)[0]
+        return (0, place[name], dataset_key(label)) if name in place else (1, 0, dataset_key(label))
+
+    return sorted(datasets, key=key)
+
+
 def summary_wide(
-    results: pd.DataFrame, metric: str, with_std: bool = False, params: tuple[str, ...] | None = None
+    results: pd.DataFrame,
+    metric: str,
+    with_std: bool = False,
+    params: tuple[str, ...] | None = None,
+    dataset_order: tuple[str, ...] | None = None,
 ) -> pd.DataFrame:
-    """Datasets as rows, one column per model (grouped by base), then ``<param>_opt (<model>)``
-    columns with the mode of the selected values. Cells are mean floats, or 'mean ± std' strings."""
+    """Datasets as rows (in ``dataset_order`` where given, see :func:`ordered_datasets`), one
+    column per model (grouped by base), then ``<param>_opt (<model>)`` columns with the mode of
+    the selected values. Cells are mean floats, or 'mean ± std' strings."""
     results = with_axes_in_dataset(results)
     params = selected_params(results) if params is None else params
     long = summary_long(results)
     long = long[long["metric"] == metric]
     means, stds = cell_lookup(long, "mean"), cell_lookup(long, "std")
     chosen = cell_lookup(param_modes(results, params), "value")
-    datasets = sorted(results["dataset"].unique(), key=dataset_key)
+    datasets = ordered_datasets(results["dataset"].unique(), dataset_order)
     out = pd.DataFrame({"dataset": datasets})
     for col in wide_columns(results, params):
         if col.param is not None:
@@ -185,9 +205,13 @@ def render_summary(
     fmt: str = "md",
     with_std: bool = False,
     params: tuple[str, ...] | None = None,
+    dataset_order: tuple[str, ...] | None = None,
+    width: int | None = None,
 ) -> str:
     """The summary table: csv is the long form (all metrics when ``metric`` is None); md/latex
-    the wide form of one metric (R² when None) with the best model per row and base in bold."""
+    the wide form of one metric (R² when None) with the best model per row and base in bold.
+    Datasets come in ``dataset_order`` where given; with ``width``, an md table wider than that
+    many characters is cut into blocks of columns, each under the dataset column, that fit."""
     check_format(fmt)
     if fmt == "csv":
         long = summary_long(results)
@@ -196,8 +220,12 @@ def render_summary(
         return long.to_csv(index=False, float_format=CSV_FLOAT)
     metric = metric or "r2"
     params = selected_params(results) if params is None else params
-    numeric = summary_wide(results, metric, with_std=False, params=params)
-    shown = summary_wide(results, metric, with_std=True, params=params) if with_std else numeric  # one build
+    numeric = summary_wide(results, metric, with_std=False, params=params, dataset_order=dataset_order)
+    shown = (  # one build without --std
+        summary_wide(results, metric, with_std=True, params=params, dataset_order=dataset_order)
+        if with_std
+        else numeric
+    )
     columns = wide_columns(with_axes_in_dataset(results), params)
     rows = []
     for i in range(len(shown)):
@@ -227,7 +255,38 @@ def render_summary(
         f" best per dataset and base in bold"
     )
     note = selection_note(results)
-    return document(title, grid(headers, rows, fmt, escaped=True), [note] if note else [], fmt)
+    body = grid(headers, rows, fmt, escaped=True)
+    if fmt == "md" and width is not None and _widest(body) > width:
+        body = "\n\n".join(_blocks(headers, rows, width))
+    return document(title, body, [note] if note else [], fmt)
+
+
+def _widest(text: str) -> int:
+    return max((len(line) for line in text.splitlines()), default=0)
+
+
+def _blocks(headers: list[str], rows: list[list[str]], width: int) -> list[str]:
+    """The md table cut into blocks of consecutive columns, each led by the dataset column and
+    as wide as fits in ``width`` (a column wider on its own gets a block of its own), each block
+    captioned with the columns it holds."""
+    spans, start = [], 1
+    while start < len(headers):
+        end = start + 1
+        while end < len(headers) and _widest(_part(headers, rows, start, end + 1)) <= width:
+            end += 1
+        spans.append((start, end))
+        start = end
+    total = len(headers) - 1
+    return [
+        f"columns {a}–{b - 1} of {total}:\n\n{_part(headers, rows, a, b)}"
+        if b - a > 1
+        else f"column {a} of {total}:\n\n{_part(headers, rows, a, b)}"
+        for a, b in spans
+    ]
+
+
+def _part(headers: list[str], rows: list[list[str]], start: int, end: int) -> str:
+    return grid([headers[0], *headers[start:end]], [[row[0], *row[start:end]] for row in rows], "md", escaped=True)
 
 
 def _best_per_base(row: pd.Series, columns: list[Column], metric: str) -> dict[str, str]:
