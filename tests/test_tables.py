@@ -625,3 +625,17 @@ def test_the_summary_counts_the_repetitions_of_the_metric_it_shows():
     only_b = frame[frame["model"] == "b"]
     assert render_summary(only_b, "r2", "md").startswith("R²: mean over 1 reps")  # not 1–4: MAE's 4 are not R²'s
     assert render_summary(only_b, "mae", "md").startswith("MAE: mean over 4 reps")
+
+
+def test_latex_aligns_number_columns_right_and_ours_reads_at_the_papers_precision():
+    from afr_cli.tables.format import format_as_printed, grid
+
+    out = grid(
+        ["dataset", "ours", "paper", "note"], [["Wine", "0.111", "+0.9*", "a"], ["Yacht", "n/a", "1.2", "b"]], "latex"
+    )
+    assert r"\begin{tabular}{lrrl}" in out
+    bold = grid(["dataset", "rf"], [["Wine", r"\textbf{0.404 $\pm$ 0.078}"]], "latex", escaped=True)
+    assert r"\begin{tabular}{lr}" in bold
+    assert format_as_printed(1 / 9, "0.111", "0.111111") == "0.111"  # AGBoost's parameter, as the paper prints it
+    assert format_as_printed(111.72, "111.7", "111.72") == "111.7" and format_as_printed(45.0, "45", "45.00") == "45"
+    assert format_as_printed(0.5, "—", "0.500") == "0.500"  # no printed number: the column's own format
