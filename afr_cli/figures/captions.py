@@ -47,8 +47,8 @@ def figure_caption(command: Sequence[str]) -> str:
         return (
             f"{metric} against the training fraction on {dataset}"
             + (f", {_base(base)}" if base else "")
-            + f", {noise}: the mean over the repetitions of {_listed(models)}, each with a light band of ±1 standard "
-            "deviation over the repetitions (one panel per model, the first repeated in each as the reference)."
+            + f", {noise}: the mean over the repetitions of {_listed(models)} (the first dash-dot, as the reference), "
+            "each with ±1 standard deviation over the repetitions as a dotted outline in its colour."
         )
     if words[:2] == ["plot", "surface"]:
         metric = _METRIC.get(_one(words, "--metric", "r2"), _one(words, "--metric", "r2"))
