@@ -140,3 +140,20 @@ def test_a_paper_page_shows_its_claims_once_its_tables_once_and_figures_in_words
     assert 'href="larf.html#paper-tables"' in page
     assert page.count('id="claims-ledger"') == 1 and page.index('id="claims-ledger"') < page.index('id="write-up"')
     assert "Sparse.png" in page and "over a grid of two parameters on Sparse" in page
+
+
+def test_captions_and_extra_tables_are_named_in_words_from_the_commands_that_draw_them():
+    from afr_cli.figures.captions import figure_caption, table_title
+
+    curve = figure_caption(
+        ["afr", "plot", "curve", "--results", "{root}/robust_rf_boston", "--dataset", "Boston", "--base", "RF-msl1"]
+        + ["--noise-eta", "0.5", "--model", "rf", "--model", "robust-rf-a0.2", "--out", "boston_RF-msl1_eta0.5.png"]
+    )
+    assert curve.startswith("RMSE against the training fraction on Boston, base forest RF with min_samples_leaf = 1")
+    assert "noise of level η = 0.5" in curve and "rf and robust-rf-a0.2" in curve and ".png" not in curve
+    title = table_title(
+        [["table", "--results", "{root}/robust_rf_boston", "--paper", "robust_rf:I", "--selection", "best-test"]]
+    )
+    assert title == "Table I of the paper beside ours from robust_rf_boston (the best grid point on the test set)"
+    compare = [["table", "--results", "{root}/dm_soft", "--compare", "forest", "dm-soft"]]
+    assert table_title(compare) == "dm-soft against forest on dm_soft"

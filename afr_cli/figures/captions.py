@@ -60,3 +60,26 @@ def figure_caption(command: Sequence[str]) -> str:
         return f"{metric} ({score}) over a grid of two parameters on {dataset}, one heat map each: {_listed(pairs)}."
     head = words[: words.index("--out")] if "--out" in words else words
     return "Drawn by afr " + " ".join(head) + "."
+
+
+_SELECTION = {"stored": "the run's own selection", "best-test": "the best grid point on the test set"}
+
+
+def table_title(commands: Sequence[Sequence[str]]) -> str:
+    """The title of an extra table ``afr table`` commands draw (one or several joined), in words:
+    which table, from which stores, under which selection."""
+    parts = []
+    for command in commands:
+        words = list(command[1:] if command and command[0] == "afr" else command)
+        stores = _listed([path.replace("{root}/", "") for path in _values(words, "--results")] or ["results"])
+        selection = _SELECTION.get(_one(words, "--selection", "stored"), _one(words, "--selection", "stored"))
+        paper = _one(words, "--paper", "")
+        compare = words[words.index("--compare") + 1 : words.index("--compare") + 3] if "--compare" in words else []
+        if paper:
+            parts.append(f"Table {paper.partition(':')[2]} of the paper beside ours from {stores} ({selection})")
+        elif compare:
+            parts.append(f"{compare[1]} against {compare[0]} on {stores}")
+        else:
+            metric = _METRIC.get(_one(words, "--metric", "r2"), "every metric")
+            parts.append(f"{metric} of every model of {stores} ({selection})")
+    return "; ".join(parts)

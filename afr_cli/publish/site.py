@@ -28,7 +28,7 @@ import pandas as pd
 
 from afr_cli.catalogue.knowledge import Paper, Report, param_rows
 from afr_cli.catalogue.knowledge import paper as paper_named  # a table's paper, by the id its spec names
-from afr_cli.figures.captions import figure_caption
+from afr_cli.figures.captions import figure_caption, table_title
 from afr_cli.publish.claims.judge import VERDICTS, describe_test
 from afr_cli.publish.claims.ledger import judge_paper, verdict_counts
 from afr_cli.publish.context import ReportContext
@@ -83,6 +83,9 @@ figcaption { font-size: 0.85em; color: #444; max-width: 60em; }
 nav.toc { display: inline-block; border: 1px solid #ddd; background: #fafafa; padding: 0.2em 1.2em 0.4em 0.4em;
   margin: 0 0 1em; font-size: 0.9em; } nav.toc p { margin: 0.3em 0 0.2em 0.8em; font-weight: bold; }
 nav.toc ul { margin: 0.1em 0; padding-left: 1.4em; }
+div.figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(28em, 1fr)); gap: 0.8em; }
+div.figures figure { margin: 0; } details { margin: 0.4em 0; }
+details > summary { cursor: pointer; font-weight: bold; margin: 0.3em 0; }
 svg.glance .bar-label { font: 12px sans-serif; } svg.glance .bar-count { font: bold 11px sans-serif; fill: #111; }
 svg.glance .paper { font: bold 12px sans-serif; } svg.glance { max-width: 100%; height: auto; }
 """
@@ -184,7 +187,16 @@ def _report_sections(
     else:
         out.append(f"<p>Stores: {stores}; cells on repetitions 0-{paper.reps - 1}, the paper's own splits.</p>")
         for spec in own:
-            out += _table_html(results, spec, kinds)
+            tables = _table_html(results, spec, kinds)
+            if spec in shown and tables:  # an earlier report shows this table: this one is another setting
+                number = spec.partition(":")[2]
+                tables = [
+                    f"<details><summary>Table {_e(number)} again, from these stores</summary>",
+                    *tables,
+                    "</details>",
+                ]
+            shown.add(spec)
+            out += tables
     out += _elsewhere([spec for spec in report.papers if spec not in own])
     folder = root / report.name
     figures = sorted((folder / "figures").glob("*.png")) if (folder / "figures").is_dir() else []
@@ -195,7 +207,7 @@ def _report_sections(
         for line in _figure(_copied(f, root, site), captions.get(f.resolve(), figure_caption_from_name(f)), shown)
     ]
     if shown_figures:
-        out += ["<h4>Figures</h4>", *shown_figures]
+        out += ["<h4>Figures</h4>", '<div class="figures">', *shown_figures, "</div>"]
     diagrams = sorted(folder.glob("cd-*.svg"))
     if diagrams:
         friedman = docs.page_of(folder / "friedman.md")
@@ -289,7 +301,7 @@ def paper_page(
     shows copied into ``site``)."""
     kinds = Counter() if kinds is None else kinds
     docs = Documents(ctx, site) if docs is None else docs
-    shown: set[str] = set()
+    shown: set[str] = set()  # what the page already shows (image paths, published tables), each once
     intro, rest = _narrative(paper, docs, shown)
     body = [f"<h1>{_e(paper.title)}</h1>", intro]
     if verdicts:
@@ -337,14 +349,20 @@ def _output_sections(paper: Paper, root: Path, site: Path, docs: Documents, show
         if not path.is_file():
             continue
         found = True
-        label = output.label or (path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name)
+        label = output.label or (table_title(output.commands) if path.suffix != ".png" else "")
         if path.suffix == ".png":
             caption = output.label or figure_caption(next(c for c in output.commands if "--out" in c))
             drawn += _figure(_copied(path, root, site), caption, shown)
         elif path.suffix == ".md":
-            drawn += [f"<h3>{_e(label)}</h3>", docs.render(path, f"{paper.id}.html", shown)]
+            drawn += [  # folded: the paper's tables above come first, these are its extra views
+                f"<details><summary>{_e(label)}</summary>",
+                docs.render(path, f"{paper.id}.html", shown),
+                "</details>",
+            ]
         else:
-            drawn.append(f"<h3>{_e(label)}</h3><pre>{_e(path.read_text(encoding='utf-8'))}</pre>")
+            drawn.append(
+                f"<details><summary>{_e(label)}</summary><pre>{_e(path.read_text(encoding='utf-8'))}</pre></details>"
+            )
     if not paper.outputs:
         return []
     head = (
