@@ -89,12 +89,13 @@ def text_of(fragment: str) -> str:
 
 
 def estimated_lines(fragment: str) -> int:
-    """How many screen lines an HTML fragment takes, roughly: a line per table row, list item and
-    heading, a line per 130 characters of paragraph text, 18 lines per image; the site's
-    length budget (``TOC_BUDGET``) is counted in these."""
-    rows = len(re.findall(r"<(?:tr|li|h[1-6]|pre)\b", fragment))
-    prose = sum(len(text_of(p)) // 130 + 1 for p in re.findall(r"<p\b.*?</p>", fragment, re.S))
-    code = sum(p.count("\n") for p in re.findall(r"<pre\b.*?</pre>", fragment, re.S))
+    """How many screen lines an HTML fragment takes, roughly: a line per table row and heading, a
+    line per 130 characters of a paragraph or list item (and one for its margin), a line per line
+    of preformatted text, 18 lines per image; the site's length budget (``TOC_BUDGET``) is counted
+    in these."""
+    rows = len(re.findall(r"<(?:tr|h[1-6])\b", fragment))
+    prose = sum(len(text_of(m.group(0))) // 130 + 2 for m in re.finditer(r"<(p|li)\b.*?</\1>", fragment, re.S))
+    code = sum(p.count("\n") + 2 for p in re.findall(r"<pre\b.*?</pre>", fragment, re.S))
     return rows + prose + code + 18 * len(re.findall(r"<img\b", fragment))
 
 
