@@ -475,8 +475,8 @@ def test_best_test_is_one_grid_point_over_the_repetitions_in_view():
 
 @pytest.mark.slow
 def test_table_and_report_agree_on_best_test_with_reps(tmp_path, capsys):
-    # issue 14: `afr table --selection best-test --reps N` and `afr report --reps N` gave different
-    # best-test numbers; both now go through one definition
+    # `afr table --selection best-test --reps N` and `afr report --reps N` give the same best-test
+    # numbers: both go through one definition
     import yaml
     from conftest import run_afr
 
@@ -526,7 +526,7 @@ def test_repetitions_note_labels_the_inferred_protocol_beside_the_stated_count()
     assert "the papers' cells are means over their 10 splits" in repetitions_note(results, None, published_reps=10)
 
 
-# ------------------------------------------------------------ comparisons never mix (issue 31, part 5)
+# ------------------------------------------------------------ comparisons never mix
 
 
 def _pair_frame(nan_at=(), reps: int = 4) -> pd.DataFrame:
