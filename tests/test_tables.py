@@ -639,3 +639,5 @@ def test_latex_aligns_number_columns_right_and_ours_reads_at_the_papers_precisio
     assert format_as_printed(1 / 9, "0.111", "0.111111") == "0.111"  # AGBoost's parameter, as the paper prints it
     assert format_as_printed(111.72, "111.7", "111.72") == "111.7" and format_as_printed(45.0, "45", "45.00") == "45"
     assert format_as_printed(0.5, "—", "0.500") == "0.500"  # no printed number: the column's own format
+    assert format_as_printed(10.0, "0.01", "10", param=True) == "10"  # a parameter: short, at most the decimals
+    assert format_as_printed(1 / 9, "0.111", "0.111111", param=True) == "0.111"

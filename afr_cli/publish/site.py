@@ -166,6 +166,7 @@ def _table_html(results: pd.DataFrame, spec: str, kinds: Counter) -> list[str]:
                         cell["ours"],
                         shown,
                         format_param(cell["ours"]) if is_param else format_value(cell["ours"], metric),
+                        param=is_param,
                     )
                 )
                 row.append(f'<td class="{AGREEMENT_CLASS[kind]}" title="{_e(kind)}">{_e(ours)} / {_e(shown)}</td>')

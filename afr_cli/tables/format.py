@@ -91,13 +91,15 @@ def printed_decimals(printed: str) -> int | None:
     return len(text.partition(".")[2].rstrip("%")) if "." in text else 0
 
 
-def format_as_printed(value: float, printed: str, fallback: str) -> str:
+def format_as_printed(value: float, printed: str, fallback: str, param: bool = False) -> str:
     """``value`` at the decimals of the paper's printed cell, so ours and the paper's read at one
-    precision ('0.111 / 0.111', not '0.111111 / 0.111'); ``fallback`` where the paper prints no number."""
+    precision ('0.111 / 0.111', not '0.111111 / 0.111'); a hyperparameter (``param``) rounded to
+    them and written short ('10 / 0.01', not '10.00 / 0.01'); ``fallback`` where the paper prints
+    no number."""
     places = printed_decimals(printed)
     if is_missing(value) or places is None or not isinstance(value, (int, float)):
         return fallback
-    return f"{value:.{places}f}"
+    return f"{round(value, places):g}" if param else f"{value:.{places}f}"
 
 
 def format_diff(diff: float, reference: float, metric: str) -> str:

@@ -247,7 +247,10 @@ def _comparison_cells(cell: dict | None, published: str) -> list[str]:
     if math.isnan(cell["ours"]):
         return ["n/a", published, ""]
     ours = format_as_printed(  # at the printed cell's decimals: one precision per column pair
-        cell["ours"], published, format_param(cell["ours"]) if is_param else format_value(cell["ours"], metric)
+        cell["ours"],
+        published,
+        format_param(cell["ours"]) if is_param else format_value(cell["ours"], metric),
+        param=is_param,
     )
     places = printed_decimals(published)
     places = decimals(cell["ours"], metric) if places is None else places
