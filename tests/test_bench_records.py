@@ -79,7 +79,7 @@ def test_a_transcribed_record_says_so_and_a_stale_block_is_seen(tmp_path):
 
 def test_the_committed_records_render_every_bench_block_the_pages_hold():
     blocks = bench_blocks(REPO / "results")
-    for page in (REPO / "docs" / "speed.md", REPO / "docs" / "testing.md", REPO / "results" / "README.md"):
+    for page in (REPO / "docs" / "speed.md", REPO / "docs" / "testing.md", REPO / "results" / "bench" / "README.md"):
         held = {name: body for name, body in blocks_in(page.read_text()).items() if name.startswith("bench:")}
         assert held, page
         assert all(blocks[name] == body for name, body in held.items()), page

@@ -47,6 +47,9 @@ def test_curve_table_is_the_mean_and_std_over_reps():
     fig = curve_figure(curves)
     styles = [line.get_linestyle() for line in fig.axes[0].get_lines()]
     assert styles == ["-.", "-"]  # the reference dash-dot, the robust model solid
+    bands = fig.axes[0].collections  # each model's mean ± std as two dotted outlines, unfilled
+    assert len(bands) == 4 and all(b.get_linestyle()[0][1] is not None for b in bands)
+    assert all(len(b.get_facecolor()) == 0 or not b.get_facecolor()[:, 3].any() for b in bands)
 
 
 @pytest.mark.parametrize(

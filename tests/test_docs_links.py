@@ -22,6 +22,7 @@ def pages() -> list[Path]:
         README,
         *sorted((ROOT / "docs").glob("*.md")),
         ROOT / "results" / "README.md",
+        ROOT / "results" / "bench" / "README.md",
         *(p.page for p in papers() if p.page is not None),
     ]
 

@@ -1,4 +1,6 @@
-"""``afr report --html``: the static site, loaded in a real (headless) Chromium as a user would."""
+"""``afr report --html``: the static site, loaded in a real (headless) Chromium as a user would,
+held to what a reader must not meet (``site_faults``) and to a table of contents on a page taller
+than two screens."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from urllib.parse import unquote
 import pytest
 import yaml
 from conftest import run_afr
+from site_faults import faults
 
 from afr_cli.catalogue.knowledge import papers
 
@@ -128,10 +131,18 @@ def test_every_page_loads_in_a_browser_with_no_broken_resource(site, tmp_path):
         assert 'data-overflow="0"' in dom, f"{name}: {re.search(r'data-overflow=[^ >]*', dom)}"
         # no Markdown left in the text a reader sees (code aside): no **bold**, no |---| table rule
         assert 'data-markdown-left=""' in dom, f"{name}: {re.search(r'data-markdown-left=[^>]*', dom)}"
+        # what a reader must not meet: a claims listing twice, an image without words, a ticket number
+        assert faults(dom) == [], f"{name}: {faults(dom)}"
+        # a page taller than two screens with sections to jump to has a table of contents
+        height = int(re.search(r'data-height="(\d+)"', dom).group(1))
+        sections = len(re.findall(r"<h[23]\b", dom))
+        assert height <= 2 * 900 or sections < 2 or 'data-toc="true"' in dom, f"{name}: {height} px, no contents"
         srcs = re.findall(r'<img[^>]* src="([^"]+)"', dom)
         assert len(srcs) == len(set(srcs)), f"{name}: an image shown twice"
         if name == "satrf.html":
-            assert dom.count('class="paper-table"') >= 2 and "Sparse.png" in dom
+            # Table 9 here; LARF's tables the same report fills are linked to the LARF page, not shown again
+            assert dom.count('class="paper-table"') >= 1 and "Sparse.png" in dom
+            assert 'href="larf.html#paper-tables"' in dom
 
 
 def test_every_verdict_has_a_colour_on_the_site():

@@ -475,8 +475,8 @@ def test_best_test_is_one_grid_point_over_the_repetitions_in_view():
 
 @pytest.mark.slow
 def test_table_and_report_agree_on_best_test_with_reps(tmp_path, capsys):
-    # issue 14: `afr table --selection best-test --reps N` and `afr report --reps N` gave different
-    # best-test numbers; both now go through one definition
+    # `afr table --selection best-test --reps N` and `afr report --reps N` give the same best-test
+    # numbers: both go through one definition
     import yaml
     from conftest import run_afr
 
@@ -526,7 +526,7 @@ def test_repetitions_note_labels_the_inferred_protocol_beside_the_stated_count()
     assert "the papers' cells are means over their 10 splits" in repetitions_note(results, None, published_reps=10)
 
 
-# ------------------------------------------------------------ comparisons never mix (issue 31, part 5)
+# ------------------------------------------------------------ comparisons never mix
 
 
 def _pair_frame(nan_at=(), reps: int = 4) -> pd.DataFrame:
@@ -625,3 +625,19 @@ def test_the_summary_counts_the_repetitions_of_the_metric_it_shows():
     only_b = frame[frame["model"] == "b"]
     assert render_summary(only_b, "r2", "md").startswith("R²: mean over 1 reps")  # not 1–4: MAE's 4 are not R²'s
     assert render_summary(only_b, "mae", "md").startswith("MAE: mean over 4 reps")
+
+
+def test_latex_aligns_number_columns_right_and_ours_reads_at_the_papers_precision():
+    from afr_cli.tables.format import format_as_printed, grid
+
+    out = grid(
+        ["dataset", "ours", "paper", "note"], [["Wine", "0.111", "+0.9*", "a"], ["Yacht", "n/a", "1.2", "b"]], "latex"
+    )
+    assert r"\begin{tabular}{lrrl}" in out
+    bold = grid(["dataset", "rf"], [["Wine", r"\textbf{0.404 $\pm$ 0.078}"]], "latex", escaped=True)
+    assert r"\begin{tabular}{lr}" in bold
+    assert format_as_printed(1 / 9, "0.111", "0.111111") == "0.111"  # AGBoost's parameter, as the paper prints it
+    assert format_as_printed(111.72, "111.7", "111.72") == "111.7" and format_as_printed(45.0, "45", "45.00") == "45"
+    assert format_as_printed(0.5, "—", "0.500") == "0.500"  # no printed number: the column's own format
+    assert format_as_printed(10.0, "0.01", "10", param=True) == "10"  # a parameter: short, at most the decimals
+    assert format_as_printed(1 / 9, "0.111", "0.111111", param=True) == "0.111"

@@ -596,7 +596,7 @@ def interactive(
 ) -> None:
     """The CPU of afr table --compare, afr status and afr table --results on the committed
     stores (run from the project root), each as a whole process after one warm-up, against
-    python -c "import pandas" measured in the same rounds (issue 35: at most 2x each)."""
+    python -c "import pandas" measured in the same rounds (the target: at most 2x each)."""
     from afr_cli.benchmarks.interactive import lines, run
 
     _checked(fmt, "AUTO", 20, 1)

@@ -242,7 +242,7 @@ def _answer(
             typer.echo("")
             typer.echo(tables.render_summary(results, metric, fmt, with_std), nl=False)
         elif fmt == "md":
-            typer.echo("\n(the full model table: add --all)")
+            typer.echo("(the full model table: add --all)", err=True)  # a hint to the terminal, not the table
     elif paper is not None:
         stated = paper_info(paper.partition(":")[0].lower()).stated_reps
         note = " ".join(

@@ -3,7 +3,8 @@
 ``curve_table`` is pure pandas: per model and training fraction, the mean over repetitions of a
 metric and its spread (mean +- one standard deviation over repetitions), at one noise level.
 ``curve_figure`` draws it on a bare Agg figure: the first model is the reference, dash-dot, the
-others solid (the robust-RF paper's Figures 1-2), bands for the spread. The models after the first
+others solid (the robust-RF paper's Figures 1-2), the spread as a dotted outline in each line's
+colour, unfilled, so overlapping bands stay readable. The models after the first
 differ in line style, width and marker too, so a line that coincides with another stays visible
 under it, and the title names every pair of models whose means print the same (``coincide``).
 """
@@ -103,8 +104,8 @@ def coincide(curves: Curves) -> list[str]:
 
 def curve_figure(curves: Curves):
     """RMSE (or another metric) against the training fraction in %: the first model dash-dot,
-    the second solid, the next dashed and dotted (``_STYLES``), each with a band of +- one std over
-    repetitions; the title names the models that coincide (``coincide``)."""
+    the second solid, the next dashed and dotted (``_STYLES``), each with +- one std over
+    repetitions as a dotted outline; the title names the models that coincide (``coincide``)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -120,14 +121,15 @@ def curve_figure(curves: Curves):
         )
         if face is not None:
             line.set_markerfacecolor(face)
-        ax.fill_between(
-            x, part["mean"] - part["std"], part["mean"] + part["std"], color=line.get_color(), alpha=0.12, linewidth=0
-        )
+        # the band as a dotted outline in the line's colour, unfilled: bands that overlap stay
+        # apart as outlines instead of adding up to one opaque mass
+        for edge in (part["mean"] - part["std"], part["mean"] + part["std"]):
+            ax.fill_between(x, edge, edge, edgecolor=line.get_color(), facecolor="none", linestyle=":", linewidth=1.0)
     reps = int(curves.table["reps"].min()) if len(curves.table) else 0
     noise = "no noise" if curves.noise_eta == 0 else f"test-feature noise eta = {curves.noise_eta:g}"
     ax.set_title(
         f"{curves.dataset} ({curves.base}), {noise}\nmean over {reps} reps, "
-        f"bands: ±1 std over reps; selection: {curves.selection}"
+        f"dotted: ±1 std over reps; selection: {curves.selection}"
         + "".join(
             "\n" + textwrap.fill(f"{note} (means to {PRINTED_DECIMALS} decimals)", 80) for note in coincide(curves)
         ),

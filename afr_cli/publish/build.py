@@ -65,10 +65,11 @@ def write_ledgers(ctx: ReportContext, refresh_studies: bool = False) -> list[Pat
     root = ctx.root
     scratch = not is_project_results(root)
     shown = tuple(own_papers(ctx.papers, root)) if scratch else ctx.papers
-    written, blocks = [], {}
+    written, blocks, judged = [], {}, []
     for paper in shown:
         verdicts = judge_paper(paper, ctx)
         if verdicts:
+            judged.append((paper, verdicts))
             ledger = root / paper.id / LEDGER  # write_ledger's file, written only when it changes
             if write_if_changed(ledger, render_ledger(paper, verdicts)):
                 written.append(ledger)
@@ -77,6 +78,8 @@ def write_ledgers(ctx: ReportContext, refresh_studies: bool = False) -> list[Pat
         agreement, effect = agreement_block(paper, ctx), effect_block(paper, ctx)
         if agreement or effect:
             blocks[f"agreement:{paper.id}"] = "\n\n".join(b for b in (agreement, effect) if b)
+    if judged:
+        blocks["claims:papers"] = verdicts_by_paper(judged)
     studies, caches = study_blocks(ctx.papers, ctx, refresh_studies)
     blocks.update(studies)
     blocks.update(project_blocks(ctx))
@@ -88,6 +91,25 @@ def write_ledgers(ctx: ReportContext, refresh_studies: bool = False) -> list[Pat
         for paper in (p for p in shown if p.page is not None):
             blocks.update(unbuilt_blocks(paper_page(paper.page, paper.id, root), paper.id, blocks, ctx.shown))
     return written + caches + write_pages(root, blocks, shown)
+
+
+def verdicts_by_paper(judged) -> str:
+    """The results page's opening table: per paper (with its judged verdicts), how many claims got
+    each verdict, and the total."""
+    from collections import Counter
+
+    from afr_cli.publish.claims.judge import VERDICTS
+    from afr_cli.publish.markdown import table
+
+    counts = [(paper, Counter(v.verdict for v in verdicts)) for paper, verdicts in judged]
+    used = [v for v in VERDICTS if any(c[v] for _, c in counts)]
+    rows = [[paper.title, str(sum(c.values())), *(str(c[v]) for v in used)] for paper, c in counts]
+    total = [
+        "**all**",
+        str(sum(sum(c.values()) for _, c in counts)),
+        *(str(sum(c[v] for _, c in counts)) for v in used),
+    ]
+    return table(["paper", "claims", *used], rows + [total], ["---"] + ["---:"] * (len(used) + 1))
 
 
 def write_all(

@@ -28,6 +28,7 @@ import pandas as pd
 
 from afr_cli.catalogue.knowledge import Paper, Report, param_rows
 from afr_cli.catalogue.knowledge import paper as paper_named  # a table's paper, by the id its spec names
+from afr_cli.figures.captions import figure_caption, table_title
 from afr_cli.publish.claims.judge import VERDICTS, describe_test
 from afr_cli.publish.claims.ledger import judge_paper, verdict_counts
 from afr_cli.publish.context import ReportContext
@@ -35,7 +36,7 @@ from afr_cli.publish.outfiles import write_if_changed
 from afr_cli.publish.site_docs import Documents
 from afr_cli.publish.site_page import STYLESHEET, copied, esc, page_html
 from afr_cli.tables.agreement import RULE, agreement
-from afr_cli.tables.format import METRIC_NAMES, METRICS, format_param, format_value
+from afr_cli.tables.format import METRIC_NAMES, METRICS, format_as_printed, format_param, format_value
 from afr_cli.tables.paper_compare import paper_comparison, printed_cells
 
 SITE = "site"
@@ -76,7 +77,15 @@ img { max-width: 100%; border: 1px solid #ddd; margin: 0.3em 0; }
 blockquote { margin: 0.2em 0 0.2em 1em; color: #444; font-style: italic; }
 pre { font-size: 0.8em; background: #f7f7f7; border: 1px solid #ddd; padding: 0.5em; overflow-x: auto; max-width: 100%; }
 pre code { background: none; padding: 0; }
-div.cd-pair { display: flex; flex-wrap: wrap; gap: 0.5em; } div.cd-pair img.cd { max-width: calc(50% - 0.5em); min-width: 20em; }
+div.cd-pair { display: grid; grid-template-columns: repeat(auto-fit, minmax(22em, 1fr)); gap: 0.5em; }
+div.cd-pair figure { margin: 0; } div.cd-pair img.cd { width: 100%; height: auto; }
+figcaption { font-size: 0.85em; color: #444; max-width: 60em; }
+nav.toc { display: inline-block; border: 1px solid #ddd; background: #fafafa; padding: 0.2em 1.2em 0.4em 0.4em;
+  margin: 0 0 1em; font-size: 0.9em; } nav.toc p { margin: 0.3em 0 0.2em 0.8em; font-weight: bold; }
+nav.toc ul { margin: 0.1em 0; padding-left: 1.4em; }
+div.figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(28em, 1fr)); gap: 0.8em; }
+div.figures figure { margin: 0; } details { margin: 0.4em 0; }
+details > summary { cursor: pointer; font-weight: bold; margin: 0.3em 0; }
 svg.glance .bar-label { font: 12px sans-serif; } svg.glance .bar-count { font: bold 11px sans-serif; fill: #111; }
 svg.glance .paper { font: bold 12px sans-serif; } svg.glance { max-width: 100%; height: auto; }
 """
@@ -153,9 +162,12 @@ def _table_html(results: pd.DataFrame, spec: str, kinds: Counter) -> list[str]:
                 ours = (
                     "n/a"
                     if pd.isna(cell["ours"])
-                    else format_param(cell["ours"])
-                    if is_param
-                    else format_value(cell["ours"], metric)
+                    else format_as_printed(
+                        cell["ours"],
+                        shown,
+                        format_param(cell["ours"]) if is_param else format_value(cell["ours"], metric),
+                        param=is_param,
+                    )
                 )
                 row.append(f'<td class="{AGREEMENT_CLASS[kind]}" title="{_e(kind)}">{_e(ours)} / {_e(shown)}</td>')
             out.append("<tr>" + "".join(row) + "</tr>")
@@ -169,18 +181,34 @@ def _report_sections(
     root = ctx.root
     results = ctx.report_frames(report, paper.reps)
     stores = ", ".join(f"<code>results/{_e(s)}</code>" for s in report.stores)
-    out = [f"<h3>Report {_e(report.name)}</h3>"]
+    out = [f'<h3 id="report-{_e(report.name.replace("/", "-"))}">Report {_e(report.name)}</h3>']
+    own = [spec for spec in report.papers if spec.partition(":")[0] == paper.id]
     if results is None:
         out.append(f"<p>No store of this report yet: {stores}.</p>")
     else:
         out.append(f"<p>Stores: {stores}; cells on repetitions 0-{paper.reps - 1}, the paper's own splits.</p>")
-        for spec in report.papers:
-            out += _table_html(results, spec, kinds)
+        for spec in own:
+            tables = _table_html(results, spec, kinds)
+            if spec in shown and tables:  # an earlier report shows this table: this one is another setting
+                number = spec.partition(":")[2]
+                tables = [
+                    f"<details><summary>Table {_e(number)} again, from these stores</summary>",
+                    *tables,
+                    "</details>",
+                ]
+            shown.add(spec)
+            out += tables
+    out += _elsewhere([spec for spec in report.papers if spec not in own])
     folder = root / report.name
     figures = sorted((folder / "figures").glob("*.png")) if (folder / "figures").is_dir() else []
-    shown_figures = [line for f in figures for line in _figure(_copied(f, root, site), f.name, shown)]
+    captions = _output_captions(paper, root)
+    shown_figures = [
+        line
+        for f in figures
+        for line in _figure(_copied(f, root, site), captions.get(f.resolve(), figure_caption_from_name(f)), shown)
+    ]
     if shown_figures:
-        out += ["<h4>Figures</h4>", *shown_figures]
+        out += ["<h4>Figures</h4>", '<div class="figures">', *shown_figures, "</div>"]
     diagrams = sorted(folder.glob("cd-*.svg"))
     if diagrams:
         friedman = docs.page_of(folder / "friedman.md")
@@ -191,10 +219,62 @@ def _report_sections(
             pairs.setdefault(re.sub(r"-(ours|paper)$", "", d.stem), []).append(d)
         for pair in pairs.values():
             images = [
-                f'<img class="cd" src="{_e(_copied(d, root, site))}" alt="{_e(d.stem)}">'
+                f'<figure><img class="cd" src="{_e(_copied(d, root, site))}" alt="{_e(cd_caption(d.stem))}">'
+                f"<figcaption>{_e(cd_caption(d.stem))}</figcaption></figure>"
                 for d in sorted(pair, key=lambda d: not d.stem.endswith("-ours"))
             ]
             out.append('<div class="cd-pair">' + "".join(images) + "</div>")
+    return out
+
+
+# the page.md blocks that list the claims: the page shows the ledger once, in its own section
+_CLAIM_BLOCKS = re.compile(
+    r"<!-- BEGIN GENERATED: (?:claims|ledger):\S+ \(afr report; do not edit by hand\) -->\n.*?"
+    r"\n<!-- END GENERATED: (?:claims|ledger):\S+ -->",
+    re.S,
+)
+
+
+def _elsewhere(specs: list[str]) -> list[str]:
+    """A line linking each published table of another paper a report also fills: that paper's page
+    shows it (each table on one page)."""
+    by_paper: dict[str, list[str]] = {}
+    for spec in specs:
+        paper_id, _, number = spec.partition(":")
+        by_paper.setdefault(paper_id, []).append(number)
+    return [
+        f'<p class="elsewhere">This report also fills Table{"s" if len(numbers) > 1 else ""} {_e(", ".join(numbers))} '
+        f"of <i>{_e(paper_named(paper_id).title)}</i>: shown, ours beside the paper's, on "
+        f'<a href="{_e(paper_id)}.html#paper-tables">its page</a>.</p>'
+        for paper_id, numbers in by_paper.items()
+    ]
+
+
+def cd_caption(stem: str) -> str:
+    """A critical-difference diagram's caption from its file's stem (``cd-<paper>-<table>[-group]-<side>``)."""
+    match = re.fullmatch(r"cd-([a-z_]+)-(\w+?)(?:-(\w+))?-(ours|paper)", stem)
+    if match is None:
+        return f"Critical-difference diagram {stem}"
+    paper_id, table, group, side = match.groups()
+    whose = "our numbers (every repetition)" if side == "ours" else "the paper's printed numbers"
+    base = f", {group} base" if group else ""
+    return f"Average ranks of the models of Table {table}{base} over its datasets, from {whose}; Nemenyi critical difference"
+
+
+def figure_caption_from_name(path: Path) -> str:
+    """A caption in words for a figure no output describes: its name's words."""
+    return f"Figure: {path.stem.replace('_', ' ').replace('-', ' ')}"
+
+
+def _output_captions(paper: Paper, root: Path) -> dict[Path, str]:
+    """The caption of each figure the paper's ``outputs`` draw under ``root``, by its path."""
+    out = {}
+    for output in paper.outputs:
+        for command in output.commands:
+            if "--out" not in command:
+                continue
+            path = Path(command[command.index("--out") + 1].replace("{root}", str(root))).resolve()
+            out[path] = output.label or figure_caption(command)
     return out
 
 
@@ -204,6 +284,7 @@ def _narrative(paper: Paper, docs: Documents, shown: set[str]) -> tuple[str, str
     if paper.page is None or not paper.page.is_file():
         return "", ""
     text = re.sub(r"\A# [^\n]*\n", "", paper.page.read_text(encoding="utf-8"))
+    text = _CLAIM_BLOCKS.sub("*The claims, judged: the [claims ledger](#claims-ledger) above.*", text)
     head, sep, rest = text.partition("\n## ")
     where = f"{paper.id}.html"
     intro = docs.render(paper.page, where, shown, head)
@@ -213,20 +294,22 @@ def _narrative(paper: Paper, docs: Documents, shown: set[str]) -> tuple[str, str
 def paper_page(
     paper: Paper, verdicts, ctx: ReportContext, site: Path, kinds: Counter | None = None, docs: Documents | None = None
 ) -> str:
-    """One paper's HTML page: what the paper proposes (its narrative page's opening), the verdict
-    summary, its tables with ours beside them, its figures (each once), the critical-difference
-    diagrams, what ``afr reproduce`` drew, the rest of its narrative page and the claims ledger
-    (the tables' agreement kinds counted into ``kinds``; the images it shows copied into ``site``)."""
+    """One paper's HTML page, each thing once: what the paper proposes (its narrative page's
+    opening), the verdicts at a glance, its tables with ours beside them (a table of another paper
+    linked to that paper's page), its figures (each once), the critical-difference diagrams, what
+    ``afr reproduce`` drew, the claims ledger, then the notes of its narrative page without their
+    own listing of the claims (the tables' agreement kinds counted into ``kinds``; the images it
+    shows copied into ``site``)."""
     kinds = Counter() if kinds is None else kinds
     docs = Documents(ctx, site) if docs is None else docs
-    shown: set[str] = set()
+    shown: set[str] = set()  # what the page already shows (image paths, published tables), each once
     intro, rest = _narrative(paper, docs, shown)
     body = [f"<h1>{_e(paper.title)}</h1>", intro]
     if verdicts:
         body.append(f'<p class="verdicts"><a href="#claims-ledger">Claims</a>: {_e(verdict_counts(verdicts))}.</p>')
     if any(report.papers for report in paper.reports):
         body += [
-            "<h2>The paper's tables, ours beside them</h2>",
+            '<h2 id="paper-tables">The paper\'s tables, ours beside them</h2>',
             "<p>"
             + "".join(f'<span class="legend {c}">{_e(k)}</span>' for k, c in AGREEMENT_CLASS.items())
             + f"</p><p>{_e(RULE)}.</p>",
@@ -234,8 +317,6 @@ def paper_page(
         for report in paper.reports:
             body += _report_sections(report, paper, ctx, site, kinds, docs, shown)
     body += _output_sections(paper, ctx.root, site, docs, shown)
-    if rest:
-        body += ['<h2 id="write-up">The write-up (<code>page.md</code>)</h2>', '<div class="write-up">', rest, "</div>"]
     body.append('<h2 id="claims-ledger">Claims ledger</h2>')
     if verdicts:
         body += [f"<p>{_e(verdict_counts(verdicts))}.</p>", *_ledger_html(verdicts)]
@@ -244,6 +325,15 @@ def paper_page(
             f"<p>None: the paper's data file (<code>{_e(paper.data_file)}</code>) records no claim "
             "about results of its own.</p>"
         )
+    if rest:
+        body += [
+            '<h2 id="write-up">Notes on the reproduction</h2>',
+            f"<p>What each result rests on, the misses and what explains them (from <code>afr_cli/papers/"
+            f"{_e(paper.id)}/page.md</code>).</p>",
+            '<div class="write-up">',
+            rest,
+            "</div>",
+        ]
     return page_html(paper.title, body, f"{paper.id}.html")
 
 
@@ -260,16 +350,26 @@ def _output_sections(paper: Paper, root: Path, site: Path, docs: Documents, show
         if not path.is_file():
             continue
         found = True
-        label = output.label or (path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name)
+        label = output.label or (table_title(output.commands) if path.suffix != ".png" else "")
         if path.suffix == ".png":
-            drawn += _figure(_copied(path, root, site), label, shown)
+            caption = output.label or figure_caption(next(c for c in output.commands if "--out" in c))
+            drawn += _figure(_copied(path, root, site), caption, shown)
         elif path.suffix == ".md":
-            drawn += [f"<h3>{_e(label)}</h3>", docs.render(path, f"{paper.id}.html", shown)]
+            drawn += [  # folded: the paper's tables above come first, these are its extra views
+                f"<details><summary>{_e(label)}</summary>",
+                docs.render(path, f"{paper.id}.html", shown),
+                "</details>",
+            ]
         else:
-            drawn.append(f"<h3>{_e(label)}</h3><pre>{_e(path.read_text(encoding='utf-8'))}</pre>")
+            drawn.append(
+                f"<details><summary>{_e(label)}</summary><pre>{_e(path.read_text(encoding='utf-8'))}</pre></details>"
+            )
     if not paper.outputs:
         return []
-    head = "<h2>Drawn after the experiments (<code>afr reproduce " + _e(paper.id) + "</code>)</h2>"
+    head = (
+        '<h2 id="drawn">Drawn after the experiments (<code>afr reproduce ' + _e(paper.id) + "</code>)</h2>"
+        "<p>The figures and extra tables <code>afr reproduce " + _e(paper.id) + "</code> draws from the stores.</p>"
+    )
     if found and not drawn:
         drawn = ["<p>Each of its figures is shown above.</p>"]
     return [head, *(drawn or ["<p>Nothing drawn yet under this results root.</p>"])]

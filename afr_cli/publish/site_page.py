@@ -1,12 +1,14 @@
 """The frame every page of the site shares: the head linking the one stylesheet, the navigation
-bar (the papers and the docs a reader looks for), and the load-time check a browser test reads;
-and the copying of a file a page shows into ``site/``. Links are relative to the page's own place
-under ``site/``, so the folder opens from disk or any server."""
+bar (the papers and the docs a reader looks for), a table of contents made from the headings of a
+page longer than two screens, and the load-time check a browser test reads; and the copying of
+a file a page shows into ``site/``. Links are relative to the page's own place under ``site/``,
+so the folder opens from disk or any server."""
 
 from __future__ import annotations
 
 import html
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -22,7 +24,9 @@ BROKEN_IMAGE_CHECK = (  # what a browser test reads back from the loaded page
     " var walker = document.createTreeWalker(body, NodeFilter.SHOW_TEXT), left = [], node;"
     " while ((node = walker.nextNode())) { if (node.parentElement.closest('pre, code, script')) continue;"
     " var m = node.nodeValue.match(/\\*\\*|\\|\\s*:?-{3,}/); if (m) left.push(m[0]); }"
-    " body.setAttribute('data-markdown-left', left.join(' ')); });"
+    " body.setAttribute('data-markdown-left', left.join(' '));"
+    " body.setAttribute('data-height', String(root.scrollHeight));"
+    " body.setAttribute('data-toc', String(document.querySelector('nav.toc') !== null)); });"
     "</script>"
 )
 SORTABLE_ROWS = 25  # a table with more body rows than this (more than a screen) sorts by a click on a heading
@@ -71,9 +75,80 @@ def nav_html(where: str) -> str:
     return f'<nav class="site">{links}</nav>'
 
 
+SCREEN_LINES = 40  # about one screen of text lines at 1280 x 900 (a table row, a paragraph's line)
+TOC_BUDGET = 2 * SCREEN_LINES  # a page estimated longer than this gets a table of contents
+_HEADING = re.compile(r"<h([23])((?: [^>]*)?)>(.*?)</h\1>", re.S)
+_TAG = re.compile(r"<[^>]+>")
+
+
+def text_of(fragment: str) -> str:
+    """The text a reader sees of an HTML fragment: tags dropped, entities decoded, spaces collapsed."""
+    return " ".join(
+        html.unescape(_TAG.sub("", re.sub(r"<(?:br|/p|/li|/td|/th|/h[1-6])\b[^>]*>", " ", fragment))).split()
+    )
+
+
+def estimated_lines(fragment: str) -> int:
+    """How many screen lines an HTML fragment takes, roughly: a line per table row and heading, a
+    line per 130 characters of a paragraph or list item (and one for its margin), a line per line
+    of preformatted text, 18 lines per image; the site's length budget (``TOC_BUDGET``) is counted
+    in these."""
+    rows = len(re.findall(r"<(?:tr|h[1-6])\b", fragment))
+    prose = sum(len(text_of(m.group(0))) // 130 + 2 for m in re.finditer(r"<(p|li)\b.*?</\1>", fragment, re.S))
+    code = sum(p.count("\n") + 2 for p in re.findall(r"<pre\b.*?</pre>", fragment, re.S))
+    return rows + prose + code + 18 * len(re.findall(r"<img\b", fragment))
+
+
+def with_contents(body: str) -> str:
+    """``body`` with an id on each ``<h2>``/``<h3>`` that lacks one and, when it is longer than
+    ``TOC_BUDGET`` lines and has two headings or more, a table of contents of them before the first
+    (after the page's title and its opening paragraphs)."""
+    taken = set(re.findall(r' id="([^"]+)"', body))
+    entries: list[tuple[int, str, str]] = []
+
+    def named(match: re.Match) -> str:
+        level, attrs, inner = match.group(1), match.group(2), match.group(3)
+        found = re.search(r' id="([^"]+)"', attrs)
+        if found:
+            anchor = found.group(1)
+        else:
+            base = re.sub(r"[^\w\- ]", "", text_of(inner).lower()).replace(" ", "-") or "section"
+            anchor, n = base, 1
+            while anchor in taken:
+                n += 1
+                anchor = f"{base}-{n}"
+            taken.add(anchor)
+            attrs = f' id="{anchor}"{attrs}'
+        entries.append((int(level), anchor, text_of(inner)))
+        return f"<h{level}{attrs}>{inner}</h{level}>"
+
+    body = _HEADING.sub(named, body)
+    if len(entries) < 2 or estimated_lines(body) <= TOC_BUDGET:
+        return body
+    seen_h2 = False
+    for k, (level, anchor, text) in enumerate(entries):  # an h3 before the first h2 is listed as a section
+        seen_h2 = seen_h2 or level == 2
+        entries[k] = (level if seen_h2 else 2, anchor, text)
+    toc = ['<nav class="toc"><p>On this page</p><ul>']
+    for k, (level, anchor, text) in enumerate(entries):
+        nxt = entries[k + 1][0] if k + 1 < len(entries) else 2
+        toc.append(f'<li><a href="#{esc(anchor)}">{esc(text)}</a>')
+        if level == 2 and nxt == 3:
+            toc.append("<ul>")  # the h3 entries that follow nest under this one
+            continue
+        toc.append("</li>")
+        if level == 3 and nxt == 2:
+            toc.append("</ul></li>")
+    toc.append("</ul></nav>")
+    toc = "".join(toc)
+    first = _HEADING.search(body).start()  # after the page's title and opening, before its first section
+    return body[:first] + toc + "\n" + body[first:]
+
+
 def page_html(title: str, body: list[str], where: str = "index.html") -> str:
     """A whole page of the site at ``where`` (its path under ``site/``): the stylesheet and the
-    navigation bar linked relative to it, then ``body``."""
+    navigation bar linked relative to it, then ``body`` (with a table of contents when it is long,
+    ``with_contents``)."""
     return "\n".join(
         [
             "<!DOCTYPE html>",
@@ -85,9 +160,9 @@ def page_html(title: str, body: list[str], where: str = "index.html") -> str:
             f'<link rel="stylesheet" href="{esc(relative(STYLESHEET, where))}">',
             "</head>",
             '<body data-broken-images="unknown" data-styled="unknown" data-overflow="unknown" '
-            'data-markdown-left="unknown">',
+            'data-markdown-left="unknown" data-height="unknown" data-toc="unknown">',
             nav_html(where),
-            *body,
+            with_contents("\n".join(body)),
             BROKEN_IMAGE_CHECK,
             SORT_TABLES,
             "</body>",

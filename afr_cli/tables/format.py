@@ -7,6 +7,7 @@ papers' data files (afr_cli/papers/*/paper.yaml); anything unknown sorts after, 
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 from tabulate import tabulate
@@ -79,6 +80,28 @@ def format_param(value) -> str:
     return f"{value:g}" if isinstance(value, (int, float)) else str(value)
 
 
+def printed_decimals(printed: str) -> int | None:
+    """How many decimals a number as a paper prints it has ('0.111' -> 3, '45' -> 0); None for a
+    cell that is not a number."""
+    text = str(printed).strip().replace("−", "-")
+    try:
+        float(text)
+    except ValueError:
+        return None
+    return len(text.partition(".")[2].rstrip("%")) if "." in text else 0
+
+
+def format_as_printed(value: float, printed: str, fallback: str, param: bool = False) -> str:
+    """``value`` at the decimals of the paper's printed cell, so ours and the paper's read at one
+    precision ('0.111 / 0.111', not '0.111111 / 0.111'); a hyperparameter (``param``) rounded to
+    them and written short ('10 / 0.01', not '10.00 / 0.01'); ``fallback`` where the paper prints
+    no number."""
+    places = printed_decimals(printed)
+    if is_missing(value) or places is None or not isinstance(value, (int, float)):
+        return fallback
+    return f"{round(value, places):g}" if param else f"{value:.{places}f}"
+
+
 def format_diff(diff: float, reference: float, metric: str) -> str:
     """A signed difference: 4 decimals on R², the reference value's decimals on errors."""
     if is_missing(diff):
@@ -113,13 +136,31 @@ def bold(text: str, fmt: str) -> str:
     return rf"\textbf{{{text}}}" if fmt == "latex" else f"**{text}**"
 
 
+_NUMBER_CELL = re.compile(r"[-+−~]?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?(?:\s*±\s*\d[\d.]*)?\*?%?")
+_NO_NUMBER = ("", "n/a", "—", "-")  # a cell with no number does not decide a column's alignment
+
+
+def number_columns(rows: list[list[str]]) -> list[bool]:
+    """Per column, whether every cell that holds something is a number (a sign, a mean ± sd, a
+    bold or starred number included), so a typeset table aligns it right."""
+    width = max((len(row) for row in rows), default=0)
+    out = []
+    for k in range(width):
+        cells = [str(row[k]).strip() for row in rows if k < len(row) and str(row[k]).strip() not in _NO_NUMBER]
+        plain = [re.sub(r"^\\textbf\{(.*)\}$", r"\1", c).replace("$\\pm$", "±").replace("\\%", "%") for c in cells]
+        out.append(bool(cells) and all(_NUMBER_CELL.fullmatch(c) for c in plain))
+    return out
+
+
 def grid(headers: list[str], rows: list[list[str]], fmt: str, escaped: bool = False) -> str:
-    """A table in md (github) or LaTeX; cells are final strings (LaTeX-escaped if ``escaped``)."""
+    """A table in md (github) or LaTeX; cells are final strings (LaTeX-escaped if ``escaped``).
+    LaTeX aligns a column of numbers right (``number_columns``), text left."""
     if fmt == "latex":
         if not escaped:
             headers = [tex(h) for h in headers]
             rows = [[tex(c) for c in row] for row in rows]
-        return tabulate(rows, headers, tablefmt="latex_raw", disable_numparse=True)
+        align = ["right" if number else "left" for number in number_columns(rows)]
+        return tabulate(rows, headers, tablefmt="latex_raw", disable_numparse=True, colalign=align or None)
     return tabulate(rows, headers, tablefmt="github", disable_numparse=True)
 
 

@@ -17,9 +17,11 @@ from afr_cli.tables.format import (
     check_format,
     decimals,
     document,
+    format_as_printed,
     format_param,
     format_value,
     grid,
+    printed_decimals,
     sorted_frame,
 )
 from afr_cli.tables.summary import cell_lookup, param_modes
@@ -244,8 +246,15 @@ def _comparison_cells(cell: dict | None, published: str) -> list[str]:
     is_param = metric in param_rows()
     if math.isnan(cell["ours"]):
         return ["n/a", published, ""]
-    ours = format_param(cell["ours"]) if is_param else format_value(cell["ours"], metric)
-    diff = f"{cell['diff']:+g}" if is_param else f"{cell['diff']:+.{decimals(cell['ours'], metric)}f}"
+    ours = format_as_printed(  # at the printed cell's decimals: one precision per column pair
+        cell["ours"],
+        published,
+        format_param(cell["ours"]) if is_param else format_value(cell["ours"], metric),
+        param=is_param,
+    )
+    places = printed_decimals(published)
+    places = decimals(cell["ours"], metric) if places is None else places
+    diff = f"{cell['diff']:+g}" if is_param else f"{cell['diff']:+.{places}f}"
     return [ours, published, diff + ("" if cell["within_tol"] else "*")]
 
 

@@ -357,7 +357,7 @@ def holm_family_text(frame: pd.DataFrame) -> str:
     after = " and ".join(f"{p:.2g}" for p in abrf.p_holm)
     return (
         f"Taken as one family, `compare.md` also shows each p-value Holm-adjusted over its {len(frame)} "
-        f"rows (issue 23): {len(alone)} rows have p < {ALPHA:g} alone, {len(adjusted)} after the "
+        f"rows: {len(alone)} rows have p < {ALPHA:g} alone, {len(adjusted)} after the "
         f"adjustment ({survive}); LARF over eps-ABRF (p = {before}) becomes {after}."
     )
 
