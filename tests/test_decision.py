@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 
 import numpy as np
 import pandas as pd
@@ -108,3 +109,40 @@ def test_decide_models_is_the_entry_point_and_reads_the_first_reps():
     assert text.startswith("Answer (base RF): b is better than a on R²") and "P = " in text
     first_three = decide_models(frame, "a", "b", reps=3)
     assert first_three["RF"].test == "hierarchical"
+
+
+def test_settles_at_is_the_count_from_which_the_verdict_stays():
+    from afr_cli.tables.compare_decision import settles_at, stability_counts
+
+    assert settles_at([(5, "undecided"), (10, "b_better"), (20, "b_better"), (30, "b_better")]) == 10
+    assert settles_at([(5, "b_better"), (10, "undecided"), (20, "b_better")]) == 20
+    assert settles_at([]) is None
+    assert stability_counts(100) == [5, 10, 20, 30, 50, 100]
+    assert stability_counts(12) == [5, 10, 12]
+
+
+def test_stability_on_the_command_line(tmp_path):
+    from afr_forkserver import Invocation, run_afr_forked
+    from tests.test_tables import _write_store
+
+    shifts = {d: 0.04 for d in ("Wine", "Diabetes", "Boston", "Yacht", "Airfoil")}
+    _write_store(tmp_path / "s", _frame(shifts, reps=12, noise=0.03))
+    runs = run_afr_forked(
+        [
+            Invocation(args, tmp_path, dict(os.environ))
+            for args in (
+                ("table", "--results", "s", "--compare", "a", "b", "--stability"),
+                ("table", "--results", "s", "--compare", "a", "b", "--stability", "--format", "json"),
+                ("table", "--results", "s", "--stability"),
+            )
+        ]
+    )
+    md, as_json, alone = runs
+    assert md.returncode == 0, md.stderr
+    assert "| 5 reps " in md.stdout and "| 12 reps " in md.stdout and "settles at" in md.stdout
+    data = json.loads(as_json.stdout)
+    steps = data["bases"][0]["steps"]
+    assert [s["reps"] for s in steps] == [5, 10, 12] and steps[-1]["verdict"] == "b_better"
+    assert data["bases"][0]["final_verdict"] == "b_better" and data["bases"][0]["settles_at"] in (5, 10, 12)
+    assert set(steps[0]["event_probabilities"]) == {"p_a_better", "p_equivalent", "p_b_better"}
+    assert alone.returncode == 2 and "--stability: needs --compare A B" in alone.stderr

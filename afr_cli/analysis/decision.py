@@ -113,8 +113,10 @@ def rule(probabilities: RopeProbabilities, sure: float = SURE) -> tuple[str, flo
     return UNDECIDED, best
 
 
-def _leaning(left: float, right: float) -> str:
-    if math.isnan(left) or math.isnan(right) or left == right:
+def _leaning(left: float, right: float, inside: float = 0.0) -> str:
+    """The side with the larger of ``left`` and ``right``, when it is larger than ``inside`` too
+    (evidence that mostly says "within the ROPE" leans nowhere)."""
+    if any(math.isnan(v) for v in (left, right, inside)) or left == right or max(left, right) <= inside:
         return "none"
     return "b" if right > left else "a"
 
@@ -125,17 +127,21 @@ def directions_of(
     wins: int,
     losses: int,
     mean_difference: float,
+    mean_rope: float = 0.0,
 ) -> dict[str, str]:
-    """Each piece of evidence over the datasets and the side it leans to ("a", "b" or "none"):
-    the hierarchical posterior mean of δ0, the signed-rank test's larger side share, the majority
-    of per-dataset wins and losses, the sign of the plain mean difference (B − A, B better > 0)."""
+    """Each piece of evidence over the datasets and the side it leans to ("a", "b" or "none"): the
+    hierarchical population mean (its larger side probability, when above the ROPE's), the
+    signed-rank test (likewise, with its region shares), the majority of per-dataset wins and
+    losses, and the plain mean difference over the datasets when beyond ±``mean_rope`` (B − A
+    oriented so that > 0 is B better)."""
     out = {}
     if hierarchical is not None:
-        out["hierarchical mean"] = _leaning(-hierarchical.mean, hierarchical.mean)
+        pop = hierarchical.population
+        out["hierarchical mean"] = _leaning(pop.left, pop.right, pop.rope)
     if signed_rank is not None:
-        out["signed-rank"] = _leaning(signed_rank.left, signed_rank.right)
+        out["signed-rank"] = _leaning(signed_rank.left, signed_rank.right, signed_rank.rope)
     out["per-dataset wins"] = _leaning(float(losses), float(wins))
-    if not math.isnan(mean_difference):
+    if not math.isnan(mean_difference) and abs(mean_difference) > mean_rope:
         out["mean over datasets"] = _leaning(-mean_difference, mean_difference)
     return out
 
@@ -214,6 +220,6 @@ def decide_paired(
     except ValueError as exc:
         return no_test(
             f"the hierarchical test does not apply: {exc}",
-            directions_of(None, signed, wins, losses, float(means.mean())),
+            directions_of(None, signed, wins, losses, float(means.mean()), rope),
         )
-    return from_hierarchical(result, directions_of(result, signed, wins, losses, float(means.mean())))
+    return from_hierarchical(result, directions_of(result, signed, wins, losses, float(means.mean()), rope))

@@ -81,6 +81,13 @@ class Stability:
                     "verdict": d.verdict,
                     "probability": None if math.isnan(d.probability) else d.probability,
                     "test": d.test,
+                    "event_probabilities": None
+                    if d.probabilities is None
+                    else {
+                        "p_a_better": d.probabilities.left,
+                        "p_equivalent": d.probabilities.rope,
+                        "p_b_better": d.probabilities.right,
+                    },
                 }
                 for n, d in self.steps
             ],
@@ -120,7 +127,13 @@ def _verdict_words(d: Decision, a: str, b: str) -> str:
         "undecided": "undecided",
         "no_test": "no test",
     }[d.verdict]
-    return words if math.isnan(d.probability) else f"{words} (P = {d.probability:.3f})"
+    if math.isnan(d.probability):
+        return words
+    if d.verdict == "undecided":
+        p = d.probabilities
+        likeliest = max((p.right, f"{b} better"), (p.rope, "equivalent"), (p.left, f"{a} better"))[1]
+        return f"undecided (likeliest {likeliest}, P = {d.probability:.3f})"
+    return f"{words} (P = {d.probability:.3f})"
 
 
 def render_stability(rows: list[Stability], a: str, b: str) -> str:

@@ -29,7 +29,11 @@ def decide_base(comparison: ModelComparison, c: BaseComparison) -> Decision:
     hier = c.hierarchical
     signed = c.signed_rank.probabilities
     mean = better * c.ttest.mean_diff
-    directions = directions_of(hier.result, signed, len(c.record.wins), len(c.record.losses), mean)
+    # the mean over datasets leans only beyond the ROPE: in the metric's unit, or on an error metric a
+    # share of A's mean error (the ROPE is relative there)
+    a_level = float(c.per_dataset[a].mean()) if comparison.metric != "r2" else 1.0
+    mean_rope = comparison.rope * abs(a_level)
+    directions = directions_of(hier.result, signed, len(c.record.wins), len(c.record.losses), mean, mean_rope)
     if hier.result is None:
         return no_test(f"the hierarchical test does not apply: {hier.reason}", directions, a, b)
     return from_hierarchical(hier.result, directions, a, b)
