@@ -123,6 +123,7 @@ def test_settles_at_is_the_count_from_which_the_verdict_stays():
 
 def test_stability_on_the_command_line(tmp_path):
     from afr_forkserver import Invocation, run_afr_forked
+
     from tests.test_tables import _write_store
 
     shifts = {d: 0.04 for d in ("Wine", "Diabetes", "Boston", "Yacht", "Airfoil")}
