@@ -652,7 +652,7 @@ def render_comparison_overview(comparisons: list[ModelComparison]) -> str:
         "p (Wilcoxon)",
         "r",
         "P(A) / P(=) / P(B)",
-        "hierarchical P(A) / P(=) / P(B)",
+        "hierarchical P(A) / P(=) / P(B), population mean",
         "better/tie/worse",
         "reps",
     ]
