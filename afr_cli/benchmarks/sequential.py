@@ -35,6 +35,7 @@ SYNTHETIC_SPREAD = 0.005  # sd of the dataset means around the population mean (
 SYNTHETIC_NOISE = 0.03  # sd of one repetition's difference (R²)
 SYNTHETIC_SHIFTS = (0.0, 0.5, 1.0, 2.0)  # the true population mean, in ROPEs
 PAIR_TESTS = ("wins", "ttest", "negligible", "figure_wins")
+WORKERS = 2  # processes the pairs and trials are spread over (the machine's cores)
 
 
 def claim_pairs(root: Path) -> list[dict]:
@@ -118,12 +119,19 @@ def replay_pair(rows: pd.DataFrame, a: str, b: str, metric: str, rope: float = D
     }
 
 
-def replay(root: Path, rope: float = DEFAULT_ROPE) -> dict:
-    """The replay over every claim pair held at 100 repetitions (module docstring)."""
+def _replay_job(job: tuple) -> dict:
+    """One pair's replay in a worker: (rows, a, b, metric, rope) -> :func:`replay_pair`'s result."""
+    rows, a, b, metric, rope = job
+    return replay_pair(rows, a, b, metric, rope)
+
+
+def replay(root: Path, rope: float = DEFAULT_ROPE, workers: int = WORKERS) -> dict:
+    """The replay over every claim pair held at 100 repetitions (module docstring), the pairs
+    spread over ``workers`` processes."""
     from afr_cli.publish.context import ReportContext
 
     ctx = ReportContext(root)
-    out, skipped = [], []
+    jobs, labels, skipped = [], [], []
     for pair in claim_pairs(root):
         held = _pair_rows(ctx, pair)
         label = f"{pair['b'][1]} ({pair['b'][0]}) vs {pair['a'][1]} ({pair['a'][0]}), {pair['metric']}"
@@ -131,8 +139,13 @@ def replay(root: Path, rope: float = DEFAULT_ROPE) -> dict:
             skipped.append(label)
             continue
         rows, a, b = held
-        result = replay_pair(rows, a, b, pair["metric"], rope)
-        out.append({"pair": label, "source": pair["source"], "claims": pair["claims"], **result})
+        jobs.append((rows, a, b, pair["metric"], rope))
+        labels.append((label, pair))
+    results = _mapped(_replay_job, jobs, workers)
+    out = [
+        {"pair": label, "source": pair["source"], "claims": pair["claims"], **result}
+        for (label, pair), result in zip(labels, results)
+    ]
     stops = [p["stop_at"] for p in out]
     return {
         "pairs": out,
@@ -163,22 +176,30 @@ def _wrong(verdict: str, shift_ropes: float) -> bool:
     return verdict != B_BETTER
 
 
-def synthetic(trials: int, rope: float = DEFAULT_ROPE, seed: int = 0) -> dict:
-    """The sequential rule on ``trials`` synthetic pairs per true difference (module docstring)."""
-    rng = np.random.default_rng(seed)
+def _synthetic_job(job: tuple) -> tuple[str, int]:
+    """One synthetic trial in a worker: (shift, rope, seed) -> (final verdict, repetitions used)."""
+    shift, rope, seed = job
+    data = _synthetic_rows(shift, np.random.default_rng(seed))
+    for n in range(BATCH, MAX_REPS + 1, BATCH):
+        d = decide_paired([r[:n] for r in data], SYNTHETIC_RHO, rope)
+        if d.decided or n == MAX_REPS:
+            return d.verdict, n
+    raise AssertionError("unreachable: the last batch returns")
+
+
+def synthetic(trials: int, rope: float = DEFAULT_ROPE, seed: int = 0, workers: int = WORKERS) -> dict:
+    """The sequential rule on ``trials`` synthetic pairs per true difference (module docstring);
+    trial ``t`` of shift ``k`` draws its data from seed ``seed + 1000·k + t``."""
+    jobs = [
+        (shift_ropes * rope, rope, seed + 1000 * k + t)
+        for k, shift_ropes in enumerate(SYNTHETIC_SHIFTS)
+        for t in range(trials)
+    ]
+    done = _mapped(_synthetic_job, jobs, workers)
     rows = []
-    for shift_ropes in SYNTHETIC_SHIFTS:
-        verdicts, stops = [], []
-        for _ in range(trials):
-            data = _synthetic_rows(shift_ropes * rope, rng)
-            stop, verdict = MAX_REPS, None
-            for n in range(BATCH, MAX_REPS + 1, BATCH):
-                d = decide_paired([r[:n] for r in data], SYNTHETIC_RHO, rope)
-                if d.decided or n == MAX_REPS:
-                    stop, verdict = n, d.verdict
-                    break
-            verdicts.append(verdict)
-            stops.append(stop)
+    for k, shift_ropes in enumerate(SYNTHETIC_SHIFTS):
+        verdicts = [v for v, _ in done[k * trials : (k + 1) * trials]]
+        stops = [n for _, n in done[k * trials : (k + 1) * trials]]
         counts = {v: verdicts.count(v) for v in sorted(set(verdicts))}
         rows.append(
             {
@@ -202,13 +223,31 @@ def synthetic(trials: int, rope: float = DEFAULT_ROPE, seed: int = 0) -> dict:
     }
 
 
-def run(root: Path, trials: int, rope: float = DEFAULT_ROPE) -> dict:
-    """Both measurements, with the CPU seconds each took."""
-    c0 = time.process_time()
-    stores = replay(root, rope)
-    c1 = time.process_time()
-    made = synthetic(trials, rope)
-    c2 = time.process_time()
+def _mapped(function, jobs: list, workers: int) -> list:
+    """``function`` over ``jobs`` in order, in ``workers`` processes (in this one for 1)."""
+    if workers <= 1 or len(jobs) <= 1:
+        return [function(job) for job in jobs]
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(function, jobs))
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of its finished workers."""
+    import resource
+
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def run(root: Path, trials: int, rope: float = DEFAULT_ROPE, workers: int = WORKERS) -> dict:
+    """Both measurements, with the CPU seconds each took (this process and its workers)."""
+    c0 = _cpu()
+    stores = replay(root, rope, workers)
+    c1 = _cpu()
+    made = synthetic(trials, rope, workers=workers)
+    c2 = _cpu()
     return {
         "batch": BATCH,
         "max_reps": MAX_REPS,
