@@ -52,3 +52,14 @@ def test_a_steady_verdict_settles_at_the_first_count_and_a_last_turn_does_not_se
     late = _results(100, flip_at=50)  # the lead holds on 50 and is lost on 100
     turned = settle(judge("satrf", CLAIM, late, 10), late)
     assert turned.verdict == DOES_NOT and turned.settles == DOES_NOT_SETTLE
+
+
+def test_the_papers_claims_block_says_which_verdicts_need_more_repetitions():
+    from afr_cli.catalogue.knowledge import paper
+    from afr_cli.publish.claims.ledger import summary_block
+
+    results = _results(60, flip_at=20)
+    verdict = settle(judge("satrf", CLAIM, results, 10), results)
+    block = summary_block(paper("satrf"), [verdict])
+    assert block.splitlines()[-1].startswith("Repetitions each verdict needs")
+    assert "need more than the paper's 10: b-beats-a (at 30)" in block
