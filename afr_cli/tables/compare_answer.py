@@ -87,9 +87,9 @@ def _event_words(d: Decision, a: str, b: str, rope_text: str, over: str) -> str:
     p = d.probabilities
     if d.decided:
         what = {
-            B_BETTER: f"it is above +{rope_text.lstrip('±')}",
-            A_BETTER: f"it is below −{rope_text.lstrip('±')}",
-            EQUIVALENT: f"it is within {rope_text}",
+            B_BETTER: f"{b} is better by more than the ROPE ({rope_text})",
+            A_BETTER: f"{a} is better by more than the ROPE ({rope_text})",
+            EQUIVALENT: f"the difference is within {rope_text}",
         }[d.verdict]
         return f"P = {d.probability:.3f} that {what}, for {over}"
     return (
