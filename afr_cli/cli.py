@@ -95,6 +95,7 @@ _bench = _group(
         "regenerated": bench.regenerated,
         "baseline": bench.baseline,
         "interactive": bench.interactive,
+        "sequential": bench.sequential,
         "dask": bench_dask.dask_bench,
     },
     no_args_is_help=True,

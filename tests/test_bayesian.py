@@ -166,7 +166,7 @@ def test_compare_models_carries_holm_effects_and_bayesian_tests():
     )
     comparison = compare_models(frame, "a", "b", rope=0.01)
     raw = [c.ttest.p for c in comparison.bases]
-    assert comparison.holm_p() == pytest.approx(holm_adjust(raw))
+    assert comparison.holm_p() == pytest.approx(holm_adjust(raw), nan_ok=True)  # the same 0.03 everywhere: no p
     block = comparison.bases[0]
     assert block.per_dataset_bayes["Wine"].rho == 0.2  # n_test / n from the stored split
     assert block.per_dataset_bayes["Wine"].probabilities.right > 0.9  # b better by 0.03 on every split

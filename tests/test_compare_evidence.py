@@ -215,7 +215,8 @@ def test_one_repetition_prints_no_nan_and_the_answer_falls_back_to_a_test_that_a
     three = compare_models(_frame(0.03, datasets=DATASETS[:3], reps=1), "a", "b")
     text = render_comparison_lead(three) + render_model_comparison(three, "md")
     assert not _has_nan(text), text
-    assert "by the Bayesian signed-rank test over only 3 datasets" in text.splitlines()[0]
+    first = text.splitlines()[0]  # no hierarchical test on one repetition: undecided, the signed-rank shares labelled
+    assert "undecided between a and b" in first and "region shares (not event probabilities)" in first
     assert "| n/a: 1 repetition" in text
     per = comparison_dict(three)["bases"][0]["datasets"][0]["correlated_ttest"]
     assert per["p_b_better"] is None and "at least 2 repetitions" in per["reason"]

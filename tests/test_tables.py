@@ -589,9 +589,13 @@ def test_json_says_b_minus_a_for_every_difference_and_inf_apart_from_null():
         assert row["b_minus_a"] == -0.0625 and bayes["mean"] == -0.0625  # b's MAE lower: b - a < 0
         assert bayes["ci_low"] <= bayes["mean"] <= bayes["ci_high"] and bayes["p_b_better"] == 1.0
     ttest = out["bases"][0]["ttest"]
-    assert ttest["mean_diff"] == -0.0625 and ttest["t"] == "-inf" and ttest["p"] == 0.0  # sd 0: t infinite
+    # the same difference everywhere (sd 0): t, p and d_z are undefined (null), never an infinite t with p = 0
+    assert ttest["mean_diff"] == -0.0625 and ttest["t"] is None and ttest["p"] is None
     r2 = comparison_dict(compare_models(_pair_frame(), "rf", "b", "r2"))["bases"][0]
-    assert r2["ttest"]["t"] == "inf" and r2["effect_sizes"]["cohen_dz"] == "inf"
+    assert r2["ttest"]["t"] is None and r2["effect_sizes"]["cohen_dz"] is None
+    from afr_cli.tables.compare import _json_numbers
+
+    assert _json_numbers([math.inf, -math.inf, math.nan]) == ["inf", "-inf", None]  # the two never read alike
     one = comparison_dict(compare_models(_pair_frame(reps=1), "rf", "b"))["bases"][0]["datasets"][0]["correlated_ttest"]
     assert one["mean"] == 0.0625 and one["ci_low"] is None  # one repetition: no interval (undefined, null)
 

@@ -65,13 +65,14 @@ def signed_rank_test(
 ) -> SignedRankResult:
     """Bayesian signed-rank test of the per-dataset differences ``diff`` (B − A) with ROPE ±``rope``.
 
-    NaN probabilities for an empty ``diff``; the same ``seed`` always gives the same result."""
-    z = np.asarray(diff, dtype=float)
+    NaN probabilities for an empty ``diff`` or one holding a NaN (an undefined difference is not
+    left out silently); the same ``seed`` always gives the same result."""
+    z = np.asarray(diff, dtype=float).ravel()
     if rope < 0:
         raise ValueError(f"rope must be >= 0, got {rope}")
-    if z.size == 0:
+    if z.size == 0 or np.isnan(z).any():
         nan = RopeProbabilities(math.nan, math.nan, math.nan)
-        return SignedRankResult(0, rope, nan, samples, seed)
+        return SignedRankResult(int(z.size), rope, nan, samples, seed)
     z = np.concatenate(([0.0], z))
     draws = _dirichlet_draws(z.size, samples, seed, prior)  # samples × (n + 1)
     pair_sum = z[:, None] + z[None, :]

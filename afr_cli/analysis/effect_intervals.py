@@ -30,6 +30,7 @@ from numpy.typing import ArrayLike
 
 from afr_cli.analysis.distributions import t_ppf
 from afr_cli.analysis.signed_rank import average_ranks_by_row
+from afr_cli.analysis.stats import CONSTANT_SD
 
 BOOTSTRAP_RESAMPLES = 10_000
 BOOTSTRAP_SEED = 0
@@ -38,7 +39,6 @@ R_THRESHOLDS = (0.1, 0.3, 0.5)  # Cohen (1988), ch. 3: small, medium, large r
 D_LABEL_SOURCE = "Cohen (1988) for d: |d| < 0.2 negligible, < 0.5 small, < 0.8 medium, else large"
 R_LABEL_SOURCE = "Cohen (1988) for a correlation r: |r| < 0.1 negligible, < 0.3 small, < 0.5 medium, else large"
 _LABELS = ("negligible", "small", "medium", "large")
-CONSTANT_SD = 1e-9  # an sd of the differences below this share of |mean| is floating-point noise
 
 
 @dataclass(frozen=True)
@@ -103,9 +103,9 @@ def mean_diff_interval(a: ArrayLike, b: ArrayLike, level: float = 0.95) -> Inter
 
 
 def dz_interval(a: ArrayLike, b: ArrayLike, level: float = 0.95) -> Interval:
-    """Cohen's d_z of a − b with its exact noncentral-t interval. NaN for n < 2 or sd = 0 with
-    mean 0; for sd = 0 with mean ≠ 0 (or sd below CONSTANT_SD·|mean|, rounding), d_z = ±inf and no
-    interval (NaN bounds); where scipy's noncentral t is NaN (|t| in the thousands), the
+    """Cohen's d_z of a − b with its exact noncentral-t interval. NaN (no interval) for n < 2, a NaN
+    difference, or differences without spread (sd = 0, or at most CONSTANT_SD·|mean|: rounding),
+    never infinite; where scipy's noncentral t is NaN (|t| in the thousands), the
     large-sample normal interval, so named in ``method``."""
     from scipy.optimize import brentq
     from scipy.special import nctdtr  # the noncentral t CDF, nctdtr(df, nc, t): no scipy.stats import
@@ -114,14 +114,11 @@ def dz_interval(a: ArrayLike, b: ArrayLike, level: float = 0.95) -> Interval:
     d = _differences(a, b)
     n = d.size
     method = "noncentral t"
-    if n < 2:
+    if n < 2 or np.isnan(d).any():
         return Interval(math.nan, math.nan, math.nan, level, method)
     mean, sd = float(d.mean()), float(d.std(ddof=1))
     if sd <= CONSTANT_SD * abs(mean):  # equal differences up to rounding: d_z is that rounding's artefact
-        sd = 0.0
-    if sd == 0.0:
-        dz = math.copysign(math.inf, mean) if mean else math.nan
-        return Interval(dz, math.nan, math.nan, level, method)
+        return Interval(math.nan, math.nan, math.nan, level, method)
     dz = mean / sd
     t_obs, df, root_n = dz * math.sqrt(n), n - 1, math.sqrt(n)
     alpha = 1.0 - level

@@ -23,7 +23,8 @@ The answer is about the *next* dataset: δ_next ~ Student-t(ν, δ0, σ0). For e
 mass of δ_next below −rope, inside [−rope, rope] and above rope is computed; ``probabilities`` is
 the share of draws in which each region holds the most mass — baycomp's ``Posterior.probs`` and the
 rule of afr's signed-rank test — and ``predictive`` the mean mass (the posterior predictive
-probability). The posterior of δ0, the mean difference of the population, is reported in data units.
+probability). The posterior of δ0, the mean difference of the population, is reported in data units,
+with ``population`` the posterior probability that δ0 lies below, inside or above the ROPE.
 As in :mod:`afr_cli.analysis.bayesian`, "right" is B better for a score where higher is better; the callers
 flip the sign for error metrics.
 
@@ -63,7 +64,8 @@ class HierarchicalResult:
 
     ``probabilities``: share of posterior draws in which the next dataset's difference is most
     likely below / inside / above the ROPE (baycomp's answer); ``predictive``: the posterior
-    predictive probability of each region; ``mc_se``: Monte Carlo standard errors of
+    predictive probability of each region; ``population``: the posterior probability that the
+    population's mean difference δ0 lies below / inside / above the ROPE; ``mc_se``: Monte Carlo standard errors of
     ``probabilities`` (batch means). ``mean`` (with its Monte Carlo error ``mean_mc_se``) and the
     ``level`` credible interval are of δ0 and
     ``dataset_means`` the shrunk posterior means of the δ_i, all in the data's unit; ``scale`` is the
@@ -74,6 +76,7 @@ class HierarchicalResult:
     rope_width: float
     probabilities: RopeProbabilities
     predictive: RopeProbabilities
+    population: RopeProbabilities
     mc_se: RopeProbabilities
     mean: float
     mean_mc_se: float
@@ -87,7 +90,7 @@ class HierarchicalResult:
     seed: int
 
 
-_PROBABILITY_FIELDS = ("probabilities", "predictive", "mc_se")
+_PROBABILITY_FIELDS = ("probabilities", "predictive", "population", "mc_se")
 _INT_FIELDS = ("n_datasets", "samples", "burn_in", "seed")
 _FLOAT_FIELDS = ("rope_width", "mean", "mean_mc_se", "ci_low", "ci_high", "level", "scale")
 
@@ -167,6 +170,13 @@ def _rows(diffs: Sequence[ArrayLike]) -> list[np.ndarray]:
             raise ValueError(f"dataset {i} has {r.size} repetition(s); the hierarchical test needs at least 2")
         if not np.all(np.isfinite(r)):
             raise ValueError(f"dataset {i} has a non-finite difference")
+        with np.errstate(over="ignore"):
+            squares = float(np.sum(np.square(r)))
+        if not math.isfinite(squares):
+            raise ValueError(
+                f"dataset {i}'s differences reach {np.abs(r).max():.3g}: too large for their variance "
+                f"to be a finite double; rescale the metric"
+            )
     return rows
 
 
@@ -374,6 +384,15 @@ def region_masses(draws: HierarchicalDraws) -> np.ndarray:
     return np.stack([left, np.clip(1.0 - left - right, 0.0, 1.0), right], axis=1)
 
 
+def _population_shares(draws: HierarchicalDraws) -> np.ndarray:
+    """The share of draws in which δ0 lies below, inside and above the (scaled) ROPE: the posterior
+    probability of each event for the population's mean difference."""
+    d0 = draws.delta0
+    left = float(np.mean(d0 < -draws.rope))
+    right = float(np.mean(d0 > draws.rope))
+    return np.array([left, max(0.0, 1.0 - left - right), right])
+
+
 def _winner_share(masses: np.ndarray) -> np.ndarray:
     top = masses == masses.max(axis=1, keepdims=True)
     return top / top.sum(axis=1, keepdims=True)
@@ -419,6 +438,7 @@ def summarise(draws: HierarchicalDraws, rope: float, level: float, burn_in: int,
         rope_width=rope,
         probabilities=RopeProbabilities(*(float(v) for v in share.mean(axis=0))),
         predictive=RopeProbabilities(*(float(v) for v in masses.mean(axis=0))),
+        population=RopeProbabilities(*(float(v) for v in _population_shares(draws))),
         mc_se=RopeProbabilities(*(float(v) for v in batch_se(share))),
         mean=float(mean_diff.mean()),
         mean_mc_se=float(batch_se(mean_diff[:, None])[0]),

@@ -24,6 +24,8 @@ from numpy.typing import ArrayLike
 from afr_cli.analysis.distributions import chi2_sf, f_sf, t_ppf, t_sf
 from afr_cli.analysis.signed_rank import average_ranks, average_ranks_by_row, wilcoxon_signed_rank
 
+CONSTANT_SD = 1e-9  # an sd of the differences at most this share of |mean| is floating-point rounding
+
 
 @dataclass(frozen=True)
 class TTestResult:
@@ -40,17 +42,21 @@ class TTestResult:
 def paired_ttest(a: ArrayLike, b: ArrayLike) -> TTestResult:
     """Demšar's paired t-test of a − b (same-length sequences, one value per dataset).
 
-    With sd(d) = 0 the test degenerates: t = 0, p = 1 if the mean is 0, else t = ±inf, p = 0.
-    With n < 2 there is no variance estimate: t, p and the CI are NaN.
+    With sd(d) = 0 the test degenerates: t = 0, p = 1 if the mean is 0; with a non-zero mean and no
+    spread (sd at most CONSTANT_SD·|mean|, rounding) t and p are undefined (NaN), never an infinite t
+    with p = 0. With n < 2, or a NaN among the differences, t, p and the CI are NaN.
     """
     d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
     n = int(d.size)
     mean = float(d.mean()) if n else math.nan
-    if n < 2:
+    if n < 2 or np.isnan(d).any():
         return TTestResult(n, mean, math.nan, math.nan, math.nan, math.nan)
-    se = float(d.std(ddof=1)) / math.sqrt(n)
+    sd = float(d.std(ddof=1))
+    if sd <= CONSTANT_SD * abs(mean):  # equal differences up to rounding: no spread to test against
+        sd = 0.0
+    se = sd / math.sqrt(n)
     if se == 0.0:
-        t, p = (0.0, 1.0) if mean == 0.0 else (math.copysign(math.inf, mean), 0.0)
+        t, p = (0.0, 1.0) if mean == 0.0 else (math.nan, math.nan)
     else:
         t = mean / se
         p = 2.0 * t_sf(abs(t), n - 1)
@@ -101,15 +107,19 @@ class EffectSizes:
 
 
 def effect_sizes(a: ArrayLike, b: ArrayLike) -> EffectSizes:
-    """d_z and the rank-biserial correlation of a − b; NaN where undefined (n < 2, or sd = 0 with
-    mean 0 for d_z; no non-zero difference for the rank-biserial); d_z = ±inf for sd = 0, mean ≠ 0."""
+    """d_z and the rank-biserial correlation of a − b; NaN where undefined: both for a NaN among the
+    differences; d_z for n < 2 or differences without spread (sd at most CONSTANT_SD·|mean|: equal
+    up to rounding, where mean / sd would be that rounding's artefact, or infinite); the
+    rank-biserial for no non-zero difference. Never infinite."""
     d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
+    if np.isnan(d).any():
+        return EffectSizes(math.nan, math.nan)
     if d.size < 2:
         dz = math.nan
     else:
         sd = float(d.std(ddof=1))
         mean = float(d.mean())
-        dz = mean / sd if sd > 0 else (math.copysign(math.inf, mean) if mean else math.nan)
+        dz = mean / sd if sd > CONSTANT_SD * abs(mean) else math.nan
     nonzero = d[d != 0.0]
     if nonzero.size == 0:
         rb = math.nan
@@ -175,9 +185,12 @@ def friedman_from_ranks(mean_ranks: ArrayLike, n: int, tie_factor: float = 1.0) 
 
     ``tie_factor`` (from ``friedman_tie_factor``, 1 when no dataset has tied scores) divides the
     statistic, the standard correction for ties that scipy's ``friedmanchisquare`` applies; the
-    Iman-Davenport F is computed from the corrected chi²."""
+    Iman-Davenport F is computed from the corrected chi². Over fewer than 2 datasets (or models)
+    every value is NaN: the test is undefined there, never F = inf with p = 0."""
     r = np.asarray(mean_ranks, dtype=float)
     k = r.size
+    if n < 2 or k < 2:  # one dataset (or one model): no spread of ranks to test, F has 0 df
+        return math.nan, math.nan, math.nan, math.nan
     if tie_factor <= 0.0:  # every dataset ties every model: no evidence of a difference
         return 0.0, 1.0, 0.0, 1.0
     chi2 = 12.0 * n / (k * (k + 1)) * (float(np.sum(r**2)) - k * (k + 1) ** 2 / 4.0) / tie_factor

@@ -628,3 +628,25 @@ def time_command(
         raise typer.Exit(code)
     if record:
         _record("time", (key,), {"wall_s": round(wall, 1), "cpu_s": round(cpu, 1)}, shlex.join(command))
+
+
+def sequential(
+    trials: int = typer.Option(
+        20, "--trials", help="synthetic pairs per true difference (0, ROPE/2, ROPE, 2·ROPE)", callback=at_least(1)
+    ),
+    fmt: str = typer.Option("table", "--format", help="table or json"),
+    record: bool = typer.Option(False, "--record", help=RECORD_HELP),
+    note: str = typer.Option("", "--note", help=NOTE_HELP),
+) -> None:
+    """The decision rule's error when a comparison stops once decided (batches of 10 repetitions,
+    P >= 0.95 on every base, at most 100): replayed over every model pair the papers' claims compare
+    on the committed 100-repetition stores (how often the early verdict differs from the one on all
+    100, the share of units saved), and on synthetic pairs of known difference (the wrong-decision
+    rate at 0, half the ROPE, the ROPE and twice it). Run from the project root."""
+    from afr_cli.benchmarks.sequential import lines, run
+
+    _checked(fmt, "AUTO", 20, 1)
+    r = run(RECORDS_ROOT, trials)
+    _emit(r, fmt, lines(r))
+    if record:
+        _record("sequential", (f"trials{trials}",), r, note=note)

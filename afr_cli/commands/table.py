@@ -154,6 +154,15 @@ def table(
     show_all: Annotated[
         bool, typer.Option("--all", help="With --compare: also print the full model table after the comparison.")
     ] = False,
+    stability: Annotated[
+        bool,
+        typer.Option(
+            "--stability",
+            help="With --compare: the decision rule's verdict and its probability per base on the first 5, 10, "
+            "20, 30, 50 and all stored repetitions, and the count from which the verdict no longer changes "
+            "(md or json).",
+        ),
+    ] = False,
 ) -> None:
     """Summarise results per dataset and model, or set them beside a published table; with
     --compare A B, the comparison of B against A first (the full table only with --all)."""
@@ -172,13 +181,57 @@ def table(
         "compare": list(compare) if compare is not None else None,
         "rope": rope,
         "all": show_all,
+        **({"stability": True} if stability else {}),
     }
     # what the answer reads: the stores named, or every store --compare chooses among
     read = results_dirs or (stores_under() if compare is not None else None)
     key = answer_key("table", options, store_parts(read) if read else None)
+    if stability:
+        answered(key, lambda: _stability(results_dirs, metric, fmt, selection, reps, compare, rope, show_all, paper))
+        return
     answered(
         key, lambda: _answer(results_dirs, metric, fmt, with_std, paper, tol, selection, reps, compare, rope, show_all)
     )
+
+
+def _stability(
+    results_dirs: list[Path] | None,
+    metric: str | None,
+    fmt: str,
+    selection: str,
+    reps: int | None,
+    compare: tuple[str, str] | None,
+    rope: float,
+    show_all: bool,
+    paper: str | None,
+) -> bool:
+    """``--stability``: the answer recomputed on the first repetitions (afr_cli/tables/compare_decision.py)."""
+    import json
+
+    from afr_cli.tables.compare import _json_numbers
+    from afr_cli.tables.compare_decision import render_stability, stability
+
+    if compare is None:
+        raise AfrInputError("--stability: needs --compare A B; allowed only with it")
+    if show_all or paper is not None or metric == "all":
+        raise AfrInputError("--stability: allowed without --all, --paper and --metric all")
+    if fmt not in ("md", "json"):
+        raise AfrInputError(f"--format: {fmt!r} is not allowed with --stability; allowed: md, json")
+    if not rope >= 0:
+        raise AfrInputError(f"--rope: {rope!r} is not allowed; a number >= 0 (in the metric's unit)")
+    from afr_cli import tables
+
+    if metric is not None and metric not in tables.METRICS:
+        raise AfrInputError(f"--metric: {metric!r} is not one of {', '.join(tables.METRICS)}")
+    results = _load(results_dirs or [], selection, reps, compare, {spec.partition(":")[0] for spec in compare})
+    rows = stability(results, *compare, metric or "r2", rope)
+    if fmt == "json":
+        data = {"a": compare[0], "b": compare[1], "metric": metric or "r2", "rope": rope}
+        data["bases"] = [s.as_dict() for s in rows]
+        typer.echo(json.dumps(_json_numbers(data), indent=2, ensure_ascii=False))
+    else:
+        typer.echo(render_stability(rows, *compare), nl=False)
+    return True
 
 
 def _answer(

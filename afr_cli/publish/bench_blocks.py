@@ -60,6 +60,56 @@ def interactive_block(records: list[dict]) -> str:
     return "\n\n".join(parts)
 
 
+def sequential_block(records: list[dict]) -> str:
+    """The ``bench:sequential`` block: the sequential decision rule replayed on the committed stores
+    (where it stops, whether its verdict differs from the one on every repetition, the units saved)
+    and its wrong-decision rate on synthetic pairs of known difference."""
+    parts = []
+    for record in records:
+        x = record["result"]
+        rep, synth = x["replay"], x["synthetic"]
+        saved = "no pair" if rep["units_saved_share"] is None else f"{100 * rep['units_saved_share']:.0f} %"
+        rows = [
+            [
+                f"{p['pair']}",
+                ", ".join(c.split(":", 1)[1] for c in p["claims"]),
+                str(p["stop_at"]),
+                ", ".join(f"{base}: {v}" for base, v in p["early"].items()),
+                ", ".join(p["final"].values()),
+                "**yes**" if p["differs"] else "no",
+            ]
+            for p in rep["pairs"]
+        ]
+        synth_rows = [
+            [
+                f"{s['true_difference']:g} ({s['in_ropes']:g} × ROPE)",
+                str(s["trials"]),
+                f"{100 * s['wrong_rate']:.0f} %",
+                f"{100 * s['undecided_at_max']:.0f} %",
+                f"{s['mean_reps']:.0f}",
+                ", ".join(f"{k} {v}" for k, v in s["verdicts"].items()),
+            ]
+            for s in synth["shifts"]
+        ]
+        parts.append(
+            f"The sequential rule (batches of {x['batch']} repetitions, stop when decided at P ≥ {x['threshold']:g} "
+            f"on every base, else at {x['max_reps']}) replayed over the {rep['n_pairs']} model pairs the papers' "
+            f"claims compare on the committed stores: it stops early on {rep['stopped_early']}, its verdict there "
+            f"differs from the one on all {x['max_reps']} repetitions on {rep['differs']}, and it saves {saved} of "
+            f"the units.\n\n"
+            + table(["pair (B vs A)", "claims", "stops at", "verdict there", "verdict on all", "differs"], rows)
+            + f"\n\nOn synthetic pairs ({synth['datasets']} datasets, ρ = {synth['rho']:g}, dataset means spread "
+            f"{synth['spread']:g} around the true difference, repetition noise {synth['noise']:g}, ROPE "
+            f"±{synth['rope']:g}, seed {synth['seed']}): a decision is wrong when it names a verdict the truth "
+            f'contradicts (at the ROPE itself only "A better").\n\n'
+            + table(
+                ["true B − A", "trials", "wrong", "undecided at the maximum", "mean repetitions", "verdicts"],
+                synth_rows,
+            )
+        )
+    return "\n\n".join(parts)
+
+
 def provenance(records: list[dict], kind: str) -> str:
     """One line per distinct (command, date, machine, source): where a block's numbers come from."""
     lines, seen = [], set()
@@ -605,6 +655,7 @@ RENDERERS: dict[str, Callable[[list[dict]], str]] = {
     "profile": profile_block,
     "rerun": rerun_block,
     "interactive": interactive_block,
+    "sequential": sequential_block,
     "dask": dask_block,
 }
 

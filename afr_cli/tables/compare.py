@@ -95,13 +95,16 @@ def comparison_dict(comparison: ModelComparison) -> dict:
                 **dropped,
             }
         )
-    from afr_cli.tables.compare_answer import answer_sentence, not_applicable
+    from afr_cli.tables.compare_answer import answer_sentence, not_applicable, rule_sentence
+    from afr_cli.tables.decision import decide_base
 
     for base, c in zip(bases, comparison.bases):
         base["not_applicable"] = not_applicable(c)
+        base["decision"] = decide_base(comparison, c).as_dict()
     return _json_numbers(
         {
             "answer": answer_sentence(comparison),
+            "rule": rule_sentence(),
             "a": comparison.a,
             "b": comparison.b,
             "metric": comparison.metric,
@@ -326,7 +329,8 @@ def power_note(comparison: ModelComparison) -> str | None:
 
 
 def _hier_cell(c: BaseComparison) -> str:
-    return "—" if c.hierarchical.result is None else _probs(c.hierarchical.result.probabilities)
+    """The population mean's event probabilities P(A) / P(=) / P(B) of the hierarchical test."""
+    return "—" if c.hierarchical.result is None else _probs(c.hierarchical.result.population)
 
 
 def render_comparison_lead(comparison: ModelComparison) -> str:
@@ -335,7 +339,7 @@ def render_comparison_lead(comparison: ModelComparison) -> str:
     Holm-adjusted p, d_z, Wilcoxon p with its rank-biserial correlation, the Bayesian signed-rank
     and the hierarchical probabilities. A base with one dataset has no row (no test over datasets
     applies there): a line says so instead of printing NaN."""
-    from afr_cli.tables.compare_answer import answer_sentence, not_applicable
+    from afr_cli.tables.compare_answer import answer_sentence, not_applicable, rule_sentence
 
     a, b = comparison.a, comparison.b
     frame = comparison.tests_frame()
@@ -346,9 +350,9 @@ def render_comparison_lead(comparison: ModelComparison) -> str:
             f"{r['mean_diff']:+.4f}",
             _p(r["p"]),
             _p(r["p_holm"]),
-            f"{r['cohen_dz']:+.2f}",
+            _signed(r["cohen_dz"]),
             _p(r["wilcoxon_p"]),
-            f"{r['rank_biserial']:+.2f}",
+            _signed(r["rank_biserial"]),
             f"{r['p_a_better']:.3f} / {r['p_equivalent']:.3f} / {r['p_b_better']:.3f}",
             _hier_cell(c),
         ]
@@ -365,11 +369,13 @@ def render_comparison_lead(comparison: ModelComparison) -> str:
         "p (Wilcoxon)",
         "r (rank-biserial)",
         f"P({a}) / P(=) / P({b})",
-        "hierarchical P",
+        "hierarchical P (population mean)",
     ]
     metric = METRIC_NAMES.get(comparison.metric, comparison.metric)
     lines = [
         answer_sentence(comparison),
+        "",
+        rule_sentence(),
         "",
         f"{b} against {a} on {metric} ({direction(comparison.metric)}), over the datasets (per base below)",
         "",
@@ -419,7 +425,8 @@ def _hier_legend(comparison: ModelComparison) -> str:
     )
     return (
         f"Hierarchical P: the Bayesian hierarchical test over datasets × repetitions (Corani et al. 2017, "
-        f"ρ = n_test / n), P({comparison.a}) / P(=) / P({comparison.b}) for the next dataset, {rope}; "
+        f"ρ = n_test / n), the posterior probability that the population's mean difference lies below / "
+        f"inside / above the ROPE, P({comparison.a}) / P(=) / P({comparison.b}), {rope}; "
         f"seeded Gibbs sampler, {COMPARE_SAMPLES} draws after {COMPARE_BURN_IN}, seed {COMPARE_SEED}{mc}."
     )
 
@@ -515,8 +522,8 @@ def _tests_notes(comparison: ModelComparison, c: BaseComparison, p_holm: float) 
     return [
         f"paired t-test (Demšar) of {b} − {a} over n = {t.n} {'units' if c.pooled else 'datasets'}: mean "
         f"{t.mean_diff:.4g},"
-        f" t = {t.t:.4g}, p = {t.p:.4g}{holm}, 95 % CI [{t.ci_low:.4g}, {t.ci_high:.4g}];"
-        f" effect size d_z = {eff.cohen_dz:.3g}",
+        f" t = {_g(t.t, '.4g')}, p = {_g(t.p, '.4g')}{holm}, 95 % CI [{t.ci_low:.4g}, {t.ci_high:.4g}];"
+        f" effect size d_z = {_g(eff.cohen_dz, '.3g')}",
         f"Wilcoxon signed-rank: statistic {c.wilcoxon[0]:.4g}, p = {c.wilcoxon[1]:.4g};"
         f" rank-biserial r = {eff.rank_biserial:.3g}",
         f"Bayesian signed-rank (ROPE ±{sr.rope_width:g}, {sr.samples} samples, seed {sr.seed}):"
@@ -556,6 +563,11 @@ def _intervals_note(comparison: ModelComparison, c: BaseComparison) -> str:
     return text
 
 
+def _g(value: float, spec: str) -> str:
+    """``value`` formatted, or 'undefined (no spread among the differences)' for NaN."""
+    return "undefined (no spread among the differences)" if math.isnan(value) else format(value, spec)
+
+
 def _signed(value: float) -> str:
     if math.isnan(value):
         return "undefined"
@@ -566,7 +578,7 @@ def _dz(i) -> str:
     if math.isinf(i.estimate):
         return f"{'+' if i.estimate > 0 else '-'}inf (every dataset's difference the same), no interval"
     if math.isnan(i.estimate):
-        return "undefined (no difference)"
+        return "undefined (no spread among the differences)"
     return f"{i.estimate:+.2f} [{i.low:+.2f}, {i.high:+.2f}] ({i.method})"
 
 
@@ -591,8 +603,12 @@ def _hier_note(comparison: ModelComparison, c: BaseComparison) -> str:
     return (
         f"hierarchical Bayesian test (Corani et al. 2017) over {r.n_datasets} {'units' if c.pooled else 'datasets'}"
         f" × {span} repetitions, ROPE {h.rope_text(metric)}, {r.samples} draws after {r.burn_in} burn-in, "
-        f"seed {r.seed}: P({a} better) = {r.probabilities.left:.3f}, P(equivalent) = {r.probabilities.rope:.3f}, "
-        f"P({b} better) = {r.probabilities.right:.3f} (Monte Carlo error {mc_text(h.mc_error())}); {mean}{left}"
+        f"seed {r.seed}: population mean P({a} better) = {r.population.left:.3f}, P(equivalent) = "
+        f"{r.population.rope:.3f}, P({b} better) = {r.population.right:.3f}; the next dataset (posterior "
+        f"predictive) {r.predictive.left:.3f} / {r.predictive.rope:.3f} / {r.predictive.right:.3f}; baycomp's "
+        f"region shares (draws in which a region holds the most predictive mass) {r.probabilities.left:.3f} / "
+        f"{r.probabilities.rope:.3f} / {r.probabilities.right:.3f} (Monte Carlo error {mc_text(h.mc_error())}); "
+        f"{mean}{left}"
     )
 
 
@@ -613,12 +629,12 @@ def render_comparison_overview(comparisons: list[ModelComparison]) -> str:
                     f"{comparison.b} − {comparison.a}",
                     c.base,
                     f"{t.mean_diff:+.4f}",
-                    f"{t.p:.3g}",
+                    _p(t.p),
                     _p(holm[next(position)]),
                     f"[{t.ci_low:+.4f}, {t.ci_high:+.4f}]",
-                    f"{eff.cohen_dz:+.2f}",
-                    f"{c.wilcoxon[1]:.3g}",
-                    f"{eff.rank_biserial:+.2f}",
+                    _signed(eff.cohen_dz),
+                    _p(c.wilcoxon[1]),
+                    _signed(eff.rank_biserial),
                     _probs(sr),
                     _hier_cell(c),
                     f"{len(r.wins)}/{len(r.ties)}/{len(r.losses)}",
@@ -636,7 +652,7 @@ def render_comparison_overview(comparisons: list[ModelComparison]) -> str:
         "p (Wilcoxon)",
         "r",
         "P(A) / P(=) / P(B)",
-        "hierarchical P(A) / P(=) / P(B)",
+        "hierarchical P(A) / P(=) / P(B), population mean",
         "better/tie/worse",
         "reps",
     ]

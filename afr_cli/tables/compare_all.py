@@ -8,7 +8,7 @@ import math
 
 import pandas as pd
 
-from afr_cli.tables.compare import _hier_cell, comparison_dict, render_comparison_lead, render_model_comparison
+from afr_cli.tables.compare import _hier_cell, _p, comparison_dict, render_comparison_lead, render_model_comparison
 from afr_cli.tables.compare_answer import answer_sentence, not_applicable
 from afr_cli.tables.compare_evidence import direction
 from afr_cli.tables.comparison import ModelComparison
@@ -38,7 +38,7 @@ def render_side_by_side(comparisons: list[ModelComparison]) -> str:
                 continue
             m = comparison.metric
             shared = c.per_dataset.dropna()
-            p = "n/a (1 dataset)" if not_applicable(c) else f"{c.ttest.p:.3g}"
+            p = "n/a (1 dataset)" if not_applicable(c) else _p(c.ttest.p)
             rows.append(
                 [
                     base,
@@ -62,7 +62,7 @@ def render_side_by_side(comparisons: list[ModelComparison]) -> str:
         f"{b} − {a}",
         "relative",
         "p (t-test)",
-        f"hierarchical P({a}) / P(=) / P({b})",
+        f"hierarchical P({a}) / P(=) / P({b}), population mean",
         f"{b} better/tie/worse",
     ]
     return grid(headers, rows, "md")

@@ -1,23 +1,27 @@
 """The one sentence `afr table --compare` opens with (issue 33, "answers first"): which model, by
 how much, how sure, over how many datasets and repetitions, the evidence following it.
 
-Per base the answer comes from the strongest test that applies: the hierarchical Bayesian test
-over datasets × repetitions; on one dataset, that dataset's Bayesian correlated t-test over the
-repetitions; else the mean difference alone. Fewer than FEW_REPS repetitions or FEW_DATASETS
-datasets are named in the sentence, and a test that does not apply is never printed as NaN: the
-reason it does not apply is said instead (:func:`not_applicable`).
+Per base the answer is the decision rule's (afr_cli/analysis/decision.py): a winner or practical
+equivalence only when the probability of that event is at least 0.95 (the population's mean
+difference by the hierarchical Bayesian test over datasets × repetitions; on one dataset, that
+dataset's mean difference by its Bayesian correlated t-test), else "undecided" with the
+probabilities in words, and a word when the evidence over the datasets points both ways. Fewer
+than FEW_REPS repetitions or FEW_DATASETS datasets are named in the sentence, and a test that
+does not apply is never printed as NaN: the reason it does not apply is said instead
+(:func:`not_applicable`).
 """
 
 from __future__ import annotations
 
 import math
 
+from afr_cli.analysis.decision import A_BETTER, B_BETTER, EQUIVALENT, NO_TEST, RULE, SURE, Decision
 from afr_cli.tables.comparison import BaseComparison, ModelComparison
+from afr_cli.tables.decision import decide_base
 from afr_cli.tables.format import METRIC_NAMES
 
 FEW_REPS = 10  # the papers' own count: fewer is named in the answer
 FEW_DATASETS = 5  # below this an across-dataset test has little power: named in the answer
-SURE = 0.95  # a region with at least this posterior probability is stated plainly
 ACROSS = "tests over datasets need at least 2 datasets"
 REPS_NEEDED = "at least 2 repetitions"
 
@@ -44,16 +48,15 @@ def _counts(c: BaseComparison, datasets: int) -> str:
     return f"{few_d}{datasets} {plural_d}{names} and {few_r}{reps} {plural_r}"
 
 
-def _verdict(a: str, b: str, probs, metric_name: str, rope_text: str) -> tuple[str, float]:
-    """(the phrase, its probability) for the region with the most posterior probability."""
-    best = max(probs.left, probs.rope, probs.right)
-    hedge = "is" if best >= SURE else ("is probably" if best >= 0.5 else "may be")
-    if probs.right == best:
-        return f"{b} {hedge} better than {a} on {metric_name}", best
-    if probs.left == best:
-        return f"{b} {hedge} worse than {a} on {metric_name}", best
-    verb = "are" if best >= SURE else ("are probably" if best >= 0.5 else "may be")
-    return f"{a} and {b} {verb} practically equivalent on {metric_name} (within {rope_text})", best
+def _verdict(a: str, b: str, d: Decision, metric_name: str, rope_text: str) -> str:
+    """The phrase the decision names: a winner or equivalence only when decided, else 'undecided'."""
+    if d.verdict == B_BETTER:
+        return f"{b} is better than {a} on {metric_name}"
+    if d.verdict == A_BETTER:
+        return f"{b} is worse than {a} on {metric_name}"
+    if d.verdict == EQUIVALENT:
+        return f"{a} and {b} are practically equivalent on {metric_name} (within {rope_text})"
+    return f"undecided between {a} and {b} on {metric_name} (no event reaches P ≥ {SURE:g})"
 
 
 def _by_how_much(c: BaseComparison, a: str, b: str, metric: str) -> str:
@@ -79,34 +82,64 @@ def _population_mean(hier, metric: str) -> str:
     return f"{hier.result.mean:+.4f}" if metric == "r2" else f"{hier.result.mean:+.4g}"
 
 
+def _event_words(d: Decision, a: str, b: str, rope_text: str, over: str) -> str:
+    """'P = 0.97 that …' when decided, else the three probabilities of the event in words."""
+    p = d.probabilities
+    if d.decided:
+        what = {
+            B_BETTER: f"{b} is better by more than the ROPE ({rope_text})",
+            A_BETTER: f"{a} is better by more than the ROPE ({rope_text})",
+            EQUIVALENT: f"the difference is within {rope_text}",
+        }[d.verdict]
+        return f"P = {d.probability:.3f} that {what}, for {over}"
+    return (
+        f"for {over}: P({b} better, beyond the ROPE) = {p.right:.3f}, P(within {rope_text}) = {p.rope:.3f}, "
+        f"P({a} better) = {p.left:.3f}"
+    )
+
+
 def _clause(comparison: ModelComparison, c: BaseComparison) -> str:
     a, b, metric = comparison.a, comparison.b, comparison.metric
     metric_name = METRIC_NAMES.get(metric, metric)
     datasets = int(c.ttest.n) if c.ttest.n else len(c.per_dataset.dropna())
     counts = _counts(c, datasets)
     how_much = _by_how_much(c, a, b, metric)
-    hier = c.hierarchical
-    if hier.result is not None:
-        verdict, p = _verdict(a, b, hier.result.probabilities, metric_name, hier.rope_text(metric_name))
+    how = f", {how_much}" if how_much else ""
+    d = decide_base(comparison, c)
+    conflict = f"; {d.conflict}" if d.conflict else ""
+    if d.test == "hierarchical":
+        hier = c.hierarchical
+        rope_text = hier.rope_text(metric_name)
+        pred = d.predictive
+        over = (
+            f"the population's mean difference {b} − {a} ({_population_mean(hier, metric)}), "
+            f"by the hierarchical Bayesian test over {counts}"
+        )
         return (
-            f"{verdict}, {how_much} (P = {p:.3f} by the hierarchical Bayesian test over {counts}, "
-            f"whose population mean is {_population_mean(hier, metric)})"
+            f"{_verdict(a, b, d, metric_name, rope_text)}{how} ({_event_words(d, a, b, rope_text, over)}; "
+            f"the next dataset's difference: {pred.right:.3f} / {pred.rope:.3f} / {pred.left:.3f} "
+            f"({b} better / within / {a} better, posterior predictive){conflict})"
         )
     rope = f"±{comparison.rope:g} {metric_name}"
-    if not not_applicable(c):  # two datasets or more: the signed-rank test over them still applies
-        verdict, p = _verdict(a, b, c.signed_rank.probabilities, metric_name, rope)
+    if d.test == "correlated t" and d.verdict != NO_TEST:
+        over = f"the dataset's mean difference, by the Bayesian correlated t-test over {counts}; {ACROSS}"
+        return f"{_verdict(a, b, d, metric_name, rope)}{how} ({_event_words(d, a, b, rope, over)})"
+    if c.ttest.n >= 2:  # two datasets or more and no hierarchical test: undecided, the other evidence said
+        sr = c.signed_rank.probabilities
         return (
-            f"{verdict}, {how_much} (P = {p:.3f} by the Bayesian signed-rank test over {counts}; "
-            f"the hierarchical test does not apply: {hier.reason})"
+            f"undecided between {a} and {b} on {metric_name}{how} over {counts}: {d.reason}; "
+            f"the Bayesian signed-rank test's region shares (not event probabilities) are {sr.right:.3f} "
+            f"/ {sr.rope:.3f} / {sr.left:.3f} ({b} better / within {rope} / {a} better){conflict}"
         )
-    bayes = next(iter(c.per_dataset_bayes.values()), None)
-    if bayes is not None and not math.isnan(bayes.probabilities.rope):
-        verdict, p = _verdict(a, b, bayes.probabilities, metric_name, rope)
-        return f"{verdict}, {how_much} (P = {p:.3f} by the Bayesian correlated t-test over {counts}; {ACROSS})"
     return (
         f"no test decides between {a} and {b} on {metric_name}: {how_much or 'no shared score'} over {counts}; "
         f"{ACROSS} and the correlated t-test over repetitions needs {REPS_NEEDED}"
     )
+
+
+def rule_sentence() -> str:
+    """The decision rule, as the output states it."""
+    return f"Decision rule: {RULE}."
 
 
 def answer_sentence(comparison: ModelComparison) -> str:

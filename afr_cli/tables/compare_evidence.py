@@ -96,6 +96,18 @@ class Hierarchical:
             "p_a_better": r.probabilities.left,
             "p_equivalent": r.probabilities.rope,
             "p_b_better": r.probabilities.right,
+            "p_meaning": "region shares: the share of posterior draws in which the region holds the most "
+            "predictive mass of the next dataset (baycomp's rule), not the probability of an event",
+            "population_mean": {
+                "p_a_better": r.population.left,
+                "p_equivalent": r.population.rope,
+                "p_b_better": r.population.right,
+            },
+            "next_dataset": {
+                "p_a_better": r.predictive.left,
+                "p_equivalent": r.predictive.rope,
+                "p_b_better": r.predictive.right,
+            },
             "mc_se": {"p_a_better": r.mc_se.left, "p_equivalent": r.mc_se.rope, "p_b_better": r.mc_se.right},
             "mean_difference": {
                 "of": "ln(b / a)" if self.relative else "b - a",

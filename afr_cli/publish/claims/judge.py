@@ -79,6 +79,9 @@ class Verdict:
     other_reading: str = ""
     ours_other: Outcome | None = None
     verdict_other: str = ""
+    # the smallest count of repetitions from which the verdict is the one on every stored repetition
+    # and stays it (afr_cli/publish/claims/settle.py): a count, "does not settle", or "" (not judged so)
+    settles: str = ""
 
     @property
     def id(self) -> str:
@@ -494,6 +497,24 @@ def judge(
         ours_other,
         _verdict(paper_other, ours_other),
     )
+
+
+def verdict_on_first(paper_id: str, claim: dict, results: pd.DataFrame, reps: int) -> str:
+    """The claim's verdict (read as :func:`judge` reads it) on our repetitions 0..reps−1 alone: the
+    same test on the paper's side and on ours, without the other readings (what "settles at" compares)."""
+    test = claim.get("test")
+    first = results[results["rep"] < reps]
+    if test == "figure_wins":
+        stated = Outcome(True, False, "as stated")
+        if first[first["model"] == claim["b"]].empty:
+            return NOT_RUN
+        return _verdict(stated, _figure_wins(claim, first))
+    refs = _refs(claim, paper_id, f"afr_cli/papers/{paper_id}/paper.yaml: claims: {claim.get('id')}")
+    side = SIDE_TESTS[test]
+    paper = side(claim, refs, None, None)
+    if our_columns(first, refs, _metric(claim), test != "best").empty:
+        return NOT_RUN
+    return _verdict(paper, side(claim, refs, first, paper.count))
 
 
 def _verdict(paper: Outcome | None, ours: Outcome) -> str:

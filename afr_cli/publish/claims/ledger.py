@@ -25,6 +25,7 @@ from afr_cli.publish.claims.judge import (
     printed_test,
     reason,
 )
+from afr_cli.publish.claims.settle import DOES_NOT_SETTLE, settle, settle_sentence
 from afr_cli.publish.context import ReportContext
 from afr_cli.tables.agreement import RULE, as_printed
 from afr_cli.tables.format import METRIC_NAMES, grid
@@ -48,11 +49,12 @@ def _judged(paper: Paper, ctx: ReportContext) -> list[Verdict]:
             out.append(judge(paper.id, claim, None, paper.reps, store.grid if store else None))
         elif claim.get("test") == "figure_wins":
             store = ctx.store(claim["store"])
-            out.append(judge(paper.id, claim, store.results if store else None, paper.reps))
+            results = store.results if store else None
+            out.append(settle(judge(paper.id, claim, results, paper.reps), results))
         else:
             report = reports.get(claim.get("report"))
             results = ctx.report_frames(report) if report is not None else None
-            out.append(judge(paper.id, claim, results, paper.reps))
+            out.append(settle(judge(paper.id, claim, results, paper.reps), results))
     return out
 
 
@@ -87,6 +89,7 @@ def ledger_table(verdicts: list[Verdict], reps_label: str) -> str:
             (f"{v.ours.text} [{v.reps} reps]" if v.reps else v.ours.text) if v.ours else "",
             v.ours_paper_reps.text if v.ours_paper_reps else "",
             f"**{v.verdict}**",
+            settles_text(v),
             changes(v, reps_label),
         ]
         for v in verdicts
@@ -99,9 +102,17 @@ def ledger_table(verdicts: list[Verdict], reps_label: str) -> str:
         "ours (every repetition)",
         f"ours ({reps_label})",
         "verdict",
+        "settles at",
         "verdict read otherwise",
     ]
     return grid(headers, rows, "md")
+
+
+def settles_text(v: Verdict) -> str:
+    """The "settles at" cell: 'settles at 10', 'does not settle', or '' for a claim not judged so."""
+    if not v.settles:
+        return ""
+    return v.settles if v.settles == DOES_NOT_SETTLE else f"settles at {v.settles}"
 
 
 def changes(v: Verdict, reps_label: str) -> str:
@@ -177,6 +188,7 @@ def render_ledger(paper: Paper, verdicts: list[Verdict]) -> str:
         f"is quoted below the table); ours is on every stored repetition, with the paper's own "
         f"{reps_label} beside it (not used for the verdict).",
         *([reading_rules(verdicts)] if reading_rules(verdicts) else []),
+        *([settle_sentence(verdicts, paper.reps)] if settle_sentence(verdicts, paper.reps) else []),
         ledger_table(verdicts, reps_label),
         "## The claims, quoted",
     ]
@@ -199,6 +211,8 @@ def render_ledger(paper: Paper, verdicts: list[Verdict]) -> str:
             lines.append(
                 f"- ours {v.other_reading}, every repetition: {v.ours_other.text} (verdict: {v.verdict_other})"
             )
+        if v.settles:
+            lines.append(f"- repetitions it needs: {settles_text(v)} (of {v.reps or 'the stored'} stored)")
         lines.append(f"- verdict: **{v.verdict}**: {reason(v)}")
         if v.claim.get("reading"):
             lines.append(f"- why this reading: {str(v.claim['reading']).strip()}")
@@ -234,6 +248,9 @@ def summary_block(paper: Paper, verdicts: list[Verdict], shown: str = "results")
             f"{v.paper.text if v.paper else 'as stated'}"
             f"{ours}.{shift}{why}"
         )
+    needed = settle_sentence(verdicts, paper.reps)
+    if needed:
+        lines += ["", needed]
     return "\n".join(lines)
 
 
