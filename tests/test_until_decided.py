@@ -9,7 +9,7 @@ import pytest
 import yaml
 from conftest import assert_one_line_error, run_afr
 
-from afr_cli.engine.until_decided import BaseVerdict, Decision, stop_reason
+from afr_cli.engine.until_decided import UNDECIDED, BaseVerdict, Decision, stop_reason
 from afr_cli.store import ResultsStore, load_results
 from afr_cli.store.status import render_status, store_status
 
@@ -80,7 +80,7 @@ def test_a_clear_winner_stops_early_says_why_and_extends_to_a_full_runs_rows(con
     )
     assert at_one.stdout.strip().splitlines()[-1] == (
         "stopped at 1 repetition: reached the maximum (1), undecided (base RF@30: no test decides yet "
-        "(the Bayesian correlated t-test over the repetitions gives no probability here))"
+        "(the correlated t-test over repetitions needs at least 2 repetitions))"
     )
     assert ResultsStore(one).manifest()["stopped"]["decided"] is False
 
@@ -107,3 +107,10 @@ def test_the_record_says_decided_or_the_maximum_reached_undecided():
     assert undecided["reason"].startswith("stopped at 100 repetitions: reached the maximum (100), undecided (base RF")
     assert "base ERT: a and b practically equivalent at P = 0.600" in undecided["reason"]
     assert not Decision(()).decided  # no base compared: nothing decided
+    # the rule left it undecided: never decided, whatever the probability of its most probable event
+    vague = BaseVerdict("DT", UNDECIDED, 0.8, "the population's mean difference")
+    assert not vague.decided
+    assert (
+        "base DT: undecided (the most probable event at P = 0.800 < 0.95"
+        in stop_reason(Decision((vague,)), 9, 9)["reason"]
+    )

@@ -6,27 +6,26 @@ was computed in: a run stopped at 30 repetitions holds exactly the first 30 repe
 to 100, and any later run (``afr run`` with more ``--reps``, or ``--until-decided`` with a higher
 ``--max-reps``) extends it with repetition 30 onwards.
 
-The decision is taken by the answer of ``afr table --compare`` (the same test it reports on each
-base), through one adapter, :func:`decide`: it is the only place this module reads the comparison
-code, so a change of the decision rule is one call to change.
+The decision is the one rule of ``afr table --compare`` (:mod:`afr_cli.analysis.decision`), taken
+through one adapter, :func:`decide`: the only place this module reads the comparison code.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import pandas as pd
 
+from afr_cli.analysis.decision import SURE
 from afr_cli.config.experiment import Experiment
 from afr_cli.engine.messages import shell_line
 from afr_cli.errors import AfrInputError
 from afr_cli.store import ResultsStore, has_results, load_results, open_existing
 from afr_cli.store.export import export_store
 
-SURE = 0.95  # the probability at which a verdict is taken as decided
+UNDECIDED = "undecided"  # the outcome while no event reaches SURE
 NO_TEST = "no test decides yet"  # the outcome while too few repetitions are stored for any test
 STOPPED_KEY = "stopped"  # the store manifest's entry saying why an --until-decided run stopped
 
@@ -42,7 +41,7 @@ class BaseVerdict:
 
     @property
     def decided(self) -> bool:
-        return self.probability >= SURE
+        return self.outcome not in (UNDECIDED, NO_TEST) and self.probability >= SURE
 
 
 @dataclass(frozen=True)
@@ -56,48 +55,43 @@ class Decision:
         return bool(self.verdicts) and all(v.decided for v in self.verdicts)
 
     def sentence(self) -> str:
-        """Per base its most probable outcome and probability, e.g. ``base RF: rf better than
-        dt at P = 0.990 (the hierarchical Bayesian test's posterior share)``."""
-        return "; ".join(
-            f"base {v.base}: {v.outcome} ({v.test})"
-            if v.outcome == NO_TEST
-            else f"base {v.base}: {v.outcome} at P = {v.probability:.3f} ({v.test})"
-            for v in self.verdicts
-        )
+        """Per base its verdict and the probability of the event it names, e.g. ``base RF: dt better
+        than rf at P = 0.990 (P of the population's mean difference ...)``; an undecided base gives
+        its most probable event's probability, below ``SURE``."""
+        return "; ".join(_said(v) for v in self.verdicts)
+
+
+def _said(v: BaseVerdict) -> str:
+    if v.outcome == NO_TEST:
+        return f"base {v.base}: {v.outcome} ({v.test})"
+    if v.outcome == UNDECIDED:
+        return f"base {v.base}: undecided (the most probable event at P = {v.probability:.3f} < {SURE:g}; {v.test})"
+    return f"base {v.base}: {v.outcome} at P = {v.probability:.3f} ({v.test})"
 
 
 def decide(results: pd.DataFrame, a: str, b: str, metric: str = "r2") -> Decision:
-    """The adapter: the verdict of ``afr table --compare A B`` on every base, from the test its
-    answer rests on (the hierarchical Bayesian test; without it, the Bayesian signed-rank test
-    over datasets; on one dataset, its correlated t-test), as the region (A better, practical
-    equivalence, B better) with the highest posterior probability."""
-    from afr_cli.tables.compare import compare_models
+    """The adapter: on every base, the verdict of the one decision rule of ``afr table --compare A
+    B`` (:mod:`afr_cli.analysis.decision`: a winner or practical equivalence only when the posterior
+    probability of that event, the population's mean difference over datasets or the one dataset's
+    mean difference, is at least ``SURE``), and the probability of the event it names."""
+    from afr_cli.analysis import decision as rule
+    from afr_cli.tables.compare_decision import decide_models
 
-    comparison = compare_models(results, a, b, metric)
+    outcome_of = {
+        rule.A_BETTER: f"{a} better than {b}",
+        rule.EQUIVALENT: f"{a} and {b} practically equivalent",
+        rule.B_BETTER: f"{b} better than {a}",
+    }
     verdicts = []
-    for c in comparison.bases:
-        hier = c.hierarchical
-        if hier.result is not None:
-            probs, test = hier.result.probabilities, "posterior share of the hierarchical Bayesian test"
-        elif c.ttest.n >= 2:
-            probs, test = c.signed_rank.probabilities, "Bayesian signed-rank test over the datasets"
+    for base, d in decide_models(results, a, b, metric).items():
+        if d.verdict == rule.NO_TEST:
+            verdicts.append(BaseVerdict(base, NO_TEST, 0.0, d.reason or "no test applies"))
+        elif d.verdict == rule.UNDECIDED:
+            verdicts.append(
+                BaseVerdict(base, "undecided", 0.0, f"most probable event at P = {d.probability:.3f}; {d.event}")
+            )
         else:
-            bayes = next(iter(c.per_dataset_bayes.values()), None)
-            if bayes is None:
-                verdicts.append(BaseVerdict(c.base, NO_TEST, 0.0, "too few repetitions"))
-                continue
-            probs, test = bayes.probabilities, "Bayesian correlated t-test over the repetitions"
-        outcomes = {
-            f"{a} better than {b}": probs.left,
-            f"{a} and {b} practically equivalent": probs.rope,
-            f"{b} better than {a}": probs.right,
-        }
-        known = {k: float(p) for k, p in outcomes.items() if not math.isnan(p)}
-        if not known:
-            verdicts.append(BaseVerdict(c.base, NO_TEST, 0.0, f"the {test} gives no probability here"))
-            continue
-        outcome = max(known, key=known.get)
-        verdicts.append(BaseVerdict(c.base, outcome, known[outcome], test))
+            verdicts.append(BaseVerdict(base, outcome_of[d.verdict], d.probability, f"P of {d.event}"))
     return Decision(tuple(verdicts))
 
 
