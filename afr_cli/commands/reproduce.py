@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import typer
 
@@ -34,6 +35,12 @@ def reproduce(
     ),
     backend: str = typer.Option("loky", "--backend", help="loky (this machine) or dask"),
     scheduler: str | None = typer.Option(None, "--scheduler", help="Dask scheduler address"),
+    cluster: Path | None = typer.Option(
+        None,
+        "--cluster",
+        metavar="FILE",
+        help="run the units in batch jobs (SLURM, PBS, SGE, LSF) a cluster file describes",
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
     no_site: bool = typer.Option(False, "--no-site", help="skip the HTML site"),
     trees: str = trees_option(),
@@ -44,6 +51,7 @@ def reproduce(
 
     from joblib import effective_n_jobs
 
+    from afr_cli.config.cluster_file import load_cluster_file
     from afr_cli.engine.runner import RunOptions
     from afr_cli.engine.shared_work import speedups_for
     from afr_cli.reproduction.checks import check_root
@@ -68,6 +76,7 @@ def reproduce(
         progress=not quiet,
         speedups=speedups,
         resume=["afr", *sys.argv[1:]],
+        cluster=load_cluster_file(cluster) if cluster is not None else None,
     )
     chosen = [d.strip() for d in datasets.split(",") if d.strip()] if datasets is not None else None
     if chosen is not None and not chosen:
@@ -76,6 +85,8 @@ def reproduce(
     chosen_targets = resolve_targets(list(targets or []), every)
     planned = plan(chosen_targets, root, reps, chosen)  # every input error before anything runs
     workers = effective_n_jobs(jobs) if backend == "loky" else 1
+    if options.cluster is not None:  # the batch jobs' worker processes
+        workers = options.cluster.max_jobs * options.cluster.cores
     typer.echo(render_plan(planned, root, workers))
     if plan_only:
         return

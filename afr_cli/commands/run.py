@@ -27,11 +27,18 @@ def run(
     yes: bool = typer.Option(False, "--yes", "-y", help="confirm --fresh on a store that holds results"),
     backend: str = typer.Option("loky", "--backend", help="loky (this machine) or dask"),
     scheduler: str | None = typer.Option(None, "--scheduler", help="Dask scheduler address"),
+    cluster: Path | None = typer.Option(
+        None,
+        "--cluster",
+        metavar="FILE",
+        help="run the units in batch jobs (SLURM, PBS, SGE, LSF) a cluster file describes",
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
     trees: str = trees_option(),
 ) -> None:
     """Run an experiment (resumes: only units missing from the store are computed)."""
     from afr_cli.catalogue.knowledge import is_reference_store
+    from afr_cli.config.cluster_file import load_cluster_file
     from afr_cli.config.experiment import load_experiment
     from afr_cli.engine.messages import rerun_command
     from afr_cli.engine.runner import RunOptions, run_experiment
@@ -39,6 +46,7 @@ def run(
 
     speedups = speedups_for(trees)
     check_directory("--out", out)
+    spec = load_cluster_file(cluster) if cluster is not None else None
     exp = load_experiment(config, _overrides(reps, datasets, set_, config), out)
     # The committed export is written for the stores a paper folder declares, and kept current
     # where one exists; a store of one's own stays a single git-ignored store.sqlite (`afr export`).
@@ -52,6 +60,7 @@ def run(
         command=rerun_command(config, datasets, set_, out),
         export=is_reference_store(exp.results) or (exp.results / "export").is_dir(),
         speedups=speedups,
+        cluster=spec,
     )
     run_experiment(exp, options, echo=typer.echo)
 

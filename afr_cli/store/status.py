@@ -39,6 +39,7 @@ class StoreStatus:
     cpu_units: int = 0  # units recording their process time (stores made before record none)
     forest_seconds_per_unit: float | None = None  # mean recorded seconds of a unit's forest step (None: no unit)
     progress_pending: bool = False  # the latest run has not reached its target (progress is then live)
+    ran_on: dict[str, int] = field(default_factory=dict)  # units by where they ran (host, batch job); {}: not recorded
 
     @property
     def solved(self) -> int:
@@ -136,6 +137,7 @@ def _derived_status(store: ResultsReader, directory: str | Path) -> StoreStatus:
         len(cpu),
         float(units["forest_seconds"].mean()) if len(units) else None,
         progress is not None,
+        units["ran_on"].dropna().value_counts().sort_index().to_dict() if "ran_on" in units else {},
     )
 
 
@@ -249,6 +251,8 @@ def render_status(status: StoreStatus, detail: bool = False) -> str:
             else ""
         )
     )
+    if status.ran_on:
+        lines.append("  " + ran_on_line(status.ran_on, status.units))
     if status.solves:
         by_solver = ", ".join(f"{k} {n}" for k, n in sorted(status.solves.items()) if ":" in k)
         fell_back, failed = status.solves.get("fallbacks", 0), status.solves.get("failed", 0)
@@ -261,6 +265,19 @@ def render_status(status: StoreStatus, detail: bool = False) -> str:
             "  " + tabulate(table.values.tolist(), headers=list(table.columns), tablefmt="simple").replace("\n", "\n  ")
         )
     return "\n".join(lines)
+
+
+def ran_on_line(ran_on: dict[str, int], units: int, shown: int = 8) -> str:
+    """Where the stored units ran (host, and batch job on a cluster), most units first; past
+    ``shown`` places, the rest counted together."""
+    places = sorted(ran_on.items(), key=lambda item: (-item[1], item[0]))
+    named = "; ".join(f"{where}: {n} unit{'s' * (n != 1)}" for where, n in places[:shown])
+    rest = places[shown:]
+    if rest:
+        named += f"; {len(rest)} more places: {sum(n for _, n in rest)} units"
+    unrecorded = units - sum(ran_on.values())
+    tail = f"; {unrecorded} stored before places were recorded" if unrecorded else ""
+    return f"ran on: {named}{tail}"
 
 
 def render_totals(statuses: list[StoreStatus], workers: int, at: int | None = None) -> str:
