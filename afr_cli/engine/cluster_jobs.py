@@ -27,6 +27,7 @@ import json
 import math
 import os
 import shlex
+import signal
 import subprocess
 import sys
 import threading
@@ -100,9 +101,21 @@ def jobqueue_options(spec: ClusterSpec, name: str) -> dict[str, Any]:
     return options
 
 
-def _job_class(scheduler: str):
-    import dask_jobqueue
+def _jobqueue():
+    """dask_jobqueue, imported with this process's Ctrl-C handling kept: importing it sets a SIGINT
+    handler that calls ``sys.exit()`` (for its SlurmRunner), which would turn afr's Ctrl-C into a
+    bare exit and skip the interrupted run's count."""
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        import dask_jobqueue
+    finally:
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, previous)
+    return dask_jobqueue
 
+
+def _job_class(scheduler: str):
+    dask_jobqueue = _jobqueue()
     return {
         "slurm": dask_jobqueue.SLURMCluster,
         "pbs": dask_jobqueue.PBSCluster,
