@@ -128,10 +128,16 @@ def job_script(spec: ClusterSpec) -> str:
     """The script each job is submitted with (``afr validate --cluster``), the scheduler's address
     left as a placeholder: it is known once afr starts the cluster."""
     cluster_class = _job_class(spec.scheduler)
-    job = cluster_class.job_cls(
-        scheduler="tcp://<afr's address>:8786", name="<worker>", **jobqueue_options(spec, job_name())
-    )
-    return job.job_script()
+    logs = Path(spec.logs).absolute()
+    made = not logs.exists()  # dask-jobqueue makes the log directory: a script alone leaves none behind
+    try:
+        job = cluster_class.job_cls(
+            scheduler="tcp://<afr's address>:8786", name="<worker>", **jobqueue_options(spec, job_name())
+        )
+        return job.job_script()
+    finally:
+        if made and logs.is_dir() and not any(logs.iterdir()):
+            logs.rmdir()
 
 
 def earlier_jobs(spec: ClusterSpec) -> list[tuple[str, str, str]]:
@@ -312,13 +318,17 @@ class ClusterUnits(DaskUnits):
     def watch(self, bar: Any) -> None:
         """Show the jobs pending and running beside the bar's units, refreshed every second."""
 
+        show = getattr(bar, "set_postfix_str", None)
+        if show is None:  # a caller's bar that shows nothing
+            return
+
         def refresh() -> None:
             while not self._watching.wait(1.0):
                 try:
                     pending, running = self.jobs()
                 except Exception:  # the cluster is closing
                     return
-                bar.set_postfix_str(f"jobs: {pending} pending, {running} running", refresh=True)
+                show(f"jobs: {pending} pending, {running} running", refresh=True)
 
         threading.Thread(target=refresh, name="afr-jobs-bar", daemon=True).start()
 
