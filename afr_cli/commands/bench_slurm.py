@@ -20,7 +20,9 @@ def slurm_bench(
     ),
     datasets: str = typer.Option("Yacht", "--datasets", help="comma-separated datasets of the config"),
     reps: int = reps_option("repetitions 0..reps-1", default=8),
-    jobs: str = typer.Option("1,2", "--jobs", help="comma-separated counts of loky workers and of one-core SLURM jobs"),
+    workers: str = typer.Option(
+        "1,2", "--workers", help="comma-separated counts of loky workers and of one-core SLURM jobs"
+    ),
     tasks: int = typer.Option(200, "--tasks", help="empty tasks timed through the scheduler", callback=at_least(1)),
     root: Path = typer.Option(
         Path("results"), "--root", help="the stores whose mean unit CPU sets the jobs afr keeps busy"
@@ -37,7 +39,7 @@ def slurm_bench(
     from afr_cli.errors import AfrInputError
 
     _checked(fmt, "AUTO", 20, 1)
-    counts = worker_counts(jobs, "1,2")
+    counts = worker_counts(workers, "1,2")
     spec = load_cluster_file(cluster)
     if spec.scheduler != "slurm":
         raise AfrInputError(f"{cluster}: scheduler: {spec.scheduler!r} is not allowed here; allowed: slurm")
