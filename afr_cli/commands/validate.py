@@ -26,7 +26,10 @@ def validate(
 ) -> None:
     """Check a config without running it (exit 0, or exit 2 with one line naming the key)."""
     if config is None and cluster is None:
-        raise AfrInputError("afr validate: name a config (experiment YAML), --cluster FILE, or both")
+        raise AfrInputError(
+            "afr validate: Missing argument 'CONFIG' (an experiment YAML); "
+            "or --cluster FILE alone checks a cluster file"
+        )
     if cluster is not None:
         from afr_cli.config.cluster_file import load_cluster_file
 

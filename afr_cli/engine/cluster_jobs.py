@@ -333,10 +333,14 @@ class ClusterUnits(DaskUnits):
         threading.Thread(target=refresh, name="afr-jobs-bar", daemon=True).start()
 
     def where(self) -> str:
-        """How many tasks ran in how many jobs."""
+        """How many tasks ran, on how many workers, and how many jobs were submitted (a job killed
+        mid-run and its replacement count twice)."""
         self._note_jobs()
         tasks = sum(self.ran_on.values())
         if not tasks:
             return ""
-        jobs = len(self.job_ids)
-        return f"{tasks} task{'s' * (tasks != 1)} in {jobs} {self.spec.scheduler.upper()} job{'s' * (jobs != 1)}"
+        jobs, workers = len(self.job_ids), len(self.ran_on)
+        return (
+            f"{tasks} task{'s' * (tasks != 1)} on {workers} Dask worker{'s' * (workers != 1)} in "
+            f"{self.spec.scheduler.upper()} jobs ({jobs} submitted)"
+        )
