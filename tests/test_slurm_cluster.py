@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import time
+from importlib import metadata
 from pathlib import Path
 
 import pandas as pd
@@ -232,3 +233,25 @@ def test_a_failure_inside_afr_cancels_the_jobs_it_submitted(slurm, tmp_path):
         raise RuntimeError("afr failed")
     assert not [j for j in _jobs(job_name()) if j[2] in ("PENDING", "RUNNING")]
     assert not _gone(job_name())
+
+
+@pytest.mark.slow
+def test_a_python_the_jobs_cannot_run_is_one_line_naming_it_before_any_worker_job(slurm, tmp_path):
+    """The probe job runs the file's python as a job would: a path the job cannot run is one line
+    naming the file, the key and the path, and no job is left queued; this Python passes, the job
+    importing afr with this process's package versions."""
+    from afr_cli.config.cluster_file import load_cluster_file
+    from afr_cli.engine.cluster_jobs import job_name, probe
+    from afr_cli.errors import AfrInputError
+
+    _, cluster = _files(tmp_path)
+    cluster.write_text(cluster.read_text() + "python: /nonexistent/bin/python\n")
+    with pytest.raises(AfrInputError) as err:
+        probe(load_cluster_file(cluster))
+    message = str(err.value)
+    assert message.startswith(f"{cluster}: python: a job could not run /nonexistent/bin/python (")
+    assert "\n" not in message and "allowed:" in message
+    assert not [j for j in _jobs(job_name()) if j[2] in ("PENDING", "RUNNING")]
+    (tmp_path / "good").mkdir()
+    found = probe(load_cluster_file(_files(tmp_path / "good")[1]))  # this Python: the job imports afr
+    assert found["versions"]["numpy"] == metadata.version("numpy") and found["afr_cli"]

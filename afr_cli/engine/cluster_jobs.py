@@ -27,6 +27,7 @@ import json
 import math
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -174,7 +175,7 @@ def probe(spec: ClusterSpec, versions: dict[str, str | None] | None = None) -> d
     AfrInputError naming the file, the key and the path the job could not see or run. SLURM only
     (``srun``, its output read here); elsewhere the ``python`` path is checked on this machine."""
     if spec.scheduler != "slurm":
-        if not os.access(spec.python, os.X_OK):
+        if shutil.which(spec.python) is None:  # a path, or a name on this PATH
             raise AfrInputError(f"{spec.source}: python: {spec.python} cannot be run; allowed: {KEYS['python']}")
         return {}
     code = PROBE.replace("NAMES", repr(SAME_VERSIONS))
