@@ -252,6 +252,9 @@ def test_a_python_the_jobs_cannot_run_is_one_line_naming_it_before_any_worker_jo
     assert message.startswith(f"{cluster}: python: a job could not run /nonexistent/bin/python (")
     assert "\n" not in message and "allowed:" in message
     assert not [j for j in _jobs(job_name()) if j[2] in ("PENDING", "RUNNING")]
+    cluster.write_text(cluster.read_text().replace("queue: debug", "queue: nosuch"))
+    with pytest.raises(AfrInputError, match=r"SLURM did not run the probe job \(srun: error: invalid partition"):
+        probe(load_cluster_file(cluster))  # refused at once: SLURM's own words, one line
     (tmp_path / "good").mkdir()
     found = probe(load_cluster_file(_files(tmp_path / "good")[1]))  # this Python: the job imports afr
     assert found["versions"]["numpy"] == metadata.version("numpy") and found["afr_cli"]

@@ -198,8 +198,8 @@ def probe(spec: ClusterSpec, versions: dict[str, str | None] | None = None) -> d
     line = next((x for x in text.splitlines() if x.startswith("AFR-PROBE ")), None)
     if line is None:
         said = " ".join(text.split()[-30:]) or f"exit code {proc.returncode}"
-        if text.startswith("srun: error"):
-            raise AfrInputError(f"{spec.source}: SLURM refused the job ({said})")
+        if "srun: error" in text and "Exited with exit code" not in text:  # never ran: refused or cancelled
+            raise AfrInputError(f"{spec.source}: SLURM did not run the probe job ({said})")
         raise AfrInputError(
             f"{spec.source}: python: a job could not run {spec.python} ({said}); allowed: {KEYS['python']}"
         )
@@ -260,7 +260,9 @@ class ClusterUnits(DaskUnits):
         cluster_class = _job_class(self.spec.scheduler)
         try:
             with dask.config.set({"distributed.scheduler.default-task-durations": {"_on_worker": "1h"}}):
-                self.cluster = cluster_class(**jobqueue_options(self.spec, self.name))
+                # the scheduler's dashboard on a free port: two runs on one host never contend for 8787
+                options = {**jobqueue_options(self.spec, self.name), "scheduler_options": {"dashboard_address": ":0"}}
+                self.cluster = cluster_class(**options)
             self.client = Client(self.cluster, set_as_default=False)
         except BaseException:
             self._close()
