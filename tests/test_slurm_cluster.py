@@ -45,7 +45,8 @@ def _slurm_state() -> str | None:
     if shutil.which("sinfo") is None:
         return "no SLURM here (sinfo not found): .ci/slurm-up installs and starts a one-node cluster"
     out = subprocess.run(["sinfo", "-h", "-o", "%T"], capture_output=True, text=True)
-    if not any(s in ("idle", "mixed", "allocated") for s in out.stdout.split()):  # "idle*": not responding
+    usable = ("idle", "mixed", "allocated", "completing")  # "idle*" and the like: not responding
+    if not any(s in usable for s in out.stdout.split()):
         return f"no SLURM node takes jobs (sinfo: {(out.stdout + out.stderr).strip() or 'nothing'}): run .ci/slurm-up"
     return None
 
@@ -122,6 +123,17 @@ def _running(prefix: str) -> list[str]:
     return [i for i, name, state in _jobs(prefix) if state == "RUNNING" and not name.endswith("-probe")]
 
 
+def _registered(prefix: str, logs: Path) -> list[str]:
+    """The running jobs of ``prefix`` whose Dask worker has registered with afr's scheduler (its
+    job's log says so)."""
+    return [
+        i
+        for i in _running(prefix)
+        if (logs / f"{prefix}-{i}.err").is_file()
+        and "Registered to" in (logs / f"{prefix}-{i}.err").read_text(errors="replace")
+    ]
+
+
 def _stored(out: Path) -> int:
     try:
         return len(ResultsStore(out).frame("units"))
@@ -153,9 +165,10 @@ def test_two_jobs_one_killed_mid_run_store_every_unit_once_with_the_rows_of_jobs
     try:
         proc = _start(config, cluster, tmp_path / "out")
         prefix = f"afr-units-{proc.pid}"
-        _wait_for(lambda: len(_running(prefix)) == 2, proc)
-        time.sleep(3)  # both workers have connected and hold tasks
-        killed = _running(prefix)[0]
+        # the first worker has just registered: it holds tasks (all four wait for a worker), its
+        # first still importing afr, when its job is cancelled
+        _wait_for(lambda: len(_registered(prefix, tmp_path / "jobs")) >= 1, proc)
+        killed = _registered(prefix, tmp_path / "jobs")[0]
         subprocess.run(["scancel", killed], check=True)
         out, err = proc.communicate(timeout=240)
     finally:
@@ -174,6 +187,7 @@ def test_two_jobs_one_killed_mid_run_store_every_unit_once_with_the_rows_of_jobs
     units = ResultsStore(tmp_path / "out").frame("units")
     assert sorted(units["rep"]) == [0, 1, 2, 3]  # each unit once
     assert all(" job " in where for where in units["ran_on"])
+    assert {where.rsplit(" ", 1)[1] for where in units["ran_on"]} - {killed}  # the killed job's tasks ran elsewhere
     local, remote = _tables(tmp_path / "local"), _tables(tmp_path / "out")
     for table in ("results", "grid", "units"):
         pd.testing.assert_frame_equal(local[table], remote[table], check_exact=True)
