@@ -17,6 +17,7 @@ import typer
 from afr_cli.commands import (
     bench,
     bench_dask,
+    bench_slurm,
     datasets,
     diff,
     dm,
@@ -97,6 +98,7 @@ _bench = _group(
         "interactive": bench.interactive,
         "sequential": bench.sequential,
         "dask": bench_dask.dask_bench,
+        "slurm": bench_slurm.slurm_bench,
     },
     no_args_is_help=True,
 )

@@ -74,6 +74,7 @@ def test_every_command_taking_reps_refuses_zero_in_the_same_words():
     assert takers == [
         ("bench", "dask"),
         ("bench", "fusion"),
+        ("bench", "slurm"),
         ("bench", "steps"),
         ("bench", "unit"),
         ("plot", "curve"),

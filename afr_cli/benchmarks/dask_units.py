@@ -54,7 +54,7 @@ PLACES = (
     "Dask worker, nanny's allocator",
     "loky worker, thresholds set",
 )  # the last against the second: what the thresholds would do in a run's loky workers
-TIMED_COLUMNS = ("seconds", "forest_seconds", "cpu_seconds", "finished_at")
+TIMED_COLUMNS = ("seconds", "forest_seconds", "cpu_seconds", "finished_at", "ran_on")  # ran_on: where, not what
 
 
 def _timed(function: Callable[..., Any], args: tuple) -> tuple[Any, float]:

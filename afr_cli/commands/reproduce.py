@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import typer
 
@@ -35,6 +36,12 @@ def reproduce(
     ),
     backend: str = typer.Option("loky", "--backend", help="loky (this machine) or dask"),
     scheduler: str | None = typer.Option(None, "--scheduler", help="Dask scheduler address"),
+    cluster: Path | None = typer.Option(
+        None,
+        "--cluster",
+        metavar="FILE",
+        help="run the units in batch jobs (SLURM, PBS, SGE, LSF) a cluster file describes",
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
     no_site: bool = typer.Option(False, "--no-site", help="skip the HTML site"),
     trees: str = trees_option(),
@@ -45,6 +52,7 @@ def reproduce(
 
     from joblib import effective_n_jobs
 
+    from afr_cli.config.cluster_file import load_cluster_file
     from afr_cli.engine.messages import shell_line
     from afr_cli.engine.runner import RunOptions
     from afr_cli.engine.shared_work import speedups_for
@@ -70,6 +78,7 @@ def reproduce(
         progress=not quiet,
         speedups=speedups,
         resume=given_command(ctx),
+        cluster=load_cluster_file(cluster) if cluster is not None else None,
     )
     chosen = [d.strip() for d in datasets.split(",") if d.strip()] if datasets is not None else None
     if chosen is not None and not chosen:
@@ -78,6 +87,8 @@ def reproduce(
     chosen_targets = resolve_targets(list(targets or []), every)
     planned = plan(chosen_targets, root, reps, chosen)  # every input error before anything runs
     workers = effective_n_jobs(jobs) if backend == "loky" else 1
+    if options.cluster is not None:  # the batch jobs' worker processes
+        workers = options.cluster.max_jobs * options.cluster.cores
     typer.echo(render_plan(planned, root, workers))
     if plan_only:
         if any(p.missing for p in planned):

@@ -41,6 +41,12 @@ def run(
     yes: bool = typer.Option(False, "--yes", "-y", help="confirm --fresh on a store that holds results"),
     backend: str = typer.Option("loky", "--backend", help="loky (this machine) or dask"),
     scheduler: str | None = typer.Option(None, "--scheduler", help="Dask scheduler address"),
+    cluster: Path | None = typer.Option(
+        None,
+        "--cluster",
+        metavar="FILE",
+        help="run the units in batch jobs (SLURM, PBS, SGE, LSF) a cluster file describes",
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress bar"),
     trees: str = trees_option(),
     until_decided: tuple[str, str] | None = typer.Option(
@@ -63,12 +69,14 @@ def run(
 ) -> None:
     """Run an experiment (resumes: only units missing from the store are computed)."""
     from afr_cli.catalogue.knowledge import is_reference_store
+    from afr_cli.config.cluster_file import load_cluster_file
     from afr_cli.config.experiment import load_experiment
     from afr_cli.engine.runner import RunOptions, run_experiment
     from afr_cli.engine.shared_work import speedups_for
 
     speedups = speedups_for(trees)
     check_directory("--out", out)
+    spec = load_cluster_file(cluster) if cluster is not None else None
     exp = load_experiment(config, _overrides(reps, datasets, set_, config), out)
     # The committed export is written for the stores a paper folder declares, and kept current
     # where one exists; a store of one's own stays a single git-ignored store.sqlite (`afr export`).
@@ -82,6 +90,7 @@ def run(
         command=given_command(ctx, leave_out=("fresh", "yes")),
         export=is_reference_store(exp.results) or (exp.results / "export").is_dir(),
         speedups=speedups,
+        cluster=spec,
     )
     if until_decided is None:
         if max_reps is not None or ctx.get_parameter_source("batch").name == "COMMANDLINE":

@@ -43,6 +43,7 @@ from afr_cli.engine.experiment_data import load_experiment_data
 from afr_cli.engine.messages import complete_message, failed_message, interrupted_message, shell_line
 from afr_cli.engine.plugin_faults import UnitFailed, unit_failure, worker_died
 from afr_cli.engine.preflight import check_runnable
+from afr_cli.engine.provenance import ran_here
 from afr_cli.engine.shared_work import Speedups
 from afr_cli.engine.tasks import FusedTask, fuse_tasks, run_fused_task, unit_tasks
 from afr_cli.errors import AfrInputError, RunFailed, RunInterrupted
@@ -82,12 +83,16 @@ class RunOptions:
     bar: Any = None
     # Which shared-work paths the run takes (shared_work.Speedups; all on, every one bit-identical).
     speedups: Speedups = field(default_factory=Speedups)
+    # A checked cluster file (config.cluster_file.ClusterSpec): the units run in its batch jobs.
+    cluster: Any = None
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
             raise AfrInputError(f"--backend: {self.backend!r} is not allowed; allowed: {', '.join(BACKENDS)}")
         if self.backend == "dask" and not self.scheduler:
             raise AfrInputError("--backend dask needs --scheduler ADDRESS (e.g. tcp://127.0.0.1:8786)")
+        if self.cluster is not None and self.backend == "dask":
+            raise AfrInputError("--cluster: not with --backend dask; the cluster file's jobs are the Dask cluster")
 
 
 def manifest_for(exp: Experiment, data_identity: dict[str, dict] | None = None) -> dict:
@@ -375,7 +380,8 @@ def _run_task(
 
     try:
         with exit_refused(), threadpool_limits(limits=1):  # a plugin's exit attempt, even os._exit, is its failure
-            return [(indices[i], unit) for i, unit in run_fused_task(experiments, task, data, speedups, starting)]
+            units = [(indices[i], unit) for i, unit in run_fused_task(experiments, task, data, speedups, starting)]
+            return [(i, ran_here(unit)) for i, unit in units]
     except (Exception, SystemExit) as err:  # a plugin's failure is the unit's, in one line; afr's keeps its traceback
         i, b = current[0]
         part = next(t for j, t in task.parts if j == i)
@@ -509,6 +515,7 @@ def _run_units(active: list[_Running], options: RunOptions, echo, workers) -> No
     experiments = [r.exp for r in active]
     tasks = fuse_tasks(experiments, [unit_tasks(r.exp, r.todo, options.speedups) for r in active], options.speedups)
     with cancelled_tasks_unannounced(), bar_context as bar:
+        getattr(workers, "watch", lambda bar: None)(bar)  # batch jobs: pending and running beside the units
         started = time.perf_counter()
         calls = ((*_task_args(active, task), options.speedups) for task in tasks)
         try:
@@ -584,6 +591,12 @@ def _workers(options: RunOptions) -> Iterator[Any]:
     """Where the tasks run: loky workers (``--jobs``), or every worker of a Dask cluster, whatever
     its size and ``--jobs`` (afr_cli/engine/dask_backend.py: not joblib's dask backend, which ran
     every task in this process on a one-worker cluster)."""
+    if options.cluster is not None:
+        from afr_cli.engine.cluster_jobs import ClusterUnits
+
+        with ClusterUnits(options.cluster) as cluster:
+            yield cluster
+        return
     if options.backend != "dask":
         with parallel_config(backend="loky", initializer=quiet_worker):
             yield _LocalUnits(options.jobs)
@@ -603,5 +616,5 @@ def _progress(total: int, enabled: bool):
         disable=not enabled,
         file=sys.stderr,
         dynamic_ncols=True,
-        bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} units [{elapsed}<{remaining}, {rate_fmt}]",
+        bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} units [{elapsed}<{remaining}, {rate_fmt}{postfix}]",
     )

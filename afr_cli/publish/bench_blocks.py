@@ -639,6 +639,40 @@ def baseline_block(records: list[dict]) -> str:
     return "\n\n".join(parts)
 
 
+def slurm_block(records: list[dict]) -> str:
+    """``afr bench slurm``: per record, afr's own time per unit on a cluster, the jobs it keeps
+    busy on the stores' mean unit, and a whole run's units per minute with loky and in SLURM jobs."""
+    parts = []
+    for record in records:
+        x = record["result"]
+        store, trip, scale, repro = x["receive_and_store"], x["round_trip"], x["scaling"], x["reproduction"]
+        run_rows = [
+            [
+                r["where"],
+                str(r["workers"]),
+                f"{r['wall_s']:.1f}",
+                f"{r['units_per_min']:.1f}",
+                "yes" if r["identical"] else "no",
+            ]
+            for r in scale["rows"]
+        ]
+        parts.append(
+            f"{Path(x['config']).stem} on {', '.join(x['datasets'])}, repetitions 0..{x['reps'] - 1}; "
+            f"load average {x['load_average'][0]:.1f} before, {x['load_average'][1]:.1f} after, on "
+            f"{x['cores']} cores. afr's process per unit: receiving and storing it {store['cpu_ms_per_unit']:.1f} ms "
+            f"CPU, {store['wall_ms_per_unit']:.1f} ms wall; a task's round trip through the scheduler "
+            f"{trip['cpu_ms_per_task']:.1f} ms CPU. The stores' mean unit ({repro['units']} units) costs "
+            f"{repro['mean_cpu_s']} s CPU: afr keeps about {x['jobs_kept_busy']} one-core jobs busy. "
+            f"A whole run of its {scale['units']} units:\n\n"
+            + table(
+                ["where", "workers or jobs", "wall s", "units per minute", "rows equal --jobs 1"],
+                run_rows,
+                ["---", "---:", "---:", "---:", "---"],
+            )
+        )
+    return "\n\n".join(parts)
+
+
 RENDERERS: dict[str, Callable[[list[dict]], str]] = {
     "floor": floor_block,
     "unit": unit_block,
@@ -657,6 +691,7 @@ RENDERERS: dict[str, Callable[[list[dict]], str]] = {
     "interactive": interactive_block,
     "sequential": sequential_block,
     "dask": dask_block,
+    "slurm": slurm_block,
 }
 
 

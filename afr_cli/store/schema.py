@@ -73,9 +73,10 @@ LATER_COLUMNS: dict[str, tuple[str, ...]] = {"units": (), "results": (), "grid":
 # extends such a store adds it empty (``missing_optional_columns``); an export leaves one out when
 # no row holds a value, so a store from before it re-exports byte for byte. Not required to read
 # a store (``required_columns``). ``cpu_seconds``: the unit's process time in its worker
-# (forest fits, features, solves), beside its wall ``seconds``.
+# (forest fits, features, solves), beside its wall ``seconds``. ``ran_on``: where the unit ran, its
+# host and, in a batch job, the job's id (``<host> job <id>``).
 OPTIONAL_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
-    "units": (("cpu_seconds", "REAL"),),
+    "units": (("cpu_seconds", "REAL"), ("ran_on", "TEXT")),
     "results": (),
     "grid": (),
 }
@@ -202,8 +203,14 @@ def missing_optional_columns(table: str, present: set[str]) -> list[str]:
 
 
 def with_optional_columns(table: str, frame: pd.DataFrame) -> pd.DataFrame:
-    """A table's frame with every optional column present, as floats (NaN where a row, or a store
-    made before the column, holds no value): stores and exports of any age read alike."""
-    for name, _ in OPTIONAL_COLUMNS[table]:
-        frame[name] = frame[name].astype(float) if name in frame else float("nan")
+    """A table's frame with every optional column present, a REAL one as floats (NaN where a row,
+    or a store made before the column, holds no value), a TEXT one as text or None: stores and
+    exports of any age read alike."""
+    for name, declared in OPTIONAL_COLUMNS[table]:
+        if declared == "REAL":
+            frame[name] = frame[name].astype(float) if name in frame else float("nan")
+        elif name in frame:
+            frame[name] = frame[name].astype(object).where(frame[name].notna(), None)
+        else:
+            frame[name] = pd.Series([None] * len(frame), index=frame.index, dtype=object)
     return frame

@@ -42,6 +42,7 @@ class StoreStatus:
     progress_pending: bool = False  # the latest run has not reached its target (progress is then live)
     elapsed: str | None = None  # the latest run's elapsed time, its start to its last stored unit
     incomplete: dict[int, tuple[int, int]] = field(default_factory=dict)  # rep -> (held, target) left out
+    ran_on: dict[str, int] = field(default_factory=dict)  # units by where they ran (host, batch job); {}: not recorded
 
     @property
     def solved(self) -> int:
@@ -141,6 +142,7 @@ def _derived_status(store: ResultsReader, directory: str | Path) -> StoreStatus:
         progress is not None,
         _latest_elapsed(manifest, units),
         incomplete_repetitions(manifest, units),
+        units["ran_on"].dropna().value_counts().sort_index().to_dict() if "ran_on" in units else {},
     )
 
 
@@ -275,6 +277,8 @@ def render_status(status: StoreStatus, detail: bool = False) -> str:
     lines.append(
         f"  {status.units} units: {n_data} dataset{'s' * (n_data != 1)} x {n_bases} base{'s' * (n_bases != 1)}, {span}"
     )
+    if status.ran_on:
+        lines.append("  " + ran_on_line(status.ran_on, status.units))
     lines.append("  " + _compute_line(status))
     if status.incomplete:
         them = "it" if len(status.incomplete) == 1 else "them"
@@ -324,6 +328,19 @@ def _compute_line(status: StoreStatus) -> str:
     if status.elapsed:
         text += f"; latest run: {status.elapsed}"
     return text
+
+
+def ran_on_line(ran_on: dict[str, int], units: int, shown: int = 8) -> str:
+    """Where the stored units ran (host, and batch job on a cluster), most units first; past
+    ``shown`` places, the rest counted together."""
+    places = sorted(ran_on.items(), key=lambda item: (-item[1], item[0]))
+    named = "; ".join(f"{where}: {n} unit{'s' * (n != 1)}" for where, n in places[:shown])
+    rest = places[shown:]
+    if rest:
+        named += f"; {len(rest)} more places: {sum(n for _, n in rest)} units"
+    unrecorded = units - sum(ran_on.values())
+    tail = f"; {unrecorded} stored before places were recorded" if unrecorded else ""
+    return f"ran on: {named}{tail}"
 
 
 def render_totals(statuses: list[StoreStatus], workers: int, at: int | None = None) -> str:

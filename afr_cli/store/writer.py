@@ -62,6 +62,7 @@ class UnitRecord:
     grid: list[dict]
     axes: dict[str, float] = field(default_factory=dict)
     cpu_seconds: float | None = None  # process time in the worker (None: not measured)
+    ran_on: str | None = None  # where it ran: host, and the batch job (engine.provenance); None: not recorded
 
 
 class ResultsStore:
@@ -136,7 +137,7 @@ class ResultsStore:
                 _insert(
                     "units",
                     "dataset, base, rep, split_seed, n_train, n_test, forest_seconds, seconds, "
-                    "finished_at, cpu_seconds",
+                    "finished_at, cpu_seconds, ran_on",
                     "INSERT OR IGNORE",
                 ),
                 (
@@ -150,6 +151,7 @@ class ResultsStore:
                     unit.seconds,
                     datetime.now(UTC).isoformat(),
                     unit.cpu_seconds,
+                    unit.ran_on,
                     *axes,
                 ),
             )
