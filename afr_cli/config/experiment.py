@@ -564,6 +564,6 @@ def families_help() -> list[tuple[str, str, str]]:
     """(family, summary, hyperparameters) rows for ``afr models``."""
     rows = []
     for fam in FAMILIES.values():
-        params = "; ".join(f"{p.name} ({p.kind}, {p.allowed()}, default {p.default:g})" for p in fam.params)
+        params = "; ".join(f"{p.name} ({p.kind}, {p.allowed()}, default {p.show_default()})" for p in fam.params)
         rows.append((fam.name, fam.summary, params or "none"))
     return rows

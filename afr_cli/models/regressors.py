@@ -61,6 +61,9 @@ class LARF(AttentionForestRegressor):
     Parameters a variant does not use are ignored: tau0 (ARF variants), M (all but em-),
     eps (all but w-: the others train it), varsigma (w-, eps-). Fitted: ``taus_``, ``eps_``
     and ``w_`` with yhat = mean_j (1-eps_j) S_j + mean(eps_) sum_k w_k B_k for every variant.
+    ``reading``: "text" (the paper's equations) or "code" (what the authors' code computes;
+    afr_cli.models.larf); under "code", ``taus_`` are the heads' temperatures on the plain
+    distance and eps_j = 1 - M g_j of the free head weights g_j.
     """
 
     def __init__(
@@ -71,6 +74,7 @@ class LARF(AttentionForestRegressor):
         M: int = 1,
         eps: float = 0.5,
         varsigma: float = 1e-3,
+        reading: str = "text",
         loss: str = "l2",
         solver: str = DEFAULT_SOLVER,
         n_estimators: int = 100,
@@ -84,6 +88,7 @@ class LARF(AttentionForestRegressor):
         self.M = M
         self.eps = eps
         self.varsigma = varsigma
+        self.reading = reading
         self.loss = loss
         self.solver = solver
         self.n_estimators = n_estimators
