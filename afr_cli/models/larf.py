@@ -31,10 +31,20 @@ from typing import ClassVar
 
 import numpy as np
 
-from afr_cli.core.bounds import Options
 from afr_cli.ensembles.leaf_statistics import RowTensors
 from afr_cli.errors import AfrInputError
-from afr_cli.models.base import DESIGN, EPS, MIXING, Family, Param, uniform
+from afr_cli.models.base import (
+    CODE,
+    DESIGN,
+    EPS,
+    MIXING,
+    TEXT,
+    CodeDifference,
+    Family,
+    Param,
+    reading_param,
+    uniform,
+)
 from afr_cli.models.larf_leaf import leaf_attention
 from afr_cli.solvers.solve import ConstraintBuilder, LinearAttentionProblem, simplex_constraints
 
@@ -65,17 +75,41 @@ VARSIGMA = Param(
     low_open=True,
     doc="floor of the trained eps_j (paper's varsigma; fixed, not tuned; unused by reading code)",
 )
-TEXT, CODE = "text", "code"
-READING = Param(
-    "reading",
-    DESIGN,
-    TEXT,
-    bound=Options((TEXT, CODE)),
-    doc="whose computation: text (the paper's equations) or code (the authors' public code: "
+READING = reading_param(
     "leaf softmax(-tau0 d^2/2), heads on the plain distance with t_j = 10^linspace(-M//2, M//2, M), "
-    "head weights free on the simplex; docs/models.md)",
+    "head weights free on the simplex"
 )
 TRAINS = ("w", "eps", "eps-w")
+LARF_CODE = "andruekonst/leaf-attention-forest@d5a3527"
+LARF_DIFFERENCES = (
+    CodeDifference(
+        "leaf attention",
+        "softmax(-||x - x_j||^2 / tau0) (eq 15)",
+        "softmax(-0.5 tau0 ||x - x_j||^2): the grid's tau0 multiplies, so the text's temperature is 2 / tau0",
+        "leaf_att_forest/model.py:86-88",
+    ),
+    CodeDifference(
+        "tree-level distance",
+        "softmax(-||x - A_k(x)||^2 / tau_j) (eqs 13, 30)",
+        "softmax(-0.5 t_j ||x - A_k(x)||): the plain distance, not its square, t_j multiplying",
+        "leaf_att_forest/model.py:105-109",
+    ),
+    CodeDifference(
+        "head temperatures",
+        "tau_j = 10^linspace(-(M-1)/2, (M-1)/2, M), symmetric about 1 (Section 6: M = 1 gives tau = 1)",
+        "t_j = logspace(-M // 2, M // 2, M): floor division makes it asymmetric (M = 3: 10^-2, 10^-0.5, "
+        "10^1) and M = 1 gives t = 0.1",
+        "leaf_att_forest/model.py:69-71",
+    ),
+    CodeDifference(
+        "head weights (eps- and eps-w- variants)",
+        "(1 - eps_j) / M with varsigma <= eps_j <= 1 (eqs 20, 35): each head at most (1 - varsigma) / M, "
+        "the static part at least varsigma",
+        "gamma_1..gamma_M and gamma_static >= 0 summing to 1 (trained w >= 0 with sum w = gamma_static): "
+        "no bound per head, no floor",
+        "leaf_att_forest/model.py:155-183",
+    ),
+)
 
 
 def head_taus(M: int) -> np.ndarray:
@@ -200,6 +234,8 @@ class LARFFamily(Family):
     # scales B; varsigma only bounds), and each stage its own rows: 0 repeated problems in 976
     # solves of LARF's units (issue 36), so the solve memo does not key them.
     repeats_problems = False
+    code_source = LARF_CODE
+    code_differences = LARF_DIFFERENCES
 
     def __init_subclass__(cls, *, leaf: bool, trains: str, mixture: bool, leave_self_out: bool = False, **kwargs):
         super().__init_subclass__(**kwargs)

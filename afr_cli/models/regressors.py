@@ -28,6 +28,7 @@ class EpsABRF(AttentionForestRegressor):
 
     ``w_`` (length T) is trained on the simplex by the shared solver (QP for loss="l2", LP
     for "l1"); eps = 0 is the "Softmax" model and leaves ``w_`` uniform and unused.
+    ``reading`` "code": the authors' code's softmax(-tau d / 2) (afr_cli.models.abrf).
     """
 
     family = EpsABRFFamily()
@@ -40,6 +41,7 @@ class EpsABRF(AttentionForestRegressor):
         max_features: float = 1.0,
         eps: float = 0.5,
         tau: float = 1.0,
+        reading: str = "text",
         loss: str = "l2",
         solver: str = DEFAULT_SOLVER,
         random_state=None,
@@ -50,6 +52,7 @@ class EpsABRF(AttentionForestRegressor):
         self.max_features = max_features
         self.eps = eps
         self.tau = tau
+        self.reading = reading
         self.loss = loss
         self.solver = solver
         self.random_state = random_state

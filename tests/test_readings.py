@@ -1,8 +1,10 @@
-"""LARF's two readings: the paper's text (the default, unchanged) and the authors' public code.
+"""The two readings of LARF and eps-ABRF: the paper's text (the default, unchanged) and the
+authors' public code.
 
-The code reading differs exactly where docs/models.md says: the leaf softmax(-tau0 d^2 / 2), the
-heads on the plain distance with multipliers 10^linspace(-M//2, M//2, M), and head weights free
-on one simplex with the static weight (no (1 - varsigma)/M bound, no floor).
+LARF's code reading differs exactly where docs/models.md says: the leaf softmax(-tau0 d^2 / 2),
+the heads on the plain distance with multipliers 10^linspace(-M//2, M//2, M), and head weights
+free on one simplex with the static weight (no (1 - varsigma)/M bound, no floor). eps-ABRF's
+differs in one place: softmax(-tau d / 2), tau multiplying.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from sklearn.datasets import make_friedman1
 from afr_cli.ensembles import get_ensemble
 from afr_cli.ensembles.leaf_statistics import LeafStatistics
 from afr_cli.errors import AfrInputError
-from afr_cli.models import FAMILIES, LARF
+from afr_cli.models import FAMILIES, LARF, EpsABRF
 from afr_cli.models.larf import (
     LARF_FAMILIES,
     READING,
@@ -139,7 +141,7 @@ def test_text_reading_is_the_default_bit_for_bit(stats, data):
 
 def test_reading_is_validated_like_the_other_parameters(data):
     assert READING.check("code", "x") == "code"
-    with pytest.raises(AfrInputError, match=r"x: 'paper' is not allowed; allowed: text, code"):
+    with pytest.raises(AfrInputError, match=r"x: 'paper' is not allowed; reading must be text or code"):
         READING.check("paper", "x")
     X, y, _ = data
     with pytest.raises(AfrInputError, match="LARF.reading"):
@@ -158,5 +160,44 @@ def test_a_config_selects_the_reading_and_refuses_others(tmp_path):
     model = load_experiment(path).models[0]
     assert model.grid["reading"] == ("code",)
     path.write_text(text.replace("READING", "both"))
-    with pytest.raises(AfrInputError, match=r"params.reading: 'both' is not allowed; allowed: text, code"):
+    with pytest.raises(AfrInputError, match=r"params.reading: 'both' is not allowed; reading must be text or code"):
         load_experiment(path)
+
+
+def test_eps_abrf_code_reading_is_softmax_of_minus_half_tau_d(data):
+    X, y, X_test = data
+    code = EpsABRF(tau=4.0, eps=0.3, reading="code", **SMALL).fit(X, y)
+    text = EpsABRF(tau=0.5, eps=0.3, **SMALL).fit(X, y)
+    np.testing.assert_array_equal(code.predict(X_test), text.predict(X_test))
+    stats = code.leaf_stats_
+    leaves = stats.leaf_ids(X_test)
+    d = ((stats.mean_x[leaves] - X_test[:, None, :]) ** 2).sum(axis=2)
+    a = np.exp(-0.5 * 4.0 * (d - d.min(axis=1, keepdims=True)))
+    a /= a.sum(axis=1, keepdims=True)
+    B = stats.mean_y[leaves]
+    brute = 0.7 * (a * B).sum(axis=1) + 0.3 * B @ code.w_
+    np.testing.assert_allclose(code.predict(X_test), brute, atol=1e-9)
+    # the default is the text, and differs from the code at the same tau
+    assert EpsABRF().reading == "text" == FAMILIES["eps-abrf"].param("reading").default
+    assert not np.allclose(EpsABRF(tau=4.0, eps=0.3, **SMALL).fit(X, y).predict(X_test), code.predict(X_test))
+
+
+def test_afr_models_and_the_docs_list_every_difference_with_its_file_and_line():
+    from afr_cli.core.paths import PROJECT_ROOT
+    from afr_cli.models import readings_help
+
+    rows = readings_help()
+    families = {r[0] for r in rows}
+    assert families == {"eps-abrf", "eps-arf ... em-larf-loo (12)"}  # agboost inherits none: no reading
+    larf = [r for r in rows if r[0].startswith("eps-arf")]
+    assert [r[1] for r in larf] == [
+        "leaf attention",
+        "tree-level distance",
+        "head temperatures",
+        "head weights (eps- and eps-w- variants)",
+    ]
+    assert all(r[4].startswith("andruekonst/leaf-attention-forest@d5a3527 leaf_att_forest/model.py:") for r in larf)
+    docs = (PROJECT_ROOT / "docs" / "models.md").read_text(encoding="utf-8")
+    for families, what, text, code, where in rows:
+        row = " | ".join(c.replace("|", "\\|") for c in (families, what, text, code)) + f" | `{where}` |"
+        assert row in docs, f"docs/models.md lacks the row for {families}: {what}"
