@@ -201,3 +201,17 @@ def test_afr_models_and_the_docs_list_every_difference_with_its_file_and_line():
     for families, what, text, code, where in rows:
         row = " | ".join(c.replace("|", "\\|") for c in (families, what, text, code)) + f" | `{where}` |"
         assert row in docs, f"docs/models.md lacks the row for {families}: {what}"
+
+
+def test_the_larf_code_reading_store_is_within_003_of_the_referees_run_of_the_authors_code():
+    from conftest import committed_study_blocks
+
+    table = committed_study_blocks("larf")["study:larf:code_reading_referee"]
+    rows = {line.split(" | ")[0].strip("| "): line.split(" | ") for line in table.splitlines()[2:]}
+    assert set(rows) == {"Friedman3", "Sparse", "Regression"}
+    for dataset, cells in rows.items():
+        code, referee, gap = float(cells[3]), float(cells[4]), float(cells[5].strip(" |"))
+        assert referee == {"Friedman3": 0.643, "Sparse": 0.590, "Regression": 0.452}[dataset]
+        assert abs(code - referee) <= 0.03 and gap == pytest.approx(code - referee, abs=1.5e-3), dataset
+    counts = committed_study_blocks("larf")["study:larf:code_reading_counts"]
+    assert "| text | 20 |" in counts and "| code | 20 |" in counts
