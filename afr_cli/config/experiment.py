@@ -81,6 +81,8 @@ class Protocol:
     train_fractions: tuple[float, ...] = _P["train_fractions"]
     noise_etas: tuple[float, ...] = _P["noise_eta"]
     noise_on: str = _P["noise_on"]
+    # which assignment of training rows to the inner folds (0: the seeding's own; UnitSeeds)
+    fold_assignment: int = _P["fold_assignment"]
 
     def axes(self) -> list[tuple[float, float]]:
         """Every (train_fraction, noise_eta) of a repetition, as stored in the unit key."""
@@ -344,6 +346,7 @@ def _protocol(node: Any, src: str, done: dict) -> Protocol:
         v["train_fractions"],
         v["noise_eta"],
         v["noise_on"],
+        fold_assignment=v["fold_assignment"],
     )
 
 

@@ -650,3 +650,110 @@ def code_reading_text(frame: pd.DataFrame) -> str:
         f"the text reaches {cells(agrees['text'] & ~agrees['code'])}, which the code misses; "
         f"neither reaches {cells(~agrees['code'] & ~agrees['text'])}."
     )
+
+
+# The inner-fold assignment no paper states: assignment 0 is the stores above (larf_rf for the
+# text reading, larf_code_reading for the code's), 1 and 2 configs/larf_folds.yaml.
+FOLD_STORES = {"text": ("larf_rf", "larf_folds", "larf_folds_2"), "code": (CODE_STORE, "larf_folds", "larf_folds_2")}
+SPREAD_MODELS = (
+    ("em-w-arf", "3", "text"),
+    ("em-w-larf", "3", "text"),
+    ("em-arf", "3", "text"),
+    ("em-larf", "3", "text"),
+    ("larf", "7", "text"),
+    ("em-w-larf", "3", "code"),
+    ("em-larf", "3", "code"),
+)
+
+
+def _assignment_means(ctx: ReportContext, model: str, reading: str) -> list[pd.Series]:
+    """The model's mean R² on repetitions 0-9 under inner-fold assignments 0, 1 and 2."""
+    stored = f"{model}-code" if reading == "code" else model
+    return [_mean(ctx, store, stored, PAPER_REPS) for store in FOLD_STORES[reading]]
+
+
+def fold_spread(ctx: ReportContext) -> pd.DataFrame:
+    """Per printed cell of the three worst sets and reading: the mean R² on repetitions 0-9 under
+    three inner-fold assignments, their range, the paper, and whether any assignment agrees with
+    the printed cell (as printed or within tolerance)."""
+    rows = []
+    for model, table, reading in SPREAD_MODELS:
+        paper = _paper(f"larf:{table}", "RF", model)
+        means = _assignment_means(ctx, model, reading)
+        for d in SMALL:
+            values = [m[d] for m in means]
+            rows.append(
+                {
+                    "model": model,
+                    "reading": reading,
+                    "dataset": d,
+                    "paper": paper[d],
+                    "folds 0": values[0],
+                    "folds 1": values[1],
+                    "folds 2": values[2],
+                    "range": max(values) - min(values),
+                    "an assignment agrees": any(agreement(v, f"{paper[d]:.3f}", "r2") != MISS for v in values),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def fold_spread_text(frame: pd.DataFrame) -> str:
+    """The page's sentence on ``fold_spread``: the largest range and which cells some assignment
+    brings within the rule."""
+    widest = frame.loc[frame["range"].idxmax()]
+    reached = frame[frame["an assignment agrees"]]
+    cells = listing([f"{r.model} ({r.reading}) on {r.dataset}" for r in reached.itertuples()]) or "none"
+    return (
+        f"Over the {len(frame)} cells, the three inner-fold assignments move a mean by up to "
+        f"{widest['range']:.3f} ({widest.model}, {widest.reading} reading, on {widest.dataset}); "
+        f"the median range is {frame['range'].median():.3f}. Some assignment agrees with the paper "
+        f"(as printed or within {R2_TOL:g}) on {len(reached)} of them: {cells}."
+    )
+
+
+CLASSES = (
+    "as printed",
+    "within tolerance",
+    "within the fold spread",
+    "reached by the code reading",
+    "reached by leave-self-out",
+    "unexplained",
+)
+
+
+def cell_classes(ctx: ReportContext) -> pd.DataFrame:
+    """Each printed cell of ``code_reading`` in the first class that holds, in the order of
+    ``CLASSES``: the text reading on repetitions 0-9 as printed or within tolerance; some other
+    inner-fold assignment of the text reading agrees; the code reading agrees under some
+    assignment; the leave-self-out experiment (the tested cause above) agrees; else unexplained.
+    "Agrees" is the agreement rule's (as printed or within tolerance) on the 0-9 mean."""
+    cells = code_reading(ctx)
+    spread = fold_spread(ctx).set_index(["model", "reading", "dataset"])["an assignment agrees"]
+    loo = {m: _mean(ctx, "larf_leave_self_out", f"{m}-loo", PAPER_REPS) for m in ("em-w-larf", "em-larf")}
+    rows = []
+    for cell in cells.to_dict("records"):
+        model, dataset, paper = cell["model"], cell["dataset"], cell["paper"]
+        if cell["text agrees"] == AS_PRINTED:
+            found = CLASSES[0]
+        elif cell["text agrees"] == WITHIN_TOL:
+            found = CLASSES[1]
+        elif spread.get((model, "text", dataset), False):
+            found = CLASSES[2]
+        elif cell["code agrees"] != MISS or spread.get((model, "code", dataset), False):
+            found = CLASSES[3]
+        elif model in loo and dataset in loo[model] and agreement(loo[model][dataset], f"{paper:.3f}", "r2") != MISS:
+            found = CLASSES[4]
+        else:
+            found = CLASSES[5]
+        rows.append({"table": cell["table"], "model": model, "dataset": dataset, "paper": paper, "class": found})
+    return pd.DataFrame(rows)
+
+
+def cell_classes_text(frame: pd.DataFrame) -> str:
+    """The page's sentence on ``cell_classes``: the count of each class and the unexplained cells."""
+    counts = frame["class"].value_counts()
+    parts = listing([f"{int(counts.get(c, 0))} {c}" for c in CLASSES])
+    left = frame[frame["class"] == CLASSES[-1]]
+    named = listing([f"{r.model} on {r.dataset} (paper {r.paper:.3f})" for r in left.itertuples()]) or "none"
+    return f"Of these {len(frame)} printed cells: {parts}. Unexplained: {named}."
