@@ -215,3 +215,35 @@ def test_the_larf_code_reading_store_is_within_003_of_the_referees_run_of_the_au
         assert abs(code - referee) <= 0.03 and gap == pytest.approx(code - referee, abs=1.5e-3), dataset
     counts = committed_study_blocks("larf")["study:larf:code_reading_counts"]
     assert "| text | 20 |" in counts and "| code | 20 |" in counts
+
+
+def test_every_larf_code_reading_cell_has_one_class_and_assignment_0_is_the_stored_one():
+    from conftest import committed_study_blocks
+
+    blocks = committed_study_blocks("larf")
+
+    def rows(name: str) -> list[list[str]]:
+        return [[c.strip() for c in line.strip("|").split("|")] for line in blocks[name].splitlines()[2:]]
+
+    classes = rows("study:larf:cell_classes")
+    allowed = {
+        "as printed",
+        "within tolerance",
+        "within the fold spread",
+        "reached by the code reading",
+        "reached by leave-self-out",
+        "unexplained",
+    }
+    assert len(classes) == 20 and {r[-1] for r in classes} <= allowed
+    summary = blocks["study:larf:cell_classes_summary"]
+    counts = {c: sum(r[-1] == c for r in classes) for c in allowed}
+    assert all(f"{n} {c}" in summary for c, n in counts.items())
+    # the text reading's "as printed" / "within tol" cells are the first two classes, nothing else is
+    readings = {(r[1], r[2]): r for r in rows("study:larf:code_reading")}
+    for _table, model, dataset, _, found in classes:
+        text_agrees = readings[(model, dataset)][5]
+        assert (found == "as printed") == (text_agrees == "as printed")
+        assert (found == "within tolerance") == (text_agrees == "within tol")
+    # assignment 0 of the spread is the stored number of the same reading
+    for model, reading, dataset, _, folds0, *_ in rows("study:larf:fold_spread"):
+        assert folds0 == readings[(model, dataset)][4 if reading == "text" else 6], (model, reading, dataset)

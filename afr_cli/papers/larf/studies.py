@@ -551,7 +551,8 @@ def regen_under_auto(ctx: ReportContext) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-HELD = ("larf_rf", "larf_ert", "larf_trees", "larf_leave_self_out", CODE_STORE)  # the stores this page describes
+# the stores this page describes
+HELD = ("larf_rf", "larf_ert", "larf_trees", "larf_leave_self_out", CODE_STORE, "larf_folds", "larf_folds_2")
 
 
 def stores_held(ctx: ReportContext) -> pd.DataFrame:
@@ -692,7 +693,9 @@ def fold_spread(ctx: ReportContext) -> pd.DataFrame:
                     "folds 1": values[1],
                     "folds 2": values[2],
                     "range": max(values) - min(values),
-                    "an assignment agrees": any(agreement(v, f"{paper[d]:.3f}", "r2") != MISS for v in values),
+                    "an assignment agrees": "yes"
+                    if any(agreement(v, f"{paper[d]:.3f}", "r2") != MISS for v in values)
+                    else "no",
                 }
             )
     return pd.DataFrame(rows)
@@ -702,7 +705,7 @@ def fold_spread_text(frame: pd.DataFrame) -> str:
     """The page's sentence on ``fold_spread``: the largest range and which cells some assignment
     brings within the rule."""
     widest = frame.loc[frame["range"].idxmax()]
-    reached = frame[frame["an assignment agrees"]]
+    reached = frame[frame["an assignment agrees"] == "yes"]
     cells = listing([f"{r.model} ({r.reading}) on {r.dataset}" for r in reached.itertuples()]) or "none"
     return (
         f"Over the {len(frame)} cells, the three inner-fold assignments move a mean by up to "
@@ -729,7 +732,7 @@ def cell_classes(ctx: ReportContext) -> pd.DataFrame:
     assignment; the leave-self-out experiment (the tested cause above) agrees; else unexplained.
     "Agrees" is the agreement rule's (as printed or within tolerance) on the 0-9 mean."""
     cells = code_reading(ctx)
-    spread = fold_spread(ctx).set_index(["model", "reading", "dataset"])["an assignment agrees"]
+    spread = fold_spread(ctx).set_index(["model", "reading", "dataset"])["an assignment agrees"] == "yes"
     loo = {m: _mean(ctx, "larf_leave_self_out", f"{m}-loo", PAPER_REPS) for m in ("em-w-larf", "em-larf")}
     rows = []
     for cell in cells.to_dict("records"):
