@@ -52,7 +52,7 @@ def test_good_config_loads_with_canonical_names_and_grid_order(tmp_path):
     assert exp.datasets == ("Diabetes", "Friedman1")
     assert exp.bases[0].id == "RF@10"
     abrf = exp.models[1]
-    assert list(abrf.grid) == ["tau", "eps"]  # design parameter varies slowest
+    assert list(abrf.grid) == ["tau", "reading", "eps"]  # design parameters vary slowest
     assert len(abrf.grid_points()) == 4
 
 

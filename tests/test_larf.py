@@ -134,7 +134,7 @@ def test_families_are_registered():
         "em-w-larf",
     }
     assert all(FAMILIES[name] is family for name, family in LARF_FAMILIES.items())
-    assert LARF_FAMILIES["em-w-larf"].design_names() == ("M", "tau0")
+    assert LARF_FAMILIES["em-w-larf"].design_names() == ("M", "tau0", "reading")
     assert LARF_FAMILIES["w-arf"].mixing_names() == ("eps",)
 
 

@@ -12,6 +12,7 @@ def models() -> None:
     from afr_cli.config.experiment import families_help
     from afr_cli.config.schema import key_rows
     from afr_cli.ensembles import ensembles_help
+    from afr_cli.models import readings_help
 
     typer.echo(
         tabulate(
@@ -19,6 +20,16 @@ def models() -> None:
             headers=["family", "what it is", "hyperparameters"],
             tablefmt="simple",
             maxcolwidths=[14, 40, 60],
+        )
+    )
+    typer.echo("")
+    typer.echo("Readings (reading: code): where the authors' public code computes another model than the paper's text")
+    typer.echo(
+        tabulate(
+            readings_help(),
+            headers=["families", "what", "the paper's text", "the authors' code", "where (repo@commit file:lines)"],
+            tablefmt="simple",
+            maxcolwidths=[14, 14, 34, 34, 28],
         )
     )
     typer.echo("")

@@ -88,7 +88,7 @@ def surface(
     _save(lambda: plots.surface_figure(*panels), out)
     for s in panels:
         bx, by, best = s.best()
-        fixed = ", ".join(f"{k}={v:g}" for k, v in s.fixed.items()) or "none"
+        fixed = ", ".join(f"{k}={v if isinstance(v, str) else format(v, 'g')}" for k, v in s.fixed.items()) or "none"
         typer.echo(
             f"  {s.dataset} {s.model} on {s.base}, mean {s.column} over {s.reps} reps, "
             f"{len(s.table.index)} {s.y} x {len(s.table.columns)} {s.x} values (fixed: {fixed}); "

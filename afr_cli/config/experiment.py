@@ -83,6 +83,8 @@ class Protocol:
     train_fractions: tuple[float, ...] = _P["train_fractions"]
     noise_etas: tuple[float, ...] = _P["noise_eta"]
     noise_on: str = _P["noise_on"]
+    # which assignment of training rows to the inner folds (0: the seeding's own; UnitSeeds)
+    fold_assignment: int = _P["fold_assignment"]
 
     def axes(self) -> list[tuple[float, float]]:
         """Every (train_fraction, noise_eta) of a repetition, as stored in the unit key."""
@@ -346,6 +348,7 @@ def _protocol(node: Any, src: str, done: dict) -> Protocol:
         v["train_fractions"],
         v["noise_eta"],
         v["noise_on"],
+        fold_assignment=v["fold_assignment"],
     )
 
 
@@ -570,6 +573,6 @@ def families_help() -> list[tuple[str, str, str]]:
     """(family, summary, hyperparameters) rows for ``afr models``."""
     rows = []
     for fam in FAMILIES.values():
-        params = "; ".join(f"{p.name} ({p.kind}, {p.allowed()}, default {p.default:g})" for p in fam.params)
+        params = "; ".join(f"{p.name} ({p.kind}, {p.allowed()}, default {p.show_default()})" for p in fam.params)
         rows.append((fam.name, fam.summary, params or "none"))
     return rows

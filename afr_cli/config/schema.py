@@ -241,6 +241,15 @@ PROTOCOL = Section(
             "test",
             bound=Options(NOISE_ON),
         ),
+        Key(
+            "fold_assignment",
+            INTEGER,
+            "which assignment of a repetition's training rows to the inner folds: 0, the seeding's "
+            "own; k >= 1, another one drawn from a seed derived from (seed, dataset, rep, k). No "
+            "paper states its assignment: other values measure how far it moves a cell",
+            0,
+            bound=Interval(INT, 0),
+        ),
     ),
 )
 

@@ -99,7 +99,9 @@ class UnitSeeds:
     """The seeds of one unit. ``derived`` (default): every seed is derived from (seed, dataset,
     rep[, stage, base]). ``rep-index``: the papers' code as identified from their baseline
     columns: ``train_test_split(..., random_state=rep)`` and forests seeded with ``rep``
-    (the inner folds are not identifiable from the papers; they use ``rep`` too)."""
+    (the inner folds are not identifiable from the papers; they use ``rep`` too). A
+    ``protocol.fold_assignment`` k >= 1 draws the inner folds from a seed derived from (seed,
+    dataset, rep, k) instead, under either seeding; the split and the forests stay."""
 
     def __init__(self, exp: Experiment, dataset: str, base: Base, rep: int, train_fraction: float | None = None):
         self.exp, self.dataset, self.base, self.rep = exp, dataset, base, rep
@@ -111,6 +113,8 @@ class UnitSeeds:
         self.test_fraction = exp.protocol.test_fraction if train_fraction is None else 1.0 - train_fraction
         self.split = rep if self.by_index else derive_seed(exp.seed, dataset, rep, *self.axis)
         self.folds = rep if self.by_index else derive_seed(exp.seed, dataset, rep, *self.axis, "folds")
+        if exp.protocol.fold_assignment:  # another assignment of the rows to the inner folds
+            self.folds = derive_seed(exp.seed, dataset, rep, *self.axis, "folds", exp.protocol.fold_assignment)
 
     def split_rows(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         """(train, test) rows; rep-index keeps train_test_split's order, as the papers' code fit it."""

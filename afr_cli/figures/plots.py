@@ -38,7 +38,7 @@ class Surface:
     metric: str
     score: str
     reps: int
-    fixed: dict[str, float] = field(default_factory=dict)
+    fixed: dict[str, float | str] = field(default_factory=dict)
 
     @property
     def column(self) -> str:
@@ -52,8 +52,8 @@ class Surface:
         return float(self.table.columns[j]), float(self.table.index[i]), float(values[i, j])
 
 
-def _fmt(value: float) -> str:
-    return f"{value:g}"
+def _fmt(value: float | str) -> str:
+    return value if isinstance(value, str) else f"{value:g}"
 
 
 def choose_base(bases: list[str], base: str | None, what: str) -> str:
@@ -114,7 +114,8 @@ def surface_table(
             continue
         values = sorted(points[name].dropna().unique())
         if len(values) == 1:
-            fixed[name] = float(values[0])
+            # a named choice (a family's reading) stays a name; every other value is a number
+            fixed[name] = values[0] if isinstance(values[0], str) else float(values[0])
         else:
             varying[name] = values
     if varying:

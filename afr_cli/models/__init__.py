@@ -101,6 +101,22 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def readings_help() -> list[tuple[str, str, str, str, str]]:
+    """(families, what, the paper's text, the authors' code, where in the code) rows: every place
+    a registered family's authors' code computes another model than the text (``reading: code``)."""
+    groups: dict[tuple, list[str]] = {}
+    for name in FAMILIES:
+        family = FAMILIES[name]
+        if family.code_differences and any(p.name == "reading" for p in family.params):
+            groups.setdefault((family.code_source, family.code_differences), []).append(name)
+    rows = []
+    for (source, differences), names in groups.items():
+        label = names[0] if len(names) == 1 else f"{names[0]} ... {names[-1]} ({len(names)})"
+        for diff in differences:
+            rows.append((label, diff.what, diff.text, diff.code, f"{source} {diff.where}"))
+    return rows
+
+
 def get_family(name: str, where: str = "family") -> Family:
     """The registered family called ``name``, or a family of the user's own named ``module:Class``
     (a Family subclass importable by every worker: installed, or on PYTHONPATH); otherwise an

@@ -3,6 +3,10 @@
 alpha_k(x) = (1 - eps) softmax_k(-||x - A_k(x)||^2 / tau) + eps w_k,  yhat = sum_k alpha_k B_k(x).
 Training is linear in w:  r = (1 - eps) sum_k s_k B_k,  Phi = eps B,  w on the simplex.
 eps = 0 is the tables' "Softmax" model (w unused); eps = 1 a statically weighted forest.
+
+``reading`` "code": the authors' public code (andruekonst/attention-forest) computes the tree
+attention as softmax(-tau ||x - A_k(x)||^2 / 2), tau multiplying, so the grid's tau is the
+text's temperature 2 / tau; nothing else differs (docs/models.md).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from afr_cli.ensembles.leaf_statistics import RowTensors, softmax_neg
-from afr_cli.models.base import EPS, TAU, Family, uniform
+from afr_cli.models.base import CODE, EPS, TAU, TEXT, CodeDifference, Family, reading_param, uniform
 from afr_cli.solvers.solve import LinearAttentionProblem, simplex_constraints
 
 
@@ -35,16 +39,36 @@ def softmax_features(rows: RowTensors, tau: float) -> SoftmaxFeatures:
     return rows.memo(("softmax", float(tau)), build)
 
 
+READING = reading_param("tree softmax(-tau d / 2), tau multiplying")
+
+
+def code_temperature(tau: float) -> float:
+    """The text's temperature the authors' code computes for the grid value tau: its attention is
+    softmax(-tau d / 2) = softmax(-d / (2 / tau))."""
+    return 2.0 / float(tau)
+
+
 class EpsABRFFamily(Family):
     """eps-ABRF: (1 - eps) softmax(-||x - A_k(x)||^2 / tau) + eps w over the trees, w on the simplex."""
 
     name = "eps-abrf"
     summary = "attention-based RF with Huber eps-contamination (SAT-RF paper sec. 5; = w-ARF)"
-    params = (EPS, TAU)
+    params = (EPS, TAU, READING)
+    code_source = "andruekonst/attention-forest@3c20f60"
+    code_differences = (
+        CodeDifference(
+            "tree attention",
+            "softmax(-||x - A_k(x)||^2 / tau)",
+            "softmax(-0.5 tau ||x - A_k(x)||^2): tau multiplies, so the text's temperature is 2 / tau",
+            "attention_forest/model.py:293, 298",
+        ),
+    )
 
     def features(self, rows: RowTensors, design: Mapping[str, float]) -> SoftmaxFeatures:
-        """The softmax tree attention of the rows at temperature tau (cached on the rows)."""
-        return softmax_features(rows, design["tau"])
+        """The softmax tree attention of the rows at temperature tau, or 2 / tau under the code
+        reading (cached on the rows)."""
+        tau = design["tau"]
+        return softmax_features(rows, code_temperature(tau) if design.get("reading", TEXT) == CODE else tau)
 
     def training_problem(
         self, feats: SoftmaxFeatures, y: np.ndarray, mixing: Mapping[str, float]

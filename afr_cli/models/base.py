@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
+from afr_cli.core.bounds import AnyOf, Options
 from afr_cli.core.params import DESIGN, MIXING, Param
 from afr_cli.ensembles import AVERAGE
 from afr_cli.ensembles.leaf_statistics import RowTensors
@@ -22,6 +24,35 @@ from afr_cli.solvers.solve import LinearAttentionProblem
 
 EPS = Param("eps", MIXING, 0.5, 0.0, 1.0, doc="Huber contamination of the softmax tree attention")
 TAU = Param("tau", DESIGN, 1.0, 0.0, None, low_open=True, doc="softmax temperature: softmax(-d / tau)")
+
+# A family's readings: its paper's text (the default) or its authors' public code, where the two
+# compute different models (docs/models.md, "Two readings").
+TEXT, CODE = "text", "code"
+
+
+@dataclass(frozen=True)
+class CodeDifference:
+    """One place where a family's authors' public code computes something other than its paper's
+    text: ``what`` it is, the ``text``'s computation, the ``code``'s, and ``where`` in the code
+    (file:lines of the repository and commit the family's ``code_source`` names)."""
+
+    what: str
+    text: str
+    code: str
+    where: str
+
+
+def reading_param(code: str) -> Param:
+    """The design parameter ``reading``: text (the paper's equations) or code (``code`` says what
+    the authors' public code computes instead)."""
+    return Param(
+        "reading",
+        DESIGN,
+        TEXT,
+        bound=AnyOf((Options((TEXT, CODE)),)),
+        doc=f"whose computation: text (the paper's equations) or code (the authors' public code: {code}; "
+        "docs/models.md)",
+    )
 
 
 class Family(ABC):
@@ -37,6 +68,10 @@ class Family(ABC):
     # since hashing them would find nothing. Only speed depends on it: a problem solved again gives
     # the same bytes, so a family that says False and does repeat a problem loses time, never a bit.
     repeats_problems: ClassVar[bool] = True
+    # The authors' public code ("owner/name@commit") and where it computes another model than the
+    # paper's text; a family that has them takes ``reading: code`` (``reading_param``).
+    code_source: ClassVar[str] = ""
+    code_differences: ClassVar[tuple[CodeDifference, ...]] = ()
 
     @classmethod
     def param(cls, name: str) -> Param:

@@ -8,6 +8,19 @@ S_j(x) = sum_k softmax_k(-||x - A_k(x)||^2 / tau_j) B_k(x), every variant predic
 
 and differs only in what is trained: w- trains w (eps fixed, eq 16), eps- trains eps (w = 1/T,
 eq 17), eps-w- trains both (eqs 18-20), epsM-/epsM-w- the same with M heads (eqs 33-35).
+
+``reading`` picks whose computation this is. "text" (the default) is the paper's, as above.
+"code" is what the authors' public code (andruekonst/leaf-attention-forest) computes instead:
+the leaf attention softmax(-tau0 ||x - x_j||^2 / 2) (the grid's tau0 multiplies; the text's
+temperature is 2 / tau0), each head softmax_k(-t_j ||x - A_k(x)|| / 2) on the plain distance
+with t_j = 10^linspace(floor(-M/2), floor(M/2), M), and the trained head weights g_j >= 0 free
+on the simplex with the static weight (no (1 - varsigma)/M bound per head, no varsigma floor):
+
+    yhat(x) = sum_j g_j S_j(x) + sum_k G_k B_k(x),  g, G >= 0, sum g + sum G = 1,
+
+with G = g_s / T (eps-: w = 1/T) or G free (eps-w-). w- variants, which the code lacks, keep
+their fixed eps and differ only in the attention forms. docs/models.md lists each difference
+with the file and line of the authors' code.
 """
 
 from __future__ import annotations
@@ -20,7 +33,18 @@ import numpy as np
 
 from afr_cli.ensembles.leaf_statistics import RowTensors
 from afr_cli.errors import AfrInputError
-from afr_cli.models.base import DESIGN, EPS, MIXING, Family, Param, uniform
+from afr_cli.models.base import (
+    CODE,
+    DESIGN,
+    EPS,
+    MIXING,
+    TEXT,
+    CodeDifference,
+    Family,
+    Param,
+    reading_param,
+    uniform,
+)
 from afr_cli.models.larf_leaf import leaf_attention
 from afr_cli.solvers.solve import ConstraintBuilder, LinearAttentionProblem, simplex_constraints
 
@@ -49,9 +73,43 @@ VARSIGMA = Param(
     0.0,
     1.0,
     low_open=True,
-    doc="floor of the trained eps_j (paper's varsigma; fixed, not tuned)",
+    doc="floor of the trained eps_j (paper's varsigma; fixed, not tuned; unused by reading code)",
+)
+READING = reading_param(
+    "leaf softmax(-tau0 d^2/2), heads on the plain distance with t_j = 10^linspace(-M//2, M//2, M), "
+    "head weights free on the simplex"
 )
 TRAINS = ("w", "eps", "eps-w")
+LARF_CODE = "andruekonst/leaf-attention-forest@d5a3527"
+LARF_DIFFERENCES = (
+    CodeDifference(
+        "leaf attention",
+        "softmax(-||x - x_j||^2 / tau0) (eq 15)",
+        "softmax(-0.5 tau0 ||x - x_j||^2): the grid's tau0 multiplies, so the text's temperature is 2 / tau0",
+        "leaf_att_forest/model.py:86-88",
+    ),
+    CodeDifference(
+        "tree-level distance",
+        "softmax(-||x - A_k(x)||^2 / tau_j) (eqs 13, 30)",
+        "softmax(-0.5 t_j ||x - A_k(x)||): the plain distance, not its square, t_j multiplying",
+        "leaf_att_forest/model.py:105-109",
+    ),
+    CodeDifference(
+        "head temperatures",
+        "tau_j = 10^linspace(-(M-1)/2, (M-1)/2, M), symmetric about 1 (Section 6: M = 1 gives tau = 1)",
+        "t_j = logspace(-M // 2, M // 2, M): floor division makes it asymmetric (M = 3: 10^-2, 10^-0.5, "
+        "10^1) and M = 1 gives t = 0.1",
+        "leaf_att_forest/model.py:69-71",
+    ),
+    CodeDifference(
+        "head weights (eps- and eps-w- variants)",
+        "(1 - eps_j) / M with varsigma <= eps_j <= 1 (eqs 20, 35): each head at most (1 - varsigma) / M, "
+        "the static part at least varsigma",
+        "gamma_1..gamma_M and gamma_static >= 0 summing to 1 (trained w >= 0 with sum w = gamma_static): "
+        "no bound per head, no floor",
+        "leaf_att_forest/model.py:155-183",
+    ),
+)
 
 
 def head_taus(M: int) -> np.ndarray:
@@ -63,6 +121,24 @@ def _exponents(M: int) -> np.ndarray:
     return np.arange(M) - (M - 1) / 2.0
 
 
+def code_head_scales(M: int) -> np.ndarray:
+    """The authors' code's M head multipliers t_j = 10^linspace(floor(-M/2), floor(M/2), M): each
+    head is softmax(-t_j d / 2). Asymmetric through the floor division (M = 3: 10^-2, 10^-0.5,
+    10^1), and M = 1 gives t = 0.1 where the text has tau = 1."""
+    return 10.0 ** np.linspace((-M) // 2, M // 2, M)
+
+
+def code_temperatures(M: int) -> np.ndarray:
+    """The code reading's heads as temperatures on the plain distance: softmax(-d / (2 / t_j))."""
+    return 2.0 / code_head_scales(M)
+
+
+def code_leaf_temperature(tau0: float) -> float:
+    """The text's leaf temperature the code computes for the grid value tau0: its leaf attention
+    is softmax(-tau0 d^2 / 2) = softmax(-d^2 / (2 / tau0))."""
+    return 2.0 / float(tau0)
+
+
 @dataclass(frozen=True)
 class MixtureFeatures:
     """Values B (n, T), head sums S (n, M) with S[:, j] = sum_k softmax_k(.. / tau_j) B_k, taus (M,)."""
@@ -70,14 +146,20 @@ class MixtureFeatures:
     values: np.ndarray
     head_sums: np.ndarray
     taus: np.ndarray
+    reading: str = TEXT
 
 
-def mixture_features(rows: RowTensors, tau0: float | None, M: int, exclude_self: bool = False) -> MixtureFeatures:
+def mixture_features(
+    rows: RowTensors, tau0: float | None, M: int, exclude_self: bool = False, reading: str = TEXT
+) -> MixtureFeatures:
     """Features of M heads over plain leaf means (tau0 None) or the leaf attention with tau0
-    (``exclude_self``: training rows do not attend to themselves, see ``leaf_attention``).
+    (``exclude_self``: training rows do not attend to themselves, see ``leaf_attention``), as the
+    paper's text computes them or (``reading`` "code") as the authors' code does.
 
     Each head's sum is cached on the rows per (tau0, tau_j), so the sweep over M reuses them.
     """
+    if reading == CODE:
+        return _code_features(rows, tau0, M, exclude_self)
     exclude = bool(exclude_self and tau0 is not None and rows.training)
     if tau0 is None:
         sqdist, values = rows.key_sqdist, rows.values
@@ -95,6 +177,26 @@ def mixture_features(rows: RowTensors, tau0: float | None, M: int, exclude_self:
 
     sums = np.column_stack([head(float(e)) for e in _exponents(M)])
     return MixtureFeatures(values, sums, head_taus(M))
+
+
+def _code_features(rows: RowTensors, tau0: float | None, M: int, exclude_self: bool) -> MixtureFeatures:
+    """The code reading's features: leaf temperature 2 / tau0, heads softmax(-t_j d / 2) on the
+    plain distance d = ||x - A_k(x)||, t_j from ``code_head_scales``."""
+    exclude = bool(exclude_self and tau0 is not None and rows.training)
+    if tau0 is None:
+        sqdist, values = rows.key_sqdist, rows.values
+    else:
+        level = leaf_attention(rows, code_leaf_temperature(tau0), exclude)
+        sqdist, values = level.key_sqdist, level.values
+    key = ("larf-code", tau0, exclude)
+    # sqrt of a squared distance rounded below zero would be NaN: clip, as a distance is >= 0
+    dist = rows.memo((*key, "distance"), lambda: np.sqrt(np.maximum(np.asarray(sqdist, dtype=float), 0.0)))
+    minima = rows.memo((*key, "minima"), lambda: row_minima(dist))
+    temps = code_temperatures(M)
+    sums = np.column_stack(
+        [rows.memo((*key, float(t)), lambda t=t: head_sum(dist, values, float(t), minima)) for t in temps]
+    )
+    return MixtureFeatures(values, sums, temps, CODE)
 
 
 def row_minima(sqdist: np.ndarray) -> np.ndarray:
@@ -132,6 +234,8 @@ class LARFFamily(Family):
     # scales B; varsigma only bounds), and each stage its own rows: 0 repeated problems in 976
     # solves of LARF's units (issue 36), so the solve memo does not key them.
     repeats_problems = False
+    code_source = LARF_CODE
+    code_differences = LARF_DIFFERENCES
 
     def __init_subclass__(cls, *, leaf: bool, trains: str, mixture: bool, leave_self_out: bool = False, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -141,12 +245,16 @@ class LARFFamily(Family):
         cls.leave_self_out = leave_self_out
         # eq 17 (eps-) keeps eps in [0, 1]; eqs 20 and 35 put a floor varsigma under eps_j.
         cls.eps_floor = trains == "eps-w" or (trains == "eps" and mixture)
-        used = ((EPS, trains == "w"), (VARSIGMA, cls.eps_floor), (HEADS, mixture), (TAU0, leaf))
+        used = ((EPS, trains == "w"), (VARSIGMA, cls.eps_floor), (HEADS, mixture), (TAU0, leaf), (READING, True))
         cls.params = tuple(p for p, on in used if on)
 
     def features(self, rows: RowTensors, design: Mapping[str, float]) -> MixtureFeatures:
         return mixture_features(
-            rows, design["tau0"] if self.leaf else None, int(design["M"]) if self.mixture else 1, self.leave_self_out
+            rows,
+            design["tau0"] if self.leaf else None,
+            int(design["M"]) if self.mixture else 1,
+            self.leave_self_out,
+            design.get("reading", TEXT),
         )
 
     def training_problem(
@@ -154,6 +262,8 @@ class LARFFamily(Family):
     ) -> LinearAttentionProblem | None:
         B, S = feats.values, feats.head_sums
         T, M = B.shape[1], S.shape[1]
+        if feats.reading == CODE and self.trains != "w":
+            return _code_problem(self.trains, B, S, y)
         if self.trains == "w":  # eq 16: r = (1-eps) C, Phi = eps D, w in simplex
             eps = mixing["eps"]
             if eps == 0.0:
@@ -174,8 +284,13 @@ class LARFFamily(Family):
     def parameters(
         self, feats: MixtureFeatures, mixing: Mapping[str, float], theta: np.ndarray | None
     ) -> tuple[np.ndarray, np.ndarray]:
-        """(eps_1..eps_M, w on the simplex) of the trained (or untrained, eps = 0) model."""
+        """(eps_1..eps_M, w on the simplex) of the trained (or untrained, eps = 0) model; under
+        the code reading eps_j = 1 - M g_j, so the same formula predicts (eps_j may be < 0)."""
         T = feats.values.shape[1]
+        if feats.reading == CODE and self.trains != "w":
+            heads, static = _code_weights(self.trains, T, feats.head_sums.shape[1], theta)
+            total = static.sum()
+            return 1.0 - len(heads) * heads, static / total if total > 0 else uniform(T)
         if self.trains == "w":
             return np.array([mixing["eps"]]), uniform(T) if theta is None else theta
         if self.trains == "eps":
@@ -184,6 +299,9 @@ class LARFFamily(Family):
         return theta[T:], G / G.sum()
 
     def predict(self, feats: MixtureFeatures, mixing: Mapping[str, float], theta: np.ndarray | None) -> np.ndarray:
+        if feats.reading == CODE and self.trains != "w":
+            heads, static = _code_weights(self.trains, feats.values.shape[1], feats.head_sums.shape[1], theta)
+            return feats.head_sums @ heads + feats.values @ static
         eps, w = self.parameters(feats, mixing, theta)
         return feats.head_sums @ (1.0 - eps) / len(eps) + eps.mean() * (feats.values @ w)
 
@@ -192,6 +310,27 @@ class LARFFamily(Family):
     ) -> dict[str, np.ndarray]:
         eps, w = self.parameters(feats, mixing, theta)
         return {"taus_": feats.taus, "eps_": eps, "w_": w}
+
+
+def _code_problem(trains: str, B: np.ndarray, S: np.ndarray, y: np.ndarray) -> LinearAttentionProblem:
+    """The code reading's training QP: y ~ S g + B G with (g, G) on one simplex, g the M head
+    weights. eps- (w = 1/T): theta = (g_1..g_M, g_s), G = g_s / T; eps-w-: theta = (G_1..G_T,
+    g_1..g_M), G free. No head weight is bounded by (1 - varsigma)/M and g_s has no floor."""
+    if trains == "eps":
+        Phi = np.column_stack([S, B.mean(axis=1)])
+    else:
+        Phi = np.hstack([B, S])
+    return LinearAttentionProblem(y, np.zeros(len(y)), Phi, simplex_constraints(Phi.shape[1]))
+
+
+def _code_weights(trains: str, T: int, M: int, theta: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """(head weights g (M,), static weights G (T,)) of the code reading's theta; untrained
+    (theta None): the plain forest, g = 0 and G = 1/T."""
+    if theta is None:
+        return np.zeros(M), uniform(T)
+    if trains == "eps":
+        return theta[:-1], np.full(T, theta[-1] / T)
+    return theta[T:], theta[:T]
 
 
 class EpsARFFamily(LARFFamily, leaf=False, trains="eps", mixture=False):

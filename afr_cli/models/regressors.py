@@ -28,6 +28,7 @@ class EpsABRF(AttentionForestRegressor):
 
     ``w_`` (length T) is trained on the simplex by the shared solver (QP for loss="l2", LP
     for "l1"); eps = 0 is the "Softmax" model and leaves ``w_`` uniform and unused.
+    ``reading`` "code": the authors' code's softmax(-tau d / 2) (afr_cli.models.abrf).
     """
 
     family = EpsABRFFamily()
@@ -40,6 +41,7 @@ class EpsABRF(AttentionForestRegressor):
         max_features: float = 1.0,
         eps: float = 0.5,
         tau: float = 1.0,
+        reading: str = "text",
         loss: str = "l2",
         solver: str = DEFAULT_SOLVER,
         random_state=None,
@@ -50,6 +52,7 @@ class EpsABRF(AttentionForestRegressor):
         self.max_features = max_features
         self.eps = eps
         self.tau = tau
+        self.reading = reading
         self.loss = loss
         self.solver = solver
         self.random_state = random_state
@@ -61,6 +64,9 @@ class LARF(AttentionForestRegressor):
     Parameters a variant does not use are ignored: tau0 (ARF variants), M (all but em-),
     eps (all but w-: the others train it), varsigma (w-, eps-). Fitted: ``taus_``, ``eps_``
     and ``w_`` with yhat = mean_j (1-eps_j) S_j + mean(eps_) sum_k w_k B_k for every variant.
+    ``reading``: "text" (the paper's equations) or "code" (what the authors' code computes;
+    afr_cli.models.larf); under "code", ``taus_`` are the heads' temperatures on the plain
+    distance and eps_j = 1 - M g_j of the free head weights g_j.
     """
 
     def __init__(
@@ -71,6 +77,7 @@ class LARF(AttentionForestRegressor):
         M: int = 1,
         eps: float = 0.5,
         varsigma: float = 1e-3,
+        reading: str = "text",
         loss: str = "l2",
         solver: str = DEFAULT_SOLVER,
         n_estimators: int = 100,
@@ -84,6 +91,7 @@ class LARF(AttentionForestRegressor):
         self.M = M
         self.eps = eps
         self.varsigma = varsigma
+        self.reading = reading
         self.loss = loss
         self.solver = solver
         self.n_estimators = n_estimators
