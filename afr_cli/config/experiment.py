@@ -544,11 +544,13 @@ def _grid(item: dict, family, src: str, where: str) -> dict[str, tuple[float, ..
                 raise AfrInputError(f"{src}: {at}: a value is listed twice")
         elif p.name in params:
             checked = (p.check(params[p.name], f"{src}: {where}.params.{p.name}"),)
+        elif not p.recorded_by_default:
+            continue  # the family reads its default; the stored hyperparameters leave it out
         else:
             checked = (p.default,)
         out[p.name] = checked
     order = [p.name for p in sorted(family.params, key=lambda p: p.kind != "design")]
-    return {n: out[n] for n in order}
+    return {n: out[n] for n in order if n in out}
 
 
 def _best_of(item: dict, previous: list[ModelConfig], src: str, where: str, mid: str) -> ModelConfig:

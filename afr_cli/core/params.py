@@ -62,6 +62,10 @@ class Param:
     default: Any
     bound: Bound
     doc: str
+    # False: a model that does not set it leaves it out of its grid, so the stored hyperparameters
+    # of every run made before the parameter existed and of every run that keeps its default agree
+    # (the families read the default themselves)
+    recorded_by_default: bool
 
     def __init__(
         self,
@@ -77,6 +81,7 @@ class Param:
         high_open: bool = False,
         *,
         bound: Bound | None = None,
+        recorded_by_default: bool = True,
     ) -> None:
         if bound is None:
             bound = Interval.between(WHOLE if integer else REAL, low, high, low_open, high_open)
@@ -87,6 +92,7 @@ class Param:
         object.__setattr__(self, "default", default)
         object.__setattr__(self, "bound", bound)
         object.__setattr__(self, "doc", doc)
+        object.__setattr__(self, "recorded_by_default", recorded_by_default)
 
     def allowed(self) -> str:
         """What is allowed, as it follows the name: '[0, 1]', '> 0', 'an integer >= 1 or null'."""

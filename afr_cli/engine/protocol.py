@@ -276,7 +276,9 @@ def _score_model(
     family = get_family(model.family)
     design_names = family.design_names()
     for i, point in enumerate(s.points):
-        design = {k: point[k] for k in design_names}
+        design = {
+            k: point[k] for k in design_names if k in point
+        }  # a parameter left at its unrecorded default is absent
         mixing = {k: v for k, v in point.items() if k not in design_names}
         feats_train = family.features(train_rows, design)
         feats_query = family.features(query_rows, design)

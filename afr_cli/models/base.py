@@ -52,6 +52,7 @@ def reading_param(code: str) -> Param:
         bound=AnyOf((Options((TEXT, CODE)),)),
         doc=f"whose computation: text (the paper's equations) or code (the authors' public code: {code}; "
         "docs/models.md)",
+        recorded_by_default=False,  # stored only where a config sets it: the text reading's rows stay as before
     )
 
 
