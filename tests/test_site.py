@@ -30,9 +30,58 @@ FLAGS = [
 pytestmark = pytest.mark.slow  # every test here uses a site made by a real `afr run` and `afr report`
 
 
+OWN_MODELS = ["rf", "softmax", "eps-abrf", "em-w-larf"]
+
+
+def own_experiment(root: Path) -> Path:
+    """A researcher's own experiment under ``root``: two CSV files of their own (a text column left
+    out, rows with a missing value dropped), 4 models, 2 repetitions of a few trees; its config."""
+    import numpy as np
+    import pandas as pd
+
+    data = root.parent / "own-data"
+    data.mkdir(exist_ok=True)
+    entries = []
+    for k, name in enumerate(("Lab", "Field")):
+        rng = np.random.default_rng(k)
+        x = rng.normal(size=(40, 3))
+        frame = pd.DataFrame(x, columns=["a", "b", "c"]).assign(
+            site=rng.choice(["north", "south"], 40), y=2 * x[:, 0] + np.sin(x[:, 1]) + rng.normal(0, 0.3, 40)
+        )
+        frame.loc[3, "b"] = np.nan
+        frame.to_csv(data / f"{name.lower()}.csv", index=False)
+        entries.append(
+            {
+                "name": name,
+                "file": str(data / f"{name.lower()}.csv"),
+                "target": "y",
+                "drop": ["site"],
+                "missing": "drop-rows",
+            }
+        )
+    cfg = {
+        "name": "mine",
+        "description": "four models on two files of my own",
+        "seed": 1,
+        "protocol": {"reps": 2, "inner_folds": 2},
+        "datasets": entries,
+        "bases": [{"id": "RF", "kind": "rf", "n_estimators": 6, "min_samples_leaf": 5}],
+        "models": [
+            {"id": "rf", "family": "forest"},
+            {"id": "softmax", "family": "eps-abrf", "params": {"eps": 0.0}},
+            {"id": "eps-abrf", "family": "eps-abrf", "grid": {"eps": [0.0, 1.0]}},
+            {"id": "em-w-larf", "family": "em-w-larf", "grid": {"M": [1, 3]}},
+        ],
+    }
+    config = root.parent / "mine.yaml"
+    config.write_text(yaml.safe_dump(cfg))
+    return config
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
-    """A tiny abrf_rf store (3 datasets, 2 repetitions), its reports and the site over it."""
+    """A tiny abrf_rf store (3 datasets, 2 repetitions), a researcher's own experiment beside it
+    (own_experiment), the reports and the site over both."""
     root = tmp_path_factory.mktemp("results")
     cfg = {
         "name": "abrf_rf",
@@ -49,6 +98,8 @@ def site(tmp_path_factory) -> Path:
     config = root / "abrf_rf.yaml"
     config.write_text(yaml.safe_dump(cfg))
     assert run_afr("run", str(config), "--out", str(root / "abrf_rf"), "-q", "--jobs", "1").returncode == 0
+    proc = run_afr("run", str(own_experiment(root)), "--out", str(root / "mine"), "-q", "--jobs", "1")
+    assert proc.returncode == 0, proc.stderr
     figures = root / "satrf" / "figures"
     figures.mkdir(parents=True)
     shutil.copy(Path(__file__).resolve().parents[1] / "results" / "satrf" / "figures" / "Sparse.png", figures)
@@ -59,7 +110,8 @@ def site(tmp_path_factory) -> Path:
 
 def test_site_pages_exist_with_tables_ledger_and_links_that_resolve(site):
     pages = sorted(p.name for p in site.glob("*.html"))
-    assert pages == sorted(["index.html", "readme.html", *(f"{p.id}.html" for p in papers())])  # one per paper
+    # one per paper and one per experiment of the root
+    assert pages == sorted(["index.html", "readme.html", "experiment-mine.html", *(f"{p.id}.html" for p in papers())])
     for doc in ("tutorial-own-family", "datasets", "config", "cli", "errors", "README"):  # the docs, rendered
         assert (site / "docs" / f"{doc}.html").is_file(), doc
     assert "dm.html" in pages  # the Decision Machines have a folder, so a page
@@ -132,6 +184,43 @@ def test_every_page_loads_in_a_browser_with_no_broken_resource(site, tmp_path):
         assert len(srcs) == len(set(srcs)), f"{name}: an image shown twice"
         if name == "satrf.html":
             assert dom.count('class="paper-table"') >= 2 and "Sparse.png" in dom
+        if name == "experiment-mine.html":  # the researcher's own experiment: its diagram decoded too
+            assert re.search(r'<img[^>]* src="mine/cd-RF\.svg"', dom), name
+
+
+def test_an_own_experiment_gets_its_summary_report_and_a_page_reachable_from_the_index(site):
+    """`afr run` on a CSV of one's own, then `afr report --html`: the store's summary, its report
+    and its page, linked from the index, with the scores and their intervals, the ranks and the
+    Friedman test, the CD diagram, the answer for every pair and the hyperparameters chosen."""
+    root = site.parent
+    assert (root / "mine" / "summary.md").is_file() and (root / "mine" / "report.md").is_file()
+    index = (site / "index.html").read_text()
+    assert '<a href="experiment-mine.html">Experiment mine</a>: four models on two files of my own' in index
+    page = (site / "experiment-mine.html").read_text()
+    assert "holds 2 repetitions of 2 datasets on RF" in page  # what the root holds, from afr status
+    for model in OWN_MODELS:
+        assert f"<th>{model}</th>" in page or f'<th class="num">{model}</th>' in page, model
+    assert re.search(r"<td>Lab</td>\s*<td class=\"num\">-?\d\.\d{3} \[-?\d\.\d{3}, -?\d\.\d{3}\]</td>", page)
+    assert "Friedman χ² = " in page and "critical difference" in page and 'src="mine/cd-RF.svg"' in page
+    pairs = re.findall(r"<li><code>([\w-]+)</code> against <code>([\w-]+)</code>: ", page)
+    assert len(pairs) == 6 and len(set(map(frozenset, pairs))) == 6  # every pair of the 4 models, once
+    assert "M = " in page and "eps = " in page  # the hyperparameters selected
+    again = run_afr("report", "mine", "--root", str(root))  # by its name, as a report's
+    assert again.returncode == 0, again.stderr
+    unknown = run_afr("report", "minee", "--root", str(root))
+    assert unknown.returncode == 2 and "'minee' is unknown" in unknown.stderr and "mine" in unknown.stderr
+
+
+def test_the_reproduction_pipeline_writes_an_own_experiments_page(site, tmp_path):
+    """`afr reproduce mine.yaml --root DIR` ends in the build that writes the experiment's page."""
+    from afr_cli.reproduction.pipeline import build_reports
+
+    root = tmp_path / "elsewhere"
+    shutil.copytree(site.parent / "mine", root / "mine", ignore=shutil.ignore_patterns("*.md", "*.svg", "*.csv"))
+    written = build_reports(root, html=True)
+    assert root / "mine" / "report.md" in written and root / "mine" / "summary.md" in written
+    assert (root / "site" / "experiment-mine.html").is_file()
+    assert 'href="experiment-mine.html"' in (root / "site" / "index.html").read_text()
 
 
 def test_every_verdict_has_a_colour_on_the_site():
