@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -281,3 +282,92 @@ def test_a_table_longer_than_a_screen_sorts_by_a_click_on_its_heading(tmp_path):
     )
     first = " ".join(f"d{i}" for i in sorted(range(n), key=value.get)[:3])  # by number: 0.5, 1.5, 2.5
     assert 'class="sortable"' in proc.stdout and f'data-first="{first}"' in proc.stdout
+
+
+# a number a reader would recognise as one result: thousands separated, or three decimals or more
+# and three significant digits or more (``_numbers``)
+RESULT_NUMBER = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w,])|(?<![\w.,])\d+\.\d{3,}(?![\w.])")
+SIGNIFICANT = 3
+
+
+ANY_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|\d+(?:\.\d+)?")  # a csv's commas separate
+
+
+def _numbers(text: str, pattern: re.Pattern = RESULT_NUMBER, digits: int = SIGNIFICANT) -> set[Decimal]:
+    """The numbers ``pattern`` finds in ``text`` with at least ``digits`` significant digits, by
+    value (0.3800 is 0.38, 1,455 is 1455)."""
+    found = set()
+    for number in pattern.findall(text):
+        plain = number.replace(",", "")
+        if len(plain.replace(".", "").lstrip("0")) < digits:
+            continue
+        try:
+            found.add(Decimal(plain).normalize())
+        except InvalidOperation:
+            continue
+    return found
+
+
+def _text(html: str) -> str:
+    return re.sub(r"<[^>]+>", " ", re.sub(r"<script>.*?</script>", "", html, flags=re.S))
+
+
+def committed_numbers(paper, ctx) -> set[str]:
+    """The result numbers of a paper's committed page that only its generated blocks state: the
+    numbers in the blocks, less those its prose, its published tables and its data file state and
+    those the claims ledger computes from the published tables alone (its "paper" column, judged
+    on ``ctx``'s root)."""
+    from afr_cli.publish.claims.ledger import judge_paper
+    from afr_cli.publish.pages import blocks_in
+
+    text = paper.page.read_text(encoding="utf-8")
+    blocks = blocks_in(text)
+    in_blocks = set().union(*(_numbers(body) for body in blocks.values()))
+    prose = text
+    for body in blocks.values():
+        prose = prose.replace(body, "")
+    elsewhere = "\n".join(
+        p.read_text(encoding="utf-8") for p in paper.folder.iterdir() if p.suffix in (".csv", ".yaml")
+    )
+    elsewhere += "\n".join(v.paper.text for v in judge_paper(paper, ctx) if v.paper is not None)
+    return in_blocks - _numbers(prose, ANY_NUMBER, 1) - _numbers(elsewhere, ANY_NUMBER, 1)
+
+
+def built_numbers(paper, root: Path) -> set[Decimal]:
+    """The numbers of the blocks ``afr report`` built from ``root``'s own stores (its copy of the
+    paper's page, each block whose body differs from the committed one): that root's results,
+    which may happen to equal a committed number."""
+    from afr_cli.publish.pages import blocks_in
+
+    copy = root / paper.id / paper.page.name
+    if not copy.is_file():
+        return set()
+    committed = blocks_in(paper.page.read_text(encoding="utf-8"))
+    built = blocks_in(copy.read_text(encoding="utf-8"))
+    return set().union(*(_numbers(body) for name, body in built.items() if committed.get(name) != body))
+
+
+def test_no_paper_page_on_another_root_states_a_number_of_the_committed_root(site, tmp_path):
+    """Every paper's page built on an empty root and on a partial one (one small store of a paper
+    and an experiment of one's own) states none of the numbers the committed page's generated
+    blocks hold (which the committed site shows), and says where a block could not be built."""
+    from afr_cli.publish.context import ReportContext
+    from afr_cli.publish.pages import unbuilt_note
+    from afr_cli.publish.site import SITE
+    from afr_cli.reporting.build import write_all
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    write_all(empty, html=True)
+    committed_site = Path(__file__).resolve().parents[1] / "results" / SITE
+    for p in (p for p in papers() if p.page is not None):
+        numbers = committed_numbers(p, ReportContext(empty))
+        shown = _numbers(_text((committed_site / f"{p.id}.html").read_text(encoding="utf-8")))
+        if p.id != "dm":  # the measure finds what it looks for: the committed site shows those numbers
+            assert len(numbers & shown) >= 5, p.id
+        for root in (empty, site.parent):
+            page = _text((root / SITE / f"{p.id}.html").read_text(encoding="utf-8"))
+            leaked = sorted(numbers & _numbers(page) - built_numbers(p, root))
+            assert not leaked, f"{p.id} on {root.name}: states committed numbers {leaked[:10]}"
+            assert unbuilt_note(str(root)).strip("*").split(":")[0] in page, p.id  # says what is missing
+            assert "1,118,400" not in page
