@@ -37,6 +37,7 @@ from afr_cli.publish.outfiles import write_if_changed
 from afr_cli.publish.pages import blocks_in, result_block, unbuilt_note, with_blocks
 from afr_cli.publish.site_docs import Documents
 from afr_cli.publish.site_page import STYLESHEET, copied, esc, page_html
+from afr_cli.publish.studies import own_papers
 from afr_cli.tables.agreement import RULE, agreement
 from afr_cli.tables.format import METRIC_NAMES, METRICS, format_param, format_value
 from afr_cli.tables.paper_compare import paper_comparison, printed_cells
@@ -222,14 +223,16 @@ def page_text_on_root(paper: Paper, ctx: ReportContext) -> str:
     elsewhere the copy ``afr report`` wrote under the root, whose result blocks it built from that
     root's stores or replaced by the line saying they could not be, with every other generated
     block replaced by that line too (a measurement record of the committed root is not this
-    root's), so that no block keeps a number of another root. A paper none of whose stores the
-    root holds has no copy: each of its blocks is that line."""
+    root's), so that no block keeps a number of another root. For a paper none of whose stores the
+    root holds, ``afr report`` builds no block (a copy there is the committed text): each of its
+    blocks is that line."""
     committed = paper.page.read_text(encoding="utf-8")
     if ctx.project:
         return committed
     copy = ctx.root / paper.id / paper.page.name
-    text = copy.read_text(encoding="utf-8") if copy.is_file() else committed
-    held = blocks_in(text) if copy.is_file() else {}
+    built = copy.is_file() and paper.id in {p.id for p in own_papers((paper,), ctx.root)}
+    text = copy.read_text(encoding="utf-8") if built else committed
+    held = blocks_in(text) if built else {}
     note = unbuilt_note(ctx.shown)
     return with_blocks(
         text,
