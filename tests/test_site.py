@@ -352,7 +352,6 @@ def test_no_paper_page_on_another_root_states_a_number_of_the_committed_root(sit
     and an experiment of one's own) states none of the numbers the committed page's generated
     blocks hold (which the committed site shows), and says where a block could not be built."""
     from afr_cli.publish.context import ReportContext
-    from afr_cli.publish.pages import unbuilt_note
     from afr_cli.publish.site import SITE
     from afr_cli.reporting.build import write_all
 
@@ -369,5 +368,18 @@ def test_no_paper_page_on_another_root_states_a_number_of_the_committed_root(sit
             page = _text((root / SITE / f"{p.id}.html").read_text(encoding="utf-8"))
             leaked = sorted(numbers & _numbers(page) - built_numbers(p, root))
             assert not leaked, f"{p.id} on {root.name}: states committed numbers {leaked[:10]}"
-            assert unbuilt_note(str(root)).strip("*").split(":")[0] in page, p.id  # says what is missing
+            assert "Not built from " in page and str(root) in page, p.id  # says which root lacks the block
             assert "1,118,400" not in page
+
+
+def test_report_check_covers_an_own_experiments_report(site):
+    """`afr report --check` regenerates the experiments' outputs too: an edited report.md is named."""
+    report = site.parent / "mine" / "report.md"
+    kept = report.read_text(encoding="utf-8")
+    try:
+        report.write_text(kept + "edited\n", encoding="utf-8")
+        proc = run_afr("report", "--root", str(site.parent), "--check")
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        assert f"{report.as_posix()}: stale" in proc.stdout.splitlines(), proc.stdout
+    finally:
+        report.write_text(kept, encoding="utf-8")
