@@ -5,7 +5,11 @@ miss, on the paper's own repetitions) and its claim verdicts at a glance, as sta
 in inline SVG, with the counts in a table beside; one page per paper the loader returns holds
 the claims ledger with its verdicts, every published table of the paper's reports with ours beside
 each cell, coloured by the agreement rule, the figures under ``results/<report>/figures/`` and the
-Friedman / Nemenyi critical-difference diagrams. Every image and file a page links to is copied
+Friedman / Nemenyi critical-difference diagrams. The report layer (afr_cli/reporting/) hands it
+the root's own experiments' pages (``SitePage``, listed on the index) and the section each paper's
+page opens with; on a root other than the project's, a paper's narrative page shows only the
+generated blocks built from that root's stores, each other one as the line saying it could not be
+built there (``page_text_on_root``). Every image and file a page links to is copied
 inside ``site/`` (``site/<report>/...``), so the folder can be copied or published on its own.
 Every page links the one stylesheet ``site/site.css``. A small inline script counts images that
 failed to load into ``<body data-broken-images>`` and says whether the stylesheet applied in
