@@ -76,7 +76,7 @@ def score_table(results: pd.DataFrame, metric: str, datasets: list[str], models:
         cells = [dataset]
         for model in models:
             part = on.loc[on["model"] == model]
-            rho = 1.0 - float(part["train_fraction"].iloc[0]) if "train_fraction" in part and len(part) else 0.0
+            rho = float(part["test_fraction"].iloc[0]) if "test_fraction" in part and len(part) else 0.0
             cells.append(_cell(part[metric].astype(float), metric, rho))
         rows.append(cells)
     return table(["dataset", *models], rows, ["---"] + ["---:"] * len(models))
@@ -189,7 +189,10 @@ def _figures(folder: Path) -> list[str]:
 def experiment_markdown(ctx: ReportContext, exp: Experiment) -> tuple[str, dict[Path, bool]]:
     """The experiment's report as Markdown and the diagrams it draws (path -> written)."""
     frames = ctx.stored(exp.store)
-    results = with_axes_in_dataset(results_in_view(frames.results, frames.grid, "stored", None, frames.select_by))
+    results = results_in_view(frames.results, frames.grid, "stored", None, frames.select_by)
+    if "train_fraction" in results.columns:  # ρ of each cell's split, kept when the axis becomes the dataset's label
+        results = results.assign(test_fraction=(1.0 - results["train_fraction"].astype(float)).round(10))
+    results = with_axes_in_dataset(results)
     metric = frames.select_by if frames.select_by in METRIC_NAMES else "r2"
     name = METRIC_NAMES.get(metric, metric)
     datasets, models = _config_order(ctx.root, exp)
