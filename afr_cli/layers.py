@@ -9,8 +9,10 @@ missing from it; docs/design.md's module map follows the same floors.
 
 Why this order: the ground (errors, core) knows nothing of experiments; the library floors
 (statistics, solvers, store, data, trees, models) know nothing of configs; the engine runs what
-a config says; figures, studies and tables read what the engine stored; publish turns them into
-pages; the papers' study code and the reproduction drive publish; the commands sit on top.
+a config says; figures, studies and tables read what the engine stored; publish renders pages;
+the papers' study code computes what their pages quote; the report layer decides what every page
+holds (a paper's, an experiment's) and drives publish; the reproduction builds on it; the
+commands sit on top.
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("engine",),  # the protocol, the runner, tasks, shared work, caches
     ("figures", "studies"),  # plots and the preprocessing study over the engine
     ("publish",),  # reports, claims, pages, the site
-    ("papers", "reproduction"),  # each paper's study code; `afr reproduce`'s pipeline
+    ("papers",),  # each paper's study code (loaded by path from its folder)
+    ("reporting",),  # what each page holds, for a paper and for any experiment of the root
+    ("reproduction",),  # `afr reproduce`'s pipeline
     ("benchmarks",),  # `afr bench`'s measurements
     ("commands",),  # one module per command group
     ("cli",),  # the entry point

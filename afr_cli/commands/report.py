@@ -14,8 +14,9 @@ def report(
     names: list[str] = typer.Argument(
         None,
         help=(
-            "reports to write (default: all, as the papers' data files afr_cli/papers/*/paper.yaml list them; "
-            "with all, also the claims ledgers and the READMEs' generated sections)"
+            "reports to write: the papers' reports (as afr_cli/papers/*/paper.yaml list them) and the root's own "
+            "experiments (each store under --root that no paper names, by its path there, e.g. mine); default: "
+            "all, and with all also the claims ledgers and the READMEs' generated sections"
         ),
     ),
     root_option: str = typer.Option("results", "--root", metavar="DIR", help="directory holding the stores"),
@@ -28,12 +29,14 @@ def report(
         False,
         "--html",
         help="also write the static site results/site/index.html "
-        "(one page per paper and the docs; open it from disk or copy the folder anywhere)",
+        "(one page per paper, one per experiment of the root and the docs; open it from disk or copy the folder "
+        "anywhere)",
     ),
     site_only: bool = typer.Option(
         False,
         "--site-only",
-        help="write only the static site results/site/ (the papers' pages and the docs) from the files already there",
+        help="write only the static site results/site/ (the papers' and the experiments' pages and the docs) "
+        "from the files already there",
     ),
     studies: bool = typer.Option(
         False,
@@ -48,7 +51,8 @@ def report(
         "exit 1 naming every committed file or generated block that is stale",
     ),
 ) -> None:
-    """Write every store's summary and ours beside the papers' tables (results/<report>/)."""
+    """Write every store's summary, ours beside the papers' tables (results/<report>/) and a report of
+    each of the root's own experiments (<store>/report.md, and its page with --html)."""
     from afr_cli.publish import build_keys
 
     check_directory("--root", root_option)
@@ -106,7 +110,7 @@ def _checked(root: Path) -> list[str]:
     lines = build_keys.remembered(root, mode)
     if lines is not None:
         return lines
-    from afr_cli.publish.build import stale_outputs
+    from afr_cli.reporting.build import stale_outputs
 
     return build_keys.remember(root, mode, lambda: stale_outputs(root), answer=list)
 
@@ -125,7 +129,7 @@ def _built(
         # a full --html build also answers for the build without the site and for --site-only
         also = (build_keys.Mode("build"), build_keys.Mode("site")) if html and not names and reps is None else ()
     if studies:
-        from afr_cli.publish.build import write_all
+        from afr_cli.reporting.build import write_all
 
         return write_all(root, names, reps, html, studies)
     if build_keys.remembered(root, mode) is not None:
@@ -133,10 +137,11 @@ def _built(
 
     def run() -> list[Path]:
         if site_only:
-            from afr_cli.publish.site import write_site
+            from afr_cli.publish.context import ReportContext
+            from afr_cli.reporting.build import write_site_of
 
-            return write_site(root)
-        from afr_cli.publish.build import write_all
+            return write_site_of(ReportContext(root))
+        from afr_cli.reporting.build import write_all
 
         return write_all(root, names, reps, html)
 

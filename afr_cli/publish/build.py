@@ -169,11 +169,14 @@ def _files(folder: Path) -> dict[Path, bytes]:
     return {p.relative_to(folder): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def stale_outputs(root: Path) -> list[str]:
+def stale_outputs(root: Path, build=None) -> list[str]:
     """Regenerate everything ``afr report`` writes (every repetition with the site, and each
     committed ``reps<N>`` view) in a scratch copy of ``root`` and the pages beside it; one line per
     generated file that differs or is missing, per stale generated block of a page, and per site
-    file that the build would no longer write. Nothing under ``root`` is touched."""
+    file that the build would no longer write. Nothing under ``root`` is touched. ``build``: the
+    build that writes it all (``write_all``'s signature; afr_cli/reporting/build.py passes its own,
+    which adds the root's experiments), default ``write_all``."""
+    build = write_all if build is None else build
     root = Path(root)
     with tempfile.TemporaryDirectory(prefix=CHECK_SCRATCH) as scratch:
         copy = Path(scratch) / root.resolve().name
@@ -185,11 +188,11 @@ def stale_outputs(root: Path) -> list[str]:
                 shutil.copy2(page, target)
         # one context for every view: the copy's stores are read once, and its pages name the
         # stores of the root it stands for
-        ctx = ReportContext(copy, shown=shown_root(root))
+        ctx = ReportContext(copy, shown=shown_root(root), project=is_project_results(root))
         written = set()
         for reps, names in committed_reps(root).items():
-            written |= set(write_all(copy, names, reps=reps, ctx=ctx))
-        written |= set(write_all(copy, html=True, ctx=ctx))
+            written |= set(build(copy, names, reps=reps, ctx=ctx))
+        written |= set(build(copy, html=True, ctx=ctx))
         lines = []
         pages = {p.resolve() for p in page_files(copy)}
         for new in sorted(written):

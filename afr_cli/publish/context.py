@@ -31,6 +31,7 @@ from afr_cli.catalogue.published import published_table
 from afr_cli.errors import AfrInputError
 from afr_cli.publish.frames import StoreMissing
 from afr_cli.publish.page_words import shown_root
+from afr_cli.publish.pages import is_project_results
 from afr_cli.store import has_results, open_existing
 from afr_cli.store.status import StoreStatus, store_status
 from afr_cli.tables import results_in_view
@@ -53,12 +54,17 @@ class ReportContext:
     ``shown`` is how the pages name that root (``results`` for the project's own; under ``afr
     report --check`` the scratch copy names the root it stands for); ``known`` the catalogue of
     papers (default: the process's). ``reads`` counts the stores read from disk, by directory:
-    after any build each count is 1.
+    after any build each count is 1. ``project``: whether the root is the project's own
+    ``results/`` or stands for it (``afr report --check``'s scratch copy), whose committed pages
+    are its own; default: whether ``root`` is the project's.
     """
 
-    def __init__(self, root: Path, shown: str | None = None, known: Catalogue | None = None):
+    def __init__(
+        self, root: Path, shown: str | None = None, known: Catalogue | None = None, project: bool | None = None
+    ):
         self.root = Path(root)
         self.shown = shown if shown is not None else shown_root(self.root)
+        self.project = is_project_results(self.root) if project is None else project
         self.catalogue = known if known is not None else catalogue()
         self.reads: Counter[Path] = Counter()
         self._stores: dict[Path, StoreFrames | None] = {}

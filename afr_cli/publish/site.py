@@ -5,7 +5,11 @@ miss, on the paper's own repetitions) and its claim verdicts at a glance, as sta
 in inline SVG, with the counts in a table beside; one page per paper the loader returns holds
 the claims ledger with its verdicts, every published table of the paper's reports with ours beside
 each cell, coloured by the agreement rule, the figures under ``results/<report>/figures/`` and the
-Friedman / Nemenyi critical-difference diagrams. Every image and file a page links to is copied
+Friedman / Nemenyi critical-difference diagrams. The report layer (afr_cli/reporting/) hands it
+the root's own experiments' pages (``SitePage``, listed on the index) and the section each paper's
+page opens with; on a root other than the project's, a paper's narrative page shows only the
+generated blocks built from that root's stores, each other one as the line saying it could not be
+built there (``page_text_on_root``). Every image and file a page links to is copied
 inside ``site/`` (``site/<report>/...``), so the folder can be copied or published on its own.
 Every page links the one stylesheet ``site/site.css``. A small inline script counts images that
 failed to load into ``<body data-broken-images>`` and says whether the stylesheet applied in
@@ -21,6 +25,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -33,13 +39,30 @@ from afr_cli.publish.claims.judge import VERDICTS, describe_test
 from afr_cli.publish.claims.ledger import judge_paper, verdict_counts
 from afr_cli.publish.context import ReportContext
 from afr_cli.publish.outfiles import write_if_changed
+from afr_cli.publish.pages import blocks_in, result_block, unbuilt_note, with_blocks
 from afr_cli.publish.site_docs import Documents
 from afr_cli.publish.site_page import STYLESHEET, copied, esc, page_html
+from afr_cli.publish.studies import own_papers
 from afr_cli.tables.agreement import RULE, agreement
 from afr_cli.tables.format import METRIC_NAMES, METRICS, format_as_printed, format_param, format_value
 from afr_cli.tables.paper_compare import paper_comparison, printed_cells
 
 SITE = "site"
+
+
+@dataclass(frozen=True)
+class SitePage:
+    """What the report layer hands the renderer for one page of the root's own: where it goes
+    under ``site/``, its title, its Markdown (``source``: the file its links and images are
+    relative to) and the one line the index says of it."""
+
+    where: str
+    title: str
+    markdown: str
+    source: Path
+    summary: str = ""
+
+
 VERDICT_CLASS = {v: f"v{i}" for i, v in enumerate(VERDICTS)}
 AGREEMENT_CLASS = {"as printed": "printed", "within tol": "tol", "miss": "miss", "n/a": "na"}
 COLOUR = {
@@ -180,7 +203,7 @@ def _report_sections(
 ) -> list[str]:
     root = ctx.root
     results = ctx.report_frames(report, paper.reps)
-    stores = ", ".join(f"<code>results/{_e(s)}</code>" for s in report.stores)
+    stores = ", ".join(f"<code>{_e(ctx.shown_store(s))}</code>" for s in report.stores)
     out = [f'<h3 id="report-{_e(report.name.replace("/", "-"))}">Report {_e(report.name)}</h3>']
     own = [spec for spec in report.papers if spec.partition(":")[0] == paper.id]
     if results is None:
@@ -278,12 +301,39 @@ def _output_captions(paper: Paper, root: Path) -> dict[Path, str]:
     return out
 
 
-def _narrative(paper: Paper, docs: Documents, shown: set[str]) -> tuple[str, str]:
+def page_text_on_root(paper: Paper, ctx: ReportContext) -> str:
+    """The paper's narrative page as it is true on the context's root: the committed page on the
+    project's ``results/`` (or the scratch copy ``afr report --check`` builds in its stead);
+    elsewhere the copy ``afr report`` wrote under the root, whose result blocks it built from that
+    root's stores or replaced by the line saying they could not be, with every other generated
+    block replaced by that line too (a measurement record of the committed root is not this
+    root's), so that no block keeps a number of another root. For a paper none of whose stores the
+    root holds, ``afr report`` builds no block (a copy there is the committed text): each of its
+    blocks is that line."""
+    committed = paper.page.read_text(encoding="utf-8")
+    if ctx.project:
+        return committed
+    copy = ctx.root / paper.id / paper.page.name
+    built = copy.is_file() and paper.id in {p.id for p in own_papers((paper,), ctx.root)}
+    text = copy.read_text(encoding="utf-8") if built else committed
+    held = blocks_in(text) if built else {}
+    note = unbuilt_note(ctx.shown)
+    return with_blocks(
+        text,
+        {
+            name: body if result_block(name, paper.id) and name in held else note
+            for name, body in blocks_in(text).items()
+        },
+    )
+
+
+def _narrative(paper: Paper, docs: Documents, shown: set[str], ctx: ReportContext) -> tuple[str, str]:
     """The paper's narrative page (``page.md``) as HTML, split where its first ``## `` section
-    starts: (what the paper proposes and what we found, the rest); its own title line dropped."""
+    starts: (what the paper proposes and what we found, the rest); its own title line dropped;
+    its generated blocks true on the context's root (``page_text_on_root``)."""
     if paper.page is None or not paper.page.is_file():
         return "", ""
-    text = re.sub(r"\A# [^\n]*\n", "", paper.page.read_text(encoding="utf-8"))
+    text = re.sub(r"\A# [^\n]*\n", "", page_text_on_root(paper, ctx))
     text = _CLAIM_BLOCKS.sub("*The claims, judged: the [claims ledger](#claims-ledger) above.*", text)
     head, sep, rest = text.partition("\n## ")
     where = f"{paper.id}.html"
@@ -292,19 +342,30 @@ def _narrative(paper: Paper, docs: Documents, shown: set[str]) -> tuple[str, str
 
 
 def paper_page(
-    paper: Paper, verdicts, ctx: ReportContext, site: Path, kinds: Counter | None = None, docs: Documents | None = None
+    paper: Paper,
+    verdicts,
+    ctx: ReportContext,
+    site: Path,
+    kinds: Counter | None = None,
+    docs: Documents | None = None,
+    head: str = "",
 ) -> str:
     """One paper's HTML page, each thing once: what the paper proposes (its narrative page's
     opening), the verdicts at a glance, its tables with ours beside them (a table of another paper
     linked to that paper's page), its figures (each once), the critical-difference diagrams, what
     ``afr reproduce`` drew, the claims ledger, then the notes of its narrative page without their
     own listing of the claims (the tables' agreement kinds counted into ``kinds``; the images it
-    shows copied into ``site``)."""
+    shows copied into ``site``). ``head``: the Markdown the report layer puts first (what the root
+    holds of the paper's stores)."""
     kinds = Counter() if kinds is None else kinds
     docs = Documents(ctx, site) if docs is None else docs
     shown: set[str] = set()  # what the page already shows (image paths, published tables), each once
-    intro, rest = _narrative(paper, docs, shown)
-    body = [f"<h1>{_e(paper.title)}</h1>", intro]
+    intro, rest = _narrative(paper, docs, shown, ctx)
+    where = f"{paper.id}.html"
+    body = [f"<h1>{_e(paper.title)}</h1>"]
+    if head:
+        body.append('<div class="held">' + docs.render(ctx.root / paper.id / "page.md", where, shown, head) + "</div>")
+    body.append(intro)
     if verdicts:
         body.append(f'<p class="verdicts"><a href="#claims-ledger">Claims</a>: {_e(verdict_counts(verdicts))}.</p>')
     if any(report.papers for report in paper.reports):
@@ -423,8 +484,27 @@ def glance_chart(rows: list[tuple[Paper, Counter, Counter]]) -> str:
     return "\n".join(out + ["</svg>"])
 
 
-def index_page(pages: list[tuple[Paper, str, Counter, Counter]]) -> str:
-    """The site's landing page: the chart, then one row per paper with its counts."""
+def _own_pages_html(own: Sequence[SitePage], root_shown: str) -> list[str]:
+    """The index's list of the root's own experiments, each linked to its page, or the one line
+    saying how to get one."""
+    head = f'<h2 id="experiments">Experiments of this results root (<code>{_e(root_shown)}</code>)</h2>'
+    if not own:
+        return [
+            head,
+            "<p>None yet: a store under this root that no paper names (<code>afr run mine.yaml --out "
+            f"{_e(root_shown)}/mine</code>) gets its page here at the next <code>afr report --html</code>.</p>",
+        ]
+    items = "".join(
+        f'<li><a href="{_e(p.where)}">{_e(p.title)}</a>{_e(": " + p.summary if p.summary else "")}</li>' for p in own
+    )
+    return [head, f'<ul class="experiments">{items}</ul>']
+
+
+def index_page(
+    pages: list[tuple[Paper, str, Counter, Counter]], own: Sequence[SitePage] = (), root_shown: str = "results"
+) -> str:
+    """The site's landing page: the chart, then one row per paper with its counts, then the
+    root's own experiments (``own``), each linked to its page."""
     rows = [
         f'<tr><td><a href="{_e(href)}">{_e(p.title)}</a></td>'
         + "".join(f"<td>{kinds[k]}</td>" for k in AGREEMENT_CLASS if k != "n/a")
@@ -452,6 +532,7 @@ def index_page(pages: list[tuple[Paper, str, Counter, Counter]]) -> str:
             f"<tr>{heads}</tr>",
             *rows,
             "</table></div>",
+            *_own_pages_html(own, root_shown),
         ],
     )
 
@@ -460,12 +541,29 @@ def _files(folder: Path) -> dict[Path, bytes]:
     return {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} if folder.is_dir() else {}
 
 
-def write_site(root: Path, ctx: ReportContext | None = None) -> list[Path]:
+def own_page(page: SitePage, docs: Documents) -> str:
+    """An experiment's page: its Markdown rendered, its images copied beside the site's."""
+    return page_html(
+        page.title,
+        [
+            docs.render(page.source, page.where, set(), page.markdown),
+            f'<p class="source">Written by <code>afr report</code> from <code>{_e(page.source.parent.name)}/'
+            f"{_e(page.source.name)}</code> under the results root.</p>",
+        ],
+        page.where,
+    )
+
+
+def write_site(
+    root: Path, ctx: ReportContext | None = None, own: Sequence[SitePage] = (), heads: dict[str, str] | None = None
+) -> list[Path]:
     """results/site/index.html, one page per paper the loader returns, the docs' pages and the
     images and files they show, copied inside site/; a file of an earlier build that no page
     shows any more is removed. Returns the files whose bytes changed or that were removed (an
     unchanged site writes nothing). A build passes its report context ``ctx`` (of ``root``);
-    ``afr report --site-only`` makes its own."""
+    ``afr report --site-only`` makes its own. The report layer (afr_cli/reporting/) hands it
+    what it decided the pages hold beyond the papers' own: ``own``, the root's experiments'
+    pages, listed on the index; ``heads``, the Markdown each paper's page opens with, by paper id."""
     ctx = ReportContext(root) if ctx is None else ctx
     site = ctx.root / SITE
     before = _files(site)
@@ -477,15 +575,19 @@ def write_site(root: Path, ctx: ReportContext | None = None) -> list[Path]:
         verdicts = judge_paper(paper, ctx)
         kinds: Counter = Counter()
         path = site / f"{paper.id}.html"
-        write_if_changed(path, paper_page(paper, verdicts, ctx, site, kinds, docs))
+        head = (heads or {}).get(paper.id, "")
+        write_if_changed(path, paper_page(paper, verdicts, ctx, site, kinds, docs, head))
         pages.append((paper, path.name, kinds, Counter(v.verdict for v in verdicts)))
-    write_if_changed(site / "index.html", index_page(pages))
+    for page in own:
+        write_if_changed(site / page.where, own_page(page, docs))
+    write_if_changed(site / "index.html", index_page(pages, own, ctx.shown))
     docs.write_pages()
     removed = _prune(
         site,
         [
             site / "index.html",
             *(site / name for _, name, _, _ in pages),
+            *(site / page.where for page in own),
             *(site / where for where in docs.pages.values()),
         ],
     )

@@ -30,10 +30,10 @@ from afr_cli.engine.runner import RunOptions, missing_units, run_experiments
 from afr_cli.engine.shared_work import Speedups
 from afr_cli.engine.tasks import fuse_tasks, unit_tasks
 from afr_cli.errors import AfrInputError
-from afr_cli.publish.build import write_all
 from afr_cli.publish.context import ReportContext
 from afr_cli.publish.frames import chosen_reports
 from afr_cli.publish.markdown import table
+from afr_cli.reporting.build import write_all
 from afr_cli.reproduction.checks import check_paper
 from afr_cli.reproduction.plan_costs import (
     Projection,
@@ -432,8 +432,9 @@ def _draw(output: OutputSpec, root: Path, reps: int | None) -> str | None:
 def build_reports(root: Path, html: bool = True) -> list[Path]:
     """The report build: every report whose stores ``root`` holds (each other one of a store
     there is skipped in one line naming the stores it lacks: a partial target), claims ledger,
-    page and (with ``html``) the site under ``root``, then each such report's extra repetition
-    views (``also_reps``)."""
+    page, each experiment of the root that no paper names (``afr reproduce mine.yaml``: its
+    summary, report and page) and (with ``html``) the site under ``root``, then each report's
+    extra repetition views (``also_reps``)."""
     ctx = ReportContext(root)  # one context for every view: each store read once
     written = write_all(root, None, None, html, ctx=ctx)
     views: dict[int, list[str]] = {}
