@@ -217,6 +217,9 @@ def test_an_own_experiment_gets_its_summary_report_and_a_page_reachable_from_the
     pairs = re.findall(r"<li><code>([\w-]+)</code> against <code>([\w-]+)</code>: ", page)
     assert len(pairs) == 6 and len(set(map(frozenset, pairs))) == 6  # every pair of the 4 models, once
     assert "M = " in page and "eps = " in page  # the hyperparameters selected
+    # how many repetitions each pair's answer needs: one row per pair, where its verdict settles
+    assert "How many repetitions each answer needs" in page
+    assert len(re.findall(r"<td>(?:settles at \d+|does not settle)</td>", page)) == 6
     from afr_cli.errors import AfrInputError
     from afr_cli.publish.context import ReportContext
     from afr_cli.reporting.build import chosen

@@ -6,7 +6,9 @@ repetitions with the 95 % Nadeau-Bengio corrected interval of the Bayesian corre
 ρ = the split's test fraction), the mean ranks with the Friedman test, the post-hoc cliques
 (Nemenyi's critical difference and Wilcoxon-Holm) and the critical-difference diagram, the answer
 of ``afr table --compare`` for every pair of models (a matrix, each answer in full under it), and
-the hyperparameters chosen most often. Every number comes from the statistics of
+how many repetitions each pair's answer needs (the rule's verdict on the first 5, 10, 20, 30, 50
+and all repetitions, and the count it settles at), and the hyperparameters chosen most often.
+Every number comes from the statistics of
 afr_cli/analysis and afr_cli/tables; nothing here decides a winner.
 """
 
@@ -32,6 +34,7 @@ from afr_cli.reporting.held import held_section
 from afr_cli.store import open_existing
 from afr_cli.tables import compare_models, results_in_view
 from afr_cli.tables.compare_answer import answer_sentence
+from afr_cli.tables.compare_decision import stability, verdict_words
 from afr_cli.tables.format import METRIC_NAMES, format_param, format_value
 from afr_cli.tables.friedman import RankedSide, cd_figure, save_svg
 from afr_cli.tables.summary import param_modes, with_axes_in_dataset
@@ -160,6 +163,34 @@ def pair_section(results: pd.DataFrame, metric: str, models: list[str], rope: fl
     return [table(["A \\ B", *models[1:]], rows), "\n".join(listed)]
 
 
+def stability_section(results: pd.DataFrame, metric: str, models: list[str], rope: float = DEFAULT_ROPE) -> list[str]:
+    """For every pair (B after A in the config's order), the decision rule's verdict on the first 5,
+    10, 20, 30, 50 and all stored repetitions and the count from which it no longer changes
+    (``afr table --compare A B --stability``, one row per pair)."""
+    rows: list[tuple[str, str, dict[int, str], str]] = []
+    for a, b in combinations(models, 2):
+        try:
+            steps = stability(results, a, b, metric, rope)
+        except AfrInputError:
+            continue
+        for s in steps:
+            settle = "does not settle" if s.settles is None else f"settles at {s.settles}"
+            rows.append((a, b, {n: verdict_words(d, a, b) for n, d in s.steps}, settle))
+    if not rows:
+        return []
+    counts = sorted({n for *_, cells, _ in rows for n in cells})
+    return [
+        "The answer's verdict by the decision rule on the first N repetitions (the stored indices 0..N−1, "
+        'paired; P is the probability of the verdict\'s event). "settles at N": from N repetitions on, the '
+        'verdict is the one on all of them; "does not settle": it changes at the last count. A verdict that '
+        "settles late, or not at all, needs more repetitions than the store holds to be trusted.",
+        table(
+            ["A", "B", *[f"{n} reps" for n in counts], "settles"],
+            [[f"`{a}`", f"`{b}`", *[cells.get(n, "") for n in counts], settle] for a, b, cells, settle in rows],
+        ),
+    ]
+
+
 def params_section(results: pd.DataFrame, datasets: list[str], models: list[str]) -> str:
     """The hyperparameters chosen most often per dataset and model (a model without a grid: none)."""
     modes = param_modes(results)
@@ -225,6 +256,8 @@ def experiment_markdown(ctx: ReportContext, exp: Experiment) -> tuple[str, dict[
             f"Row A, column B: the answer of `afr table --compare A B` on {name} (ROPE ±{DEFAULT_ROPE:g}), "
             "its opening words in the cell and in full below.",
             *pair_section(on, metric, shown_models),
+            f"## How many repetitions each answer needs{where}",
+            *(stability_section(on, metric, shown_models) or ["No pair of models to compare."]),
             f"## The hyperparameters selected{where}",
             params_section(on, shown_datasets, shown_models),
         ]

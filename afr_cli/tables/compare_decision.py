@@ -119,7 +119,9 @@ def stability(results: pd.DataFrame, a: str, b: str, metric: str = "r2", rope: f
     return out
 
 
-def _verdict_words(d: Decision, a: str, b: str) -> str:
+def verdict_words(d: Decision, a: str, b: str) -> str:
+    """The verdict in a few words with the probability of its event: 'rf better (P = 0.990)',
+    'undecided (likeliest equivalent, P = 0.612)', 'no test'."""
     words = {
         "b_better": f"{b} better",
         "a_better": f"{a} better",
@@ -143,7 +145,7 @@ def render_stability(rows: list[Stability], a: str, b: str) -> str:
     counts = sorted({n for s in rows for n, _ in s.steps})
     body = []
     for s in rows:
-        cells = {n: _verdict_words(d, a, b) for n, d in s.steps}
+        cells = {n: verdict_words(d, a, b) for n, d in s.steps}
         settle = "does not settle" if s.settles is None else f"settles at {s.settles}"
         body.append([s.base, *[cells.get(n, "") for n in counts], settle])
     headers = ["base", *[f"{n} reps" for n in counts], "settles"]
