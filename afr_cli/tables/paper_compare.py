@@ -274,6 +274,7 @@ def _comparison_cells(cell: dict | None, published: str, places: int | None) -> 
     )
     places = decimals(cell["ours"], metric) if places is None else places
     diff = f"{cell['diff']:+.{places}f}"
+    diff = diff[1:] if float(diff) == 0 else diff  # '0.000', not '+0.000' or '-0.000'
     return [ours, published, diff + ("" if cell["within_tol"] else "*")]
 
 
