@@ -675,6 +675,9 @@ def test_a_parameter_agrees_when_ours_rounds_to_the_printed_value_at_the_columns
     satrf = paper_comparison(rows, "satrf:2").set_index(["dataset", "model", "metric"])
     assert satrf.loc[("Diabetes", "sat-rf-y", "eps_opt"), "within_tol"] is True
     assert satrf.loc[("Diabetes", "sat-rf-y", "gamma_opt"), "within_tol"] is False
+    md = render_paper_comparison(paper_comparison(rows, "satrf:2"), "satrf:2", "md")
+    counts = next(line for line in md.split("gamma_opt: agreement per column")[1].splitlines() if "sat-rf-y" in line)
+    assert [c.strip() for c in counts.strip("|").split("|")][1:4] == ["1", "0", "0"]  # cells, as printed, within
 
 
 def test_markdown_aligns_number_columns_right_and_reads_each_column_at_one_precision():

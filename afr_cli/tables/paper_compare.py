@@ -235,14 +235,22 @@ AGREEMENT_LEGEND = f"cells: published cells with a value of ours; {RULE}; mean Î
 
 def agreement_summary(part: pd.DataFrame, printed: dict) -> pd.DataFrame:
     """Per model column of one metric: how many cells we have, how many agree as printed and how
-    many within tolerance (the agreement rule), and the mean difference."""
+    many within tolerance (the agreement rule), and the mean difference. A parameter row has no
+    tolerance: its cells agree as printed exactly when they count within tolerance
+    (``param_agrees`` at the paper column's decimals)."""
     rows = []
+    is_param = len(part) > 0 and part["metric"].iloc[0] in param_rows()
     for model, cells in part.groupby("model", sort=False):
         cells = cells[cells["ours"].notna()]
         if not len(cells):
             continue
-        same = sum(
-            as_printed(c["ours"], printed.get((c["dataset"], model, c["metric"]), "")) for c in cells.to_dict("records")
+        same = (
+            int(cells["within_tol"].astype(bool).sum())
+            if is_param
+            else sum(
+                as_printed(c["ours"], printed.get((c["dataset"], model, c["metric"]), ""))
+                for c in cells.to_dict("records")
+            )
         )
         rows.append(
             {
