@@ -1,4 +1,4 @@
-"""One form for a unit axis everywhere (issue 33): our tables label a training fraction as the
+"""One form for a unit axis everywhere : our tables label a training fraction as the
 robust-RF paper's Table I prints it (15, in %), as the published cells and the claims do, not as
 the store holds it (0.15)."""
 

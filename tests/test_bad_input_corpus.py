@@ -1,4 +1,4 @@
-"""Every bad input of issue 14, run as a real ``afr`` subprocess: exit 2, one line on stderr
+"""Every bad input of the corpus below, run as a real ``afr`` subprocess: exit 2, one line on stderr
 starting with 'error:', no traceback, and no file changed (the directory's listing and every
 file's bytes compared before and after). Reading a read-only store must simply work.
 

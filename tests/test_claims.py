@@ -113,7 +113,7 @@ def test_no_store_is_not_run_and_best_of_counts_strict_wins():
     assert v.paper.text.startswith("9 of 11") and v.ours.text.startswith("9 of 11") and v.verdict == REPRODUCES
 
 
-# ---------------------------------------------------------------- claims held to the paper's word (issue 23)
+# ---------------------------------------------------------------- claims held to the paper's word
 
 
 def _robust_verdicts() -> dict:
@@ -141,7 +141,7 @@ def test_robust_rf_ledger_holds_the_papers_word():
     figure = verdicts["f1-2-robust-beats-rf-diabetes"]  # Figures 1-2: worse on every Diabetes cell
     assert figure.ours.text == "0 of 18 (mean robust-rf-a0.002 − rf +0.208 RMSE)" and figure.verdict == DOES_NOT
     # the abstract, read as its sentence says: the robust RF against the plain RF on Table I's noisy
-    # cells (issue 34); the paper's table is consistent with it, ours loses one cell
+    # cells; the paper's table is consistent with it, ours loses one cell
     noise = verdicts["abstract-better-on-noisy-data"]
     assert noise.paper.text == "9 of 9" and noise.paper.passed
     assert noise.ours.text == "8 of 9 (worse on Boston [train_fraction=15, noise_eta=0.5])" and noise.verdict == PARTLY
@@ -208,7 +208,7 @@ def _verdicts(paper_id: str) -> dict:
 
 
 def test_a_negligible_gain_is_judged_with_the_rope_and_the_p_value_beside_it():
-    """LARF t8/t9, "R² insignificantly increases with the number of trees" (issue 34 item 7): a
+    """LARF t8/t9, "R² insignificantly increases with the number of trees": a
     claim of practical equivalence, not of p >= 0.05, whose p-value verdict flips with the repetitions."""
     verdicts = _verdicts("larf")
     for claim in ("t8-trees-rf", "t9-trees-ert"):

@@ -1,4 +1,4 @@
-"""Every ``--help`` reads as prose (issue 33, item 4): no Python type tags in angle brackets
+"""Every ``--help`` reads as prose: no Python type tags in angle brackets
 (``<int>``, ``<list[str]>``, ``<bool>``), no brace placeholders in a usage line (``{config}``), and
 no description broken mid-sentence -- neither cut with ``...`` in docs/cli.md's command lists nor
 split at a source line break in the terminal's panels. And ``afr models`` gives every registered

@@ -139,7 +139,7 @@ def test_compare_without_results_uses_the_stores_holding_both_models(tmp_path):
     assert proc.stderr.strip() == (
         "note: --compare a b: using results/both_ert, results/both_rf (the stores under results/ that hold them)"
     )
-    tests = proc.stdout  # the comparison alone (issue 22 item 5): the full table only with --all
+    tests = proc.stdout  # the comparison alone: the full table only with --all
     assert [line.split(",")[0] for line in tests.splitlines()[1:]] == ["RF", "ERT"]
     with_all = run_afr("table", "--compare", "a", "b", "--format", "csv", "--all", cwd=tmp_path)
     tests, table = with_all.stdout.split("\n\n")

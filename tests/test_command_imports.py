@@ -1,8 +1,8 @@
-"""Commands import what they compute (issues 32 and 35): ``afr --help`` loads no numerical library,
-``afr validate`` no solver, plotting, cluster or model library (scikit-learn, hence no scipy.stats),
-``afr status`` no SciPy, ``afr table``
-without --compare none of the tests (afr_cli.analysis.stats, the Bayesian tests, tables/compare), not the
-model families (scikit-learn, cvxpy) and not joblib, and ``afr table --compare`` no scipy.stats;
+"""Commands import what they compute, so a command pays only for its own work: ``afr --help``
+loads no numerical library, ``afr validate`` no solver, plotting, cluster or model library
+(scikit-learn, hence no scipy.stats), ``afr status`` no SciPy, ``afr table`` without --compare
+none of the tests (afr_cli.analysis.stats, the Bayesian tests, tables/compare), not the model
+families (scikit-learn, cvxpy) and not joblib, and ``afr table --compare`` no scipy.stats;
 each checked in a fresh interpreter, since a test process has imported everything already."""
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ def test_a_table_without_compare_loads_no_test(tmp_path, export):
 
 def test_a_comparison_loads_no_scipy_stats(tmp_path, export):
     # the t-tests, Wilcoxon, ranks and Bayesian tests compute on scipy.special and numpy: importing
-    # scipy.stats cost more CPU than pandas, on every --compare (issue 35)
+    # scipy.stats costs more CPU than pandas, which every --compare would pay
     modules = _modules(tmp_path, "table", "--results", str(export), "--compare", "rf", "eps-abrf")
     assert set(TESTS) <= modules
     assert not {m for m in modules if m == "scipy.stats" or m.startswith("scipy.stats.")}
@@ -125,7 +125,7 @@ def test_help_loads_no_numerical_library(tmp_path):
 def test_validate_loads_no_solver_plotting_cluster_or_model_library(tmp_path, config, family_module):
     # a config is checked against the families' parameters, but nothing is solved, drawn, sent or
     # fitted: scikit-learn is not imported (importing it imports scipy.stats, sklearn/utils/fixes.py),
-    # nor HiGHS's scipy.optimize (issue 32); SAT-RF's families are built from their module, whose
+    # nor HiGHS's scipy.optimize; SAT-RF's families are built from their module, whose
     # scikit-learn estimator lives in models/regressors.py
     modules = _modules(tmp_path, "validate", str(ROOT / "configs" / f"{config}.yaml"))
     assert "afr_cli.engine.preflight" in modules  # the config was checked

@@ -1,5 +1,5 @@
-"""Every test of `afr table --compare` memoized in the export cache (issue 35;
-afr_cli/tables/compare_memo.py): a hit prints what a miss prints, byte for byte, in every format;
+"""Every test of `afr table --compare` memoized in the export cache
+(afr_cli/tables/compare_memo.py): a hit prints what a miss prints, byte for byte, in every format;
 a changed input is computed again, never served stale; bad input raises as before and keeps
 nothing; the keys tell apart what must be told apart; and a hit imports no scipy module."""
 

@@ -1,4 +1,4 @@
-"""Issue 31's plugin and loader faults, each a real ``afr`` process: no failure exits 0, and each is
+"""Plugin and loader faults, each a real ``afr`` process: no failure exits 0, and each is
 one line naming the plugin or loader and the call, with no traceback.
 
 Every case runs one plugin file (``fam.py``, named in the config's ``plugins:``, its family and

@@ -1,4 +1,4 @@
-"""``afr reproduce`` refuses before it computes (issue 31): every defect of a paper folder or of
+"""``afr reproduce`` refuses before it computes: every defect of a paper folder or of
 ``--root`` is found before the first unit runs, as a real ``afr`` subprocess: exit 2, one line on
 stderr starting with 'error:', no traceback, and nothing written (the directory's listing and
 every file's bytes compared before and after, the paper folder and where the root would go).

@@ -1,4 +1,4 @@
-"""--backend dask uses the cluster whatever its size (issue 36): on a one-worker cluster every unit
+"""--backend dask uses the cluster whatever its size: on a one-worker cluster every unit
 runs on the worker, with the rows of --jobs 1; and a worker's allocator is given back the
 large-block behaviour Dask's nanny switches off (afr_cli/engine/worker_setup.py)."""
 

@@ -1,5 +1,6 @@
-"""afr_cli.analysis.distributions gives scipy.stats' floats bit for bit (issue 35: afr's tests compute their
-t, chi² and F tails without importing scipy.stats), over a grid of arguments and at the edges."""
+"""afr_cli.analysis.distributions gives scipy.stats' floats bit for bit (afr's tests compute their t,
+chi² and F tails without importing scipy.stats, whose import is slow), over a grid of arguments
+and at the edges."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The generated blocks behind docs/'s numbers (issue 21 item 6): the code's constants
+"""The generated blocks behind docs/'s numbers: the code's constants
 (afr_cli/publish/code_blocks.py), the export format's size records (format_blocks.py) and the
 fidelity checks of docs/reproduction.md (fidelity_blocks.py). Each renders what its source holds
 (a module constant, a record, a committed report or export), and sits on the page that names it."""

@@ -1,4 +1,4 @@
-"""The families' registry builds a declared family only when it is looked up (issue 32): the SAT-RF
+"""The families' registry builds a declared family only when it is looked up: the SAT-RF
 families are declared by name so that checking a config that names none of them imports neither
 ``afr_cli.models.satrf`` nor, through its estimator, scikit-learn. A declared name must be the
 name the built family gives itself, and the estimators stay importable from ``afr_cli.models``."""

@@ -1,4 +1,4 @@
-"""Issue 25's corpus of bad inputs and faults, each run as a real ``afr`` subprocess: the exit code,
+"""A corpus of bad inputs and faults, each run as a real ``afr`` subprocess: the exit code,
 no traceback, exactly one line on stderr, and (for every bad input) the bytes of every file under
 the case's directory unchanged. Kinds: what a run would trip on (caught by validate and run),
 paths, YAML and usage, plugins, storage. A fault that must write (a plugin failing inside a unit,

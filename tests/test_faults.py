@@ -1,4 +1,4 @@
-"""Faults a run meets while it runs (issue 25), with live processes: SIGTERM and SIGKILL of the
+"""Faults a run meets while it runs, with live processes: SIGTERM and SIGKILL of the
 parent (no worker survives it), two runs on one store (the second refuses naming the first's PID;
 a dead holder's lock is taken over; no unit is computed twice), a plugin failing inside a unit,
 and storage faults (a file-size limit, a full disk) that end in one line, leave only whole units

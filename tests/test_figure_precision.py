@@ -1,4 +1,4 @@
-"""Figures say no more than their numbers (issue 33): a heatmap is coloured at the precision its
+"""Figures say no more than their numbers: a heatmap is coloured at the precision its
 cells print, so cells that read the same have one colour, and a surface whose cells all read the
 same is drawn flat and called flat."""
 

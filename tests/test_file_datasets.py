@@ -1,4 +1,4 @@
-"""Datasets from the user's files and loaders (issue 22): every check is a one-line error that
+"""Datasets from the user's files and loaders: every check is a one-line error that
 writes nothing; CSV and Parquet files run and compare like the papers' datasets; the manifest
 records each file's identity and a changed file refuses to extend its store."""
 

@@ -1,4 +1,4 @@
-"""Friedman blocks (issue 34): one tie rule on both sides, Wilcoxon–Holm cliques beside Nemenyi's,
+"""Friedman blocks: one tie rule on both sides, Wilcoxon–Holm cliques beside Nemenyi's,
 a chosen alpha, and the critical difference drawn on the diagram. No store, no run: cheap."""
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ def test_cd_diagram_draws_the_cd_and_both_sets_of_cliques():
 
 
 def test_agboost_table3_ties_the_noise_on_our_side_and_leaves_the_paper_side_as_printed():
-    # issue 34: AGBoost's non-param and GBM are the same model on Airfoil (equal up to 1e-16 in the
+    # AGBoost's non-param and GBM are the same model on Airfoil (equal up to 1e-16 in the
     # committed store); ranked raw, ours gave χ² = 13.82, with the noise alone tied 14.37; at the
     # paper's three decimals the rows where the two round alike tie too: 15.44. The paper's side is
     # its printed numbers, as scipy ranks them (18.82).

@@ -1,5 +1,5 @@
-"""The hierarchical Bayesian test over datasets × repetitions (afr_cli/analysis/hierarchical.py, issue 34
-item 1), checked against an independent implementation: NumPyro's NUTS on the model of baycomp's
+"""The hierarchical Bayesian test over datasets × repetitions (afr_cli/analysis/hierarchical.py),
+checked against an independent implementation: NumPyro's NUTS on the model of baycomp's
 ``hierarchical-t-test.stan``, recorded in tests/fixtures/hierarchical_reference.json by
 tests/fixtures/make_hierarchical_reference.py (which says how to rerun it)."""
 

@@ -1,5 +1,5 @@
-"""The hierarchical test of `afr table --compare`, memoized in the export cache (issue 35;
-afr_cli/tables/compare_memo.py): a hit prints byte for byte what a miss prints, every input and
+"""The hierarchical test of `afr table --compare`, memoized in the export cache
+(afr_cli/tables/compare_memo.py): a hit prints byte for byte what a miss prints, every input and
 setting is part of the key, a damaged or unreadable entry is recomputed without a word, and a
 cache that cannot be written leaves nothing behind."""
 

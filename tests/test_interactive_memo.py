@@ -1,4 +1,4 @@
-"""Issue 35: ``afr table`` and ``afr status`` answered from their memo (afr_cli/commands/answer_memo.py).
+"""``afr table`` and ``afr status`` answered from their memo (afr_cli/commands/answer_memo.py).
 
 A second run with the same inputs replays the first one's stdout and stderr byte for byte and
 imports no pandas, numpy or SciPy; a changed export (or a store added where ``--compare`` looks)

@@ -1,4 +1,4 @@
-"""Your own data without a workaround (issue 33, item 5), with small files written here in the
+"""Your own data without a workaround, with small files written here in the
 shapes of real ones: Hitters (a target with missing values and a text column), airquality
 (missing values in the target and in a feature), Carseats (three text columns), mtcars (32 rows).
 

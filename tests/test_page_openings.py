@@ -1,5 +1,5 @@
 """Every paper's page opens with what the paper proposes, then its verdict summary, then its
-tables and figures (issue 33): in ``page.md`` the text before the first section is the idea alone
+tables and figures: in ``page.md`` the text before the first section is the idea alone
 (prose, two or three sentences; no list, table, code or generated block), and on the site page that
 idea is the first paragraph under the title, followed by the claims' verdict counts, before any
 table, figure or section."""

@@ -1,5 +1,5 @@
 """Every generated statement of a paper's page is true of the stores under the root the page is
-built for (issue 31, "Pages never say what their numbers do not show").
+built for: a page never says what its numbers do not show.
 
 One scratch root is built once for the module: small copies of the committed stores' exports (two
 repetitions, four datasets; no dataset is loaded and nothing is refitted). Each paper's page is

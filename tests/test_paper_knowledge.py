@@ -202,8 +202,8 @@ MINIMAL = {"id": "x", "published": "x.csv"}
     ],
 )
 def test_every_key_of_a_data_file_has_its_type_checked_in_one_line(change, message):
-    """Issue 31: `order: first`, `tables:` as a list and friends were a traceback (int(), .items())
-    or passed, and paths could name places outside the results root."""
+    """Each bad key is one line naming it: `order: first`, `tables:` as a list and friends would
+    otherwise be a traceback (int(), .items()) or pass, and paths must stay inside the results root."""
     with pytest.raises(AfrInputError) as err:
         parse_paper({**MINIMAL, **change}, "x.yaml")
     assert message in str(err.value) and "\n" not in str(err.value)
@@ -266,7 +266,7 @@ def test_a_published_csv_is_checked_before_anything_runs(tmp_path):
 
 
 def test_a_report_chooses_its_post_hoc_alpha(tmp_path):
-    """Issue 34 item 6: a report's post-hoc tests run at the alpha its data file chooses (default
+    """A report's post-hoc tests run at the alpha its data file chooses (default
     the papers' 0.05), and friedman.md says which."""
     from afr_cli.publish.context import ReportContext
     from afr_cli.tables.friedman import ALPHA, write_friedman

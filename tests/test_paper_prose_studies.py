@@ -1,5 +1,5 @@
-"""The studies that took over the numbers the SAT-RF, robust-RF and AGBoost pages typed by hand
-(issue 21): each computes them from the committed stores, reports or published cells (the values
+"""The studies that took over the numbers the SAT-RF, robust-RF and AGBoost pages typed by hand:
+each computes them from the committed stores, reports or published cells (the values
 the hand-typed prose held), and each page holds its block, which ``afr report --check`` keeps
 current."""
 

@@ -1,6 +1,6 @@
 """``plugins:`` in a config: a family in a file beside the config is found by every command
 with no PYTHONPATH; a plugin that cannot be used is a one-line error; the family API is
-documented (issue 22)."""
+documented."""
 
 from __future__ import annotations
 

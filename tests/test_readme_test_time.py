@@ -1,4 +1,4 @@
-"""The README says how long ``make test`` takes and what to run while developing (issue 33, item 6):
+"""The README says how long ``make test`` takes and what to run while developing:
 the figure is the committed measurement record's generated block, so it cannot drift from the record."""
 
 from __future__ import annotations

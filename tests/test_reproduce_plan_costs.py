@@ -1,5 +1,5 @@
 """``afr reproduce --plan`` projects what it would compute from measured seconds per unit, also
-when nothing of the experiment is stored under its root (issue 33, item 3): per (dataset, base)
+when nothing of the experiment is stored under its root: per (dataset, base)
 from its own store, else from the committed store of the same experiment, and it says which.
 And ``afr reproduce`` prints its wall times as a table, never the README's generated block."""
 

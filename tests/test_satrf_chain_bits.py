@@ -1,4 +1,4 @@
-"""SAT-RF's self-attention chain computed faster, bit for bit as before (issue 24: nothing moves):
+"""SAT-RF's self-attention chain computed faster, bit for bit as the plain formulas (nothing moves):
 ``self_attention`` drops softmax's shift, which is exactly zero for a dissimilarity with a zero
 diagonal, and ``attend`` takes numpy's non-BLAS matmul sums column by column. Both are compared
 byte for byte with the plain expressions, on every variant, on the layouts the features produce

@@ -1,4 +1,4 @@
-"""The solve layer's checks without repeated work (issue 36): y - r taken once per problem, the
+"""The solve layer's checks without repeated work: y - r taken once per problem, the
 scale without an array of magnitudes, DAQP's ridge without an identity matrix, the finite upper
 bounds found once per constraint set. Each gives the floats of the code it replaces, bit for bit,
 so every decision (finite, feasible, KKT) and every reported objective is unchanged."""

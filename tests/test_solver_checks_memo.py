@@ -1,4 +1,4 @@
-"""No solve memo where a family never repeats a problem (issue 36): LARF's and dm-soft's problems are
+"""No solve memo where a family never repeats a problem: LARF's and dm-soft's problems are
 solved without being keyed or kept, with the same bytes as a keyed solve, and a unit of theirs
 gives the same rows either way. The families that do repeat problems keep the memo."""
 

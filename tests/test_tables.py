@@ -357,7 +357,7 @@ def test_table_command_on_stores(tmp_path, capsys):
         compare=None,
     )
     md = capsys.readouterr().out
-    assert "| eps-abrf (RF)" in md and "0.430 ± 0.010" in md
+    assert "eps-abrf (RF) |" in md and "0.430 ± 0.010" in md
 
     _table(
         results_dirs=dirs[:1],
@@ -645,3 +645,59 @@ def test_latex_aligns_number_columns_right_and_ours_reads_at_the_papers_precisio
     assert format_as_printed(0.5, "—", "0.500") == "0.500"  # no printed number: the column's own format
     assert format_as_printed(10.0, "0.01", "10", param=True) == "10"  # a parameter: short, at most the decimals
     assert format_as_printed(1 / 9, "0.111", "0.111111", param=True) == "0.111"
+
+
+def _agboost_eps(eps_by_dataset: dict[str, float]) -> pd.DataFrame:
+    """AGBoost (DT base) with one repetition per dataset choosing the given eps."""
+    rows = [
+        {"dataset": d, "base": "DT", "model": "agboost", "rep": 0, "r2": 0.5, "mae": 1.0, "rmse": 1.2}
+        | {"params": {"eps": eps, "delta": 1.0}, "selection": "inner-cv"}
+        for d, eps in eps_by_dataset.items()
+    ]
+    return pd.DataFrame(rows)
+
+
+def test_a_parameter_agrees_when_ours_rounds_to_the_printed_value_at_the_columns_decimals():
+    from afr_cli.tables.agreement import AS_PRINTED, MISS, agreement, param_agrees
+
+    # AGBoost prints eps_opt at 3 decimals: our 1/9 is the paper's 0.111, not a miss of +0.000111
+    assert param_agrees(1 / 9, "0.111", 3) and agreement(1 / 9, "0.111", "eps_opt", is_param=True) == AS_PRINTED
+    assert not param_agrees(0.1, "0.111", 3) and agreement(0.1, "0.111", "eps_opt", is_param=True) == MISS
+    # a printed '1' among '0.25's is the grid value 1: our 0.75 does not round to it at 2 decimals
+    assert not param_agrees(0.75, "1", 2) and param_agrees(1.0, "1", 2) and param_agrees(0.0, "0.000", 0)
+    assert agreement(0.75, "1", "gamma_opt", is_param=True, places=2) == MISS
+    assert not param_agrees(float("nan"), "0.111") and not param_agrees(0.1, "—")
+    comparison = paper_comparison(_agboost_eps({"Wine": 1 / 9, "Concrete": 0.8, "Yacht": 1.0}), "agboost:II")
+    eps = comparison[comparison["metric"] == "eps_opt"].set_index("dataset")
+    assert eps.loc["Wine", "within_tol"] is True and eps.loc["Yacht", "within_tol"] is True
+    assert eps.loc["Concrete", "within_tol"] is False  # 0.8 against the printed 0.889
+    md = render_paper_comparison(comparison, "agboost:II", "md")
+    wine = next(line for line in md.split("eps_opt")[1].splitlines() if line.startswith("| Wine"))
+    assert [c.strip() for c in wine.strip("|").split("|")][1:4] == ["0.111", "0.111", "0.000"]
+    # SAT-RF's gamma_opt column prints 0, 0.25, ..., 1: ours 0.25 against Diabetes' printed 0 stays a miss
+    rows = _results(r2={("Diabetes", "sat-rf-y"): [0.42]}).assign(params=[{"eps": 0.0, "gamma": 0.25}])
+    satrf = paper_comparison(rows, "satrf:2").set_index(["dataset", "model", "metric"])
+    assert satrf.loc[("Diabetes", "sat-rf-y", "eps_opt"), "within_tol"] is True
+    assert satrf.loc[("Diabetes", "sat-rf-y", "gamma_opt"), "within_tol"] is False
+    md = render_paper_comparison(paper_comparison(rows, "satrf:2"), "satrf:2", "md")
+    counts = next(line for line in md.split("gamma_opt: agreement per column")[1].splitlines() if "sat-rf-y" in line)
+    assert [c.strip() for c in counts.strip("|").split("|")][1:4] == ["1", "0", "0"]  # cells, as printed, within
+
+
+def test_markdown_aligns_number_columns_right_and_reads_each_column_at_one_precision():
+    from afr_cli.tables.format import column_decimals, grid
+
+    out = grid(
+        ["dataset", "ours", "paper", "note"], [["Wine", "0.111", "+0.9*", "a"], ["Yacht", "n/a", "**1.2**", "b"]], "md"
+    )
+    rule = out.splitlines()[1]
+    assert [cell[-1] for cell in rule.strip("|").split("|")] == ["-", ":", ":", "-"]
+    assert column_decimals(["1", "0.25", "—", "0.5"]) == 2 and column_decimals(["n/a"]) is None
+    # the paper prints R² for satrf:9's RF column at 3 decimals; ours and Δ read at 3 in every row
+    md = render_paper_comparison(paper_comparison(_satrf9_results(), "satrf:9"), "satrf:9", "md")
+    table = md.split("\n\n")[1].splitlines()
+    assert [cell[-1] for cell in table[1].strip("|").split("|")][:4] == ["-", ":", ":", ":"]  # RF ours|paper|Δ
+    diabetes = [c.strip() for c in next(line for line in table if line.startswith("| Diabetes")).strip("|").split("|")]
+    ours, paper, delta = diabetes[1:4]
+    places = len(paper.partition(".")[2])
+    assert len(ours.partition(".")[2]) == places and len(delta.rstrip("*").partition(".")[2]) == places

@@ -1,4 +1,4 @@
-"""The paper folders' YAML is parsed once per content (afr_cli/store/yaml_cache.py, issue 35): the same
+"""The paper folders' YAML is parsed once per content (afr_cli/store/yaml_cache.py): the same
 text is served from the cache, a changed text is parsed again (never served stale), and a text
 that fails to load raises as before and leaves nothing in the cache."""
 

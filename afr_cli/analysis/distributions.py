@@ -2,7 +2,7 @@
 
 Why not scipy.stats: importing it costs more CPU than pandas does (about 0.8 s on a loaded
 2-core machine), and ``afr table --compare`` would pay that on every call for a handful of tail
-probabilities and quantiles (issue 35). scipy.special holds the same numerical routines
+probabilities and quantiles. scipy.special holds the same numerical routines
 scipy.stats calls (``stdtr``, ``stdtrit``, ``ndtr``, ``chdtrc``, ``fdtrc``) and loads in a
 fraction of the time; it is imported inside each function, so importing this module is free.
 

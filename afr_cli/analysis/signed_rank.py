@@ -1,7 +1,7 @@
 """Average ranks and the Wilcoxon signed-rank test, in numpy, giving scipy.stats' numbers.
 
-afr_cli.analysis.stats used ``scipy.stats.wilcoxon`` and ``scipy.stats.rankdata``; importing scipy.stats
-costs more CPU than pandas does, on every ``afr table --compare`` (issue 35). This module follows
+It stands in for ``scipy.stats.wilcoxon`` and ``scipy.stats.rankdata``: importing scipy.stats costs
+more CPU than pandas does, and ``afr table --compare`` would pay that on every call. This module follows
 what ``scipy.stats.wilcoxon(d)`` does with its defaults (zero_method "wilcox": zero differences
 dropped before ranking; no continuity correction; two-sided; method "auto"), so that the
 statistic and p-value are the same floats (tests/test_signed_rank.py checks them against scipy):

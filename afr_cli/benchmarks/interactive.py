@@ -1,8 +1,8 @@
 """``afr bench interactive``: the CPU of the commands a researcher runs dozens of times an hour
 (``afr table --compare``, ``afr status``, ``afr table --results``) on the committed stores, each
 as a whole process (user + system time of the child, from the operating system's accounting),
-against the CPU of ``python -c "import pandas"`` on the same machine in the same run: issue 35
-asks each to cost at most ``TARGET_RATIO`` times that, after one warm-up command. The warm-up
+against the CPU of ``python -c "import pandas"`` on the same machine in the same run: each
+should cost at most ``TARGET_RATIO`` times that, after one warm-up command. The warm-up
 fills the export cache (afr_cli/store/cache.py): the decoded exports and, above all, each
 command's whole answer (afr_cli/commands/answer_memo.py), which the counted runs replay without
 importing pandas, numpy or SciPy while nothing they read has changed. So the counted runs measure

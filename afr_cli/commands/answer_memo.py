@@ -5,8 +5,8 @@ of times an hour, and each is a function of what it reads: the exports of the st
 (or, for ``--compare`` without ``--results`` and for ``afr status`` without stores, of every
 store it looks through), afr's own package (its code and the papers' data files it holds), the
 installed libraries, and the command's options. Computing the answer imports pandas, numpy and
-scipy and decodes the exports; replaying it imports none of them (issue 35: each of these
-commands within twice the CPU of ``python -c "import pandas"``). So the first run writes its
+scipy and decodes the exports; replaying it imports none of them, which keeps each of these
+commands within twice the CPU of ``python -c "import pandas"`` (``afr bench interactive``). So the first run writes its
 output as always and records it; a later run with the same inputs replays the record, byte for
 byte, in the order it was written across the two streams.
 

@@ -1,8 +1,8 @@
 """Units on a Dask cluster: every task submitted to the cluster's workers by the distributed client.
 
-Why not joblib's dask backend (used before issue 36): joblib sizes its pool from the cluster's
+Why not joblib's dask backend: joblib sizes its pool from the cluster's
 threads, and when that is one (a single remote worker, a researcher's usual first step) it runs
-every task in the calling process, so the cluster sat idle while ``afr`` did all the work. Here
+every task in the calling process, so the cluster would sit idle while ``afr`` did all the work. Here
 each task is a future on the cluster, whatever its size and whatever ``--jobs`` says; results
 come back as they finish, in any order, and the caller (the only writer of the store) stores
 each. A few tasks per worker thread are in flight at a time (the window follows the cluster as

@@ -5,7 +5,7 @@ A forest is determined by exactly its key (``shared_work.forest_key``: kind, par
 a digest of the training rows and targets), so a forest fitted by one experiment's unit can be
 read by another experiment's unit with the same key in the same worker, and the bytes come out
 the same. This is the alternative to fusing the units of several experiments into one task
-(``unit_groups.fuse_tasks``) that issue 24 asked to measure; ``afr bench fusion`` times both,
+(``unit_groups.fuse_tasks``); ``afr bench fusion`` times both,
 and ``afr reproduce`` uses fusion (results/README.md, "Shared work", says why). The cache is kept
 for that measurement and for callers that cannot group their units.
 """

@@ -72,7 +72,7 @@ class FittedEnsemble:
         """Node id of the leaf each row of X reaches in each tree, shape (n, T)."""
         if self.fast:
             # scikit-learn's internals, imported where a fitted ensemble is used: a config's check
-            # reads the ensembles' parameters and must not import scikit-learn (issue 32)
+            # reads the ensembles' parameters and must not import scikit-learn
             from afr_cli.ensembles import fast_trees as ft
 
             X32 = ft.rows_for_trees(self.model if self.model is not None else self.trees[0], X)

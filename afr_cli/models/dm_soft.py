@@ -103,7 +103,7 @@ class DMSoftFamily(Family):
     params = (EPS, SOFT_TAU)
     structures = (AVERAGE, BOOSTED)  # c_k = T w_k tree_k: uniform attention gives back either kind
     # Phi = eps x the soft trees at tau: each grid point (eps, tau) and stage its own, 0 repeats
-    # measured (issue 36), so the solve memo does not key them.
+    # measured, so the solve memo does not key them.
     repeats_problems = False
 
     def features(self, rows: RowTensors, design: Mapping[str, float]) -> SoftTreeFeatures:

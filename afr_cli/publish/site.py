@@ -45,7 +45,7 @@ from afr_cli.publish.site_page import STYLESHEET, copied, esc, page_html
 from afr_cli.publish.studies import own_papers
 from afr_cli.tables.agreement import RULE, agreement
 from afr_cli.tables.format import METRIC_NAMES, METRICS, format_as_printed, format_param, format_value
-from afr_cli.tables.paper_compare import paper_comparison, printed_cells
+from afr_cli.tables.paper_compare import metric_decimals, paper_comparison, printed_cells
 
 SITE = "site"
 
@@ -153,6 +153,7 @@ def _table_html(results: pd.DataFrame, spec: str, kinds: Counter) -> list[str]:
     coloured by the agreement rule; each cell's kind is counted into ``kinds``."""
     comparison = paper_comparison(results, spec)
     printed = printed_cells(spec)
+    places = metric_decimals(printed)
     params = param_rows()
     out = []
     metrics = sorted(pd.unique(comparison["metric"]), key=lambda m: METRICS.index(m) if m in METRICS else len(METRICS))
@@ -180,7 +181,7 @@ def _table_html(results: pd.DataFrame, spec: str, kinds: Counter) -> list[str]:
                     continue
                 shown = printed.get((dataset, model, metric), "")
                 is_param = metric in params
-                kind = agreement(cell["ours"], shown, metric, is_param=is_param)
+                kind = agreement(cell["ours"], shown, metric, is_param=is_param, places=places.get(metric))
                 kinds[kind] += 1
                 ours = (
                     "n/a"
@@ -190,6 +191,7 @@ def _table_html(results: pd.DataFrame, spec: str, kinds: Counter) -> list[str]:
                         shown,
                         format_param(cell["ours"]) if is_param else format_value(cell["ours"], metric),
                         param=is_param,
+                        places=places.get(metric),
                     )
                 )
                 row.append(f'<td class="{AGREEMENT_CLASS[kind]}" title="{_e(kind)}">{_e(ours)} / {_e(shown)}</td>')

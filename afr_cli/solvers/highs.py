@@ -73,7 +73,7 @@ def solve_lp(problem: LinearAttentionProblem | LinearProblem) -> tuple[str, np.n
 
 def _linprog(c, A_eq, b_eq, bounds):
     """``linprog``'s result for min c.x, A_eq x = b_eq (none when b_eq is empty), within bounds."""
-    from scipy.optimize import linprog  # an LP is solved: not imported to read a config (issue 32)
+    from scipy.optimize import linprog  # imported only when an LP is solved: reading a config does not pay for it
 
     return linprog(
         c,

@@ -9,7 +9,7 @@
 are the ones the rest of afr imports from ``afr_cli.store``; each is imported from its module
 when first asked for, so that importing a light module of the store (``cache``, ``discover``)
 does not load pandas, which ``schema``, ``writer`` and ``reader`` import: a command answered
-from its memo (afr_cli/commands/answer_memo.py) must not pay for it (issue 35).
+from its memo (afr_cli/commands/answer_memo.py) must not pay for it.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """A content-addressed disk cache of what is derived from a committed export: its decoded frames
 (``ExportedStore.frame``) and its holdings (``afr_cli.store.holdings``), so that an export is
 decoded once and every later ``afr table``, ``afr table --compare`` or ``afr status`` reads the
-derived form instead of decompressing and parsing the xz CSV again (issue 35). ``afr table
+derived form instead of decompressing and parsing the xz CSV again. ``afr table
 --compare`` also keeps here the result of each test it ran (closed form or seeded, each is a
 function of its arguments: afr_cli/tables/compare_memo.py; the hierarchical test's as a small JSON),
 and those commands keep their whole answer here too (what they printed, replayed while nothing

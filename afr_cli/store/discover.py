@@ -8,7 +8,7 @@ every store below its root.
 
 The finding functions and :func:`export_fingerprint` import nothing numerical: a memoized command
 (afr_cli/commands/answer_memo.py) calls them to key its answer, and a command answered from
-the memo must not pay for loading pandas (issue 35). So the store's file names are restated here
+the memo must not pay for loading pandas. So the store's file names are restated here
 from ``schema`` and ``export`` (which import pandas); tests/test_interactive_memo.py checks they
 agree, and that :func:`stores_below` finds what ``reader.find_stores`` finds.
 """

@@ -3,7 +3,8 @@ cache of afr_cli.store.cache.
 
 Every ``afr table`` orders its rows and columns by the papers' data files (afr_cli/papers/*/
 paper.yaml, about 50 kB of YAML), and PyYAML's pure-Python loader (the duplicate-key check needs
-it) takes about 0.1 s of CPU to read them: a tenth of what issue 35 allows the whole command.
+it) takes about 0.1 s of CPU to read them: a tenth of the CPU budget of the whole command
+(``afr bench interactive``'s target).
 The data a text loads to depends only on the text, the loader's source and PyYAML's version,
 so those are the key: an edited file is a new key, parsed afresh, never served stale. A text
 that fails to load raises as before and caches nothing.

@@ -1,4 +1,4 @@
-"""The statistics of `afr table --compare`, memoized in the export cache (issue 35).
+"""The statistics of `afr table --compare`, memoized in the export cache.
 
 Every test a comparison runs is a function of its arguments alone: the paired t-test, Wilcoxon,
 the effect sizes and the correlated t-test are closed form, and the Bayesian signed-rank test,

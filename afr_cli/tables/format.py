@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 
 import pandas as pd
 from tabulate import tabulate
@@ -91,12 +92,20 @@ def printed_decimals(printed: str) -> int | None:
     return len(text.partition(".")[2].rstrip("%")) if "." in text else 0
 
 
-def format_as_printed(value: float, printed: str, fallback: str, param: bool = False) -> str:
-    """``value`` at the decimals of the paper's printed cell, so ours and the paper's read at one
-    precision ('0.111 / 0.111', not '0.111111 / 0.111'); a hyperparameter (``param``) rounded to
-    them and written short ('10 / 0.01', not '10.00 / 0.01'); ``fallback`` where the paper prints
-    no number."""
-    places = printed_decimals(printed)
+def column_decimals(printed: Iterable[str]) -> int | None:
+    """The decimals of a paper's column: the most any of its printed cells has ('1', '0.25' ->
+    2), so a column of ours reads at one precision and a printed '1' among '0.25's is read as
+    1.00, not as a number rounded to an integer; None when no cell is a number."""
+    places = [p for p in map(printed_decimals, printed) if p is not None]
+    return max(places) if places else None
+
+
+def format_as_printed(value: float, printed: str, fallback: str, param: bool = False, places: int | None = None) -> str:
+    """``value`` at the decimals of the paper's printed cell (``places``: the column's, see
+    ``column_decimals``), so ours and the paper's read at one precision ('0.111 / 0.111', not
+    '0.111111 / 0.111'); a hyperparameter (``param``) rounded to them and written short ('10 /
+    0.01', not '10.00 / 0.01'); ``fallback`` where the paper prints no number."""
+    places = printed_decimals(printed) if places is None or printed_decimals(printed) is None else places
     if is_missing(value) or places is None or not isinstance(value, (int, float)):
         return fallback
     return f"{round(value, places):g}" if param else f"{value:.{places}f}"
@@ -142,26 +151,42 @@ _NO_NUMBER = ("", "n/a", "—", "-")  # a cell with no number does not decide a 
 
 def number_columns(rows: list[list[str]]) -> list[bool]:
     """Per column, whether every cell that holds something is a number (a sign, a mean ± sd, a
-    bold or starred number included), so a typeset table aligns it right."""
+    bold (LaTeX or Markdown) or starred number included), so a table aligns it right."""
     width = max((len(row) for row in rows), default=0)
     out = []
     for k in range(width):
         cells = [str(row[k]).strip() for row in rows if k < len(row) and str(row[k]).strip() not in _NO_NUMBER]
-        plain = [re.sub(r"^\\textbf\{(.*)\}$", r"\1", c).replace("$\\pm$", "±").replace("\\%", "%") for c in cells]
+        plain = [re.sub(r"^\\textbf\{(.*)\}$|^\*\*(.*)\*\*$", r"\1\2", c) for c in cells]
+        plain = [c.replace("$\\pm$", "±").replace("\\%", "%") for c in plain]
         out.append(bool(cells) and all(_NUMBER_CELL.fullmatch(c) for c in plain))
     return out
 
 
+def _rule_right(rule: str, right: list[bool]) -> str:
+    """The Markdown rule line under the header with ``---:`` on the columns aligned right."""
+    parts = rule.split("|")
+    for k, number in enumerate(right, start=1):
+        if number and k < len(parts) - 1:
+            parts[k] = parts[k][:-1] + ":"
+    return "|".join(parts)
+
+
 def grid(headers: list[str], rows: list[list[str]], fmt: str, escaped: bool = False) -> str:
     """A table in md (github) or LaTeX; cells are final strings (LaTeX-escaped if ``escaped``).
-    LaTeX aligns a column of numbers right (``number_columns``), text left."""
+    Both align a column of numbers right (``number_columns``; Markdown says so with ``---:``
+    under its header, so a rendered page aligns it too), text left."""
     if fmt == "latex":
         if not escaped:
             headers = [tex(h) for h in headers]
             rows = [[tex(c) for c in row] for row in rows]
         align = ["right" if number else "left" for number in number_columns(rows)]
         return tabulate(rows, headers, tablefmt="latex_raw", disable_numparse=True, colalign=align or None)
-    return tabulate(rows, headers, tablefmt="github", disable_numparse=True)
+    right = number_columns(rows)
+    align = ["right" if number else "left" for number in right]
+    lines = tabulate(rows, headers, tablefmt="github", disable_numparse=True, colalign=align or None).split("\n")
+    if len(lines) > 1 and any(right):
+        lines[1] = _rule_right(lines[1], right)
+    return "\n".join(lines)
 
 
 def document(title: str, body: str, notes: list[str], fmt: str) -> str:

@@ -1,7 +1,7 @@
 """Friedman test and critical-difference diagrams (Demšar 2006) over a table's models, for ours
 and for the paper's own numbers, beside the paired tests of ``compare.md``.
 
-One tie rule on both sides (issue 34): before ranking, every score is rounded half-up to the
+One tie rule on both sides: before ranking, every score is rounded half-up to the
 decimals the paper prints on that dataset's row of the table (the most decimals among the row's
 cells, so a trailing zero the paper dropped does not coarsen the row). The paper's side is its
 printed numbers, which the rounding leaves as they are; ours, rounded alike, tie where the paper

@@ -9,19 +9,19 @@ import pandas as pd
 
 from afr_cli.catalogue.knowledge import paper_reps, param_rows, table_info, unit_axes
 from afr_cli.catalogue.published import published_table
-from afr_cli.tables.agreement import RULE, as_printed, check_tolerance, tolerance_legend, within_tolerance
+from afr_cli.tables.agreement import RULE, as_printed, check_tolerance, param_agrees, tolerance_legend, within_tolerance
 from afr_cli.tables.format import (
     CSV_FLOAT,
     METRIC_NAMES,
     METRICS,
     check_format,
+    column_decimals,
     decimals,
     document,
     format_as_printed,
     format_param,
     format_value,
     grid,
-    printed_decimals,
     sorted_frame,
 )
 from afr_cli.tables.summary import cell_lookup, param_modes
@@ -70,6 +70,15 @@ def printed_cells(spec: str) -> dict[tuple[str, str, str], str]:
     return dict(zip(zip(*_labels(published), published["metric"]), published["value_str"]))
 
 
+def metric_decimals(printed: dict[tuple[str, str, str], str]) -> dict[str, int | None]:
+    """Per metric of a table (its ``printed_cells``), the decimals of the paper's columns: the
+    most any printed cell of that metric has (``column_decimals``)."""
+    by_metric: dict[str, list[str]] = {}
+    for (_, _, metric), text in printed.items():
+        by_metric.setdefault(metric, []).append(text)
+    return {metric: column_decimals(texts) for metric, texts in by_metric.items()}
+
+
 def paper_comparison(results: pd.DataFrame, spec: str, tol: float | None = None) -> pd.DataFrame:
     """Every cell of a published table (``paper:table``) beside our value for it.
 
@@ -84,6 +93,7 @@ def paper_comparison(results: pd.DataFrame, spec: str, tol: float | None = None)
     results = name_plain_forests(results)
     aliases = model_aliases(spec)
     rows_of_params = param_rows()
+    places = metric_decimals(printed_cells(spec))
     dataset_labels, model_labels = _labels(published)
     scales = unit_axes()
     extras = [k for k in scales if k in published.columns]
@@ -119,7 +129,9 @@ def paper_comparison(results: pd.DataFrame, spec: str, tol: float | None = None)
                 "diff": diff,
                 "within_tol": None
                 if math.isnan(ours)
-                else within_tolerance(cell["metric"], diff, cell["value"], tol, is_param),
+                else param_agrees(ours, cell["value_str"], places.get(cell["metric"]))
+                if is_param
+                else within_tolerance(cell["metric"], diff, cell["value"], tol),
             }
         )
     frame = pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
@@ -142,11 +154,17 @@ def render_paper_comparison(
         part = comparison[comparison["metric"] == metric]
         models = list(pd.unique(part["model"]))
         cells = {(r["dataset"], r["model"]): r for r in part.to_dict("records")}
+        places = {
+            model: column_decimals(printed.get((dataset, model, metric), "") for dataset in pd.unique(part["dataset"]))
+            for model in models
+        }
         rows = []
         for dataset in pd.unique(part["dataset"]):
             row = [dataset]
             for model in models:
-                row += _comparison_cells(cells.get((dataset, model)), printed.get((dataset, model, metric), ""))
+                row += _comparison_cells(
+                    cells.get((dataset, model)), printed.get((dataset, model, metric), ""), places[model]
+                )
             rows.append(row)
         headers = ["dataset"] + [f"{m} {what}" for m in models for what in ("ours", "paper", "Δ")]
         title = f"{spec}, {METRIC_NAMES.get(metric, metric)}: ours | paper | Δ"
@@ -217,14 +235,22 @@ AGREEMENT_LEGEND = f"cells: published cells with a value of ours; {RULE}; mean �
 
 def agreement_summary(part: pd.DataFrame, printed: dict) -> pd.DataFrame:
     """Per model column of one metric: how many cells we have, how many agree as printed and how
-    many within tolerance (the agreement rule), and the mean difference."""
+    many within tolerance (the agreement rule), and the mean difference. A parameter row has no
+    tolerance: its cells agree as printed exactly when they count within tolerance
+    (``param_agrees`` at the paper column's decimals)."""
     rows = []
+    is_param = len(part) > 0 and part["metric"].iloc[0] in param_rows()
     for model, cells in part.groupby("model", sort=False):
         cells = cells[cells["ours"].notna()]
         if not len(cells):
             continue
-        same = sum(
-            as_printed(c["ours"], printed.get((c["dataset"], model, c["metric"]), "")) for c in cells.to_dict("records")
+        same = (
+            int(cells["within_tol"].astype(bool).sum())
+            if is_param
+            else sum(
+                as_printed(c["ours"], printed.get((c["dataset"], model, c["metric"]), ""))
+                for c in cells.to_dict("records")
+            )
         )
         rows.append(
             {
@@ -238,23 +264,25 @@ def agreement_summary(part: pd.DataFrame, printed: dict) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["model", "cells", "as printed", "within tol", "mean Δ"])
 
 
-def _comparison_cells(cell: dict | None, published: str) -> list[str]:
-    """ours | paper (as printed) | Δ, with '*' on a Δ outside tolerance."""
+def _comparison_cells(cell: dict | None, published: str, places: int | None) -> list[str]:
+    """ours | paper (as printed) | Δ, with '*' on a Δ outside tolerance; ours and Δ at the
+    decimals of the paper's column (``places``), so a column reads at one precision."""
     if cell is None:
         return ["", "", ""]
     metric = cell["metric"]
     is_param = metric in param_rows()
     if math.isnan(cell["ours"]):
         return ["n/a", published, ""]
-    ours = format_as_printed(  # at the printed cell's decimals: one precision per column pair
+    ours = format_as_printed(
         cell["ours"],
         published,
         format_param(cell["ours"]) if is_param else format_value(cell["ours"], metric),
         param=is_param,
+        places=places,
     )
-    places = printed_decimals(published)
     places = decimals(cell["ours"], metric) if places is None else places
-    diff = f"{cell['diff']:+g}" if is_param else f"{cell['diff']:+.{places}f}"
+    diff = f"{cell['diff']:+.{places}f}"
+    diff = diff[1:] if float(diff) == 0 else diff  # '0.000', not '+0.000' or '-0.000'
     return [ours, published, diff + ("" if cell["within_tol"] else "*")]
 
 

@@ -1,7 +1,7 @@
 """The registered families' hyperparameter names in registration order (the order the tables
 print selected parameters in) without importing the families in a process that has not: the
 families import scikit-learn, SciPy and cvxpy, seconds of CPU, and a table computes nothing
-with them (issue 35).
+with them.
 
 In a process that has imported ``afr_cli.models`` the names are read from its registry as it
 stands (a family registered at run time included). Otherwise they come from the export cache
