@@ -70,6 +70,7 @@ def test_the_readme_tour_runs_the_tutorials_files():
         "python docs/own-family/make_data.py",
         "afr run docs/own-family/own.yaml --reps 2",
         "afr table --results results/own-family --compare eps-abrf l1-abrf",
+        "afr report own-family",  # an experiment's report by its store's name (tests/test_site.py runs it)
     ):
         assert line in readme
     assert "docs/tutorial-own-family.md" in readme
