@@ -1,4 +1,4 @@
-"""The CLI's shape (issue 32): every command a plain module-level function of its group's module,
+"""The CLI's shape: every command a plain module-level function of its group's module,
 each shared option's bound declared once (afr_cli/commands/options.py) and met by every command
 that takes the option, and RunOptions keyword-only with the backend checked where it is made.
 

@@ -1,4 +1,4 @@
-"""What `afr table --compare` adds for issues 33 (item 3, answers first) and 34 (items 1-4, 8): the
+"""What `afr table --compare` adds (the answer first, then the evidence beyond the papers' tests): the
 one-sentence answer, the hierarchical Bayesian test and the effect intervals per base, --metric all,
 the relative form of error metrics with the warning naming the datasets that dominate, no NaN
 where a test does not apply, and the message for stores sharing a base but no dataset."""

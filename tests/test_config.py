@@ -175,7 +175,7 @@ def test_a_shipped_config_keeps_its_store_and_finds_it_from_elsewhere(monkeypatc
 
 
 def test_a_base_names_its_forest_and_the_engine_fits_it(tmp_path, small_data):
-    """A config object holds no fitting (issue 32): the engine's fit_forest fits the base with its
+    """A config object holds no fitting: the engine's fit_forest fits the base with its
     own parameters and seed, the same forest the ensemble gives when asked directly."""
     import numpy as np
 

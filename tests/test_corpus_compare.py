@@ -1,4 +1,4 @@
-"""Comparisons never mix, and the inputs around them are refused in one line (issue 31, part 5),
+"""Comparisons never mix, and the inputs around them are refused in one line,
 each case a real ``afr`` process (children of one fork server, tests/afr_forkserver.py):
 
 - repeated ``--results``: a model held by two stores is refused; A and B from two stores are

@@ -1,4 +1,4 @@
-"""Intervals on every effect of a paired comparison (afr_cli/analysis/effect_intervals.py, issue 34 item 2):
+"""Intervals on every effect of a paired comparison (afr_cli/analysis/effect_intervals.py):
 the mean difference's t interval, d_z's exact noncentral-t interval, the rank-biserial r's seeded
 bootstrap interval, and the magnitude labels with their sources."""
 

@@ -294,7 +294,7 @@ def test_friedman_equals_scipy_on_every_published_table():
 
 
 def test_larf_table9_friedman_verdict_crosses_005_with_the_tie_correction():
-    # issue 23: without the correction p = 0.143, with it p = 0.042 on the paper's own Table 9 (ERT)
+    # the tie correction decides it: without it p = 0.143, with it p = 0.042 on the paper's own Table 9 (ERT)
     from afr_cli.analysis.stats import friedman_from_ranks, friedman_nemenyi
 
     table = published_table("larf:9")

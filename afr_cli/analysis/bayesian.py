@@ -157,7 +157,7 @@ def correlated_ttest(
         probs = RopeProbabilities(*(float(w) for w in where))
         return CorrelatedTTestResult(n, rho, mean, 0.0, n - 1, rope, probs, mean, mean)
     # the posterior Student t(n − 1, loc = mean, scale) by scipy.special (afr_cli.analysis.distributions),
-    # the same floats scipy.stats.t gives without importing scipy.stats (issue 35)
+    # the same floats scipy.stats.t gives without importing scipy.stats (its import costs more than pandas)
     left = t_cdf(-rope, n - 1, mean, scale)
     right = t_sf(rope, n - 1, mean, scale)
     low, high = t_interval(level, n - 1, mean, scale)

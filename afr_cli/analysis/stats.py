@@ -5,7 +5,7 @@ Demšar (2006) paired t-test, as in SAT-RF, LARF and AGBoost: per dataset d_i = 
 (mean R² of two models), t = mean(d) / (sd(d)/√N) with N − 1 degrees of freedom, two-sided p,
 95 % CI mean ± t_{0.975,N−1}·sd/√N. The Wilcoxon signed-rank test is given beside it.
 
-No scipy.stats here (issue 35: importing it costs more than pandas, on every ``afr table
+No scipy.stats here (importing it costs more than pandas, on every ``afr table
 --compare``): the t, chi² and F tails come from afr_cli.analysis.distributions (scipy.special), the ranks and
 the Wilcoxon test from afr_cli.analysis.signed_rank, each the same floats scipy.stats gives. Only Nemenyi's
 studentized range, which has no cheap equivalent, imports scipy.stats, inside ``nemenyi_cd``.

@@ -6,11 +6,11 @@ fuses them):
 - **CPU per unit, by where it runs**: the same tasks in afr's own process (``--jobs 1``), in a
   loky worker process (``--jobs N``), in a second loky worker with glibc's thresholds set as
   engine/worker_setup.py sets them on a Dask worker (whether they would save CPU in every unit
-  process: issue 36 measured, and a run does not set them), on the worker of a one-worker local
+  process: measured here, and a run does not set them), on the worker of a one-worker local
   Dask cluster as
   ``--backend dask`` runs them (afr_cli/engine/dask_backend.py, the worker's allocator prepared by
   engine/worker_setup.py), and on a second such worker left as Dask's nanny starts it (its
-  ``MALLOC_TRIM_THRESHOLD_`` in force: the cost issue 36 found). One task at a time, each task
+  ``MALLOC_TRIM_THRESHOLD_`` in force: a cost this benchmark measures). One task at a time, each task
   in every place in turn (the order rotating by task and round), so a change of the machine's
   load falls on every place alike; a unit's CPU is its process time in its worker, as a store
   records it, and on Dask also the unit's own thread's time (the rest is the worker's event

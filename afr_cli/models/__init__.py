@@ -4,7 +4,7 @@
 and built from ``afr_cli.models.satrf`` when first looked up, and the estimators (``EpsABRF``,
 ``LARF``, ``AGBoost``, ``SATRF``, ``RobustRF``, ...) are imported when first asked for: each
 subclasses scikit-learn's BaseEstimator, and importing scikit-learn imports scipy.stats, which
-``afr validate`` (a config checked against the families' parameters) must not pay for (issue 32).
+``afr validate`` (a config checked against the families' parameters) must not pay for.
 """
 
 from __future__ import annotations

@@ -232,7 +232,7 @@ class LARFFamily(Family):
     eps_floor: ClassVar[bool]
     # Every grid point has its own Phi (tau0 and M change the head sums or the leaf attention, eps
     # scales B; varsigma only bounds), and each stage its own rows: 0 repeated problems in 976
-    # solves of LARF's units (issue 36), so the solve memo does not key them.
+    # solves of LARF's units measured, so the solve memo does not key them.
     repeats_problems = False
     code_source = LARF_CODE
     code_differences = LARF_DIFFERENCES

@@ -3,7 +3,7 @@
 
 They live apart from the families they fit (``abrf``, ``larf``, ``satrf``, ``agboost``) because a scikit-learn
 estimator imports scikit-learn, and scikit-learn imports scipy.stats: ``afr validate`` reads the
-families' names and parameters and imports none of it (issue 32). ``afr_cli.models`` exports these
+families' names and parameters and imports none of it. ``afr_cli.models`` exports these
 classes when first asked for one.
 """
 

@@ -1,4 +1,4 @@
-"""The one sentence `afr table --compare` opens with (issue 33, "answers first"): which model, by
+"""The one sentence `afr table --compare` opens with ("answers first"): which model, by
 how much, how sure, over how many datasets and repetitions, the evidence following it.
 
 Per base the answer is the decision rule's (afr_cli/analysis/decision.py): a winner or practical

@@ -1,4 +1,4 @@
-"""The evidence `afr table --compare` adds to each base beyond the papers' tests (issue 34):
+"""The evidence `afr table --compare` adds to each base beyond the papers' tests:
 
 - the hierarchical Bayesian test over datasets × repetitions (afr_cli/analysis/hierarchical.py),
   run on every repetition both models hold, one row of differences per dataset (or per unit,

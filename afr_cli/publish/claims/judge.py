@@ -41,7 +41,7 @@ REPRODUCES, PARTLY, DOES_NOT, CANNOT, NOT_RUN, NOT_CHECKED = (
 )
 VERDICTS = (REPRODUCES, PARTLY, DOES_NOT, CANNOT, NOT_RUN, NOT_CHECKED)
 ALPHA = 0.05
-# The ROPE reading (issue 34): B − A practically equivalent, or better, when the Bayesian signed-rank
+# The ROPE reading: B − A practically equivalent, or better, when the Bayesian signed-rank
 # test over the per-dataset means puts this much posterior mass inside (above) ±DEFAULT_ROPE R².
 ROPE_LEVEL = 0.95
 LOOSE = "loose"  # ``significant: loose``: the paper says "significantly" but runs no test
