@@ -246,7 +246,8 @@ def render_plan(planned: list[PlannedExperiment], root: Path, workers: int) -> s
         total = (
             head + f"projected {cpu_minutes(sum(known))} "
             f"({format_duration(sum(known) / max(1, workers), 'seconds')} wall at best on "
-            f"{workers} worker{'s' * (workers != 1)})"
+            f"{workers} worker{'s' * (workers != 1)}, the units alone: starting the workers and writing the "
+            "tables, figures and pages come on top, seconds to minutes by paper)"
             + (f", plus {unknown} experiment(s) with nothing measured to time" if unknown else "")
         )
     listing = tabulate(
