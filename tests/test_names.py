@@ -88,3 +88,24 @@ def test_a_papers_best_of_model_given_as_a_family_says_how_to_write_it(tmp_path)
     assert "'sat-rf' is a best_of model of the papers, not a family" in message
     assert "{id: sat-rf, best_of: [sat-rf-y, sat-rf-x, sat-rf-yx]}" in message
     assert "sat-rf (best_of sat-rf-y/sat-rf-x/sat-rf-yx)" in message and "\n" not in message
+
+
+def test_compare_model_names_suggest(tmp_path):
+    """`afr table --compare` with a mistyped model: in the results given, and among the stores of a root."""
+    import pandas as pd
+
+    from afr_cli.store.discover import stores_for_compare
+    from afr_cli.tables.compare import compare_models
+
+    rows = pd.DataFrame(
+        [
+            {"dataset": d, "base": "RF", "model": m, "rep": r, "r2": 0.5 + 0.01 * r, "test_fraction": 0.2}
+            for d in ("a", "b")
+            for m in ("rf", "softmax")
+            for r in range(3)
+        ]
+    )
+    with pytest.raises(AfrInputError, match=r"unknown model 'Softmax'; did you mean 'softmax'\? models in the"):
+        compare_models(rows, "rf", "Softmax", "r2")
+    with pytest.raises(AfrInputError, match=r"holding sat-rff: none \(did you mean 'sat-rf'\?\)"):
+        stores_for_compare("eps-abrf", "sat-rff", Path(__file__).resolve().parents[1] / "results")

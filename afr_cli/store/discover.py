@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from afr_cli.core.names import closest
 from afr_cli.errors import AfrInputError
 from afr_cli.store.cache import content_key
 
@@ -99,9 +100,12 @@ def stores_for_compare(a: str, b: str, root: Path = RESULTS_ROOT) -> list[Path]:
     ]
     covered = all(any(_holds(holdings[d], side) for d in chosen) for side in (a, b))
     if not chosen or not covered:
+        every_model = sorted({m for pairs in holdings.values() for m, _ in pairs})
 
         def holding(side: str) -> str:
-            return ", ".join(str(d) for d, p in holdings.items() if _holds(p, side)) or "none"
+            held = ", ".join(str(d) for d, p in holdings.items() if _holds(p, side))
+            near = None if held else closest(side.partition(":")[0], every_model)
+            return held or (f"none (did you mean {near!r}?)" if near else "none")
 
         both = "holds both" if not across else "holds each side"
         raise AfrInputError(

@@ -14,6 +14,7 @@ import pandas as pd
 
 from afr_cli.analysis.bayesian import DEFAULT_ROPE, CorrelatedTTestResult, correlated_ttest, signed_rank_test
 from afr_cli.analysis.stats import effect_sizes, holm_adjust, paired_ttest, wilcoxon_test
+from afr_cli.core.names import hint
 from afr_cli.errors import AfrInputError
 from afr_cli.store import varying_axes
 from afr_cli.tables.compare_evidence import direction, mc_text
@@ -177,7 +178,9 @@ def compare_models(
     known = sorted(results["model"].unique(), key=model_key)
     for model in (a, b):
         if model not in known:
-            raise AfrInputError(f"--compare: unknown model {model!r}; models in the results: {', '.join(known)}")
+            raise AfrInputError(
+                f"--compare: unknown model {model!r}; {hint(model, known)}models in the results: {', '.join(known)}"
+            )
     check_same_splits(results, a, b)
     paired, dropped = paired_repetitions(results, a, b, metric, dataset_key)
     long = summary_long(paired)
