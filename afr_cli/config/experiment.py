@@ -182,7 +182,8 @@ class Experiment:
 
     def unit_hash(self) -> str:
         """Hash of everything that changes a unit's numbers (not the name, reps or the dataset list)."""
-        keep = {k: v for k, v in self.raw.items() if k not in ("name", "datasets", "description", "results")}
+        described = ("name", "datasets", "description", "variant_of", "results")
+        keep = {k: v for k, v in self.raw.items() if k not in described}
         keep["protocol"] = {k: v for k, v in dict(keep.get("protocol") or {}).items() if k != "reps"}
         text = json.dumps(keep, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:16]

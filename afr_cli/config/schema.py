@@ -417,6 +417,14 @@ TOP = Section(
         Key("name", NAME, "the experiment; its store is results/<name>/"),
         Key("description", TEXT, "free text, kept in the store's manifest", None),
         Key(
+            "variant_of",
+            TEXT,
+            "the experiment this one re-runs with one choice changed (a model's reading, a protocol "
+            "choice such as protocol.fold_assignment): `afr table --compare` without --results leaves "
+            "its store out where another store holds the same models; kept in the manifest, no unit changes",
+            None,
+        ),
+        Key(
             "plugins",
             CUSTOM,
             "Python files (relative to the config) or modules to import first; the families "

@@ -86,12 +86,25 @@ def _holds(pairs: set[tuple[str, str]], spec: str) -> bool:
     return any(m == model and (not base or b == base) for m, b in pairs)
 
 
+def is_variant(directory: Path) -> bool:
+    """Whether the store's config declares itself a variant of another experiment (``variant_of``:
+    one choice changed, e.g. a model's reading or the inner-fold assignment)."""
+    from afr_cli.store.reader import open_existing
+
+    config = open_existing(directory).manifest().get("config")
+    return isinstance(config, dict) and bool(config.get("variant_of"))
+
+
 def stores_for_compare(a: str, b: str, root: Path = RESULTS_ROOT) -> list[Path]:
     """The stores below ``root`` to compare A and B on: those holding both models (or, for
-    MODEL:BASE sides, those holding either side). A one-line error when none does (listing the
-    stores that hold each) or when two of them hold the same model on the same base (which store
-    is meant is then the user's choice, with --results)."""
+    MODEL:BASE sides, those holding either side). Stores declared a variant of another experiment
+    (``variant_of``) are left out when the others cover both sides. A one-line error when none
+    does (listing the stores that hold each) or when two of them hold the same model on the same
+    base (which store is meant is then the user's choice, with --results)."""
     holdings = store_holdings(root)
+    principal = {d: pairs for d, pairs in holdings.items() if not is_variant(d)}
+    if all(any(_holds(pairs, side) for pairs in principal.values()) for side in (a, b)):
+        holdings = principal
     across = ":" in a or ":" in b
     chosen = [
         d
