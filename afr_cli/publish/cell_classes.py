@@ -21,7 +21,7 @@ from collections import Counter
 import pandas as pd
 
 from afr_cli.catalogue.knowledge import Explanation, Paper, Report, param_rows
-from afr_cli.catalogue.published import load_published
+from afr_cli.catalogue.published import available_tables, load_published
 from afr_cli.publish.context import ReportContext
 from afr_cli.tables.agreement import AS_PRINTED, MISS, NO_VALUE, WITHIN_TOL, agreement
 from afr_cli.tables.paper_compare import paper_comparison, printed_cells
@@ -69,8 +69,11 @@ def _explanation_frame(ctx: ReportContext, paper: Paper, explanation: Explanatio
 
 
 def _specs(paper: Paper, ctx: ReportContext) -> list[str]:
-    """Every published table of the paper, as ``paper:table``."""
-    return [f"{paper.id}:{t}" for t in pd.unique(load_published(paper.id, ctx.catalogue)["table"])]
+    """Every published table of the paper, as ``paper:table``, that the comparison of a table with
+    ours can read (the process's catalogue: a paper a context alone holds has no cell to class)."""
+    known = set(available_tables())
+    specs = [f"{paper.id}:{t}" for t in pd.unique(load_published(paper.id, ctx.catalogue)["table"])]
+    return [spec for spec in specs if spec in known]
 
 
 def classify_paper(paper: Paper, ctx: ReportContext) -> pd.DataFrame:
