@@ -403,6 +403,13 @@ def paper_page(
     return page_html(paper.title, body, f"{paper.id}.html")
 
 
+def _ours_shown(ours: float, metric: str, params: dict[str, str]) -> str:
+    """Our value of one cell as the tables show it: n/a without one, a tuning parameter as set."""
+    if pd.isna(ours):
+        return "n/a"
+    return format_param(ours) if metric in params else format_value(ours, metric)
+
+
 def _classes_html(paper: Paper, classes: pd.DataFrame) -> list[str]:
     """Every published cell's class, counted, the causes the classes rest on with the test that
     checks each, and the unexplained cells in a folded table."""
@@ -421,13 +428,13 @@ def _classes_html(paper: Paper, classes: pd.DataFrame) -> list[str]:
             )
             + ".</p>"
         )
-    left = classes[classes["class"] == UNEXPLAINED]
+    left, params = classes[classes["class"] == UNEXPLAINED], param_rows()
     if not len(left):
         return out + ["<p>No cell is unexplained.</p>"]
     rows = "".join(
         "<tr>"
         + "".join(f"<td>{_e(v)}</td>" for v in (r.table, r.dataset, r.model, METRIC_NAMES.get(r.metric, r.metric)))
-        + f"<td>{_e(r.paper)}</td><td>{_e('n/a' if pd.isna(r.ours) else format_value(r.ours, r.metric))}</td></tr>"
+        + f"<td>{_e(r.paper)}</td><td>{_e(_ours_shown(r.ours, r.metric, params))}</td></tr>"
         for r in left.itertuples()
     )
     return out + [
