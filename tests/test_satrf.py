@@ -257,9 +257,9 @@ def test_row_blocks_change_no_bit_of_the_self_attention(data, variant, monkeypat
 
 def test_registry_names_and_parameter_kinds():
     assert {"sat-rf-y", "sat-rf-x", "sat-rf-yx", "sat-rf-y2"} <= set(FAMILIES)
-    assert FAMILIES["sat-rf-yx"].design_names() == ("tau", "kappa")
+    assert FAMILIES["sat-rf-yx"].design_names() == ("tau", "kappa", "reading")
     assert FAMILIES["sat-rf-yx"].mixing_names() == ("eps", "gamma")
-    assert FAMILIES["sat-rf-y2"].design_names() == ("tau", "kappa1", "kappa2")
+    assert FAMILIES["sat-rf-y2"].design_names() == ("tau", "kappa1", "kappa2", "reading")
     assert FAMILIES["sat-rf-y2"].mixing_names() == ("eps", "gamma1", "gamma2")
 
 

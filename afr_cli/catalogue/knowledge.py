@@ -14,6 +14,7 @@ else joins them through ``add_paper_folder`` (``afr reproduce path/to/my_paper/`
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,6 +54,7 @@ PAPER_KEYS = {
     "experiments",
     "outputs",
     "studies",
+    "explanations",
 }
 REPORT_KEYS = {
     "name",
@@ -67,6 +69,8 @@ REPORT_KEYS = {
 }
 EXPERIMENT_KEYS = {"config", "reps", "out", "set", "datasets", "label"}
 OUTPUT_KEYS = {"afr", "stdout", "reps", "label"}
+EXPLANATION_KEYS = {"kind", "store", "suffix", "cause", "test"}
+EXPLANATION_KINDS = ("spread", "code", "cause")
 STUDY_KEYS = {"name", "function", "block", "cache", "show", "digits", "formats"}
 TABLE_KEYS = {"caption", "aliases", "also"}
 ROOT_MARK = "{root}"  # an output path's placeholder for the results root
@@ -92,6 +96,21 @@ class TableInfo:
 
 ALPHA = 0.05  # the papers' significance level, the post-hoc tests' default
 FRIEDMAN_ALPHA = Interval(REAL, 0, 1, closed="neither")  # a report's post-hoc significance level
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """A store that recomputes some published cells another way, consulted for a cell our text
+    reading misses: ``spread``, under another value of a protocol choice the paper leaves open;
+    ``code``, under the authors' code reading; ``cause``, with a cause of the miss removed (named
+    in ``cause`` and checked by the test ``test``, ``tests/<file>.py::<function>``). The store's
+    model ids are the published ones followed by ``suffix``."""
+
+    kind: str
+    store: str
+    suffix: str = ""
+    cause: str = ""
+    test: str = ""
 
 
 @dataclass(frozen=True)
@@ -199,6 +218,7 @@ class Paper:
     # The repetitions the paper's text states, when they differ from ``reps`` (the protocol we
     # identified from its numbers): headlines use the stated count, the inferred one beside it.
     stated_reps: int | None = None
+    explanations: tuple[Explanation, ...] = ()
 
     @property
     def studies_file(self) -> Path:
@@ -498,7 +518,34 @@ def parse_paper(raw: dict, where: str, folder: Path | None = None) -> Paper:
         outputs=tuple(_parse_output(o, f"{where}: outputs[{i}]") for i, o in enumerate(_list(raw, "outputs", where))),
         studies=tuple(_parse_study(r, paper, f"{where}: studies") for r in _list(raw, "studies", where)),
         stated_reps=_integer(raw, "stated_reps", where, None, 1),
+        explanations=tuple(
+            _parse_explanation(e, f"{where}: explanations[{i}]")
+            for i, e in enumerate(_list(raw, "explanations", where))
+        ),
     )
+
+
+TEST_NAME = re.compile(r"tests/[\w/]+\.py::\w+")
+
+
+def _parse_explanation(raw: Any, where: str) -> Explanation:
+    """One entry of ``explanations``; a cause names what it removes and the test that checks it."""
+    if not isinstance(raw, dict):
+        raise AfrInputError(f"{where}: not a mapping; allowed keys: {', '.join(sorted(EXPLANATION_KEYS))}")
+    _unknown_keys(raw, EXPLANATION_KEYS, where)
+    kind = _require(raw, "kind", where)
+    if kind not in EXPLANATION_KINDS:
+        raise AfrInputError(f"{where}: kind: {_short(kind)} is not allowed; allowed: {', '.join(EXPLANATION_KINDS)}")
+    store = _under_root(_require(raw, "store", where), where, "store")
+    cause, test = _text(raw, "cause", where, ""), _text(raw, "test", where, "")
+    if kind == "cause" and not (cause and TEST_NAME.fullmatch(test)):
+        raise AfrInputError(
+            f"{where}: a cause needs cause: (what it removes) and test: (tests/<file>.py::<function>, the test "
+            f"that checks it); got cause {_short(cause)}, test {_short(test)}"
+        )
+    if kind != "cause" and (cause or test):
+        raise AfrInputError(f"{where}: cause and test are allowed only with kind: cause")
+    return Explanation(kind, store, _text(raw, "suffix", where, ""), cause, test)
 
 
 def _tables(raw: dict, paper: str, where: str) -> dict[str, TableInfo]:

@@ -176,7 +176,8 @@ class SATRF(AttentionForestRegressor):
     With heads = 1 ``gamma`` and ``kappa`` are numbers; with heads = h they are h-tuples (head 1
     first). Fitted: ``w_`` (T,), ``v_`` ((T,) for one head, (h, T) otherwise), trained jointly on
     simplices by the shared solver (QP for loss="l2", LP for "l1"); eps = gamma = 0 is the
-    tables' "Softmax" model and trains nothing.
+    tables' "Softmax" model and trains nothing. ``reading`` "code": what the authors' code computes
+    (afr_cli.models.satrf).
     """
 
     def __init__(
@@ -194,6 +195,7 @@ class SATRF(AttentionForestRegressor):
         max_features: float = 1.0,
         random_state=None,
         heads: int = 1,
+        reading: str = "text",
     ):
         self.variant = variant
         self.base = base
@@ -208,13 +210,14 @@ class SATRF(AttentionForestRegressor):
         self.max_features = max_features
         self.random_state = random_state
         self.heads = heads
+        self.reading = reading
 
     @property
     def family(self) -> SATRFFamily:
         return satrf_family(self.variant, self.heads)
 
     def _values(self, names: tuple[str, ...]) -> dict[str, float]:
-        labelled = {"eps": ("eps", self.eps), "tau": ("tau", self.tau)}
+        labelled = {"eps": ("eps", self.eps), "tau": ("tau", self.tau), "reading": ("reading", self.reading)}
         labelled.update(zip(self.family.gamma_names(), self._per_head("gamma", self.gamma)))
         labelled.update(zip(self.family.kappa_names(), self._per_head("kappa", self.kappa)))
         return {n: self.family.param(n).check(labelled[n][1], f"SATRF.{labelled[n][0]}") for n in names}

@@ -23,6 +23,14 @@ Z_t = y, Z_{j-1} = S_j Z_j, a = the alpha softmax, c_j = prod_{l > j} (1 - gamma
 sum_i D_si = 1 - eps). A block whose coefficient is 0 (w when eps = 0 or some gamma = 1, v_j when
 gamma_j = 0 or a later gamma = 1) cannot change a prediction: it is left out of the problem and
 reported uniform. theta = the remaining blocks in the order (w, v_1, ..., v_t), each on a simplex.
+
+``reading`` "code": what the authors' public code (andruekonst/forest-self-attention) computes
+instead (``SATRFFamily.code_differences``): the tree attention softmax(-tau d / 2) and the
+self-attention softmax(-kappa s), both multiplying (the grid's tau and kappa go where the code
+puts its ``tau`` and ``sa_tau``); a tree's own prediction left out of its self-attention (weight 0:
+s_ii = +inf, kept only with a single tree, where the code's softmax has no term left); and -yx
+as 1e9 (y_i - y_k)^2, since the code divides by max(-||A_i - A_k||^2, 1e-9) = 1e-9. Training and
+prediction are the text's in every other respect (the same simplices, the same linear QP).
 """
 
 from __future__ import annotations
@@ -36,13 +44,31 @@ import numpy as np
 from afr_cli.core.params import is_integer
 from afr_cli.ensembles.leaf_statistics import RowTensors, softmax_neg
 from afr_cli.errors import AfrInputError
-from afr_cli.models.base import DESIGN, EPS, MIXING, TAU, Family, Param, uniform
+from afr_cli.models.abrf import code_temperature
+from afr_cli.models.base import (
+    CODE,
+    DESIGN,
+    EPS,
+    MIXING,
+    TAU,
+    TEXT,
+    CodeDifference,
+    Family,
+    Param,
+    reading_param,
+    uniform,
+)
 from afr_cli.solvers.solve import ConstraintBuilder, LinearAttentionProblem
 
 VARIANTS = ("y", "x", "yx")
 YX_FLOOR = 1e-12
 GAMMA = Param("gamma", MIXING, 0.5, 0.0, 1.0, doc="Huber contamination of the softmax self-attention")
 KAPPA = Param("kappa", DESIGN, 1.0, 0.0, None, low_open=True, doc="self-attention temperature: softmax(-s / kappa)")
+READING = reading_param(
+    "tree softmax(-tau d / 2) and self-attention softmax(-kappa s), both multiplying; a tree's own "
+    "prediction left out of its self-attention; -yx as 1e9 (y_i - y_k)^2"
+)
+CODE_YX_SCALE = 1e9  # the code's -yx: (y_i - y_k)^2 / 1e-9
 
 
 def pair_dissimilarity(values: np.ndarray, keys: np.ndarray, variant: str) -> np.ndarray:
@@ -247,6 +273,51 @@ def attend(attention: np.ndarray, z: np.ndarray) -> np.ndarray:
     return out
 
 
+def code_attention_chain(rows: RowTensors, variant: str, sa_taus: tuple[float, ...]) -> tuple[np.ndarray, ...]:
+    """(Z_0, ..., Z_{t-1}) under the code reading: each head's self-attention ``code_self_attention``
+    of ``code_dissimilarity`` at the grid's kappa_j (the code's ``sa_tau``), built per block of
+    rows and cached on the rows per (variant, kappas)."""
+
+    def build() -> tuple[np.ndarray, ...]:
+        starts = range(0, rows.n_rows, CHAIN_BLOCK_ROWS) if rows.n_rows else [0]
+        blocks = []
+        for a in starts:
+            values = rows.values[a : a + CHAIN_BLOCK_ROWS]
+            s = code_dissimilarity(values, rows.keys[a : a + CHAIN_BLOCK_ROWS], variant)
+            z, chain = values, []
+            for sa_tau in reversed(sa_taus):
+                z = attend(code_self_attention(s, sa_tau), z)
+                chain.append(z)
+            blocks.append(tuple(reversed(chain)))
+        return tuple(np.concatenate([b[j] for b in blocks]) for j in range(len(sa_taus)))
+
+    return rows.memo(("sat-rf", "code chain", variant, tuple(float(k) for k in sa_taus)), build)
+
+
+def code_dissimilarity(values: np.ndarray, keys: np.ndarray, variant: str) -> np.ndarray:
+    """s_ik as the authors' code computes it, (n, T, T): the text's for -y and -x; for -yx the -y
+    dissimilarity times 1e9 (its denominator max(-||A_i - A_k||^2, 1e-9) is always 1e-9)."""
+    if variant != "yx":
+        return pair_dissimilarity(values, keys, variant)
+    s = pair_dissimilarity(values, keys, "y")
+    s *= CODE_YX_SCALE
+    return s
+
+
+def code_self_attention(s: np.ndarray, sa_tau: float) -> np.ndarray:
+    """softmax_k(-sa_tau s_ik) with k = i left out (weight 0), as the code's default
+    ``sa_zero_diagonals`` does; with a single tree there is nothing else, and its own weight stays 1."""
+    z = np.multiply(s, -float(sa_tau))
+    trees = z.shape[2]
+    if trees > 1:
+        diag = np.arange(trees)
+        z[:, diag, diag] = -np.inf
+    z -= z.max(axis=2, keepdims=True)
+    np.exp(z, out=z)
+    z /= z.sum(axis=2, keepdims=True)
+    return z
+
+
 def tree_attention(rows: RowTensors, tau: float) -> np.ndarray:
     """softmax_i(-||x - A_i(x)||^2 / tau), (n, T), cached on the rows per tau."""
     return rows.memo(("sat-rf", "alpha", float(tau)), lambda: softmax_neg(rows.key_sqdist, tau))
@@ -274,6 +345,34 @@ class SATRFFamily(Family):
 
     variant: str
     heads: int
+    code_source = "andruekonst/forest-self-attention@129a6d7"
+    code_differences = (
+        CodeDifference(
+            "tree attention",
+            "softmax(-||x - A_k(x)||^2 / tau)",
+            "softmax(-0.5 tau ||x - A_k(x)||^2): tau multiplies, so the text's temperature is 2 / tau",
+            "sa_forest/model.py:219, 223",
+        ),
+        CodeDifference(
+            "self-attention temperature",
+            "softmax(-s_ik / kappa) (eqs 16-17; afr drops the printed 2)",
+            "softmax(-sa_tau s_ik): sa_tau multiplies, so the text's kappa is 1 / sa_tau",
+            "sa_forest/model.py:263",
+        ),
+        CodeDifference(
+            "a tree's own prediction",
+            "the sum over k includes k = i (s_ii = 0, the largest weight)",
+            "sa_zero_diagonals=True by default: s_ii = -inf before the softmax, weight 0",
+            "sa_forest/model.py:23, 259-262",
+        ),
+        CodeDifference(
+            "-yx dissimilarity",
+            "(y_i - y_k)^2 / ||A_i - A_k||^2",
+            "-(y_i - y_k)^2 / max(-||A_i - A_k||^2, 1e-9): the denominator is always 1e-9, so the -y "
+            "dissimilarity times 1e9",
+            "sa_forest/model.py:252-256",
+        ),
+    )
 
     @classmethod
     def gamma_names(cls) -> tuple[str, ...]:
@@ -284,7 +383,12 @@ class SATRFFamily(Family):
         return ("kappa",) if cls.heads == 1 else tuple(f"kappa{j}" for j in range(1, cls.heads + 1))
 
     def features(self, rows: RowTensors, design: Mapping[str, float]) -> SATFeatures:
+        """The tree attention and the self-attention chain of the rows, under the text reading or
+        the code's (module doc)."""
         kappas = tuple(design[k] for k in self.kappa_names())
+        if design.get("reading", TEXT) == CODE:
+            chain = code_attention_chain(rows, self.variant, kappas) + (rows.values,)
+            return SATFeatures(tree_attention(rows, code_temperature(design["tau"])), chain)
         chain = attention_chain(rows, self.variant, kappas) + (rows.values,)
         return SATFeatures(tree_attention(rows, design["tau"]), chain)
 
@@ -380,6 +484,6 @@ def _family(variant: str, heads: int) -> SATRFFamily:
         "variant": variant,
         "heads": heads,
         "summary": _summary(variant, heads),
-        "params": (EPS, TAU) + head_params,
+        "params": (EPS, TAU) + head_params + (READING,),
     }
     return type(f"SATRF{variant.upper()}{suffix}Family", (SATRFFamily,), attrs)()

@@ -35,6 +35,7 @@ import pandas as pd
 from afr_cli.catalogue.knowledge import Paper, Report, param_rows
 from afr_cli.catalogue.knowledge import paper as paper_named  # a table's paper, by the id its spec names
 from afr_cli.figures.captions import figure_caption, table_title
+from afr_cli.publish.cell_classes import CLASSES, UNEXPLAINED, class_counts, classify_paper, explanations_of
 from afr_cli.publish.claims.judge import VERDICTS, describe_test
 from afr_cli.publish.claims.ledger import judge_paper, verdict_counts
 from afr_cli.publish.context import ReportContext
@@ -351,6 +352,7 @@ def paper_page(
     kinds: Counter | None = None,
     docs: Documents | None = None,
     head: str = "",
+    classes: pd.DataFrame | None = None,
 ) -> str:
     """One paper's HTML page, each thing once: what the paper proposes (its narrative page's
     opening), the verdicts at a glance, its tables with ours beside them (a table of another paper
@@ -358,7 +360,8 @@ def paper_page(
     ``afr reproduce`` drew, the claims ledger, then the notes of its narrative page without their
     own listing of the claims (the tables' agreement kinds counted into ``kinds``; the images it
     shows copied into ``site``). ``head``: the Markdown the report layer puts first (what the root
-    holds of the paper's stores)."""
+    holds of the paper's stores); ``classes``: its published cells classed (``classify_paper``), the
+    counts and the unexplained cells shown after its tables."""
     kinds = Counter() if kinds is None else kinds
     docs = Documents(ctx, site) if docs is None else docs
     shown: set[str] = set()  # what the page already shows (image paths, published tables), each once
@@ -379,6 +382,8 @@ def paper_page(
         ]
         for report in paper.reports:
             body += _report_sections(report, paper, ctx, site, kinds, docs, shown)
+    if classes is not None and len(classes):
+        body += _classes_html(paper, classes)
     body += _output_sections(paper, ctx.root, site, docs, shown)
     body.append('<h2 id="claims-ledger">Claims ledger</h2>')
     if verdicts:
@@ -398,6 +403,47 @@ def paper_page(
             "</div>",
         ]
     return page_html(paper.title, body, f"{paper.id}.html")
+
+
+def _ours_shown(ours: float, metric: str, params: dict[str, str]) -> str:
+    """Our value of one cell as the tables show it: n/a without one, a tuning parameter as set."""
+    if pd.isna(ours):
+        return "n/a"
+    return format_param(ours) if metric in params else format_value(ours, metric)
+
+
+def _classes_html(paper: Paper, classes: pd.DataFrame) -> list[str]:
+    """Every published cell's class, counted, the causes the classes rest on with the test that
+    checks each, and the unexplained cells in a folded table."""
+    counts = class_counts(classes)
+    out = [
+        '<h2 id="cell-classes">Every published cell, classed</h2>',
+        f"<p>Each of the {len(classes)} published cells in the first class that holds, on repetitions "
+        f"0-{paper.reps - 1}: " + _e("; ".join(f"{counts[c]} {c}" for c in CLASSES)) + ".</p>",
+    ]
+    causes = explanations_of(paper, "cause")
+    if causes:
+        out.append(
+            "<p>Tested causes: "
+            + "; ".join(
+                f"{_e(c.cause)} (<code>{_e(c.store)}</code>, checked by <code>{_e(c.test)}</code>)" for c in causes
+            )
+            + ".</p>"
+        )
+    left, params = classes[classes["class"] == UNEXPLAINED], param_rows()
+    if not len(left):
+        return out + ["<p>No cell is unexplained.</p>"]
+    rows = "".join(
+        "<tr>"
+        + "".join(f"<td>{_e(v)}</td>" for v in (r.table, r.dataset, r.model, METRIC_NAMES.get(r.metric, r.metric)))
+        + f"<td>{_e(r.paper)}</td><td>{_e(_ours_shown(r.ours, r.metric, params))}</td></tr>"
+        for r in left.itertuples()
+    )
+    return out + [
+        f"<details><summary>The {len(left)} unexplained cells</summary>",
+        '<div class="scroll"><table class="unexplained"><tr><th>table</th><th>dataset</th><th>model</th>'
+        "<th>metric</th><th>paper</th><th>ours</th></tr>" + rows + "</table></div></details>",
+    ]
 
 
 def _output_sections(paper: Paper, root: Path, site: Path, docs: Documents, shown: set[str]) -> list[str]:
@@ -502,11 +548,37 @@ def _own_pages_html(own: Sequence[SitePage], root_shown: str) -> list[str]:
     return [head, f'<ul class="experiments">{items}</ul>']
 
 
+def _classes_table(pages: list[tuple[Paper, str, Counter, Counter]], classes: dict[str, Counter]) -> list[str]:
+    """The index's table of every published cell's class, one row per paper (its counts sum to
+    the paper's published cells)."""
+    rows = "".join(
+        f'<tr><td><a href="{_e(href)}#cell-classes">{_e(p.title)}</a></td>'
+        + "".join(f'<td class="num">{classes[p.id][c]}</td>' for c in CLASSES)
+        + f'<td class="num">{sum(classes[p.id].values())}</td></tr>'
+        for p, href, _, _ in pages
+        if p.id in classes
+    )
+    return [
+        "<p>Every published cell, classed: the first class that holds, as printed or within tolerance "
+        "(the agreement rule), within the spread of choices the paper leaves open, reached by the "
+        "authors' code reading, explained by a tested cause the paper's page names, else unexplained.</p>",
+        '<div class="scroll"><table class="cell-classes"><tr><th>paper</th>'
+        + "".join(f"<th>{_e(c)}</th>" for c in CLASSES)
+        + "<th>published cells</th></tr>"
+        + rows
+        + "</table></div>",
+    ]
+
+
 def index_page(
-    pages: list[tuple[Paper, str, Counter, Counter]], own: Sequence[SitePage] = (), root_shown: str = "results"
+    pages: list[tuple[Paper, str, Counter, Counter]],
+    own: Sequence[SitePage] = (),
+    root_shown: str = "results",
+    classes: dict[str, Counter] | None = None,
 ) -> str:
-    """The site's landing page: the chart, then one row per paper with its counts, then the
-    root's own experiments (``own``), each linked to its page."""
+    """The site's landing page: the chart, then one row per paper with its counts, its published
+    cells by class (``classes``, by paper id), then the root's own experiments (``own``), each
+    linked to its page."""
     rows = [
         f'<tr><td><a href="{_e(href)}">{_e(p.title)}</a></td>'
         + "".join(f"<td>{kinds[k]}</td>" for k in AGREEMENT_CLASS if k != "n/a")
@@ -534,6 +606,7 @@ def index_page(
             f"<tr>{heads}</tr>",
             *rows,
             "</table></div>",
+            *(_classes_table(pages, classes) if classes else []),
             *_own_pages_html(own, root_shown),
         ],
     )
@@ -572,17 +645,19 @@ def write_site(
     site.mkdir(parents=True, exist_ok=True)
     write_if_changed(site / STYLESHEET, STYLE.lstrip())
     docs = Documents(ctx, site)
-    pages = []
+    pages, classes = [], {}
     for paper in ctx.papers:
         verdicts = judge_paper(paper, ctx)
         kinds: Counter = Counter()
         path = site / f"{paper.id}.html"
         head = (heads or {}).get(paper.id, "")
-        write_if_changed(path, paper_page(paper, verdicts, ctx, site, kinds, docs, head))
+        classed = classify_paper(paper, ctx)
+        classes[paper.id] = class_counts(classed)
+        write_if_changed(path, paper_page(paper, verdicts, ctx, site, kinds, docs, head, classed))
         pages.append((paper, path.name, kinds, Counter(v.verdict for v in verdicts)))
     for page in own:
         write_if_changed(site / page.where, own_page(page, docs))
-    write_if_changed(site / "index.html", index_page(pages, own, ctx.shown))
+    write_if_changed(site / "index.html", index_page(pages, own, ctx.shown, classes))
     docs.write_pages()
     removed = _prune(
         site,

@@ -25,6 +25,7 @@ from afr_cli.core.paths import PROJECT_ROOT
 from afr_cli.data import load_dataset
 from afr_cli.engine.protocol import UnitSeeds
 from afr_cli.models import LARF
+from afr_cli.publish.cell_classes import CLASSES, classify_paper
 from afr_cli.publish.claims.columns import ColumnRef, published_column
 from afr_cli.publish.context import ReportContext
 from afr_cli.publish.frames import StoreMissing, compute_words, report_table
@@ -715,42 +716,29 @@ def fold_spread_text(frame: pd.DataFrame) -> str:
     )
 
 
-CLASSES = (
-    "as printed",
-    "within tolerance",
-    "within the fold spread",
-    "reached by the code reading",
-    "reached by leave-self-out",
-    "unexplained",
-)
-
-
 def cell_classes(ctx: ReportContext) -> pd.DataFrame:
-    """Each printed cell of ``code_reading`` in the first class that holds, in the order of
-    ``CLASSES``: the text reading on repetitions 0-9 as printed or within tolerance; some other
-    inner-fold assignment of the text reading agrees; the code reading agrees under some
-    assignment; the leave-self-out experiment (the tested cause above) agrees; else unexplained.
-    "Agrees" is the agreement rule's (as printed or within tolerance) on the 0-9 mean."""
+    """Each printed cell of ``code_reading`` with the class every published cell gets
+    (afr_cli/publish/cell_classes.py, from the explanations paper.yaml declares): the text reading
+    on repetitions 0-9 as printed or within tolerance; another inner-fold assignment of the text
+    reading agrees (the spread); the code reading agrees under some assignment; the leave-self-out
+    experiment (the tested cause above) agrees; else unexplained."""
     cells = code_reading(ctx)
-    spread = fold_spread(ctx).set_index(["model", "reading", "dataset"])["an assignment agrees"] == "yes"
-    loo = {m: _mean(ctx, "larf_leave_self_out", f"{m}-loo", PAPER_REPS) for m in ("em-w-larf", "em-larf")}
-    rows = []
-    for cell in cells.to_dict("records"):
-        model, dataset, paper = cell["model"], cell["dataset"], cell["paper"]
-        if cell["text agrees"] == AS_PRINTED:
-            found = CLASSES[0]
-        elif cell["text agrees"] == WITHIN_TOL:
-            found = CLASSES[1]
-        elif spread.get((model, "text", dataset), False):
-            found = CLASSES[2]
-        elif cell["code agrees"] != MISS or spread.get((model, "code", dataset), False):
-            found = CLASSES[3]
-        elif model in loo and dataset in loo[model] and agreement(loo[model][dataset], f"{paper:.3f}", "r2") != MISS:
-            found = CLASSES[4]
-        else:
-            found = CLASSES[5]
-        rows.append({"table": cell["table"], "model": model, "dataset": dataset, "paper": paper, "class": found})
-    return pd.DataFrame(rows)
+    classed = classify_paper(ctx.catalogue.paper("larf"), ctx)
+    classed = classed[classed["metric"] == "r2"]
+    keys = zip(classed["table"], classed["dataset"], classed["model"].str.removesuffix(" (RF)"))
+    found = dict(zip(keys, classed["class"]))
+    return pd.DataFrame(
+        [
+            {
+                "table": c["table"],
+                "model": c["model"],
+                "dataset": c["dataset"],
+                "paper": c["paper"],
+                "class": found[(c["table"], c["dataset"], c["model"])],
+            }
+            for c in cells.to_dict("records")
+        ]
+    )
 
 
 def cell_classes_text(frame: pd.DataFrame) -> str:

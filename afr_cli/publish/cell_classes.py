@@ -1,0 +1,132 @@
+"""Every published cell of a paper in one class, the first that holds in the order of ``CLASSES``:
+
+- **as printed** / **within tolerance**: our text reading on the paper's repetitions agrees by the
+  agreement rule (afr_cli/tables/agreement.py), in some report of the paper that holds the cell;
+- **within the spread of unpinned choices**: a ``spread`` store of the paper's ``explanations``
+  (the cell recomputed under another value of a choice the paper leaves open) agrees;
+- **reached by the code reading**: a ``code`` store (the authors' code reading) agrees;
+- **explained by a tested cause named on the page**: a ``cause`` store (the cause removed; its
+  data names the cause and the test that checks it) agrees;
+- **unexplained**: none of these (a cell no store of ours holds included).
+
+Every store is read on repetitions 0..reps-1, the paper's own splits; a store missing under the
+root is skipped.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import pandas as pd
+
+from afr_cli.catalogue.knowledge import Explanation, Paper, Report, param_rows
+from afr_cli.catalogue.published import available_tables, load_published
+from afr_cli.publish.context import ReportContext
+from afr_cli.tables.agreement import AS_PRINTED, MISS, NO_VALUE, WITHIN_TOL, agreement
+from afr_cli.tables.paper_compare import paper_comparison, printed_cells
+
+CLASSES = (
+    "as printed",
+    "within tolerance",
+    "within the spread of unpinned choices",
+    "reached by the code reading",
+    "explained by a tested cause named on the page",
+    "unexplained",
+)
+UNEXPLAINED = CLASSES[-1]
+FIRST_BY_KIND = {"spread": CLASSES[2], "code": CLASSES[3], "cause": CLASSES[4]}
+COLUMNS = ["table", "dataset", "model", "metric", "paper", "ours", "class"]
+_RANK = {AS_PRINTED: 0, WITHIN_TOL: 1, MISS: 2, NO_VALUE: 3}
+
+Cell = tuple[str, str, str, str]  # (paper:table, dataset label, model label, metric)
+
+
+def _agreements(results: pd.DataFrame, spec: str) -> dict[Cell, tuple[float, str]]:
+    """Every cell of one published table: our value in ``results`` and its agreement kind."""
+    printed = printed_cells(spec)
+    params = param_rows()
+    out = {}
+    for row in paper_comparison(results, spec).to_dict("records"):
+        shown = printed.get((row["dataset"], row["model"], row["metric"]), "")
+        kind = agreement(row["ours"], shown, row["metric"], is_param=row["metric"] in params)
+        out[(spec, row["dataset"], row["model"], row["metric"])] = (row["ours"], kind)
+    return out
+
+
+def _explanation_frame(ctx: ReportContext, paper: Paper, explanation: Explanation) -> pd.DataFrame | None:
+    """The explanation's store on the paper's repetitions, its models renamed to the published ids
+    (the suffix taken off; with a suffix, only the models that carry it)."""
+    report = Report(name=f"explanation:{explanation.store}", paper=paper.id, stores=(explanation.store,), papers=())
+    results = ctx.report_frames(report, paper.reps)
+    if results is None:
+        return None
+    suffix = explanation.suffix
+    if suffix:
+        results = results[results["model"].str.endswith(suffix)]
+        results = results.assign(model=results["model"].str[: -len(suffix)])
+    return results
+
+
+def _specs(paper: Paper, ctx: ReportContext) -> list[str]:
+    """Every published table of the paper, as ``paper:table``, that the comparison of a table with
+    ours can read (the process's catalogue: a paper a context alone holds has no cell to class)."""
+    known = set(available_tables())
+    specs = [f"{paper.id}:{t}" for t in pd.unique(load_published(paper.id, ctx.catalogue)["table"])]
+    return [spec for spec in specs if spec in known]
+
+
+def classify_paper(paper: Paper, ctx: ReportContext) -> pd.DataFrame:
+    """One row per published cell of ``paper``: its table, dataset, model and metric labels, the
+    printed number, ours (NaN without one) and its class (module docstring)."""
+    return ctx.once(("cell classes", paper.id), lambda: _classify(paper, ctx)).copy()
+
+
+def _classify(paper: Paper, ctx: ReportContext) -> pd.DataFrame:
+    specs = _specs(paper, ctx)
+    best: dict[Cell, tuple[float, str]] = {}
+    for spec in specs:
+        for dataset, model, metric in printed_cells(spec):
+            best[(spec, dataset, model, metric)] = (math.nan, NO_VALUE)
+    for report in paper.reports:
+        results = ctx.report_frames(report, paper.reps)
+        if results is None:
+            continue
+        for spec in (s for s in report.papers if s in specs):
+            for cell, found in _agreements(results, spec).items():
+                if _RANK[found[1]] < _RANK[best[cell][1]]:
+                    best[cell] = found
+    explained: dict[Cell, str] = {}
+    for explanation in paper.explanations:
+        results = _explanation_frame(ctx, paper, explanation)
+        if results is None or not len(results):
+            continue
+        for spec in specs:
+            for cell, (_, kind) in _agreements(results, spec).items():
+                if kind in (AS_PRINTED, WITHIN_TOL):
+                    found = FIRST_BY_KIND[explanation.kind]
+                    if CLASSES.index(found) < CLASSES.index(explained.get(cell, UNEXPLAINED)):
+                        explained[cell] = found
+    printed = {spec: printed_cells(spec) for spec in specs}
+    rows = []
+    for cell, (ours, kind) in best.items():
+        spec, dataset, model, metric = cell
+        if kind == AS_PRINTED:
+            found = CLASSES[0]
+        elif kind == WITHIN_TOL:
+            found = CLASSES[1]
+        else:
+            found = explained.get(cell, UNEXPLAINED)
+        paper_value = printed[spec].get((dataset, model, metric), "")
+        rows.append([spec.partition(":")[2], dataset, model, metric, paper_value, ours, found])
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def class_counts(frame: pd.DataFrame) -> Counter:
+    """How many cells of ``classify_paper``'s frame fall in each class."""
+    return Counter(frame["class"])
+
+
+def explanations_of(paper: Paper, kind: str) -> tuple[Explanation, ...]:
+    """The paper's explanations of one kind (a page names its causes and the test of each)."""
+    return tuple(e for e in paper.explanations if e.kind == kind)

@@ -1,0 +1,180 @@
+"""Every published cell in one class (afr_cli/publish/cell_classes.py): a toy paper whose stores
+put one cell in each class, the data file's rules for the stores it consults, the site's showing
+of the classes, and every cell of the committed root classed exactly once."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import yaml
+
+from afr_cli.catalogue import knowledge
+from afr_cli.errors import AfrInputError
+from afr_cli.publish.cell_classes import CLASSES, UNEXPLAINED, class_counts, classify_paper
+
+REPO = Path(__file__).resolve().parents[1]
+# dataset -> (paper, the text reading's mean on repetitions 0-1, the store that reaches the paper)
+TOY_CELLS = {
+    "D1": ("0.500", 0.5, None),  # as printed
+    "D2": ("0.500", 0.51, None),  # within tolerance
+    "D3": ("0.700", 0.5, "spread"),
+    "D4": ("0.700", 0.5, "code"),
+    "D5": ("0.700", 0.5, "cause"),
+    "D6": ("0.700", 0.5, None),  # unexplained
+}
+CAUSE_TEST = "tests/test_cell_classes.py::test_a_toy_paper_puts_one_cell_in_each_class"
+
+
+def write_store(directory: Path, values: dict[tuple[str, str], float]) -> None:
+    """A store of (dataset, model) -> R² on repetitions 0 and 1 (each that value), and a
+    repetition 2 far off, which the paper's two repetitions leave out."""
+    from afr_cli.store import ResultsStore, UnitRecord
+
+    store = ResultsStore(directory)
+    store.create({"experiment": directory.name, "config_hash": "x", "config": {"name": directory.name, "seed": 1}})
+    for dataset in sorted({d for d, _ in values}):
+        for rep in range(3):
+            rows = [
+                {
+                    "model": model,
+                    "r2": r2 if rep < 2 else -5.0,
+                    "mae": 1.0,
+                    "rmse": 1.0,
+                    "params": {},
+                    "selection": "inner-cv",
+                    "cv_score": None,
+                    "solver_status": {},
+                    "seconds": 0.0,
+                }
+                for (d, model), r2 in values.items()
+                if d == dataset
+            ]
+            store.write_unit(UnitRecord(dataset, "RF", rep, rep, 80, 20, 0.0, 0.0, rows, []))
+
+
+def toy_paper(where: Path, explanations: list[dict]) -> Path:
+    folder = where / "toyc_paper"
+    folder.mkdir()
+    lines = ["paper,table,base,dataset,model,metric,value"]
+    lines += [f"toyc,1,RF,{d},m,r2,{paper}" for d, (paper, _, _) in TOY_CELLS.items()]
+    lines.append("toyc,1,RF,D1,never,r2,0.400")  # no store of ours holds it
+    (folder / "published.csv").write_text("\n".join(lines) + "\n")
+    data = {
+        "id": "toyc",
+        "title": "A toy paper",
+        "published": "published.csv",
+        "reps": 2,
+        "models": ["m", "never"],
+        "bases": ["RF"],
+        "reports": [{"name": "toyc", "stores": ["toyc_text"], "tables": ["toyc:1"]}],
+        "explanations": explanations,
+    }
+    (folder / "paper.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    return folder
+
+
+TOY_EXPLANATIONS = [
+    {"kind": "spread", "store": "toyc_spread"},
+    {"kind": "code", "store": "toyc_code", "suffix": "-code"},
+    {"kind": "cause", "store": "toyc_cause", "suffix": "-loo", "cause": "a toy cause", "test": CAUSE_TEST},
+]
+
+
+def test_a_toy_paper_puts_one_cell_in_each_class(tmp_path):
+    from afr_cli.publish.context import ReportContext
+    from afr_cli.publish.site import _classes_html, _ours_shown, index_page
+
+    root = tmp_path / "results"
+    write_store(root / "toyc_text", {(d, "m"): ours for d, (_, ours, _) in TOY_CELLS.items()})
+    reached = {kind: d for d, (_, _, kind) in TOY_CELLS.items() if kind}
+    # the spread store also reaches D4 (the earlier class wins) and holds a code-reading row the
+    # spread, read without a suffix, does not take for the model
+    write_store(root / "toyc_spread", {(reached["spread"], "m"): 0.695, ("D4", "m"): 0.5, ("D6", "m-code"): 0.7})
+    write_store(root / "toyc_code", {("D3", "m-code"): 0.7, (reached["code"], "m-code"): 0.7, ("D6", "m"): 0.7})
+    write_store(root / "toyc_cause", {(reached["cause"], "m-loo"): 0.71, ("D6", "m-code"): 0.7})
+    knowledge.forget_added_folders()
+    try:
+        paper = knowledge.add_paper_folder(toy_paper(tmp_path, TOY_EXPLANATIONS))
+        classed = classify_paper(paper, ReportContext(root)).set_index(["dataset", "model"])
+    finally:
+        knowledge.forget_added_folders()
+    expected = dict(zip(TOY_CELLS, CLASSES))
+    assert {d: classed.loc[(d, "m"), "class"] for d in TOY_CELLS} == expected
+    assert classed.loc[("D1", "never"), "class"] == UNEXPLAINED and math.isnan(classed.loc[("D1", "never"), "ours"])
+    counts = class_counts(classed.reset_index())
+    assert sum(counts.values()) == 7 and counts[UNEXPLAINED] == 2
+
+    page = "".join(_classes_html(paper, classed.reset_index()))
+    assert "1 as printed; 1 within tolerance; 1 within the spread" in page and "2 unexplained" in page
+    assert f"a toy cause (<code>toyc_cause</code>, checked by <code>{CAUSE_TEST}</code>)" in page
+    assert re.search(r"<td>D6</td><td>m</td><td>R²</td><td>0.700</td><td>0.50*</td>", page), page
+    assert "<td>never</td><td>R²</td><td>0.400</td><td>n/a</td>" in page
+    assert _ours_shown(10.0, "tau0", {"tau0": "tau0"}) == "10"  # a tuning parameter as set, not as a metric
+    index = index_page([(paper, "toyc.html", Counter(), Counter())], classes={"toyc": counts})
+    assert '<td class="num">2</td><td class="num">7</td></tr>' in index
+
+
+def test_without_its_stores_a_cell_stays_unexplained_and_a_miss_is_never_explained_by_the_text(tmp_path):
+    from afr_cli.publish.context import ReportContext
+
+    root = tmp_path / "results"
+    write_store(root / "toyc_text", {(d, "m"): ours for d, (_, ours, _) in TOY_CELLS.items()})
+    knowledge.forget_added_folders()
+    try:
+        paper = knowledge.add_paper_folder(toy_paper(tmp_path, TOY_EXPLANATIONS))
+        classed = classify_paper(paper, ReportContext(root))
+    finally:
+        knowledge.forget_added_folders()
+    assert dict(class_counts(classed)) == {"as printed": 1, "within tolerance": 1, UNEXPLAINED: 5}
+
+
+@pytest.mark.parametrize(
+    ("entry", "needle"),
+    [
+        ({"kind": "guess", "store": "s"}, "kind: 'guess' is not allowed; allowed: spread, code, cause"),
+        ({"kind": "cause", "store": "s", "cause": "why"}, "a cause needs cause: (what it removes) and test:"),
+        ({"kind": "cause", "store": "s", "cause": "why", "test": "it was tested"}, "test 'it was tested'"),
+        ({"kind": "spread", "store": "s", "test": CAUSE_TEST}, "cause and test are allowed only with kind: cause"),
+        ({"kind": "code", "store": "../s"}, "explanations[0]: store:"),
+        ({"kind": "code", "store": "s", "solver": "x"}, "explanations[0]"),
+    ],
+)
+def test_the_data_file_refuses_an_explanation_it_cannot_check(tmp_path, entry, needle):
+    with pytest.raises(AfrInputError) as caught:
+        knowledge.read_paper_folder(toy_paper(tmp_path, [entry]))
+    assert needle in str(caught.value) and "paper.yaml" in str(caught.value)
+
+
+def test_every_declared_cause_names_a_test_that_exists():
+    """No page claims a cause that no test checks: each cause's test is a function of tests/."""
+    causes = [e for p in knowledge.papers() for e in p.explanations if e.kind == "cause"]
+    assert causes
+    for cause in causes:
+        file, _, function = cause.test.partition("::")
+        assert re.search(rf"^def {function}\(", (REPO / file).read_text(encoding="utf-8"), re.M), cause.test
+
+
+def test_every_published_cell_of_the_committed_root_has_exactly_one_class():
+    from afr_cli.catalogue.published import load_published
+    from afr_cli.publish.context import ReportContext
+
+    ctx = ReportContext(REPO / "results")
+    total = 0
+    for paper in ctx.papers:
+        classed = classify_paper(paper, ctx)
+        keys = classed[["table", "dataset", "model", "metric"]]
+        assert not keys.duplicated().any(), paper.id
+        assert set(classed["class"]) <= set(CLASSES)
+        counts = class_counts(classed)
+        assert sum(counts.values()) == len(classed) == len(load_published(paper.id)), paper.id
+        total += len(classed)
+    assert total == len(load_published())
+    larf = ctx.catalogue.paper("larf")
+    # the LARF page's own classing of its code-reading cells is this one's
+    own = ctx.studies_module(larf).cell_classes(ctx)
+    assert len(own) == 20 and set(own["class"]) <= set(CLASSES)
+    assert class_counts(classify_paper(larf, ctx))[CLASSES[4]] >= (own["class"] == CLASSES[4]).sum() > 0
