@@ -1,8 +1,10 @@
 """Generated blocks of the code's own constants: the solver layer's size limit, ridges and
-acceptance tolerances, ``afr regress``'s tolerances (with its golden files' sizes) and the input limits, read from
-the modules that use them. The documentation names a constant and the block beside it shows its value, so a
-page can never quote a tolerance the code no longer has (``afr report --check`` fails when one
-changes and the page is not regenerated).
+acceptance tolerances, ``afr regress``'s tolerances (with its golden files' sizes) and the input
+limits, read from the modules that use them, and the families' differences from their authors'
+code (``afr models``'s table, line numbers and formula constants included). The documentation
+names a constant and the block beside it shows its value, so a page can never quote a tolerance
+the code no longer has (``afr report --check`` fails when one changes and the page is not
+regenerated).
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from pathlib import Path
 import pandas as pd
 
 from afr_cli.core import yaml_safe
+from afr_cli.data import checks as data_checks
 from afr_cli.ensembles import params as ensemble_params
+from afr_cli.models import readings_help
 from afr_cli.publish.markdown import short_exponent, table
 from afr_cli.solvers import checks, cvxpy_backend, dense_qp, solve
 from afr_cli.store import export, sizes
@@ -23,6 +27,7 @@ SOLVER_BLOCK = "code:solver_constants"
 REGRESS_BLOCK = "code:regress_constants"
 LIMITS_BLOCK = "code:input_limits"
 EXPORT_BLOCK = "code:export_constants"
+READINGS_BLOCK = "code:readings"
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,7 @@ SOLVER_CONSTANTS = (
 LIMIT_CONSTANTS = (
     Constant(yaml_safe, "MAX_NODES", "values a YAML file may expand to through its aliases"),
     Constant(ensemble_params, "MAX_TREES", "trees an ensemble may declare"),
+    Constant(data_checks, "MAX_MAGNITUDE", "size of a value a file or loader dataset may hold"),
 )
 
 
@@ -118,6 +124,19 @@ def input_limits_block() -> str:
     return _table(LIMIT_CONSTANTS)
 
 
+def readings_block() -> str:
+    """Every place a family's authors' code computes another model than its paper's text, with the
+    file and lines, as ``afr models`` prints it from the families (``Family.code_differences``)."""
+    lines = [
+        "| families | what | the paper's text | the authors' code | where (repository@commit, file:lines) |",
+        "|---|---|---|---|---|",
+    ]
+    for families, what, text, code, where in readings_help():
+        cells = " | ".join(c.replace("|", "\\|") for c in (families, what, text, code))
+        lines.append(f"| {cells} | `{where}` |")
+    return "\n".join(lines)
+
+
 def code_blocks(root: Path) -> dict[str, str]:
     """The blocks of the code's constants, by name (the golden files are read under ``root``)."""
     return {
@@ -125,4 +144,5 @@ def code_blocks(root: Path) -> dict[str, str]:
         REGRESS_BLOCK: regress_constants_block(root),
         LIMITS_BLOCK: input_limits_block(),
         EXPORT_BLOCK: _table(EXPORT_CONSTANTS),
+        READINGS_BLOCK: readings_block(),
     }
