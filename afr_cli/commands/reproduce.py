@@ -85,7 +85,7 @@ def reproduce(
         raise AfrInputError("--datasets: empty; a comma-separated list of dataset names")
     root = check_root(root_option, writing=not plan_only)  # before any target: nothing is made yet
     chosen_targets = resolve_targets(list(targets or []), every)
-    planned = plan(chosen_targets, root, reps, chosen)  # every input error before anything runs
+    planned = plan(chosen_targets, root, reps, chosen, probe=plan_only)  # every input error before anything runs
     workers = effective_n_jobs(jobs) if backend == "loky" else 1
     if options.cluster is not None:  # the batch jobs' worker processes
         workers = options.cluster.max_jobs * options.cluster.cores

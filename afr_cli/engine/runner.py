@@ -469,11 +469,11 @@ def _run_locked(active: list[_Running], options: RunOptions, echo, workers) -> N
             raise stopped from None
     except UnitFailed as failed:
         r = active[getattr(failed, "experiment", 0)]
+        failed.args = (failed_message(str(failed), options.resume or options.command),)
         with interrupts_ignored(), storage_faults(r.store.path, "record the failed unit"):
-            _record_failure(r.store, str(failed))
+            _record_failure(r.store, str(failed))  # the line the user reads, its command included
         with interrupts_ignored():
             _export_complete([x for x in active if x is not r], options, echo)
-        failed.args = (failed_message(str(failed), options.resume or options.command),)
         raise
     except RunFailed as failed:  # a storage fault or a worker that died: the same command resumes
         failed.args = (failed_message(str(failed), options.resume or options.command),)

@@ -128,10 +128,17 @@ def _overrides(spec: ExperimentSpec, reps: int | None, datasets: list[str] | Non
 
 
 def plan_experiment(
-    owner: str, spec: ExperimentSpec, root: Path, reps: int | None, datasets: list[str] | None
+    owner: str,
+    spec: ExperimentSpec,
+    root: Path,
+    reps: int | None,
+    datasets: list[str] | None,
+    probe: bool = False,
 ) -> PlannedExperiment:
     """One experiment's entry of the plan: loaded as it will run (its store under ``root``), and
-    what its store (or committed export) holds and lacks. Reads only."""
+    what its store (or committed export) holds and lacks. Reads only. ``probe``: an experiment
+    nothing of which is measured is priced by one unit computed now (``afr reproduce --plan``);
+    a run that follows measures its units anyway, so it prices by the cost model alone."""
     store_dir = root / spec.store()
     exp = load_experiment(spec.config, _overrides(spec, reps, None), store_dir)
     if datasets is not None:
@@ -155,7 +162,8 @@ def plan_experiment(
         if not measured:  # nothing of this experiment measured: its families' committed costs, else a probe
             family = family_costs(exp)
             whole = family is not None and len(family.per_cell) == len(exp.datasets) * len(exp.bases)
-            measured = [m for m in (family, None if whole else estimated_costs(exp, todo)) if m is not None]
+            estimated = None if whole else estimated_costs(exp, todo, probe=probe)
+            measured = [m for m in (family, estimated) if m is not None]
         planned.projection = project([(d, exp.bases[b].id) for d, b, _, _ in todo], measured)
         if planned.forest_seconds_per_unit is None and committed is not None:
             planned.forest_seconds_per_unit = committed.forest
@@ -163,9 +171,14 @@ def plan_experiment(
 
 
 def plan(
-    targets: list[Target], root: Path, reps: int | None = None, datasets: list[str] | None = None
+    targets: list[Target],
+    root: Path,
+    reps: int | None = None,
+    datasets: list[str] | None = None,
+    probe: bool = False,
 ) -> list[PlannedExperiment]:
-    """The plan of every target's experiments (each store once, in the targets' order)."""
+    """The plan of every target's experiments (each store once, in the targets' order); ``probe``:
+    as ``plan_experiment``'s."""
     if datasets is not None:
         _check_datasets(targets, datasets)
     out, seen = [], set()
@@ -175,7 +188,7 @@ def plan(
             if key in seen:
                 continue
             seen.add(key)
-            out.append(plan_experiment(target.name, spec, root, reps, datasets))
+            out.append(plan_experiment(target.name, spec, root, reps, datasets, probe))
     return out
 
 

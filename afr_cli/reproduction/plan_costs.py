@@ -341,23 +341,31 @@ def probe_seconds(exp: Experiment, unit: tuple, data: dict) -> float:
     return time.process_time() - started
 
 
-def estimated_costs(exp: Experiment, todo: list[tuple], model: CostModel | None = None) -> UnitCosts | None:
+def estimated_costs(
+    exp: Experiment, todo: list[tuple], model: CostModel | None = None, probe: bool = True
+) -> UnitCosts | None:
     """Seconds of a unit of an experiment nothing of which is measured, per (dataset, base): the
     cost model fitted on the committed stores (``modelled_costs``) gives each cell's share, and
     one unit computed now (a probe of the cell the model finds cheapest, timed on its second
     computation: the first in a process also pays for lazy imports) scales it to this code on
-    this machine. Without the datasets' arrays (not fetched yet) the cost model alone prices
-    it; the label says which."""
+    this machine. Without the datasets' arrays (not fetched yet), without ``probe``, or when the
+    probe's unit fails (the run will say why, in one line), the cost model alone prices it; the
+    label says which."""
     rows, data = _train_rows(exp)
     modelled = modelled_costs(exp, rows, model)
     if modelled is None:
         return None
+    if not probe:
+        return modelled
     if not data or not todo:
         return replace(modelled, where=modelled.where + "; no probe: the datasets are not all readable now")
     cell = min(modelled.per_cell, key=modelled.per_cell.get)
     unit = next(u for u in todo if (u[0], exp.bases[u[1]].id) == cell)
-    probe_seconds(exp, unit, data)  # the first unit in a process also pays for lazy imports and caches
-    probed = probe_seconds(exp, unit, data)
+    try:
+        probe_seconds(exp, unit, data)  # the first unit in a process also pays for lazy imports and caches
+        probed = probe_seconds(exp, unit, data)
+    except Exception:  # noqa: BLE001 - a plugin's fault: the run reports it in one line; the plan prices without it
+        return replace(modelled, where=modelled.where + "; no probe: its unit failed (afr run says why)")
     scale = probed / modelled.per_cell[cell] if modelled.per_cell[cell] > 0 else 1.0
     per_cell = {c: s * scale for c, s in modelled.per_cell.items()}
     where = (
