@@ -1,5 +1,5 @@
-"""The two readings of LARF and eps-ABRF: the paper's text (the default, unchanged) and the
-authors' public code.
+"""The two readings of LARF, eps-ABRF and SAT-RF: the paper's text (the default, unchanged) and
+the authors' public code.
 
 LARF's code reading differs exactly where docs/models.md says: the leaf softmax(-tau0 d^2 / 2),
 the heads on the plain distance with multipliers 10^linspace(-M//2, M//2, M), and head weights
@@ -242,3 +242,43 @@ def test_every_larf_code_reading_cell_has_one_class_and_assignment_0_is_the_stor
     # assignment 0 of the spread is the stored number of the same reading
     for model, reading, dataset, _, folds0, *_ in rows("study:larf:fold_spread"):
         assert folds0 == readings[(model, dataset)][4 if reading == "text" else 6], (model, reading, dataset)
+
+
+def test_the_satrf_code_reading_blocks_hold_both_readings_of_every_rf_cell_and_class_them():
+    from conftest import committed_study_blocks
+
+    from afr_cli.catalogue.knowledge import paper
+    from afr_cli.core.paths import PROJECT_ROOT
+    from afr_cli.publish.cell_classes import CLASSES, classify_paper
+    from afr_cli.publish.context import ReportContext
+
+    blocks = committed_study_blocks("satrf")
+    rows = [
+        [c.strip() for c in line.strip("|").split("|")] for line in blocks["study:satrf:code_reading"].splitlines()[2:]
+    ]
+    # Tables 2, 4 and 6 (variant and its Softmax point) and 9 (SAT-RF, eps-ABRF): 8 columns x 11 sets
+    assert len(rows) == 88
+    kinds = ("as printed", "within tol", "miss")
+    assert {r[5] for r in rows} | {r[7] for r in rows} <= set(kinds)
+    counts = blocks["study:satrf:code_reading_counts"]
+    for reading, column in (("text", 5), ("code", 7)):
+        tally = " | ".join(str(sum(r[column] == k for r in rows)) for k in kinds)
+        assert f"| {reading} | 88 | {tally} |" in counts, (reading, counts)
+    agrees = {reading: sum(r[column] != "miss" for r in rows) for reading, column in (("text", 5), ("code", 7))}
+    summary = blocks["study:satrf:code_reading_summary"]
+    assert f"the text reading agrees with {agrees['text']} and the code reading with {agrees['code']}" in summary
+    # the page's classes: a cell the code reading misses is never "reached" by it; one the text
+    # misses and the code reaches is at worst "reached by the code reading"
+    ctx = ReportContext(PROJECT_ROOT / "results")
+    classed = classify_paper(paper("satrf"), ctx).set_index(["table", "dataset", "model", "metric"])["class"]
+    published = {"softmax-y": "softmax", "softmax-x": "softmax", "softmax-yx": "softmax", "sat-rf": "sat-rf (RF)"}
+    published["eps-abrf"] = "eps-abrf (RF)"
+    reached = 0
+    for table, model, dataset, _paper, _text, text_agrees, _code, code_agrees in rows:
+        found = classed[(table, dataset, published.get(model, model), "r2")]
+        if code_agrees == "miss":
+            assert found != CLASSES[3], (table, model, dataset)
+        elif text_agrees == "miss":
+            assert CLASSES.index(found) <= 3, (table, model, dataset, found)
+            reached += found == CLASSES[3]
+    assert reached > 0

@@ -3,8 +3,9 @@ their repetitions 0-9 (results/abrf_rf, results/abrf_ert), and under the indepen
 derived from (seed, dataset, rep), the documented noise, 100 repetitions (results/abrf_rf_derived,
 results/abrf_ert_derived); and eps-ABRF against the untrained Softmax model under both, as the
 reports' compare.md compute it; the best points of Figures 2-4's surfaces (results/satrf_surfaces);
-and how heavy-tailed the derived protocol's Friedman 3 is. Cheap: read from the stores on every
-``afr report``.
+and how heavy-tailed the derived protocol's Friedman 3 is; the SAT-RF models and eps-ABRF under the
+text reading and the authors' code reading beside the printed RF cells (results/satrf_code_reading).
+Cheap: read from the stores on every ``afr report``.
 
 Expensive: ``synthetic_draws`` runs configs/synthetic_draws.yaml (plain RF, 20 repetitions) for
 eight data seeds in a scratch folder, only under ``afr report --studies``, which writes
@@ -36,8 +37,9 @@ from afr_cli.publish.page_words import how_many, in_brackets, listing, repetitio
 from afr_cli.publish.store_words import holdings, holdings_text  # noqa: F401 (a show)
 from afr_cli.publish.studies import render_frame
 from afr_cli.store.reader import load_results
-from afr_cli.tables.agreement import R2_TOL
+from afr_cli.tables.agreement import AS_PRINTED, MISS, R2_TOL, WITHIN_TOL, agreement
 from afr_cli.tables.compare import compare_models
+from afr_cli.tables.paper_compare import printed_cells
 from afr_cli.tables.selection import results_in_view
 
 DATASETS = (
@@ -637,6 +639,7 @@ HELD = (
     "abrf_ert",
     "abrf_rf_derived",
     "abrf_ert_derived",
+    "satrf_code_reading",
 )  # the stores this page describes
 
 
@@ -644,3 +647,85 @@ def stores_held(ctx: ReportContext) -> pd.DataFrame:
     """What each store of the page holds now (``afr status``): the rows of its generated sentence on
     repetitions, datasets and bases, under the root the page is built for (``holdings_text``)."""
     return holdings(ctx, HELD)
+
+
+TEXT_STORE = "satrf_rf"  # the text reading, the committed reference run on the RF
+CODE_STORE = "satrf_code_reading"  # the same models under the authors' code reading, ids + "-code"
+# The RF columns both stores hold: (table, the published model, our model). Tables 2, 4 and 6 print
+# each variant beside its Softmax point; Table 9 SAT-RF (best of three) beside eps-ABRF.
+CODE_COLUMNS = (
+    ("2", "softmax", "softmax-y"),
+    ("2", "sat-rf-y", "sat-rf-y"),
+    ("4", "softmax", "softmax-x"),
+    ("4", "sat-rf-x", "sat-rf-x"),
+    ("6", "softmax", "softmax-yx"),
+    ("6", "sat-rf-yx", "sat-rf-yx"),
+    ("9", "sat-rf (RF)", "sat-rf"),
+    ("9", "eps-abrf (RF)", "eps-abrf"),
+)
+READINGS = ("text", "code")
+
+
+def _reading_means(ctx: ReportContext, store: str, suffix: str = "") -> pd.DataFrame:
+    """Mean test R² on repetitions 0-9 of the inner-CV (stored) rows, datasets × our model ids
+    (the suffix taken off)."""
+    frames = ctx.stored(store)
+    view = results_in_view(frames.results, frames.grid, "stored", PAPERS_REPS)
+    if suffix:
+        view = view[view.model.str.endswith(suffix)].assign(model=lambda v: v.model.str[: -len(suffix)])
+    return view.groupby(["dataset", "model"]).r2.mean().unstack("model")
+
+
+def code_reading(ctx: ReportContext) -> pd.DataFrame:
+    """Tables 2, 4, 6 and 9 (R², RF) on repetitions 0-9, per column and dataset: the printed cell,
+    the text reading (satrf_rf) and the authors' code reading (satrf_code_reading), each reading
+    with its agreement class against the printed cell (as printed, within tol or miss)."""
+    means = {"text": _reading_means(ctx, TEXT_STORE), "code": _reading_means(ctx, CODE_STORE, "-code")}
+    rows = []
+    for table, published, ours in CODE_COLUMNS:
+        printed = printed_cells(f"satrf:{table}")
+        for d in DATASETS:
+            shown = printed[(d, published, "r2")]
+            row = {"table": table, "model": ours, "dataset": d, "paper": float(shown)}
+            for reading in READINGS:
+                value = means[reading].loc[d, ours]
+                row[reading] = value
+                row[f"{reading} agrees"] = agreement(value, shown, "r2")
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def code_reading_counts(ctx: ReportContext) -> pd.DataFrame:
+    """Per reading, how many of the cells of ``code_reading`` agree with the paper (as printed,
+    within tolerance, missed)."""
+    frame = code_reading(ctx)
+    return pd.DataFrame(
+        [
+            {
+                "reading": reading,
+                "cells": len(frame),
+                **{kind: int((frame[f"{reading} agrees"] == kind).sum()) for kind in (AS_PRINTED, WITHIN_TOL, MISS)},
+            }
+            for reading in READINGS
+        ]
+    )
+
+
+def code_reading_text(frame: pd.DataFrame) -> str:
+    """The page's sentence on ``code_reading``: how many cells each reading brings within the
+    agreement rule, and which cells one reading reaches and the other misses."""
+    agrees = {r: frame[f"{r} agrees"] != MISS for r in READINGS}
+
+    def cells(mask: pd.Series) -> str:
+        picked = frame[mask]
+        if not len(picked):
+            return "none"
+        return listing([f"{r.model} on {r.dataset}" for r in picked.itertuples()])
+
+    return (
+        f"Of these {len(frame)} printed cells, the text reading agrees with {int(agrees['text'].sum())} "
+        f"and the code reading with {int(agrees['code'].sum())} (as printed or within {R2_TOL:g}). "
+        f"The code reading reaches {cells(agrees['code'] & ~agrees['text'])}, which the text misses; "
+        f"the text reaches {cells(agrees['text'] & ~agrees['code'])}, which the code misses; "
+        f"neither reaches {cells(~agrees['code'] & ~agrees['text'])}."
+    )
