@@ -130,3 +130,18 @@ def class_counts(frame: pd.DataFrame) -> Counter:
 def explanations_of(paper: Paper, kind: str) -> tuple[Explanation, ...]:
     """The paper's explanations of one kind (a page names its causes and the test of each)."""
     return tuple(e for e in paper.explanations if e.kind == kind)
+
+
+def reading_agreement_counts(frame: pd.DataFrame, readings: tuple[str, ...]) -> pd.DataFrame:
+    """Per reading, how many cells of a paper / reading table (a column ``<reading> agrees`` each)
+    agree with the paper: as printed, within tolerance, missed (a paper's code-reading study)."""
+    return pd.DataFrame(
+        [
+            {
+                "reading": reading,
+                "cells": len(frame),
+                **{kind: int((frame[f"{reading} agrees"] == kind).sum()) for kind in (AS_PRINTED, WITHIN_TOL, MISS)},
+            }
+            for reading in readings
+        ]
+    )

@@ -25,14 +25,14 @@ from afr_cli.core.paths import PROJECT_ROOT
 from afr_cli.data import load_dataset
 from afr_cli.engine.protocol import UnitSeeds
 from afr_cli.models import LARF
-from afr_cli.publish.cell_classes import CLASSES, classify_paper
+from afr_cli.publish.cell_classes import CLASSES, classify_paper, reading_agreement_counts
 from afr_cli.publish.claims.columns import ColumnRef, published_column
 from afr_cli.publish.context import ReportContext
 from afr_cli.publish.frames import StoreMissing, compute_words, report_table
 from afr_cli.publish.page_words import how_many, listing
 from afr_cli.publish.store_words import holdings, holdings_text  # noqa: F401 (a show)
 from afr_cli.publish.studies import render_frame
-from afr_cli.tables.agreement import AS_PRINTED, MISS, R2_TOL, WITHIN_TOL, agreement
+from afr_cli.tables.agreement import MISS, R2_TOL, agreement
 from afr_cli.tables.friedman import friedman_tables
 
 SMALL = ("Friedman3", "Sparse", "Regression")
@@ -601,19 +601,7 @@ def code_reading(ctx: ReportContext) -> pd.DataFrame:
 def code_reading_counts(ctx: ReportContext) -> pd.DataFrame:
     """Per reading, how many of the cells of ``code_reading`` agree with the paper (as printed,
     within tolerance, missed)."""
-    frame = code_reading(ctx)
-    return pd.DataFrame(
-        [
-            {
-                "reading": reading,
-                "cells": len(frame),
-                AS_PRINTED: int((frame[f"{reading} agrees"] == AS_PRINTED).sum()),
-                WITHIN_TOL: int((frame[f"{reading} agrees"] == WITHIN_TOL).sum()),
-                MISS: int((frame[f"{reading} agrees"] == MISS).sum()),
-            }
-            for reading in ("text", "code")
-        ]
-    )
+    return reading_agreement_counts(code_reading(ctx), ("text", "code"))
 
 
 def code_reading_referee(ctx: ReportContext) -> pd.DataFrame:

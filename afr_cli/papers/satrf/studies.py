@@ -29,6 +29,7 @@ from afr_cli.config.experiment import load_experiment
 from afr_cli.core.paths import PROJECT_ROOT
 from afr_cli.engine.runner import RunOptions, run_experiment
 from afr_cli.figures.plots import surface_table
+from afr_cli.publish.cell_classes import reading_agreement_counts
 from afr_cli.publish.claims.columns import ColumnRef, published_column
 from afr_cli.publish.claims.judge import ALPHA
 from afr_cli.publish.context import ReportContext
@@ -37,7 +38,7 @@ from afr_cli.publish.page_words import how_many, in_brackets, listing, repetitio
 from afr_cli.publish.store_words import holdings, holdings_text  # noqa: F401 (a show)
 from afr_cli.publish.studies import render_frame
 from afr_cli.store.reader import load_results
-from afr_cli.tables.agreement import AS_PRINTED, MISS, R2_TOL, WITHIN_TOL, agreement
+from afr_cli.tables.agreement import MISS, R2_TOL, agreement
 from afr_cli.tables.compare import compare_models
 from afr_cli.tables.paper_compare import printed_cells
 from afr_cli.tables.selection import results_in_view
@@ -698,17 +699,7 @@ def code_reading(ctx: ReportContext) -> pd.DataFrame:
 def code_reading_counts(ctx: ReportContext) -> pd.DataFrame:
     """Per reading, how many of the cells of ``code_reading`` agree with the paper (as printed,
     within tolerance, missed)."""
-    frame = code_reading(ctx)
-    return pd.DataFrame(
-        [
-            {
-                "reading": reading,
-                "cells": len(frame),
-                **{kind: int((frame[f"{reading} agrees"] == kind).sum()) for kind in (AS_PRINTED, WITHIN_TOL, MISS)},
-            }
-            for reading in READINGS
-        ]
-    )
+    return reading_agreement_counts(code_reading(ctx), READINGS)
 
 
 def code_reading_text(frame: pd.DataFrame) -> str:
