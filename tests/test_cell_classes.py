@@ -56,11 +56,11 @@ def write_store(directory: Path, values: dict[tuple[str, str], float]) -> None:
             store.write_unit(UnitRecord(dataset, "RF", rep, rep, 80, 20, 0.0, 0.0, rows, []))
 
 
-def toy_paper(where: Path, explanations: list[dict]) -> Path:
+def toy_paper(where: Path, explanations: list[dict], cells: dict | None = None) -> Path:
     folder = where / "toyc_paper"
     folder.mkdir()
     lines = ["paper,table,base,dataset,model,metric,value"]
-    lines += [f"toyc,1,RF,{d},m,r2,{paper}" for d, (paper, _, _) in TOY_CELLS.items()]
+    lines += [f"toyc,1,RF,{d},m,r2,{v[0]}" for d, v in (cells or TOY_CELLS).items()]
     lines.append("toyc,1,RF,D1,never,r2,0.400")  # no store of ours holds it
     (folder / "published.csv").write_text("\n".join(lines) + "\n")
     data = {
@@ -78,7 +78,7 @@ def toy_paper(where: Path, explanations: list[dict]) -> Path:
 
 
 TOY_EXPLANATIONS = [
-    {"kind": "spread", "store": "toyc_spread"},
+    {"kind": "spread", "store": "toyc_spread", "choice": "folds 1"},
     {"kind": "code", "store": "toyc_code", "suffix": "-code"},
     {"kind": "cause", "store": "toyc_cause", "suffix": "-loo", "cause": "a toy cause", "test": CAUSE_TEST},
 ]
@@ -132,13 +132,72 @@ def test_without_its_stores_a_cell_stays_unexplained_and_a_miss_is_never_explain
     assert dict(class_counts(classed)) == {"as printed": 1, "within tolerance": 1, UNEXPLAINED: 5}
 
 
+# dataset -> (paper, ours, under folds 1, under folds 2): the printed number between ours and a
+# spread value is within the spread, as is one a spread value agrees with; one beyond every value
+# (by more than the tolerance) or with a single value held is not
+SPREAD_CELLS = {
+    "D1": ("0.700", 0.5, 0.8, 0.6),  # between ours and folds 1
+    "D2": ("0.700", 0.8, 0.5, math.nan),  # between, ours the high end
+    "D3": ("0.700", 0.5, 0.55, 0.69),  # folds 2 within tolerance
+    "D4": ("0.900", 0.5, 0.8, 0.6),  # above every value
+    "D5": ("0.700", 0.5, math.nan, math.nan),  # no spread value: no range
+    "D6": ("0.500", 0.5, 0.9, 0.1),  # as printed: the text reading's class comes first
+}
+
+
+def test_the_printed_number_within_the_range_of_the_choices_is_within_the_spread(tmp_path):
+    from afr_cli.publish.cell_classes import spread_cells, spread_summary
+    from afr_cli.publish.cells_file import render_cells
+    from afr_cli.publish.context import ReportContext
+    from afr_cli.publish.site import _spread_html
+
+    root = tmp_path / "results"
+    write_store(root / "toyc_text", {(d, "m"): v[1] for d, v in SPREAD_CELLS.items()})
+    for n in (1, 2):
+        values = {(d, "m"): v[1 + n] for d, v in SPREAD_CELLS.items() if not math.isnan(v[1 + n])}
+        write_store(root / f"toyc_folds_{n}", values)
+    spreads = [{"kind": "spread", "store": f"toyc_folds_{n}", "choice": f"folds {n}"} for n in (1, 2)]
+    knowledge.forget_added_folders()
+    try:
+        paper = knowledge.add_paper_folder(toy_paper(tmp_path, spreads, SPREAD_CELLS))
+        classed = classify_paper(paper, ReportContext(root))
+    finally:
+        knowledge.forget_added_folders()
+    classed = classed[classed["model"] == "m"]  # without the toy paper's cell no store holds
+    found = dict(zip(classed["dataset"], classed["class"]))
+    assert found == {
+        "D1": CLASSES[2],
+        "D2": CLASSES[2],
+        "D3": CLASSES[2],
+        "D4": UNEXPLAINED,
+        "D5": UNEXPLAINED,
+        "D6": CLASSES[0],
+    }
+    assert list(classed.columns[-2:]) == ["folds 1", "folds 2"]
+    held = spread_cells(classed).set_index("dataset")
+    assert sorted(held.index) == ["D1", "D2", "D3", "D4"]  # D6 agrees, D5 has no spread value
+    assert held.loc["D1", "range"] == pytest.approx(0.3) and held.loc["D2", "range"] == pytest.approx(0.3)
+    summary = spread_summary(classed)
+    assert "(folds 1, folds 2; ours: the default) recompute 4 of the 5 cells our text reading misses" in summary
+    assert "R² by 0.3 at the median and up to 0.3 (m on D1, table 1)" in summary
+    assert summary.endswith("The printed number falls within their spread on 3.")
+    page = "".join(_spread_html(classed))
+    assert "<td>D2</td><td>m</td><td>R²</td><td>0.700</td><td>0.800</td><td>0.500</td><td>n/a</td>" in page
+    text = render_cells(paper, classed)
+    assert "| table | dataset | model | metric | paper | ours | folds 1 | folds 2 | class |" in text
+    assert "| 1 | D4 | m | R² | 0.900 | 0.500 | 0.800 | 0.600 | unexplained |" in text
+    assert "1 as printed; 0 within tolerance; 3 within the spread of unpinned choices" in text
+
+
 @pytest.mark.parametrize(
     ("entry", "needle"),
     [
         ({"kind": "guess", "store": "s"}, "kind: 'guess' is not allowed; allowed: spread, code, cause"),
         ({"kind": "cause", "store": "s", "cause": "why"}, "a cause needs cause: (what it removes) and test:"),
         ({"kind": "cause", "store": "s", "cause": "why", "test": "it was tested"}, "test 'it was tested'"),
-        ({"kind": "spread", "store": "s", "test": CAUSE_TEST}, "cause and test are allowed only with kind: cause"),
+        ({"kind": "spread", "store": "s", "choice": "f", "test": CAUSE_TEST}, "allowed only with kind: cause"),
+        ({"kind": "spread", "store": "s"}, "a spread needs choice: (the value it takes"),
+        ({"kind": "code", "store": "s", "choice": "folds 1"}, "choice is allowed only with kind: spread"),
         ({"kind": "code", "store": "../s"}, "explanations[0]: store:"),
         ({"kind": "code", "store": "s", "solver": "x"}, "explanations[0]"),
     ],

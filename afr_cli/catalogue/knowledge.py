@@ -69,7 +69,7 @@ REPORT_KEYS = {
 }
 EXPERIMENT_KEYS = {"config", "reps", "out", "set", "datasets", "label"}
 OUTPUT_KEYS = {"afr", "stdout", "reps", "label"}
-EXPLANATION_KEYS = {"kind", "store", "suffix", "cause", "test"}
+EXPLANATION_KEYS = {"kind", "store", "suffix", "cause", "test", "choice"}
 EXPLANATION_KINDS = ("spread", "code", "cause")
 STUDY_KEYS = {"name", "function", "block", "cache", "show", "digits", "formats"}
 TABLE_KEYS = {"caption", "aliases", "also"}
@@ -104,13 +104,15 @@ class Explanation:
     reading misses: ``spread``, under another value of a protocol choice the paper leaves open;
     ``code``, under the authors' code reading; ``cause``, with a cause of the miss removed (named
     in ``cause`` and checked by the test ``test``, ``tests/<file>.py::<function>``). The store's
-    model ids are the published ones followed by ``suffix``."""
+    model ids are the published ones followed by ``suffix``. A spread names the value it takes in
+    ``choice`` (``folds 1``): the column its cells are shown under beside ours."""
 
     kind: str
     store: str
     suffix: str = ""
     cause: str = ""
     test: str = ""
+    choice: str = ""
 
 
 @dataclass(frozen=True)
@@ -545,7 +547,12 @@ def _parse_explanation(raw: Any, where: str) -> Explanation:
         )
     if kind != "cause" and (cause or test):
         raise AfrInputError(f"{where}: cause and test are allowed only with kind: cause")
-    return Explanation(kind, store, _text(raw, "suffix", where, ""), cause, test)
+    choice = _text(raw, "choice", where, "")
+    if kind == "spread" and not choice:
+        raise AfrInputError(f"{where}: a spread needs choice: (the value it takes, e.g. 'folds 1')")
+    if kind != "spread" and choice:
+        raise AfrInputError(f"{where}: choice is allowed only with kind: spread")
+    return Explanation(kind, store, _text(raw, "suffix", where, ""), cause, test, choice)
 
 
 def _tables(raw: dict, paper: str, where: str) -> dict[str, TableInfo]:

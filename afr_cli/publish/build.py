@@ -23,6 +23,7 @@ from pathlib import Path
 
 from afr_cli.publish.bench_blocks import bench_blocks
 from afr_cli.publish.build_keys import CHECK_SCRATCH, NOTHING_CHANGED
+from afr_cli.publish.cells_file import write_cells
 from afr_cli.publish.claims.ledger import (
     LEDGER,
     agreement_block,
@@ -75,6 +76,7 @@ def write_ledgers(ctx: ReportContext, refresh_studies: bool = False) -> list[Pat
                 written.append(ledger)
             blocks[f"claims:{paper.id}"] = summary_block(paper, verdicts, ctx.shown)
             blocks[f"ledger:{paper.id}"] = ledger_table(verdicts, paper_reps_label(paper))
+        written += write_cells(paper, ctx)
         agreement, effect = agreement_block(paper, ctx), effect_block(paper, ctx)
         if agreement or effect:
             blocks[f"agreement:{paper.id}"] = "\n\n".join(b for b in (agreement, effect) if b)

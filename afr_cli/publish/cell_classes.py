@@ -3,7 +3,9 @@
 - **as printed** / **within tolerance**: our text reading on the paper's repetitions agrees by the
   agreement rule (afr_cli/tables/agreement.py), in some report of the paper that holds the cell;
 - **within the spread of unpinned choices**: a ``spread`` store of the paper's ``explanations``
-  (the cell recomputed under another value of a choice the paper leaves open) agrees;
+  (the cell recomputed under another value of a choice the paper leaves open, such as the
+  inner-fold assignment) agrees, or the printed number lies between the lowest and the highest
+  of ours and the spread stores' values (some value of the choice between them gives it);
 - **reached by the code reading**: a ``code`` store (the authors' code reading) agrees;
 - **explained by a tested cause named on the page**: a ``cause`` store (the cause removed; its
   data names the cause and the test that checks it) agrees;
@@ -24,6 +26,7 @@ from afr_cli.catalogue.knowledge import Explanation, Paper, Report, param_rows
 from afr_cli.catalogue.published import available_tables, load_published
 from afr_cli.publish.context import ReportContext
 from afr_cli.tables.agreement import AS_PRINTED, MISS, NO_VALUE, WITHIN_TOL, agreement
+from afr_cli.tables.format import METRIC_NAMES
 from afr_cli.tables.paper_compare import paper_comparison, printed_cells
 
 CLASSES = (
@@ -97,17 +100,23 @@ def _classify(paper: Paper, ctx: ReportContext) -> pd.DataFrame:
                 if _RANK[found[1]] < _RANK[best[cell][1]]:
                     best[cell] = found
     explained: dict[Cell, str] = {}
+    spread: dict[Cell, dict[str, float]] = {}  # per cell, its value under each choice of a spread store
     for explanation in paper.explanations:
         results = _explanation_frame(ctx, paper, explanation)
         if results is None or not len(results):
             continue
         for spec in specs:
-            for cell, (_, kind) in _agreements(results, spec).items():
+            for cell, (value, kind) in _agreements(results, spec).items():
+                if explanation.kind == "spread" and not pd.isna(value):
+                    spread.setdefault(cell, {}).setdefault(explanation.choice, value)
                 if kind in (AS_PRINTED, WITHIN_TOL):
-                    found = FIRST_BY_KIND[explanation.kind]
-                    if CLASSES.index(found) < CLASSES.index(explained.get(cell, UNEXPLAINED)):
-                        explained[cell] = found
+                    _explain(explained, cell, FIRST_BY_KIND[explanation.kind])
     printed = {spec: printed_cells(spec) for spec in specs}
+    params = param_rows()
+    for cell, values in spread.items():
+        if cell[3] not in params and _between(printed[cell[0]].get(cell[1:], ""), [best[cell][0], *values.values()]):
+            _explain(explained, cell, FIRST_BY_KIND["spread"])
+    choices = list(dict.fromkeys(e.choice for e in paper.explanations if e.kind == "spread"))
     rows = []
     for cell, (ours, kind) in best.items():
         spec, dataset, model, metric = cell
@@ -118,8 +127,46 @@ def _classify(paper: Paper, ctx: ReportContext) -> pd.DataFrame:
         else:
             found = explained.get(cell, UNEXPLAINED)
         paper_value = printed[spec].get((dataset, model, metric), "")
-        rows.append([spec.partition(":")[2], dataset, model, metric, paper_value, ours, found])
-    return pd.DataFrame(rows, columns=COLUMNS)
+        under = [spread.get(cell, {}).get(choice, math.nan) for choice in choices]
+        rows.append([spec.partition(":")[2], dataset, model, metric, paper_value, ours, found, *under])
+    return pd.DataFrame(rows, columns=[*COLUMNS, *choices])
+
+
+def _explain(explained: dict[Cell, str], cell: Cell, found: str) -> None:
+    """Keep for ``cell`` the first of its class so far and ``found`` in the order of ``CLASSES``."""
+    if CLASSES.index(found) < CLASSES.index(explained.get(cell, UNEXPLAINED)):
+        explained[cell] = found
+
+
+def _between(printed: str, values: list[float]) -> bool:
+    """Whether the printed number lies between the lowest and the highest of ``values`` (ours and
+    the spread stores'; a value missing is left out; fewer than two values hold no range)."""
+    try:
+        number = float(printed)
+    except ValueError:
+        return False
+    held = [v for v in values if not pd.isna(v)]
+    return len(held) >= 2 and min(held) <= number <= max(held)
+
+
+def spread_choices(frame: pd.DataFrame) -> list[str]:
+    """The columns of ``classify_paper``'s frame that hold a cell under a spread store's choice."""
+    return [c for c in frame.columns if c not in COLUMNS]
+
+
+def spread_cells(frame: pd.DataFrame, missed_only: bool = True) -> pd.DataFrame:
+    """The score cells (no tuning-parameter row) of ``classify_paper``'s frame that some spread store
+    holds (``missed_only``: of them, those our text reading misses), with ``range``: the highest
+    minus the lowest of ours and the spread values, what the unpinned choices move the cell by."""
+    choices = spread_choices(frame)
+    if not choices:
+        return frame.iloc[0:0].assign(range=[])
+    scores = ~frame["metric"].isin(list(param_rows()))
+    held = frame[scores & frame[choices].notna().any(axis=1) & frame["ours"].notna()]
+    if missed_only:
+        held = held[~held["class"].isin(CLASSES[:2])]
+    values = held[["ours", *choices]]
+    return held.assign(range=values.max(axis=1) - values.min(axis=1))
 
 
 def class_counts(frame: pd.DataFrame) -> Counter:
@@ -144,4 +191,29 @@ def reading_agreement_counts(frame: pd.DataFrame, readings: tuple[str, ...]) -> 
             }
             for reading in readings
         ]
+    )
+
+
+def spread_summary(frame: pd.DataFrame) -> str:
+    """One paragraph on what the spread stores' choices do to the cells our text reading misses:
+    how many of them they recompute, how far they move one per metric (median and widest), and on
+    how many the printed number falls within their spread; empty without a spread store."""
+    choices = spread_choices(frame)
+    if not choices:
+        return ""
+    missed, held = frame[~frame["class"].isin(CLASSES[:2])], spread_cells(frame)
+    if not len(held):
+        return f"No store of another choice ({', '.join(choices)}) holds a cell our text reading misses."
+    moves = []
+    for metric, cells in held.groupby("metric", sort=False):
+        widest = cells.loc[cells["range"].idxmax()]
+        moves.append(
+            f"{METRIC_NAMES.get(metric, metric)} by {cells['range'].median():.3g} at the median and up to "
+            f"{widest['range']:.3g} ({widest['model']} on {widest['dataset']}, table {widest['table']})"
+        )
+    reached = int((held["class"] == CLASSES[2]).sum())
+    return (
+        f"The choices no paper pins down ({', '.join(choices)}; ours: the default) recompute {len(held)} of "
+        f"the {len(missed)} cells our text reading misses. They move such a cell's {'; '.join(moves)}. The "
+        f"printed number falls within their spread on {reached}."
     )

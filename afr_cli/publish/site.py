@@ -35,7 +35,16 @@ import pandas as pd
 from afr_cli.catalogue.knowledge import Paper, Report, param_rows
 from afr_cli.catalogue.knowledge import paper as paper_named  # a table's paper, by the id its spec names
 from afr_cli.figures.captions import figure_caption, table_title
-from afr_cli.publish.cell_classes import CLASSES, UNEXPLAINED, class_counts, classify_paper, explanations_of
+from afr_cli.publish.cell_classes import (
+    CLASSES,
+    UNEXPLAINED,
+    class_counts,
+    classify_paper,
+    explanations_of,
+    spread_cells,
+    spread_choices,
+    spread_summary,
+)
 from afr_cli.publish.claims.judge import VERDICTS, describe_test
 from afr_cli.publish.claims.ledger import judge_paper, verdict_counts
 from afr_cli.publish.context import ReportContext
@@ -430,6 +439,7 @@ def _classes_html(paper: Paper, classes: pd.DataFrame) -> list[str]:
             )
             + ".</p>"
         )
+    out += _spread_html(classes)
     left, params = classes[classes["class"] == UNEXPLAINED], param_rows()
     if not len(left):
         return out + ["<p>No cell is unexplained.</p>"]
@@ -443,6 +453,39 @@ def _classes_html(paper: Paper, classes: pd.DataFrame) -> list[str]:
         f"<details><summary>The {len(left)} unexplained cells</summary>",
         '<div class="scroll"><table class="unexplained"><tr><th>table</th><th>dataset</th><th>model</th>'
         "<th>metric</th><th>paper</th><th>ours</th></tr>" + rows + "</table></div></details>",
+    ]
+
+
+def _spread_html(classes: pd.DataFrame) -> list[str]:
+    """What the choices no paper pins down do to the cells our text reading misses
+    (``spread_summary``), and every such cell in a folded table: ours under the default choice,
+    then under each other one, the range and the class."""
+    choices, held = spread_choices(classes), spread_cells(classes)
+    if not choices:
+        return []
+    out = [f"<p>{_e(spread_summary(classes))}</p>"]
+    if not len(held):
+        return out
+    params = param_rows()
+    rows = "".join(
+        "<tr>"
+        + "".join(
+            f"<td>{_e(v)}</td>"
+            for v in (r["table"], r["dataset"], r["model"], METRIC_NAMES.get(r["metric"], r["metric"]))
+        )
+        + f"<td>{_e(r['paper'])}</td>"
+        + "".join(f"<td>{_e(_ours_shown(r[c], r['metric'], params))}</td>" for c in ("ours", *choices, "range"))
+        + f"<td>{_e(r['class'])}</td></tr>"
+        for r in held.to_dict("records")
+    )
+    return out + [
+        f"<details><summary>The {len(held)} missed cells under each choice</summary>",
+        '<div class="scroll"><table class="spread"><tr><th>table</th><th>dataset</th><th>model</th><th>metric</th>'
+        "<th>paper</th><th>ours</th>"
+        + "".join(f"<th>{_e(c)}</th>" for c in choices)
+        + "<th>range</th><th>class</th></tr>"
+        + rows
+        + "</table></div></details>",
     ]
 
 
