@@ -14,7 +14,7 @@ import yaml
 
 from afr_cli.catalogue import knowledge
 from afr_cli.errors import AfrInputError
-from afr_cli.publish.cell_classes import CLASSES, UNEXPLAINED, class_counts, classify_paper
+from afr_cli.publish.cell_classes import CLASSES, UNEXPLAINED, class_counts, classify_paper, reading_counts
 
 REPO = Path(__file__).resolve().parents[1]
 # dataset -> (paper, the text reading's mean on repetitions 0-1, the store that reaches the paper)
@@ -107,6 +107,17 @@ def test_a_toy_paper_puts_one_cell_in_each_class(tmp_path):
     assert classed.loc[("D1", "never"), "class"] == UNEXPLAINED and math.isnan(classed.loc[("D1", "never"), "ours"])
     counts = class_counts(classed.reset_index())
     assert sum(counts.values()) == 7 and counts[UNEXPLAINED] == 2
+    # the code reading beside ours: the store without a suffixed row (D6's "m") holds no code cell
+    assert classed["code reading"].dropna().to_dict() == {("D3", "m"): 0.7, ("D4", "m"): 0.7}
+    readings = reading_counts(classed.reset_index()).iloc[0].to_dict()
+    assert readings == {
+        "table": "1",
+        "cells": 2,
+        "text: as printed": 0,
+        "text: within tolerance": 0,
+        "code: as printed": 2,
+        "code: within tolerance": 0,
+    }
 
     page = "".join(_classes_html(paper, classed.reset_index()))
     assert "1 as printed; 1 within tolerance; 1 within the spread" in page and "2 unexplained" in page
@@ -197,7 +208,10 @@ def test_the_printed_number_within_the_range_of_the_choices_is_within_the_spread
         ({"kind": "cause", "store": "s", "cause": "why", "test": "it was tested"}, "test 'it was tested'"),
         ({"kind": "spread", "store": "s", "choice": "f", "test": CAUSE_TEST}, "allowed only with kind: cause"),
         ({"kind": "spread", "store": "s"}, "a spread needs choice: (the value it takes"),
-        ({"kind": "code", "store": "s", "choice": "folds 1"}, "choice is allowed only with kind: spread"),
+        (
+            {"kind": "cause", "store": "s", "choice": "f", "cause": "c", "test": CAUSE_TEST},
+            "allowed only with kind: spread or code",
+        ),
         ({"kind": "code", "store": "../s"}, "explanations[0]: store:"),
         ({"kind": "code", "store": "s", "solver": "x"}, "explanations[0]"),
     ],
@@ -237,3 +251,29 @@ def test_every_published_cell_of_the_committed_root_has_exactly_one_class():
     own = ctx.studies_module(larf).cell_classes(ctx)
     assert len(own) == 20 and set(own["class"]) <= set(CLASSES)
     assert class_counts(classify_paper(larf, ctx))[CLASSES[4]] >= (own["class"] == CLASSES[4]).sum() > 0
+
+
+def test_a_class_agrees_where_the_papers_table_beside_ours_agrees():
+    """The classes judge a cell as the tables beside the paper do: a tuning parameter at the most
+    decimals the paper prints it with in that table (a printed 0 among 0.25s is not met by 0.25),
+    a score within the metric's tolerance; so no cell is as printed or within tolerance in the
+    classes and starred in a table."""
+    from afr_cli.publish.context import ReportContext
+    from afr_cli.tables.paper_compare import paper_comparison
+
+    ctx = ReportContext(REPO / "results")
+    for paper in ctx.papers:
+        classed = classify_paper(paper, ctx)
+        agreed = {(r.table, r.dataset, r.model, r.metric) for r in classed.itertuples() if r[7] in CLASSES[:2]}
+        table_agrees = set()
+        for report in paper.reports:
+            results = ctx.report_frames(report, paper.reps)
+            if results is None:
+                continue
+            for spec in (s for s in report.papers if s.startswith(f"{paper.id}:")):
+                frame = paper_comparison(results, spec)
+                table = spec.partition(":")[2]
+                table_agrees |= {
+                    (table, r.dataset, r.model, r.metric) for r in frame.itertuples() if r.within_tol is True
+                }
+        assert agreed <= table_agrees, (paper.id, sorted(agreed - table_agrees)[:5])

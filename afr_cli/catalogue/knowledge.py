@@ -105,7 +105,9 @@ class Explanation:
     ``code``, under the authors' code reading; ``cause``, with a cause of the miss removed (named
     in ``cause`` and checked by the test ``test``, ``tests/<file>.py::<function>``). The store's
     model ids are the published ones followed by ``suffix``. A spread names the value it takes in
-    ``choice`` (``folds 1``): the column its cells are shown under beside ours."""
+    ``choice`` (``folds 1``): the column its cells are shown under beside ours; a code reading run
+    under such a value names it too, and one without a choice is the code reading shown beside
+    ours."""
 
     kind: str
     store: str
@@ -550,8 +552,8 @@ def _parse_explanation(raw: Any, where: str) -> Explanation:
     choice = _text(raw, "choice", where, "")
     if kind == "spread" and not choice:
         raise AfrInputError(f"{where}: a spread needs choice: (the value it takes, e.g. 'folds 1')")
-    if kind != "spread" and choice:
-        raise AfrInputError(f"{where}: choice is allowed only with kind: spread")
+    if kind == "cause" and choice:
+        raise AfrInputError(f"{where}: choice is allowed only with kind: spread or code")
     return Explanation(kind, store, _text(raw, "suffix", where, ""), cause, test, choice)
 
 

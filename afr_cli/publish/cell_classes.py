@@ -27,7 +27,7 @@ from afr_cli.catalogue.published import available_tables, load_published
 from afr_cli.publish.context import ReportContext
 from afr_cli.tables.agreement import AS_PRINTED, MISS, NO_VALUE, WITHIN_TOL, agreement
 from afr_cli.tables.format import METRIC_NAMES
-from afr_cli.tables.paper_compare import paper_comparison, printed_cells
+from afr_cli.tables.paper_compare import metric_decimals, paper_comparison, printed_cells
 
 CLASSES = (
     "as printed",
@@ -40,6 +40,9 @@ CLASSES = (
 UNEXPLAINED = CLASSES[-1]
 FIRST_BY_KIND = {"spread": CLASSES[2], "code": CLASSES[3], "cause": CLASSES[4]}
 COLUMNS = ["table", "dataset", "model", "metric", "paper", "ours", "class"]
+# Our value under the authors' code reading (a ``code`` store without a choice: the default one)
+# and its agreement kind with the printed cell, beside the text reading's ``ours``
+CODE_COLUMNS = ["code reading", "code agrees"]
 _RANK = {AS_PRINTED: 0, WITHIN_TOL: 1, MISS: 2, NO_VALUE: 3}
 
 Cell = tuple[str, str, str, str]  # (paper:table, dataset label, model label, metric)
@@ -48,11 +51,12 @@ Cell = tuple[str, str, str, str]  # (paper:table, dataset label, model label, me
 def _agreements(results: pd.DataFrame, spec: str) -> dict[Cell, tuple[float, str]]:
     """Every cell of one published table: our value in ``results`` and its agreement kind."""
     printed = printed_cells(spec)
-    params = param_rows()
+    params, places = param_rows(), metric_decimals(printed)
     out = {}
     for row in paper_comparison(results, spec).to_dict("records"):
         shown = printed.get((row["dataset"], row["model"], row["metric"]), "")
-        kind = agreement(row["ours"], shown, row["metric"], is_param=row["metric"] in params)
+        is_param = row["metric"] in params  # a parameter at the most decimals the table prints it with
+        kind = agreement(row["ours"], shown, row["metric"], is_param=is_param, places=places.get(row["metric"]))
         out[(spec, row["dataset"], row["model"], row["metric"])] = (row["ours"], kind)
     return out
 
@@ -101,6 +105,7 @@ def _classify(paper: Paper, ctx: ReportContext) -> pd.DataFrame:
                     best[cell] = found
     explained: dict[Cell, str] = {}
     spread: dict[Cell, dict[str, float]] = {}  # per cell, its value under each choice of a spread store
+    code: dict[Cell, tuple[float, str]] = {}  # per cell, its value under the code reading and its agreement
     for explanation in paper.explanations:
         results = _explanation_frame(ctx, paper, explanation)
         if results is None or not len(results):
@@ -109,6 +114,8 @@ def _classify(paper: Paper, ctx: ReportContext) -> pd.DataFrame:
             for cell, (value, kind) in _agreements(results, spec).items():
                 if explanation.kind == "spread" and not pd.isna(value):
                     spread.setdefault(cell, {}).setdefault(explanation.choice, value)
+                if explanation.kind == "code" and not explanation.choice and not pd.isna(value):
+                    code.setdefault(cell, (value, kind))
                 if kind in (AS_PRINTED, WITHIN_TOL):
                     _explain(explained, cell, FIRST_BY_KIND[explanation.kind])
     printed = {spec: printed_cells(spec) for spec in specs}
@@ -128,8 +135,9 @@ def _classify(paper: Paper, ctx: ReportContext) -> pd.DataFrame:
             found = explained.get(cell, UNEXPLAINED)
         paper_value = printed[spec].get((dataset, model, metric), "")
         under = [spread.get(cell, {}).get(choice, math.nan) for choice in choices]
-        rows.append([spec.partition(":")[2], dataset, model, metric, paper_value, ours, found, *under])
-    return pd.DataFrame(rows, columns=[*COLUMNS, *choices])
+        by_code = code.get(cell, (math.nan, NO_VALUE))
+        rows.append([spec.partition(":")[2], dataset, model, metric, paper_value, ours, found, *by_code, *under])
+    return pd.DataFrame(rows, columns=[*COLUMNS, *CODE_COLUMNS, *choices])
 
 
 def _explain(explained: dict[Cell, str], cell: Cell, found: str) -> None:
@@ -151,7 +159,28 @@ def _between(printed: str, values: list[float]) -> bool:
 
 def spread_choices(frame: pd.DataFrame) -> list[str]:
     """The columns of ``classify_paper``'s frame that hold a cell under a spread store's choice."""
-    return [c for c in frame.columns if c not in COLUMNS]
+    return [c for c in frame.columns if c not in COLUMNS and c not in CODE_COLUMNS]
+
+
+def reading_counts(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per published table, of the cells the code reading recomputes (``classify_paper``'s frame):
+    how many each reading agrees with, as printed and within tolerance (a paper without a code
+    store: no row)."""
+    held = frame[frame["code reading"].notna()]
+    rows = []
+    for table, cells in held.groupby("table", sort=False):
+        text = cells["class"]
+        rows.append(
+            {
+                "table": table,
+                "cells": len(cells),
+                "text: as printed": int((text == CLASSES[0]).sum()),
+                "text: within tolerance": int((text == CLASSES[1]).sum()),
+                "code: as printed": int((cells["code agrees"] == AS_PRINTED).sum()),
+                "code: within tolerance": int((cells["code agrees"] == WITHIN_TOL).sum()),
+            }
+        )
+    return pd.DataFrame(rows)
 
 
 def spread_cells(frame: pd.DataFrame, missed_only: bool = True) -> pd.DataFrame:

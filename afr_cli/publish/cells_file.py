@@ -10,7 +10,14 @@ from pathlib import Path
 import pandas as pd
 
 from afr_cli.catalogue.knowledge import Paper, param_rows
-from afr_cli.publish.cell_classes import CLASSES, class_counts, classify_paper, spread_choices, spread_summary
+from afr_cli.publish.cell_classes import (
+    CLASSES,
+    class_counts,
+    classify_paper,
+    reading_counts,
+    spread_choices,
+    spread_summary,
+)
 from afr_cli.publish.context import ReportContext
 from afr_cli.publish.markdown import table
 from afr_cli.publish.outfiles import write_if_changed
@@ -37,9 +44,19 @@ def render_cells(paper: Paper, frame: pd.DataFrame) -> str:
         + "; ".join(f"{counts[c]} {c}" for c in CLASSES)
         + ".",
     ]
+    readings = reading_counts(frame)
+    code = ["code reading"] if len(readings) else []
+    if len(readings):
+        lines += [
+            "",
+            "The authors' code as a second reading ([models](../../docs/models.md)): per table, the cells it "
+            "recomputes on the same splits, and how many of them each reading agrees with.",
+            "",
+            table(list(readings.columns), readings.astype(str).values.tolist(), ["---"] + ["---:"] * 5),
+        ]
     if choices:
         lines += ["", spread_summary(frame)]
-    headers = ["table", "dataset", "model", "metric", "paper", "ours", *choices, "class"]
+    headers = ["table", "dataset", "model", "metric", "paper", "ours", *code, *choices, "class"]
     rows = [
         [
             r["table"],
@@ -47,12 +64,12 @@ def render_cells(paper: Paper, frame: pd.DataFrame) -> str:
             r["model"],
             METRIC_NAMES.get(r["metric"], r["metric"]),
             r["paper"],
-            *(_shown(r[c], r["metric"], params) for c in ("ours", *choices)),
+            *(_shown(r[c], r["metric"], params) for c in ("ours", *code, *choices)),
             r["class"],
         ]
         for r in frame.to_dict("records")
     ]
-    align = ["---"] * 4 + ["---:"] * (2 + len(choices)) + ["---"]
+    align = ["---"] * 4 + ["---:"] * (2 + len(code) + len(choices)) + ["---"]
     return "\n".join(lines) + "\n\n" + table(headers, rows, align) + "\n"
 
 

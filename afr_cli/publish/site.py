@@ -41,6 +41,7 @@ from afr_cli.publish.cell_classes import (
     class_counts,
     classify_paper,
     explanations_of,
+    reading_counts,
     spread_cells,
     spread_choices,
     spread_summary,
@@ -439,6 +440,7 @@ def _classes_html(paper: Paper, classes: pd.DataFrame) -> list[str]:
             )
             + ".</p>"
         )
+    out += _readings_html(classes)
     out += _spread_html(classes)
     left, params = classes[classes["class"] == UNEXPLAINED], param_rows()
     if not len(left):
@@ -453,6 +455,23 @@ def _classes_html(paper: Paper, classes: pd.DataFrame) -> list[str]:
         f"<details><summary>The {len(left)} unexplained cells</summary>",
         '<div class="scroll"><table class="unexplained"><tr><th>table</th><th>dataset</th><th>model</th>'
         "<th>metric</th><th>paper</th><th>ours</th></tr>" + rows + "</table></div></details>",
+    ]
+
+
+def _readings_html(classes: pd.DataFrame) -> list[str]:
+    """Per table, the cells the authors' code reading recomputes and how many each reading agrees
+    with (``reading_counts``); nothing for a paper without a code store."""
+    counts = reading_counts(classes)
+    if not len(counts):
+        return []
+    head = "".join(f"<th>{_e(c)}</th>" for c in counts.columns)
+    rows = "".join(
+        "<tr>" + "".join(f'<td class="num">{_e(v)}</td>' for v in row) + "</tr>" for row in counts.astype(str).values
+    )
+    return [
+        "<p>The authors' code as a second reading: per table, the cells it recomputes on the same "
+        "splits, and how many of them each reading agrees with.</p>",
+        f'<table class="readings"><tr>{head}</tr>{rows}</table>',
     ]
 
 
