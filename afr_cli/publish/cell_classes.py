@@ -25,7 +25,8 @@ import pandas as pd
 from afr_cli.catalogue.knowledge import Explanation, Paper, Report, param_rows
 from afr_cli.catalogue.published import available_tables, load_published
 from afr_cli.publish.context import ReportContext
-from afr_cli.tables.agreement import AS_PRINTED, MISS, NO_VALUE, WITHIN_TOL, agreement
+from afr_cli.publish.page_words import listing
+from afr_cli.tables.agreement import AS_PRINTED, MISS, NO_VALUE, R2_TOL, WITHIN_TOL, agreement
 from afr_cli.tables.format import METRIC_NAMES
 from afr_cli.tables.paper_compare import metric_decimals, paper_comparison, printed_cells
 
@@ -245,4 +246,23 @@ def spread_summary(frame: pd.DataFrame) -> str:
         f"The choices no paper pins down ({', '.join(choices)}; ours: the default) recompute {len(held)} of "
         f"the {len(missed)} cells our text reading misses. They move such a cell's {'; '.join(moves)}. The "
         f"printed number falls within their spread on {reached}."
+    )
+
+
+def two_readings_text(frame: pd.DataFrame) -> str:
+    """A paper page's sentence on its code-reading table (one row per printed R² cell, columns
+    ``text agrees`` and ``code agrees``): how many cells each reading brings within the agreement
+    rule, and which cells one reading reaches and the other misses."""
+    agrees = {r: frame[f"{r} agrees"] != MISS for r in ("text", "code")}
+
+    def cells(mask: pd.Series) -> str:
+        picked = frame[mask]
+        return listing([f"{r.model} on {r.dataset}" for r in picked.itertuples()]) if len(picked) else "none"
+
+    return (
+        f"Of these {len(frame)} printed cells, the text reading agrees with {int(agrees['text'].sum())} "
+        f"and the code reading with {int(agrees['code'].sum())} (as printed or within {R2_TOL:g}). "
+        f"The code reading reaches {cells(agrees['code'] & ~agrees['text'])}, which the text misses; "
+        f"the text reaches {cells(agrees['text'] & ~agrees['code'])}, which the code misses; "
+        f"neither reaches {cells(~agrees['code'] & ~agrees['text'])}."
     )

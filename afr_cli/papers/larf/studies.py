@@ -25,7 +25,7 @@ from afr_cli.core.paths import PROJECT_ROOT
 from afr_cli.data import load_dataset
 from afr_cli.engine.protocol import UnitSeeds
 from afr_cli.models import LARF
-from afr_cli.publish.cell_classes import CLASSES, classify_paper, reading_agreement_counts
+from afr_cli.publish.cell_classes import CLASSES, classify_paper, reading_agreement_counts, two_readings_text
 from afr_cli.publish.claims.columns import ColumnRef, published_column
 from afr_cli.publish.context import ReportContext
 from afr_cli.publish.frames import StoreMissing, compute_words, report_table
@@ -625,21 +625,8 @@ def code_reading_referee(ctx: ReportContext) -> pd.DataFrame:
 
 
 def code_reading_text(frame: pd.DataFrame) -> str:
-    """The page's sentence on ``code_reading``: how many cells each reading brings within the
-    agreement rule, and which cells one reading reaches and the other misses."""
-    agrees = {r: frame[f"{r} agrees"] != MISS for r in ("text", "code")}
-
-    def cells(mask: pd.Series) -> str:
-        picked = frame[mask]
-        return listing([f"{r.model} on {r.dataset}" for r in picked.itertuples()]) if len(picked) else "none"
-
-    return (
-        f"Of these {len(frame)} printed cells, the text reading agrees with {int(agrees['text'].sum())} "
-        f"and the code reading with {int(agrees['code'].sum())} (as printed or within {R2_TOL:g}). "
-        f"The code reading reaches {cells(agrees['code'] & ~agrees['text'])}, which the text misses; "
-        f"the text reaches {cells(agrees['text'] & ~agrees['code'])}, which the code misses; "
-        f"neither reaches {cells(~agrees['code'] & ~agrees['text'])}."
-    )
+    """The page's sentence on ``code_reading`` (``two_readings_text``)."""
+    return two_readings_text(frame)
 
 
 # The inner-fold assignment no paper states: assignment 0 is the stores above (larf_rf for the

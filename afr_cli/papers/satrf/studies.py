@@ -29,7 +29,7 @@ from afr_cli.config.experiment import load_experiment
 from afr_cli.core.paths import PROJECT_ROOT
 from afr_cli.engine.runner import RunOptions, run_experiment
 from afr_cli.figures.plots import surface_table
-from afr_cli.publish.cell_classes import reading_agreement_counts
+from afr_cli.publish.cell_classes import reading_agreement_counts, two_readings_text
 from afr_cli.publish.claims.columns import ColumnRef, published_column
 from afr_cli.publish.claims.judge import ALPHA
 from afr_cli.publish.context import ReportContext
@@ -38,7 +38,7 @@ from afr_cli.publish.page_words import how_many, in_brackets, listing, repetitio
 from afr_cli.publish.store_words import holdings, holdings_text  # noqa: F401 (a show)
 from afr_cli.publish.studies import render_frame
 from afr_cli.store.reader import load_results
-from afr_cli.tables.agreement import MISS, R2_TOL, agreement
+from afr_cli.tables.agreement import R2_TOL, agreement
 from afr_cli.tables.compare import compare_models
 from afr_cli.tables.paper_compare import printed_cells
 from afr_cli.tables.selection import results_in_view
@@ -703,20 +703,5 @@ def code_reading_counts(ctx: ReportContext) -> pd.DataFrame:
 
 
 def code_reading_text(frame: pd.DataFrame) -> str:
-    """The page's sentence on ``code_reading``: how many cells each reading brings within the
-    agreement rule, and which cells one reading reaches and the other misses."""
-    agrees = {r: frame[f"{r} agrees"] != MISS for r in READINGS}
-
-    def cells(mask: pd.Series) -> str:
-        picked = frame[mask]
-        if not len(picked):
-            return "none"
-        return listing([f"{r.model} on {r.dataset}" for r in picked.itertuples()])
-
-    return (
-        f"Of these {len(frame)} printed cells, the text reading agrees with {int(agrees['text'].sum())} "
-        f"and the code reading with {int(agrees['code'].sum())} (as printed or within {R2_TOL:g}). "
-        f"The code reading reaches {cells(agrees['code'] & ~agrees['text'])}, which the text misses; "
-        f"the text reaches {cells(agrees['text'] & ~agrees['code'])}, which the code misses; "
-        f"neither reaches {cells(~agrees['code'] & ~agrees['text'])}."
-    )
+    """The page's sentence on ``code_reading`` (``two_readings_text``)."""
+    return two_readings_text(frame)
