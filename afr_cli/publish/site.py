@@ -659,11 +659,13 @@ def index_page(
             'The documentation is in the same site: start at <a href="readme.html">the README</a> or '
             '<a href="docs/README.html">the docs index</a>.</p>',
             "<h2>At a glance</h2>",
-            f"<p>Table cells: ours against the printed number on the paper's own repetitions ({_e(RULE)}); "
-            "claims: the verdicts of the claims ledger.</p>",
+            f"<p>Table cells shown: ours against the printed number on the paper's own repetitions ({_e(RULE)}), "
+            "counted once per table the pages show, so a published cell that two reports set beside ours "
+            "counts twice (the classes below count each published cell once); claims: the verdicts of the "
+            "claims ledger.</p>",
             '<div class="scroll">' + glance_chart([(p, kinds, verdicts) for p, _, kinds, verdicts in pages]) + "</div>",
             '<div class="scroll"><table class="glance-counts"><tr><th rowspan="2">paper</th><th colspan="3">table '
-            "cells</th>"
+            "cells shown</th>"
             f'<th colspan="{len(VERDICTS)}">claims</th></tr>',
             f"<tr>{heads}</tr>",
             *rows,
