@@ -231,9 +231,10 @@ def spread_summary(frame: pd.DataFrame) -> str:
     choices = spread_choices(frame)
     if not choices:
         return ""
-    missed, held = frame[~frame["class"].isin(CLASSES[:2])], spread_cells(frame)
+    scores = frame[~frame["metric"].isin(list(param_rows()))]
+    missed, held = scores[~scores["class"].isin(CLASSES[:2])], spread_cells(frame)
     if not len(held):
-        return f"No store of another choice ({', '.join(choices)}) holds a cell our text reading misses."
+        return f"No store of another choice ({', '.join(choices)}) holds a score our text reading misses."
     moves = []
     for metric, cells in held.groupby("metric", sort=False):
         widest = cells.loc[cells["range"].idxmax()]
@@ -244,8 +245,8 @@ def spread_summary(frame: pd.DataFrame) -> str:
     reached = int((held["class"] == CLASSES[2]).sum())
     return (
         f"The choices no paper pins down ({', '.join(choices)}; ours: the default) recompute {len(held)} of "
-        f"the {len(missed)} cells our text reading misses. They move such a cell's {'; '.join(moves)}. The "
-        f"printed number falls within their spread on {reached}."
+        f"the {len(missed)} scores our text reading misses (tuning-parameter cells aside). They move "
+        f"{'; '.join(moves)}. The printed number falls within their spread on {reached}."
     )
 
 

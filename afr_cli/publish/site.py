@@ -498,7 +498,7 @@ def _spread_html(classes: pd.DataFrame) -> list[str]:
         for r in held.to_dict("records")
     )
     return out + [
-        f"<details><summary>The {len(held)} missed cells under each choice</summary>",
+        f"<details><summary>The {len(held)} missed scores under each choice</summary>",
         '<div class="scroll"><table class="spread"><tr><th>table</th><th>dataset</th><th>model</th><th>metric</th>'
         "<th>paper</th><th>ours</th>"
         + "".join(f"<th>{_e(c)}</th>" for c in choices)
