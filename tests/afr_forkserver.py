@@ -15,9 +15,11 @@ in order. ``run_one(invocation, timeout)`` runs one invocation through a server 
 whole test session (one per pytest process, so one per xdist worker): tests/conftest.py's
 ``run_afr`` uses it, so the suite's hundreds of single ``afr`` commands pay the start-up once per
 worker instead of once per command. What the server itself printed while importing (nothing,
-normally) is put before each child's own output, as a real process would print it. Invocations
-that need something a fork cannot give (a mount namespace, another interpreter, a live process to
-signal) still run as real subprocesses.
+normally) is put before each child's own output, as a real process would print it. A mount
+namespace (read-only directories) is given to the whole batch by starting its server inside one
+(``run_afr_forked(..., under=...)``). Invocations that need something a fork cannot give (another
+interpreter, a process limit set before it starts, a live process to signal) still run as real
+subprocesses.
 """
 
 from __future__ import annotations
@@ -60,10 +62,14 @@ def afr_script() -> str:
 
 
 def run_afr_forked(
-    invocations: list[Invocation], jobs: int = 2, timeout: float = 900
+    invocations: list[Invocation], jobs: int = 2, timeout: float = 900, under: tuple[str, ...] = ()
 ) -> list[subprocess.CompletedProcess]:
     """Run every invocation as a child of one forking server, ``jobs`` at a time; each one's exit
-    code, stdout and stderr as ``subprocess.run(..., capture_output=True, text=True)`` gives them."""
+    code, stdout and stderr as ``subprocess.run(..., capture_output=True, text=True)`` gives them.
+
+    ``under`` is a command the server starts under, one that ends by exec'ing the arguments after
+    it (``unshare -m sh -c 'mount ... && exec "$@"' DIR``: a mount namespace in which DIR is
+    read-only): every child is then in what that command set up, as an ``afr`` started under it is."""
     with tempfile.TemporaryDirectory(prefix="afr-forks-") as scratch:
         requests = []
         for i, inv in enumerate(invocations):
@@ -78,7 +84,7 @@ def run_afr_forked(
                 }
             )
         server = subprocess.run(
-            [sys.executable, __file__, str(jobs)],
+            [*under, sys.executable, __file__, str(jobs)],
             input="\n".join(map(json.dumps, requests)),
             capture_output=True,
             text=True,
