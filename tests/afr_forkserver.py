@@ -15,14 +15,17 @@ in order. ``run_one(invocation, timeout)`` runs one invocation through a server 
 whole test session (one per pytest process, so one per xdist worker): tests/conftest.py's
 ``run_afr`` uses it, so the suite's hundreds of single ``afr`` commands pay the start-up once per
 worker instead of once per command. What the server itself printed while importing (nothing,
-normally) is put before each child's own output, as a real process would print it. Invocations
-that need something a fork cannot give (a mount namespace, another interpreter, a live process to
-signal) still run as real subprocesses.
+normally) is put before each child's own output, as a real process would print it. A mount
+namespace (read-only directories) is given to the whole batch by starting its server inside one
+(``run_afr_forked(..., under=...)``). Invocations that need something a fork cannot give (another
+interpreter, a process limit set before it starts, a live process to signal) still run as real
+subprocesses.
 """
 
 from __future__ import annotations
 
 import atexit
+import gc
 import json
 import os
 import select
@@ -35,8 +38,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # What every command's start-up imports anyway (the command line, the config loader and the
-# runner, and through them scikit-learn and the solvers): imported once, in the server.
+# runner, and through them pandas and the solvers): imported once, in the server. Then the
+# libraries afr imports only when a command runs, which a child would otherwise import afresh
+# (about a second of its CPU): the command line's parameter parsing (pydantic), scikit-learn and
+# SciPy's statistics (any run or table), the progress display. Only third-party modules: afr's
+# own modules a command loads late stay loaded by the child, as the console script loads them.
 PRELOAD = ("afr_cli.cli", "afr_cli.config.experiment", "afr_cli.engine.runner", "afr_cli.store")
+LIBRARIES = ("typer._adapters", "sklearn.base", "scipy.stats", "rich.progress")
 
 
 @dataclass(frozen=True)
@@ -54,10 +62,14 @@ def afr_script() -> str:
 
 
 def run_afr_forked(
-    invocations: list[Invocation], jobs: int = 2, timeout: float = 900
+    invocations: list[Invocation], jobs: int = 2, timeout: float = 900, under: tuple[str, ...] = ()
 ) -> list[subprocess.CompletedProcess]:
     """Run every invocation as a child of one forking server, ``jobs`` at a time; each one's exit
-    code, stdout and stderr as ``subprocess.run(..., capture_output=True, text=True)`` gives them."""
+    code, stdout and stderr as ``subprocess.run(..., capture_output=True, text=True)`` gives them.
+
+    ``under`` is a command the server starts under, one that ends by exec'ing the arguments after
+    it (``unshare -m sh -c 'mount ... && exec "$@"' DIR``: a mount namespace in which DIR is
+    read-only): every child is then in what that command set up, as an ``afr`` started under it is."""
     with tempfile.TemporaryDirectory(prefix="afr-forks-") as scratch:
         requests = []
         for i, inv in enumerate(invocations):
@@ -72,7 +84,7 @@ def run_afr_forked(
                 }
             )
         server = subprocess.run(
-            [sys.executable, __file__, str(jobs)],
+            [*under, sys.executable, __file__, str(jobs)],
             input="\n".join(map(json.dumps, requests)),
             capture_output=True,
             text=True,
@@ -205,8 +217,12 @@ def _preload() -> list[str]:
     sys.path[0] = str(Path(afr_script()).parent)
     own = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     server_path = [p for p in sys.path[1:] if p not in own]
-    for name in PRELOAD:
+    for name in (*PRELOAD, *LIBRARIES):
         importlib.import_module(name)
+    # Everything imported so far is the children's shared, read-only start: moved out of the cyclic
+    # collector's reach, a child neither copies those pages when a collection touches them nor
+    # walks them again when its interpreter exits (the pattern gc.freeze documents for forking).
+    gc.freeze()
     return server_path
 
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import fcntl
 import functools
+import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -77,19 +80,89 @@ def random_simplex(rng: np.random.Generator, size: int, count: int) -> np.ndarra
     return rng.dirichlet(np.ones(size), size=count)
 
 
-@functools.cache
-def _committed_study_blocks_of(paper_id: str) -> dict[str, str]:
+def _shared_folder() -> Path | None:
+    """A folder every xdist worker of this test run shares (None outside xdist): the run's base
+    temporary folder, which pytest-xdist gives each worker a folder inside. PYTEST_XDIST_TESTRUNUID
+    is the same in every worker of one run and new in the next, so a file here is never a stale
+    one from an earlier run."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if not run or _BASE_TEMP is None:
+        return None
+    folder = _BASE_TEMP.parent / f"shared-{run}"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+_BASE_TEMP: Path | None = None
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _base_temp(tmp_path_factory) -> None:
+    global _BASE_TEMP
+    _BASE_TEMP = tmp_path_factory.getbasetemp()
+
+
+def computed_once_per_run(name: str, build: Callable[[], object]) -> object:
+    """``build()`` computed once for the whole test run, as JSON: under xdist the first worker to
+    ask computes it while holding a lock on its file and the others wait and read what it wrote
+    (the pattern pytest-xdist documents for session-wide data); outside xdist it is computed here."""
+    folder = _shared_folder()
+    if folder is None:
+        return build()
+    path = folder / f"{name}.json"
+    with open(folder / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if path.is_file():
+            return json.loads(path.read_text(encoding="utf-8"))
+        value = build()
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(value), encoding="utf-8")
+        tmp.replace(path)
+        return value
+
+
+def _study_blocks_of(paper_id: str) -> dict[str, object]:
     from afr_cli.catalogue.knowledge import paper
     from afr_cli.publish.context import ReportContext
     from afr_cli.publish.studies import study_blocks
+    from afr_cli.store.cache import CACHE_ENV
 
-    return study_blocks((paper(paper_id),), ReportContext(Path(__file__).resolve().parents[1] / "results"))[0]
+    saved = os.environ.get(CACHE_ENV)
+    os.environ[CACHE_ENV] = "off"
+    try:
+        blocks, written = study_blocks((paper(paper_id),), ReportContext(ROOT / "results"))
+    finally:
+        if saved is None:
+            del os.environ[CACHE_ENV]
+        else:
+            os.environ[CACHE_ENV] = saved
+    return {"blocks": blocks, "written": [str(path) for path in written]}
+
+
+@functools.cache
+def _committed_study_blocks_of(paper_id: str) -> dict[str, object]:
+    return computed_once_per_run(f"study-blocks-{paper_id}", lambda: _study_blocks_of(paper_id))
+
+
+def committed_study_blocks_and_written(*paper_ids: str) -> tuple[dict[str, str], list[str]]:
+    """What ``study_blocks`` gives for these papers over the committed results/ (each paper on its
+    own: a paper's studies read only its own stores): the blocks by name and the cache files it
+    wrote. Computed once per paper for the whole test run and shared by the xdist workers
+    (several test modules read the same blocks; the robust-RF ones take half a minute).
+
+    They are computed with the export cache off: they are its values either way, and the robust-RF
+    studies alone would write some 2,300 entries to it, each write listing the whole cache folder
+    to trim it (a cost that grows with every entry written before it in the run)."""
+    blocks: dict[str, str] = {}
+    written: list[str] = []
+    for paper_id in paper_ids:
+        computed = _committed_study_blocks_of(paper_id)
+        blocks.update(computed["blocks"])
+        written += computed["written"]
+    return blocks, written
 
 
 def committed_study_blocks(*paper_ids: str) -> dict[str, str]:
-    """The study blocks of these papers over the committed results/, computed once per paper for
-    the whole session (several test modules read the same blocks; the robust-RF ones take seconds)."""
-    blocks: dict[str, str] = {}
-    for paper_id in paper_ids:
-        blocks.update(_committed_study_blocks_of(paper_id))
-    return dict(blocks)
+    """The study blocks of these papers over the committed results/ (see
+    ``committed_study_blocks_and_written``)."""
+    return committed_study_blocks_and_written(*paper_ids)[0]

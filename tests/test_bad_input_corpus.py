@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 import yaml
 from afr_forkserver import Invocation, run_afr_forked
-from conftest import afr_bin
 
 pytestmark = pytest.mark.slow
 
@@ -196,30 +195,28 @@ def _can_make_read_only() -> str | None:
     return None if probe.returncode == 0 else "running as root and unshare -m is not permitted here"
 
 
-def run_afr_in(tmp: Path, args: tuple[str, ...], read_only: str | None = None) -> subprocess.CompletedProcess:
-    """Run afr in ``tmp`` (as a user would), with ``read_only`` (a subdirectory) read-only."""
+def run_read_only(prepared: list[tuple[Path, tuple[str, ...], str]]) -> list[subprocess.CompletedProcess]:
+    """Run afr for each (directory, arguments, read-only subdirectory), one after the other, each
+    in its directory (as a user would) with that subdirectory read-only: a read-only bind mount
+    for root (chmod does not stop root), file modes otherwise. The commands are children of one
+    fork server (tests/afr_forkserver.py), for root started inside a mount namespace holding every
+    read-only mount: each is its own process there, as an ``afr`` started inside it is."""
     env = {**os.environ, "MPLBACKEND": "Agg"}
-    command = [afr_bin(), *args]
-    if read_only and os.geteuid() == 0:
-        target = str(tmp / read_only)
-        command = [
-            "unshare",
-            "-m",
-            "sh",
-            "-c",
-            'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" "$0" && exec "$@"',
-            target,
-            *command,
-        ]
-    elif read_only:
-        os.chmod(tmp / read_only, 0o555)
-    try:
-        return subprocess.run(
-            command, cwd=tmp, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300
+    invocations = [Invocation(args, tmp, env) for tmp, args, _ in prepared]
+    targets = [str(tmp / read_only) for tmp, _, read_only in prepared]
+    if os.geteuid() == 0:
+        script = (
+            'while [ "$1" != -- ]; do mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" "$1" || exit 1; '
+            'shift; done; shift; exec "$@"'
         )
+        return run_afr_forked(invocations, jobs=1, under=("unshare", "-m", "sh", "-c", script, "sh", *targets, "--"))
+    for target in targets:
+        os.chmod(target, 0o555)
+    try:
+        return run_afr_forked(invocations, jobs=1)
     finally:
-        if read_only and os.geteuid() != 0:
-            os.chmod(tmp / read_only, 0o755)
+        for target in targets:
+            os.chmod(target, 0o755)
 
 
 READ_CASES = [  # reading a read-only store must simply work (plot writes p.png beside the store)
@@ -244,10 +241,9 @@ class Outcome:
 def outcomes(tmp_path_factory) -> dict[str, Outcome]:
     """Every case run once: set up one after the other, then the ``afr`` processes two at a time
     (each in its own directory, so they cannot interfere), then the files compared. A case with a
-    read-only directory runs as a real subprocess (in a mount namespace of its own when root); the
-    others as children of one server that imported afr once (tests/afr_forkserver.py)."""
-    from concurrent.futures import ThreadPoolExecutor
-
+    read-only directory runs after them, one at a time (in one mount namespace holding their
+    read-only mounts when root); every one a child of a server that imported afr once
+    (tests/afr_forkserver.py)."""
     cannot = _can_make_read_only()
     prepared = []
     for case in CASES + READ_CASES:
@@ -258,22 +254,19 @@ def outcomes(tmp_path_factory) -> dict[str, Outcome]:
     forked = [item for item in prepared if not item[0].read_only]
     read_only = [item for item in prepared if item[0].read_only]
 
-    def run(item) -> Outcome:
-        case, tmp, args, watched, before = item
-        if cannot:
-            return Outcome(None, before, before, skip=cannot)
-        proc = run_afr_in(tmp, args, case.read_only)
-        return Outcome(proc, before, _snapshot(watched))
-
     env = {**os.environ, "MPLBACKEND": "Agg"}
     procs = run_afr_forked([Invocation(tuple(args), tmp, env) for _, tmp, args, _, _ in forked], jobs=2)
     found = {
         case.name: Outcome(proc, before, _snapshot(watched))
         for (case, _, _, watched, before), proc in zip(forked, procs)
     }
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        found |= {item[0].name: outcome for item, outcome in zip(read_only, pool.map(run, read_only))}
-    return found
+    if cannot:
+        return found | {case.name: Outcome(None, before, before, skip=cannot) for case, *_, before in read_only}
+    procs = run_read_only([(tmp, tuple(args), case.read_only) for case, tmp, args, _, _ in read_only])
+    return found | {
+        case.name: Outcome(proc, before, _snapshot(watched))
+        for (case, _, _, watched, before), proc in zip(read_only, procs)
+    }
 
 
 def _param(case: Case):

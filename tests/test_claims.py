@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pandas as pd
@@ -201,10 +202,15 @@ def test_robust_rf_effect_is_judged_per_cell_beside_the_cells():
     assert row[2:] == ["18", "16", "0", "-0.0211", "-0.0620"]
 
 
+@functools.cache
+def _judged(paper_id: str) -> tuple:
+    """The paper's verdicts over the committed results/, judged once for this module (two tests
+    read LARF's; a verdict is read, never changed)."""
+    return tuple(judge_paper(paper(paper_id), ReportContext(Path(__file__).resolve().parents[1] / "results")))
+
+
 def _verdicts(paper_id: str) -> dict:
-    return {
-        v.id: v for v in judge_paper(paper(paper_id), ReportContext(Path(__file__).resolve().parents[1] / "results"))
-    }
+    return {v.id: v for v in _judged(paper_id)}
 
 
 def test_a_negligible_gain_is_judged_with_the_rope_and_the_p_value_beside_it():
@@ -233,7 +239,7 @@ def test_each_ledger_states_its_reading_rules_and_where_a_verdict_changes():
     from afr_cli.publish.claims.ledger import render_ledger, summary_block
 
     larf = paper("larf")
-    verdicts = judge_paper(larf, ReportContext(Path(__file__).resolve().parents[1] / "results"))
+    verdicts = list(_judged("larf"))  # judge_paper(larf) over results/
     text = render_ledger(larf, verdicts)
     assert "How this ledger reads the paper's words:" in text
     assert '"most" is more than half' in text and "practical equivalence" in text

@@ -44,11 +44,28 @@ TINY = {
 }
 
 
+_WRITTEN: dict[tuple, bytes] = {}  # (models, undefined, seeding, seed) -> the store file's bytes
+
+
 def write_store(
     directory: Path, models: tuple[str, ...], undefined=frozenset(), seeding: str = "rep-index", seed: int = 1
 ) -> Path:
     """A small store: ``models`` on DATASETS x REPS (base RF), R² NaN where ``undefined`` says;
-    split seeds as ``seeding`` makes them. Left as one file, as a committed store is."""
+    split seeds as ``seeding`` makes them. Left as one file, as a committed store is.
+
+    Several cases hold the same store: the first writes it, the others get a copy of its file (its
+    fifteen units each written in a transaction of its own take a fraction of a second)."""
+    key = (models, frozenset(undefined), seeding, seed)
+    if key in _WRITTEN:
+        directory.mkdir(parents=True)
+        (directory / "store.sqlite").write_bytes(_WRITTEN[key])
+        return directory
+    _write_store(directory, models, undefined, seeding, seed)
+    _WRITTEN[key] = (directory / "store.sqlite").read_bytes()
+    return directory
+
+
+def _write_store(directory: Path, models: tuple[str, ...], undefined, seeding: str, seed: int) -> None:
     from afr_cli.store import ResultsStore, UnitRecord
 
     store = ResultsStore(directory)
@@ -85,7 +102,6 @@ def write_store(
     conn = sqlite3.connect(store.path)
     conn.execute("PRAGMA journal_mode=DELETE")
     conn.close()
-    return directory
 
 
 def _config(tmp: Path, **changes) -> Path:

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 import yaml
 from afr_forkserver import Invocation, run_afr_forked
-from conftest import afr_bin
+from conftest import run_afr
 
 pytestmark = pytest.mark.slow
 
@@ -564,13 +564,7 @@ def test_a_store_with_no_unit_does_not_block_the_corrected_config(tmp_path):
     from afr_cli.store import ResultsStore
 
     ResultsStore(tmp_path / "s").create({"experiment": "tiny", "config_hash": "an-earlier-config"})
-    proc = subprocess.run(
-        [afr_bin(), "run", _write_config(tmp_path), "--out", "s", "--jobs", "1", "-q"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    proc = run_afr("run", _write_config(tmp_path), "--out", "s", "--jobs", "1", "-q", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert len(ResultsStore(tmp_path / "s").done_units()) == 1
 
@@ -584,7 +578,7 @@ def test_a_merge_key_is_not_a_duplicate(tmp_path):
         "models: [{id: rf, family: forest}]\n"
     )
     (tmp_path / "c.yaml").write_text(text)
-    proc = subprocess.run([afr_bin(), "validate", "c.yaml"], cwd=tmp_path, capture_output=True, text=True)
+    proc = run_afr("validate", "c.yaml", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import afr_bin
+from conftest import afr_bin, run_afr
 
 pytestmark = pytest.mark.slow
 
@@ -74,6 +74,12 @@ def _start(tmp: Path, config: Path, out: str, *extra: str, env: dict | None = No
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def _run(tmp: Path, config: Path, out: str, *extra: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """``afr run`` to its end, as a child of this process's fork server (conftest.run_afr): for
+    the runs no test signals or watches while they run."""
+    return run_afr("run", str(config), "--out", out, "-q", *extra, cwd=tmp, env={**os.environ, **(env or {})})
 
 
 def _units(store: Path) -> int:
@@ -175,28 +181,14 @@ def test_one_writer_per_store_and_a_dead_holders_lock_is_taken_over(tmp_path):
     store = tmp_path / "s" / "store.sqlite"
     assert _wait_for(lambda: _units(store) >= 1 or first.poll() is not None)
     assert first.poll() is None, first.communicate()  # slow units: the holder is still running
-    second = subprocess.run(
-        [afr_bin(), "run", str(config), "--out", "s", "--jobs", "1", "-q"],
-        cwd=tmp_path,
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    second = run_afr("run", str(config), "--out", "s", "--jobs", "1", "-q", cwd=tmp_path, env={**os.environ, **env})
     lines = [line for line in second.stderr.splitlines() if line.strip()]
     assert second.returncode == 2 and len(lines) == 1, second.stderr
     assert f"PID {first.pid}" in lines[0] and "store.sqlite.lock" in lines[0], lines[0]
     first.kill()  # the holder dies holding the lock: the kernel releases it
     first.wait(timeout=30)
     stored = _units(store)
-    third = subprocess.run(
-        [afr_bin(), "run", str(config), "--out", "s", "--jobs", "1", "-q"],
-        cwd=tmp_path,
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    third = run_afr("run", str(config), "--out", "s", "--jobs", "1", "-q", cwd=tmp_path, env={**os.environ, **env})
     assert third.returncode == 0, third.stderr
     assert f"{stored} already stored, {60 - stored} to run" in third.stdout, third.stdout
     assert _units(store) == 60  # every unit once: the primary key would refuse a second copy anyway
@@ -206,13 +198,7 @@ def test_a_lock_file_of_a_dead_process_is_taken_over(tmp_path):
     config = _config(tmp_path, protocol={**SLOW["protocol"], "reps": 1})
     (tmp_path / "s").mkdir()
     (tmp_path / "s" / "store.sqlite.lock").write_text("999999\n")  # no process holds it
-    proc = subprocess.run(
-        [afr_bin(), "run", str(config), "--out", "s", "--jobs", "1", "-q"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    proc = run_afr("run", str(config), "--out", "s", "--jobs", "1", "-q", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     holder = (tmp_path / "s" / "store.sqlite.lock").read_text().strip()
     assert holder.isdigit() and holder != "999999"  # the run took the lock and wrote its own pid
@@ -230,8 +216,8 @@ def test_a_plugin_failing_in_a_unit_ends_the_run_in_one_line_and_the_rerun_resum
         "FAIL_PLUGIN": "1",
     }
     for jobs in ("1", "2"):
-        proc = _start(tmp_path, config, "s", "--jobs", jobs, env=env)
-        _, err = proc.communicate(timeout=300)
+        proc = _run(tmp_path, config, "s", "--jobs", jobs, env=env)
+        err = proc.stderr
         lines = [line for line in err.splitlines() if line.strip()]
         assert proc.returncode == 1 and len(lines) == 1 and "Traceback" not in err, err
         assert "unit Friedman1 / RF@20 / rep " in lines[0] and "'fails:FailsOnRep'" in lines[0], lines[0]
@@ -239,17 +225,16 @@ def test_a_plugin_failing_in_a_unit_ends_the_run_in_one_line_and_the_rerun_resum
         # it ends with the command that resumes once the plugin is fixed: the one typed, -q as --quiet
         assert lines[0].endswith(f"rerunning the command resumes: afr run {config} --out s --quiet --jobs {jobs}")
     for jobs in ("1", "2"):  # os._exit in a unit: caught in the process running it, never a silent exit 0
-        proc = _start(tmp_path, config, "s", "--jobs", jobs, env={**env, "FAIL_PLUGIN": "exit"})
-        _, err = proc.communicate(timeout=300)
+        proc = _run(tmp_path, config, "s", "--jobs", jobs, env={**env, "FAIL_PLUGIN": "exit"})
+        err = proc.stderr
         lines = [line for line in err.splitlines() if line.strip()]
         assert proc.returncode == 1 and len(lines) == 1 and "os._exit(0)" in lines[0], err
     from afr_cli.store import ResultsStore
 
     runs = ResultsStore(tmp_path / "s").manifest()["runs"]
     assert "fails:FailsOnRep" in runs[-1]["failed"] and "fails:FailsOnRep" in runs[-2]["failed"]
-    fixed = _start(tmp_path, config, "s", "--jobs", "1", env={**env, "FAIL_PLUGIN": "0"})
-    out, err = fixed.communicate(timeout=300)
-    assert fixed.returncode == 0, err
+    fixed = _run(tmp_path, config, "s", "--jobs", "1", env={**env, "FAIL_PLUGIN": "0"})
+    assert fixed.returncode == 0, fixed.stderr
     assert _units(tmp_path / "s" / "store.sqlite") == 2
 
 
@@ -262,13 +247,7 @@ def _limit_file_size(size: int):
 
 def test_a_file_size_limit_is_one_line_and_the_resume_is_exact(tmp_path):
     config = _config(tmp_path, protocol={"reps": 8, "inner_folds": 2})
-    clean = subprocess.run(
-        [afr_bin(), "run", str(config), "--out", "clean", "--jobs", "1", "-q"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    clean = run_afr("run", str(config), "--out", "clean", "--jobs", "1", "-q", cwd=tmp_path)
     assert clean.returncode == 0, clean.stderr
     limited = subprocess.run(
         [afr_bin(), "run", str(config), "--out", "s", "--jobs", "1", "-q"],
@@ -283,13 +262,7 @@ def test_a_file_size_limit_is_one_line_and_the_resume_is_exact(tmp_path):
     assert "s/store.sqlite" in lines[0] and "cannot store unit" in lines[0], lines[0]
     assert not (tmp_path / "s" / "store.sqlite-journal").exists()
     assert 0 < _units(tmp_path / "s" / "store.sqlite") < 8
-    resumed = subprocess.run(
-        [afr_bin(), "run", str(config), "--out", "s", "--jobs", "1", "-q"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    resumed = run_afr("run", str(config), "--out", "s", "--jobs", "1", "-q", cwd=tmp_path)
     assert resumed.returncode == 0, resumed.stderr
     assert _rows(tmp_path / "s" / "store.sqlite") == _rows(tmp_path / "clean" / "store.sqlite")
 

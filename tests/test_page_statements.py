@@ -35,6 +35,7 @@ from afr_cli.publish.page_words import (
 )
 from afr_cli.publish.pages import blocks_in, paper_page, replace_sections, unbuilt_note
 from afr_cli.publish.studies import study_blocks
+from afr_cli.store.cache import CACHE_ENV
 
 pytestmark = pytest.mark.slow
 
@@ -119,7 +120,18 @@ def scratch(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def pages(scratch) -> dict[str, dict[str, str]]:
     """Each paper's page regenerated on the scratch root: its copy there, with the claims summary
-    and the blocks of BLOCKS rewritten; paper id -> the copy's generated blocks by name."""
+    and the blocks of BLOCKS rewritten; paper id -> the copy's generated blocks by name.
+
+    The export cache is off here: the scratch stores are new to it, so every frame and test would
+    be a new entry, and each entry written lists the whole cache folder (to trim it), so in a
+    project folder that has cached thousands of entries the thousand written here cost minutes.
+    The report context still reads each store once; what the pages say does not depend on it."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(CACHE_ENV, "off")
+        return _regenerated_pages(scratch)
+
+
+def _regenerated_pages(scratch: Path) -> dict[str, dict[str, str]]:
     shown = {}
     ctx = ReportContext(scratch)
     for paper in papers():

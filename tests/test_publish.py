@@ -12,14 +12,14 @@ from urllib.parse import unquote
 import pandas as pd
 import pytest
 import yaml
-from conftest import committed_study_blocks, run_afr
+from conftest import committed_study_blocks, committed_study_blocks_and_written, run_afr
 
 from afr_cli.catalogue.knowledge import Catalogue, catalogue, paper, papers, parse_paper
 from afr_cli.errors import AfrInputError
 from afr_cli.publish import site as site_module
 from afr_cli.publish.context import ReportContext
 from afr_cli.publish.pages import BEGIN, END, blocks_in, with_blocks
-from afr_cli.publish.studies import render_frame, study_blocks, study_function
+from afr_cli.publish.studies import render_frame, study_function
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -74,7 +74,7 @@ def test_render_frame_escapes_a_bar_in_a_header_or_a_cell_so_the_columns_stay_pu
 
 def test_cheap_studies_reproduce_the_numbers_the_scripts_printed():
     """The scripts' outputs (run once before they were deleted) as the studies give them now."""
-    blocks, written = study_blocks((paper("satrf"), paper("larf")), ReportContext(REPO / "results"))
+    blocks, written = committed_study_blocks_and_written("satrf", "larf")  # study_blocks over results/
     assert written == []  # no refit without --studies
     assert (
         "| Diabetes | 0.448 / 0.416 / +0.032 | 0.463 / 0.438 / +0.025 | 0.442 / 0.424 / +0.018 | "

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from afr_forkserver import Invocation, run_afr_forked
 from conftest import afr_bin, assert_one_line_error, run_afr
 
 from afr_cli.config.experiment import load_experiment
@@ -111,16 +112,20 @@ def test_a_damaged_store_is_one_line_and_nothing_is_written(kind, good_store, co
 
 
 def _read_only_runner(tmp_path: Path):
-    """Run afr with ``directory`` read-only: a read-only bind mount for root (chmod does not stop
-    root), file modes otherwise. Skips where neither is possible."""
+    """Run afr commands (one after the other) with ``directory`` read-only: a read-only bind mount
+    for root (chmod does not stop root), file modes otherwise. Skips where neither is possible.
+
+    For root the commands are children of one fork server started inside the mount namespace
+    (tests/afr_forkserver.py): each is its own process there, as an ``afr`` started inside it is,
+    without each importing afr afresh."""
     if os.geteuid() != 0:
 
-        def run(directory: Path, *args: str) -> subprocess.CompletedProcess:
+        def run(directory: Path, *commands: tuple[str, ...]) -> list[subprocess.CompletedProcess]:
             modes = {p: p.stat().st_mode for p in [directory, *directory.rglob("*")]}
             for p in modes:
                 p.chmod(modes[p] & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
             try:
-                return run_afr(*args)
+                return [run_afr(*args) for args in commands]
             finally:
                 for p, mode in modes.items():
                     p.chmod(mode)
@@ -130,14 +135,11 @@ def _read_only_runner(tmp_path: Path):
     if probe.returncode != 0:
         pytest.skip("running as root without a mount namespace: no way to make a directory read-only here")
 
-    def run(directory: Path, *args: str) -> subprocess.CompletedProcess:
+    def run(directory: Path, *commands: tuple[str, ...]) -> list[subprocess.CompletedProcess]:
         script = 'mount --bind -o ro "$0" "$0" && exec "$@"'
-        return subprocess.run(
-            ["unshare", "-m", "--propagation", "private", "sh", "-c", script, str(directory), afr_bin(), *args],
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
+        under = ("unshare", "-m", "--propagation", "private", "sh", "-c", script, str(directory))
+        invocations = [Invocation(tuple(args), Path.cwd(), dict(os.environ)) for args in commands]
+        return run_afr_forked(invocations, jobs=1, timeout=600, under=under)
 
     return run
 
@@ -151,18 +153,22 @@ def test_a_read_only_store_serves_reads_and_refuses_writes_in_one_line(good_stor
     commands = _commands(ro / "store", config, figures)
     expected = {name: run_afr(*args) for name, args in commands.items() if name != "run"}
     before = snapshot(ro)
-    for name in ("table", "status"):
-        proc = run_ro(ro, *commands[name])
+    table, status, plot, nothing_to_do, more, new, plot_into_ro = run_ro(
+        ro,
+        commands["table"],
+        commands["status"],
+        commands["plot"],
+        commands["run"],  # complete: reads only, succeeds
+        (*commands["run"], "--reps", "3"),
+        ("run", str(config), "--out", str(ro / "new"), "-q"),
+        (*commands["plot"][:-1], str(ro / "p.png")),
+    )
+    for name, proc in (("table", table), ("status", status)):
         assert proc.returncode == 0 and proc.stdout == expected[name].stdout, (name, proc.stderr)
-    proc = run_ro(ro, *commands["plot"])
-    assert proc.returncode == 0 and (figures / "surface.png").is_file(), proc.stderr
-    nothing_to_do = run_ro(ro, *commands["run"])  # complete: reads only, succeeds
+    assert plot.returncode == 0 and (figures / "surface.png").is_file(), plot.stderr
     assert nothing_to_do.returncode == 0 and "0 to run" in nothing_to_do.stdout, nothing_to_do.stderr
-    more = run_ro(ro, *commands["run"], "--reps", "3")
     assert_one_line_error(more, str(ro / "store" / "store.sqlite"), "read-only")
-    new = run_ro(ro, "run", str(config), "--out", str(ro / "new"), "-q")
     assert_one_line_error(new, str(ro), "read-only")
-    plot_into_ro = run_ro(ro, *commands["plot"][:-1], str(ro / "p.png"))
     assert_one_line_error(plot_into_ro, "--out", "p.png")
     assert snapshot(ro) == before
 
