@@ -193,6 +193,32 @@ def test_the_cache_trims_its_least_recently_used_entries(tmp_path, cache_dir):
     assert kept == ["00", "02", "03"]
 
 
+def test_a_write_lists_the_folder_only_when_its_count_passes_the_limit(tmp_path, cache_dir, monkeypatch):
+    """A process scans the cache folder at its first write and then only when what it knows the
+    folder holds passes the limit, where the scan trims it to 80 % of it: many writes cost a few
+    listings, not one each, and the folder still ends within the limit."""
+    scans = []
+    real_trim = export_cache.trim
+
+    def counted(root, limit=export_cache.LIMIT_BYTES, down_to=None):
+        scans.append(root)
+        return real_trim(root, limit, down_to)
+
+    monkeypatch.setattr(export_cache, "trim", counted)
+    monkeypatch.setattr(export_cache, "_known_bytes", {})
+    entry = len(export_cache._MAGIC) + 65 + 100  # header, digest line, payload
+    monkeypatch.setattr(export_cache, "LIMIT_BYTES", 10 * entry)
+    for i in range(10):
+        assert export_cache.write_entry("frames", f"{i:02d}" + "0" * 62, bytes(100))
+    assert len(scans) == 1  # the first write only: ten entries fit
+    for i in range(10, 25):
+        assert export_cache.write_entry("frames", f"{i:02d}" + "0" * 62, bytes(100))
+    # past the limit a scan trims down to 8 entries, so the next two writes need none
+    assert 2 <= len(scans) <= 7, len(scans)
+    assert sum(p.stat().st_size for p in _entries(cache_dir, "frames")) <= 10 * entry
+    assert "24" in [p.name[:2] for p in _entries(cache_dir, "frames")]  # the newest kept
+
+
 def test_keys_change_with_any_part_and_with_how_parts_are_split():
     key = export_cache.content_key("frame", b"ab", b"c")
     assert key == export_cache.content_key("frame", b"ab", b"c")

@@ -46,6 +46,7 @@ from afr_cli.core.paths import PROJECT_ROOT
 CACHE_ENV = "AFR_EXPORT_CACHE"  # another folder for the cache, or "off"
 CACHE_FORMAT = "afr-export-cache/1"  # bump when an entry's layout changes
 LIMIT_BYTES = 1 << 30  # the cache trims itself (least recently used first) above this
+TRIM_TO = 0.8  # ... down to this share of it, so the writes after a trim do not each trim again
 _MAGIC = CACHE_FORMAT.encode() + b"\n"
 _DIGEST = 64  # hex characters of a SHA-256
 
@@ -135,15 +136,35 @@ def write_entry(kind: str, key: str, payload: bytes) -> bool:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{key[:16]}.", suffix=".tmp", dir=path.parent)
+        entry = _MAGIC + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
         with os.fdopen(fd, "wb") as handle:
-            handle.write(_MAGIC + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
+            handle.write(entry)
         os.replace(tmp, path)
     except OSError:
         if tmp is not None:
             _remove(Path(tmp))
         return False
-    trim(path.parent.parent.parent)
+    _note_written(path.parent.parent.parent, len(entry))
     return True
+
+
+# Per cache folder, what this process knows it holds: its bytes at this process's last scan plus
+# what the process wrote since. A write scans the folder (``trim``) only the first time and when
+# that sum passes the limit, not every time: a scan lists every entry, and a run that writes
+# thousands of entries into a folder of thousands paid a listing per write (quadratic). Other
+# processes' writes are not counted, so the folder may pass the limit by what they wrote until one
+# of them, or this process, next scans.
+_known_bytes: dict[Path, int] = {}
+
+
+def _note_written(root: Path, size: int, limit: int | None = None) -> None:
+    """Count ``size`` bytes written under ``root``; trim the folder when the count passes the limit."""
+    limit = LIMIT_BYTES if limit is None else limit
+    known = _known_bytes.get(root)
+    if known is None or known + size > limit:
+        _known_bytes[root] = trim(root, limit, down_to=int(limit * TRIM_TO))
+    else:
+        _known_bytes[root] = known + size
 
 
 def _pickled(value: object) -> bytes:
@@ -174,24 +195,28 @@ def cached(
     return value
 
 
-def trim(root: Path, limit: int = LIMIT_BYTES) -> None:
-    """Remove the least recently used entries until the cache holds at most ``limit`` bytes (a
-    temporary file a killed writer left behind counts as an entry used when it was written)."""
+def trim(root: Path, limit: int = LIMIT_BYTES, down_to: int | None = None) -> int:
+    """When the cache holds more than ``limit`` bytes, remove the least recently used entries until
+    it holds at most ``down_to`` (default: the limit; a temporary file a killed writer left behind
+    counts as an entry used when it was written); returns the bytes it then holds (0 when the
+    folder cannot be listed)."""
     entries = []
     try:
         for path in root.glob("*/*/*"):
             stat = path.stat()
             entries.append((stat.st_mtime, stat.st_size, path))
     except OSError:
-        return
+        return 0
     total = sum(size for _, size, _ in entries)
     if total <= limit:
-        return
+        return total
+    floor = limit if down_to is None else min(down_to, limit)
     for _, size, path in sorted(entries, key=lambda e: (e[0], str(e[2]))):
         _remove(path)
         total -= size
-        if total <= limit:
+        if total <= floor:
             break
+    return total
 
 
 def _remove(path: Path) -> None:
