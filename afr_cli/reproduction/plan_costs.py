@@ -134,15 +134,17 @@ def _committed_model_seconds() -> tuple[dict, dict]:
         if not len(results) or not len(units):
             continue
         key = ["dataset", "base", "rep", *[a for a in ("train_fraction", "noise_eta") if a in results.columns]]
-        for row in results.itertuples(index=False):
-            model = models.get(row.model)
-            if model is not None and model.get("family"):
-                per_point[(model["family"], row.dataset, row.base)].append(row.seconds / _points(model.get("grid")))
-        spent = results.groupby(key)["seconds"].sum()
-        for row in units.itertuples(index=False):
-            inside = spent.get(tuple(getattr(row, k) for k in key))
-            if inside is not None:
-                outside[(row.dataset, row.base)].append(max(0.0, row.seconds - inside))
+        trained = {i: m for i, m in models.items() if m.get("family")}
+        family = results["model"].map({i: m["family"] for i, m in trained.items()})
+        points = results["model"].map({i: _points(m.get("grid")) for i, m in trained.items()})
+        priced = results.assign(family=family, per_point=results["seconds"] / points)[family.notna()]
+        for (name, dataset, base), seconds in priced.groupby(["family", "dataset", "base"], sort=False)["per_point"]:
+            per_point[(name, dataset, base)].extend(seconds.tolist())
+        spent = results.groupby(key, sort=False)["seconds"].sum().rename("inside").reset_index()
+        joined = units[[*key, "seconds"]].merge(spent, on=key, how="inner")
+        rest = (joined["seconds"] - joined["inside"]).clip(lower=0.0)
+        for (dataset, base), seconds in rest.groupby([joined["dataset"], joined["base"]], sort=False):
+            outside[(dataset, base)].extend(seconds.tolist())
     return per_point, outside
 
 
