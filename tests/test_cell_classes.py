@@ -125,6 +125,10 @@ def test_a_toy_paper_puts_one_cell_in_each_class(tmp_path):
     assert re.search(r"<td>D6</td><td>m</td><td>R²</td><td>0.700</td><td>0.50*</td>", page), page
     assert "<td>never</td><td>R²</td><td>0.400</td><td>n/a</td>" in page
     assert _ours_shown(10.0, "tau0", {"tau0": "tau0"}) == "10"  # a tuning parameter as set, not as a metric
+    from afr_cli.publish.cells_file import cells_by_paper
+
+    listed = cells_by_paper([(paper, classed.reset_index())])
+    assert "| [A toy paper](toyc/cells.md) | 7 | 1 | 1 | 1 | 1 | 1 | 2 |" in listed
     index = index_page([(paper, "toyc.html", Counter(), Counter())], classes={"toyc": counts})
     assert '<td class="num">2</td><td class="num">7</td></tr>' in index
 

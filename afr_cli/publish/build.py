@@ -23,7 +23,8 @@ from pathlib import Path
 
 from afr_cli.publish.bench_blocks import bench_blocks
 from afr_cli.publish.build_keys import CHECK_SCRATCH, NOTHING_CHANGED
-from afr_cli.publish.cells_file import write_cells
+from afr_cli.publish.cell_classes import classify_paper
+from afr_cli.publish.cells_file import cells_by_paper, write_cells
 from afr_cli.publish.claims.ledger import (
     LEDGER,
     agreement_block,
@@ -82,6 +83,9 @@ def write_ledgers(ctx: ReportContext, refresh_studies: bool = False) -> list[Pat
             blocks[f"agreement:{paper.id}"] = "\n\n".join(b for b in (agreement, effect) if b)
     if judged:
         blocks["claims:papers"] = verdicts_by_paper(judged)
+    classed = [(paper, classify_paper(paper, ctx)) for paper in shown]
+    if any(len(frame) for _, frame in classed):
+        blocks["cells:papers"] = cells_by_paper([(paper, frame) for paper, frame in classed if len(frame)])
     studies, caches = study_blocks(ctx.papers, ctx, refresh_studies)
     blocks.update(studies)
     blocks.update(project_blocks(ctx))

@@ -81,3 +81,13 @@ def write_cells(paper: Paper, ctx: ReportContext) -> list[Path]:
         return []
     path = ctx.root / paper.id / CELLS_FILE
     return [path] if write_if_changed(path, render_cells(paper, frame)) else []
+
+
+def cells_by_paper(classed: list[tuple[Paper, pd.DataFrame]]) -> str:
+    """The results page's table of every paper's published cells by class (each ``classify_paper``
+    frame, of a paper that prints cells), each row linked to the paper's ``cells.md``."""
+    rows = []
+    for paper, frame in classed:
+        counts = class_counts(frame)
+        rows.append([f"[{paper.title}]({paper.id}/{CELLS_FILE})", str(len(frame)), *(str(counts[c]) for c in CLASSES)])
+    return table(["paper", "cells", *CLASSES], rows, ["---"] + ["---:"] * (1 + len(CLASSES)))
