@@ -194,8 +194,8 @@ def test_the_printed_number_within_the_range_of_the_choices_is_within_the_spread
     assert held.loc["D1", "range"] == pytest.approx(0.3) and held.loc["D2", "range"] == pytest.approx(0.3)
     summary = spread_summary(classed)
     assert (
-        "(folds 1, folds 2; ours: the default) recompute 4 of the 5 scores our text reading misses (tuning-parameter cells aside)"
-        in summary
+        "(folds 1, folds 2; ours: the default) recompute 4 of the 5 scores our text reading misses "
+        "(tuning-parameter cells aside)" in summary
     )
     assert "R² by 0.3 at the median and up to 0.3 (m on D1, table 1)" in summary
     assert summary.endswith("The printed number falls within their spread on 3.")
