@@ -151,8 +151,7 @@ def committed_study_blocks_and_written(*paper_ids: str) -> tuple[dict[str, str],
     (several test modules read the same blocks; the robust-RF ones take half a minute).
 
     They are computed with the export cache off: they are its values either way, and the robust-RF
-    studies alone would write some 2,300 entries to it, each write listing the whole cache folder
-    to trim it (a cost that grows with every entry written before it in the run)."""
+    studies alone would write some 2,300 entries to it."""
     blocks: dict[str, str] = {}
     written: list[str] = []
     for paper_id in paper_ids:
@@ -160,6 +159,28 @@ def committed_study_blocks_and_written(*paper_ids: str) -> tuple[dict[str, str],
         blocks.update(computed["blocks"])
         written += computed["written"]
     return blocks, written
+
+
+def _classes_of_every_paper() -> dict[str, list[dict]]:
+    from afr_cli.publish.cell_classes import classify_paper
+    from afr_cli.publish.context import ReportContext
+
+    ctx = ReportContext(ROOT / "results")
+    return {paper.id: classify_paper(paper, ctx).to_dict("records") for paper in ctx.papers}
+
+
+@functools.cache
+def _committed_classes() -> dict[str, list[dict]]:
+    return computed_once_per_run("cell-classes", _classes_of_every_paper)
+
+
+def committed_classes(paper_id: str):
+    """``classify_paper``'s frame of a paper over the committed results/, computed once for the
+    whole test run and shared by the xdist workers (each classing reads every store the paper's
+    reports and explanations name: some twenty seconds)."""
+    import pandas as pd
+
+    return pd.DataFrame.from_records(_committed_classes()[paper_id])
 
 
 def committed_study_blocks(*paper_ids: str) -> dict[str, str]:

@@ -245,12 +245,9 @@ def test_every_larf_code_reading_cell_has_one_class_and_assignment_0_is_the_stor
 
 
 def test_the_satrf_code_reading_blocks_hold_both_readings_of_every_rf_cell_and_class_them():
-    from conftest import committed_study_blocks
+    from conftest import committed_classes, committed_study_blocks
 
-    from afr_cli.catalogue.knowledge import paper
-    from afr_cli.core.paths import PROJECT_ROOT
-    from afr_cli.publish.cell_classes import CLASSES, classify_paper
-    from afr_cli.publish.context import ReportContext
+    from afr_cli.publish.cell_classes import CLASSES
 
     blocks = committed_study_blocks("satrf")
     rows = [
@@ -269,8 +266,7 @@ def test_the_satrf_code_reading_blocks_hold_both_readings_of_every_rf_cell_and_c
     assert f"the text reading agrees with {agrees['text']} and the code reading with {agrees['code']}" in summary
     # the page's classes: a cell the code reading misses is never "reached" by it; one the text
     # misses and the code reaches is at worst "reached by the code reading"
-    ctx = ReportContext(PROJECT_ROOT / "results")
-    classed = classify_paper(paper("satrf"), ctx).set_index(["table", "dataset", "model", "metric"])["class"]
+    classed = committed_classes("satrf").set_index(["table", "dataset", "model", "metric"])["class"]
     published = {"softmax-y": "softmax", "softmax-x": "softmax", "softmax-yx": "softmax", "sat-rf": "sat-rf (RF)"}
     published["eps-abrf"] = "eps-abrf (RF)"
     reached = 0
