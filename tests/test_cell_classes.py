@@ -86,7 +86,8 @@ TOY_EXPLANATIONS = [
 
 def test_a_toy_paper_puts_one_cell_in_each_class(tmp_path):
     from afr_cli.publish.context import ReportContext
-    from afr_cli.publish.site import _classes_html, _ours_shown, index_page
+    from afr_cli.publish.site import _classes_html, index_page
+    from afr_cli.tables.format import format_cell
 
     root = tmp_path / "results"
     write_store(root / "toyc_text", {(d, "m"): ours for d, (_, ours, _) in TOY_CELLS.items()})
@@ -124,7 +125,7 @@ def test_a_toy_paper_puts_one_cell_in_each_class(tmp_path):
     assert f"a toy cause (<code>toyc_cause</code>, checked by <code>{CAUSE_TEST}</code>)" in page
     assert re.search(r"<td>D6</td><td>m</td><td>R²</td><td>0.700</td><td>0.50*</td>", page), page
     assert "<td>never</td><td>R²</td><td>0.400</td><td>n/a</td>" in page
-    assert _ours_shown(10.0, "tau0", {"tau0": "tau0"}) == "10"  # a tuning parameter as set, not as a metric
+    assert format_cell(10.0, "tau0", {"tau0": "tau0"}) == "10"  # a tuning parameter as set, not as a metric
     from afr_cli.publish.cells_file import cells_by_paper
 
     listed = cells_by_paper([(paper, classed.reset_index())])

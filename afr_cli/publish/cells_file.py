@@ -21,16 +21,9 @@ from afr_cli.publish.cell_classes import (
 from afr_cli.publish.context import ReportContext
 from afr_cli.publish.markdown import table
 from afr_cli.publish.outfiles import write_if_changed
-from afr_cli.tables.format import METRIC_NAMES, format_param, format_value
+from afr_cli.tables.format import METRIC_NAMES, format_cell
 
 CELLS_FILE = "cells.md"
-
-
-def _shown(value: float, metric: str, params: dict) -> str:
-    """One value as the file shows it: a tuning parameter as set, a score at the metric's digits."""
-    if pd.isna(value):
-        return "n/a"
-    return format_param(value) if metric in params else format_value(value, metric)
 
 
 def render_cells(paper: Paper, frame: pd.DataFrame) -> str:
@@ -64,7 +57,7 @@ def render_cells(paper: Paper, frame: pd.DataFrame) -> str:
             r["model"],
             METRIC_NAMES.get(r["metric"], r["metric"]),
             r["paper"],
-            *(_shown(r[c], r["metric"], params) for c in ("ours", *code, *choices)),
+            *(format_cell(r[c], r["metric"], params) for c in ("ours", *code, *choices)),
             r["class"],
         ]
         for r in frame.to_dict("records")

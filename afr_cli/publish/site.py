@@ -55,7 +55,7 @@ from afr_cli.publish.site_docs import Documents
 from afr_cli.publish.site_page import STYLESHEET, copied, esc, page_html
 from afr_cli.publish.studies import own_papers
 from afr_cli.tables.agreement import RULE, agreement
-from afr_cli.tables.format import METRIC_NAMES, METRICS, format_as_printed, format_param, format_value
+from afr_cli.tables.format import METRIC_NAMES, METRICS, format_as_printed, format_cell, format_param, format_value
 from afr_cli.tables.paper_compare import metric_decimals, paper_comparison, printed_cells
 
 SITE = "site"
@@ -415,13 +415,6 @@ def paper_page(
     return page_html(paper.title, body, f"{paper.id}.html")
 
 
-def _ours_shown(ours: float, metric: str, params: dict[str, str]) -> str:
-    """Our value of one cell as the tables show it: n/a without one, a tuning parameter as set."""
-    if pd.isna(ours):
-        return "n/a"
-    return format_param(ours) if metric in params else format_value(ours, metric)
-
-
 def _classes_html(paper: Paper, classes: pd.DataFrame) -> list[str]:
     """Every published cell's class, counted, the causes the classes rest on with the test that
     checks each, and the unexplained cells in a folded table."""
@@ -448,7 +441,7 @@ def _classes_html(paper: Paper, classes: pd.DataFrame) -> list[str]:
     rows = "".join(
         "<tr>"
         + "".join(f"<td>{_e(v)}</td>" for v in (r.table, r.dataset, r.model, METRIC_NAMES.get(r.metric, r.metric)))
-        + f"<td>{_e(r.paper)}</td><td>{_e(_ours_shown(r.ours, r.metric, params))}</td></tr>"
+        + f"<td>{_e(r.paper)}</td><td>{_e(format_cell(r.ours, r.metric, params))}</td></tr>"
         for r in left.itertuples()
     )
     return out + [
@@ -493,7 +486,7 @@ def _spread_html(classes: pd.DataFrame) -> list[str]:
             for v in (r["table"], r["dataset"], r["model"], METRIC_NAMES.get(r["metric"], r["metric"]))
         )
         + f"<td>{_e(r['paper'])}</td>"
-        + "".join(f"<td>{_e(_ours_shown(r[c], r['metric'], params))}</td>" for c in ("ours", *choices, "range"))
+        + "".join(f"<td>{_e(format_cell(r[c], r['metric'], params))}</td>" for c in ("ours", *choices, "range"))
         + f"<td>{_e(r['class'])}</td></tr>"
         for r in held.to_dict("records")
     )

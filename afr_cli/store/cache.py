@@ -157,12 +157,11 @@ def write_entry(kind: str, key: str, payload: bytes) -> bool:
 _known_bytes: dict[Path, int] = {}
 
 
-def _note_written(root: Path, size: int, limit: int | None = None) -> None:
+def _note_written(root: Path, size: int) -> None:
     """Count ``size`` bytes written under ``root``; trim the folder when the count passes the limit."""
-    limit = LIMIT_BYTES if limit is None else limit
     known = _known_bytes.get(root)
-    if known is None or known + size > limit:
-        _known_bytes[root] = trim(root, limit, down_to=int(limit * TRIM_TO))
+    if known is None or known + size > LIMIT_BYTES:
+        _known_bytes[root] = trim(root, LIMIT_BYTES, down_to=int(LIMIT_BYTES * TRIM_TO))
     else:
         _known_bytes[root] = known + size
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 import pandas as pd
 from tabulate import tabulate
@@ -79,6 +79,14 @@ def format_param(value) -> str:
     if is_missing(value):
         return ""
     return f"{value:g}" if isinstance(value, (int, float)) else str(value)
+
+
+def format_cell(value: float, metric: str, params: Collection[str]) -> str:
+    """One cell's value beside a published table: 'n/a' without one, a tuning parameter (a row
+    named in ``params``) as set, a score at the metric's digits."""
+    if is_missing(value):
+        return "n/a"
+    return format_param(value) if metric in params else format_value(value, metric)
 
 
 def printed_decimals(printed: str) -> int | None:
